@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for arm64 CPU capability matching: feature_matches(),
+ * has_cpuid_feature() and the ID register rows of arm64_features[] and
+ * arm64_elf_hwcaps[].
+ *
+ * This file is #included at the end of cpufeature.c so that it can reach
+ * those static functions and tables.
+ *
+ * Register encodings, field positions, signedness and the value at which
+ * each feature is implemented come from the Arm ARM (DDI 0487), the
+ * ID_AA64PFR0_EL1, ID_AA64ISAR0_EL1, ID_AA64ISAR1_EL1 and ID_AA64MMFR1_EL1
+ * register descriptions, never from the kernel's own definitions: a row
+ * that names the wrong field, sign or minimum must fail here.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/smp.h>
+
+enum match_id_reg {
+	MATCH_ID_AA64PFR0_EL1,
+	MATCH_ID_AA64ISAR0_EL1,
+	MATCH_ID_AA64ISAR1_EL1,
+	MATCH_ID_AA64MMFR1_EL1,
+};
+
+static const struct {
+	const char *name;
+	u32 encoding;		/* sys_reg(op0, op1, CRn, CRm, op2) */
+} match_id_regs[] = {
+	[MATCH_ID_AA64PFR0_EL1]  = { "ID_AA64PFR0_EL1",  sys_reg(3, 0, 0, 4, 0) },
+	[MATCH_ID_AA64ISAR0_EL1] = { "ID_AA64ISAR0_EL1", sys_reg(3, 0, 0, 6, 0) },
+	[MATCH_ID_AA64ISAR1_EL1] = { "ID_AA64ISAR1_EL1", sys_reg(3, 0, 0, 6, 1) },
+	[MATCH_ID_AA64MMFR1_EL1] = { "ID_AA64MMFR1_EL1", sys_reg(3, 0, 0, 7, 1) },
+};
+
+/* Reads the register by its architectural name, on the calling CPU. */
+static u64 match_read_id_reg(enum match_id_reg reg)
+{
+	switch (reg) {
+	case MATCH_ID_AA64PFR0_EL1:
+		return read_sysreg(id_aa64pfr0_el1);
+	case MATCH_ID_AA64ISAR0_EL1:
+		return read_sysreg(id_aa64isar0_el1);
+	case MATCH_ID_AA64ISAR1_EL1:
+		return read_sysreg(id_aa64isar1_el1);
+	case MATCH_ID_AA64MMFR1_EL1:
+		return read_sysreg(id_aa64mmfr1_el1);
+	}
+	return 0;
+}
+
+/* An ID field decoded with plain arithmetic, not the helpers under test. */
+static int match_decode(u64 reg, int shift, bool sign)
+{
+	int raw = (reg >> shift) & 0xf;
+
+	return (sign && raw >= 8) ? raw - 16 : raw;
+}
+
+static u64 match_place(u64 neighbours, int shift, int raw)
+{
+	return (neighbours & ~(0xfULL << shift)) | ((u64)raw << shift);
+}
+
+/*
+ * feature_matches() on synthetic registers: a field value one below, at
+ * and one above the row's minimum, signed and unsigned, at both ends of
+ * the register and with the neighbouring bits clear and set.
+ */
+struct match_threshold_case {
+	const char *name;
+	int shift;
+	bool sign;
+	u8 min;
+	u8 raw;
+	u64 neighbours;
+	bool matches;
+};
+
+static const struct match_threshold_case match_threshold_cases[] = {
+	{ .name = "unsigned min-1",
+	  .shift = 20, .min = 1, .raw = 0x0, .matches = false },
+	{ .name = "unsigned min",
+	  .shift = 20, .min = 1, .raw = 0x1, .matches = true },
+	{ .name = "unsigned min+1",
+	  .shift = 20, .min = 1, .raw = 0x2, .matches = true },
+	{ .name = "unsigned min 2, min-1",
+	  .shift = 20, .min = 2, .raw = 0x1, .matches = false },
+	{ .name = "unsigned min 2, min",
+	  .shift = 20, .min = 2, .raw = 0x2, .matches = true },
+	{ .name = "unsigned min 2, min+1",
+	  .shift = 20, .min = 2, .raw = 0x3, .matches = true },
+	{ .name = "unsigned 0x8 is 8, matches min 1",
+	  .shift = 20, .min = 1, .raw = 0x8, .matches = true },
+	{ .name = "unsigned 0xf is 15, matches min 1",
+	  .shift = 20, .min = 1, .raw = 0xf, .matches = true },
+	{ .name = "unsigned 0xf is 15, matches min 15",
+	  .shift = 20, .min = 15, .raw = 0xf, .matches = true },
+	{ .name = "unsigned 0xe is 14, below min 15",
+	  .shift = 20, .min = 15, .raw = 0xe, .matches = false },
+	{ .name = "unsigned bits [3:0] min-1, neighbours set",
+	  .shift = 0, .min = 1, .raw = 0x0, .neighbours = ~0ULL, .matches = false },
+	{ .name = "unsigned bits [3:0] min, neighbours set",
+	  .shift = 0, .min = 1, .raw = 0x1, .neighbours = ~0ULL, .matches = true },
+	{ .name = "unsigned bits [63:60] min-1, neighbours set",
+	  .shift = 60, .min = 1, .raw = 0x0, .neighbours = ~0ULL, .matches = false },
+	{ .name = "unsigned bits [63:60] min",
+	  .shift = 60, .min = 1, .raw = 0x1, .matches = true },
+	{ .name = "signed min 0, 0x0",
+	  .shift = 16, .sign = true, .min = 0, .raw = 0x0, .matches = true },
+	{ .name = "signed min 0, 0x1",
+	  .shift = 16, .sign = true, .min = 0, .raw = 0x1, .matches = true },
+	{ .name = "signed min 0, 0x7 is 7",
+	  .shift = 16, .sign = true, .min = 0, .raw = 0x7, .matches = true },
+	{ .name = "signed min 0, 0x8 is -8",
+	  .shift = 16, .sign = true, .min = 0, .raw = 0x8, .matches = false },
+	{ .name = "signed min 0, 0xf is -1 (not implemented)",
+	  .shift = 16, .sign = true, .min = 0, .raw = 0xf, .matches = false },
+	{ .name = "signed min 0, 0xf is -1, neighbours set",
+	  .shift = 16, .sign = true, .min = 0, .raw = 0xf, .neighbours = ~0ULL, .matches = false },
+	{ .name = "signed min 1, min-1",
+	  .shift = 16, .sign = true, .min = 1, .raw = 0x0, .matches = false },
+	{ .name = "signed min 1, min",
+	  .shift = 16, .sign = true, .min = 1, .raw = 0x1, .matches = true },
+	{ .name = "signed min 1, min+1",
+	  .shift = 16, .sign = true, .min = 1, .raw = 0x2, .matches = true },
+	{ .name = "signed min 1, 0x9 is -7",
+	  .shift = 16, .sign = true, .min = 1, .raw = 0x9, .matches = false },
+	{ .name = "signed bits [63:60] 0x8 is -8",
+	  .shift = 60, .sign = true, .min = 0, .raw = 0x8, .matches = false },
+};
+
+static void match_threshold_desc(const struct match_threshold_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(match_threshold, match_threshold_cases, match_threshold_desc);
+
+static void feature_matches_thresholds(struct kunit *test)
+{
+	const struct match_threshold_case *t = test->param_value;
+	const struct arm64_cpu_capabilities entry = {
+		.desc = t->name,
+		.field_pos = t->shift,
+		.field_width = 4,
+		.sign = t->sign,
+		.min_field_value = t->min,
+	};
+	u64 reg = match_place(t->neighbours, t->shift, t->raw);
+
+	KUNIT_EXPECT_EQ_MSG(test, feature_matches(reg, &entry), t->matches,
+			    "reg %#018llx, %s field at %d = %#x, min %u",
+			    reg, t->sign ? "signed" : "unsigned", t->shift,
+			    t->raw, t->min);
+}
+
+/*
+ * Rows of the kernel's own tables, each looked up by the capability or
+ * hwcap it grants, against the field the Arm ARM says grants it.
+ */
+struct match_row {
+	const char *name;
+	bool hwcap;		/* @id is a KERNEL_HWCAP_ bit of arm64_elf_hwcaps[] */
+	unsigned int id;	/* else an ARM64_ capability of arm64_features[] */
+	bool configured;
+	const char *config;
+	enum match_id_reg reg;
+	int shift;
+	bool sign;
+	int min;
+};
+
+static const struct match_row match_rows[] = {
+	/* ID_AA64MMFR1_EL1.PAN, bits [23:20]: 0b0001 FEAT_PAN */
+	{ .name = "ARM64_HAS_PAN", .id = ARM64_HAS_PAN,
+	  .configured = IS_ENABLED(CONFIG_ARM64_PAN), .config = "CONFIG_ARM64_PAN",
+	  .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20, .min = 1 },
+	/* ID_AA64MMFR1_EL1.PAN: 0b0011 FEAT_PAN3 (EPAN) */
+	{ .name = "ARM64_HAS_EPAN", .id = ARM64_HAS_EPAN,
+	  .configured = IS_ENABLED(CONFIG_ARM64_EPAN), .config = "CONFIG_ARM64_EPAN",
+	  .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20, .min = 3 },
+	/* ID_AA64ISAR0_EL1.Atomic, bits [23:20]: 0b0010 FEAT_LSE */
+	{ .name = "ARM64_HAS_LSE_ATOMICS", .id = ARM64_HAS_LSE_ATOMICS,
+	  .configured = IS_ENABLED(CONFIG_ARM64_LSE_ATOMICS),
+	  .config = "CONFIG_ARM64_LSE_ATOMICS",
+	  .reg = MATCH_ID_AA64ISAR0_EL1, .shift = 20, .min = 2 },
+	/* ID_AA64ISAR0_EL1.RNDR, bits [63:60]: 0b0001 FEAT_RNG */
+	{ .name = "ARM64_HAS_RNG", .id = ARM64_HAS_RNG, .configured = true,
+	  .reg = MATCH_ID_AA64ISAR0_EL1, .shift = 60, .min = 1 },
+	/* ID_AA64ISAR1_EL1.DPB, bits [3:0]: 0b0001 FEAT_DPB */
+	{ .name = "ARM64_HAS_DCPOP", .id = ARM64_HAS_DCPOP,
+	  .configured = IS_ENABLED(CONFIG_ARM64_PMEM), .config = "CONFIG_ARM64_PMEM",
+	  .reg = MATCH_ID_AA64ISAR1_EL1, .shift = 0, .min = 1 },
+	/* ID_AA64PFR0_EL1.FP, bits [19:16], signed: 0b0000 FP, 0b1111 none */
+	{ .name = "HWCAP_FP", .hwcap = true, .id = KERNEL_HWCAP_FP, .configured = true,
+	  .reg = MATCH_ID_AA64PFR0_EL1, .shift = 16, .sign = true, .min = 0 },
+	/* ID_AA64PFR0_EL1.FP: 0b0001 adds half-precision (FEAT_FP16) */
+	{ .name = "HWCAP_FPHP", .hwcap = true, .id = KERNEL_HWCAP_FPHP, .configured = true,
+	  .reg = MATCH_ID_AA64PFR0_EL1, .shift = 16, .sign = true, .min = 1 },
+	/* ID_AA64PFR0_EL1.AdvSIMD, bits [23:20], signed: 0b0000 AdvSIMD */
+	{ .name = "HWCAP_ASIMD", .hwcap = true, .id = KERNEL_HWCAP_ASIMD, .configured = true,
+	  .reg = MATCH_ID_AA64PFR0_EL1, .shift = 20, .sign = true, .min = 0 },
+};
+
+static void match_row_desc(const struct match_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(match_row, match_rows, match_row_desc);
+
+static const struct arm64_cpu_capabilities *match_find_row(const struct match_row *row)
+{
+	const struct arm64_cpu_capabilities *caps;
+
+	caps = row->hwcap ? arm64_elf_hwcaps : arm64_features;
+	for (; caps->matches; caps++) {
+		if (row->hwcap && caps->hwcap_type == CAP_HWCAP &&
+		    caps->hwcap == row->id)
+			return caps;
+		if (!row->hwcap && caps->capability == row->id)
+			return caps;
+	}
+	return NULL;
+}
+
+static const struct arm64_cpu_capabilities *
+match_get_row(struct kunit *test, const struct match_row *row)
+{
+	const struct arm64_cpu_capabilities *cap;
+
+	if (!row->configured)
+		kunit_skip(test, "config lacks %s: %s=n", row->name, row->config);
+	cap = match_find_row(row);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, cap, "no %s row for %s",
+				  row->hwcap ? "arm64_elf_hwcaps[]" : "arm64_features[]",
+				  row->name);
+	return cap;
+}
+
+static void feature_matches_kernel_rows(struct kunit *test)
+{
+	const struct match_row *row = test->param_value;
+	const struct arm64_cpu_capabilities *cap = match_get_row(test, row);
+	unsigned int n;
+	int raw;
+
+	KUNIT_EXPECT_EQ_MSG(test, cap->sys_reg, match_id_regs[row->reg].encoding,
+			    "%s: sys_reg is not %s", row->name,
+			    match_id_regs[row->reg].name);
+	KUNIT_EXPECT_PTR_EQ(test, cap->matches,
+			    row->hwcap ? has_user_cpuid_feature : has_cpuid_feature);
+
+	for (n = 0; n < 2; n++) {
+		for (raw = 0; raw < 16; raw++) {
+			u64 reg = match_place(n ? ~0ULL : 0, row->shift, raw);
+			bool want = match_decode(reg, row->shift, row->sign) >= row->min;
+
+			KUNIT_EXPECT_EQ_MSG(test, feature_matches(reg, cap), want,
+					    "%s: %s = %#018llx (field [%d:%d] = %#x)",
+					    row->name, match_id_regs[row->reg].name,
+					    reg, row->shift + 3, row->shift, raw);
+		}
+	}
+}
+
+struct match_cpu_read {
+	enum match_id_reg reg;
+	u64 val;
+};
+
+static void match_read_on_cpu(void *info)
+{
+	struct match_cpu_read *r = info;
+
+	r->val = match_read_id_reg(r->reg);
+}
+
+/*
+ * The system has a SCOPE_SYSTEM feature when every online CPU has it, so
+ * compare the capability with the field read on each CPU.
+ */
+static void cpus_have_cap_agrees_with_id_registers(struct kunit *test)
+{
+	const struct match_row *row = test->param_value;
+	struct match_cpu_read r = { .reg = row->reg };
+	bool want = true, have;
+	int cpu;
+
+	match_get_row(test, row);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		smp_call_function_single(cpu, match_read_on_cpu, &r, 1);
+		if (match_decode(r.val, row->shift, row->sign) < row->min)
+			want = false;
+		kunit_info(test, "%s: CPU%d %s = %#018llx\n", row->name, cpu,
+			   match_id_regs[row->reg].name, r.val);
+	}
+	cpus_read_unlock();
+
+	have = row->hwcap ? cpu_have_feature(row->id) : cpus_have_cap(row->id);
+	KUNIT_EXPECT_EQ_MSG(test, have, want,
+			    "%s: the kernel %s it, %s field [%d:%d] %s %d on every CPU",
+			    row->name, have ? "reports" : "does not report",
+			    match_id_regs[row->reg].name, row->shift + 3, row->shift,
+			    want ? "is at least" : "is not at least", row->min);
+}
+
+/*
+ * has_cpuid_feature() on the live registers, with thresholds around the
+ * value this CPU reports: SCOPE_LOCAL_CPU on every CPU and SCOPE_SYSTEM
+ * on the sanitised value.
+ */
+struct match_live_field {
+	const char *name;
+	enum match_id_reg reg;
+	int shift;
+	bool sign;
+};
+
+static const struct match_live_field match_live_fields[] = {
+	{ .name = "ID_AA64PFR0_EL1.EL0", .reg = MATCH_ID_AA64PFR0_EL1, .shift = 0 },
+	{ .name = "ID_AA64PFR0_EL1.FP", .reg = MATCH_ID_AA64PFR0_EL1, .shift = 16,
+	  .sign = true },
+	{ .name = "ID_AA64ISAR0_EL1.Atomic", .reg = MATCH_ID_AA64ISAR0_EL1, .shift = 20 },
+	{ .name = "ID_AA64MMFR1_EL1.PAN", .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20 },
+};
+
+static void match_live_desc(const struct match_live_field *f, char *desc)
+{
+	strscpy(desc, f->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(match_live, match_live_fields, match_live_desc);
+
+struct match_local_call {
+	const struct arm64_cpu_capabilities *entry;
+	u64 reg;
+	bool matches;
+};
+
+static void match_local_on_cpu(void *info)
+{
+	struct match_local_call *c = info;
+
+	c->reg = __read_sysreg_by_encoding(c->entry->sys_reg);
+	c->matches = has_cpuid_feature(c->entry, SCOPE_LOCAL_CPU);
+}
+
+static void has_cpuid_feature_live_thresholds(struct kunit *test)
+{
+	const struct match_live_field *f = test->param_value;
+	struct arm64_cpu_capabilities entry = {
+		.desc = f->name,
+		.sys_reg = match_id_regs[f->reg].encoding,
+		.field_pos = f->shift,
+		.field_width = 4,
+		.sign = f->sign,
+	};
+	struct match_cpu_read r = { .reg = f->reg };
+	int val, min, cpu;
+
+	/* Thresholds are taken around CPU0's value; QEMU's CPUs are alike. */
+	smp_call_function_single(0, match_read_on_cpu, &r, 1);
+	val = match_decode(r.val, f->shift, f->sign);
+
+	for (min = max(val - 1, 0); min <= val + 1; min++) {
+		struct match_local_call c = { .entry = &entry };
+
+		entry.min_field_value = min;
+		cpus_read_lock();
+		for_each_online_cpu(cpu) {
+			smp_call_function_single(cpu, match_local_on_cpu, &c, 1);
+			KUNIT_EXPECT_EQ_MSG(test, c.matches, val >= min,
+					    "CPU%d: %s = %d (reg %#018llx), min %d, SCOPE_LOCAL_CPU",
+					    cpu, f->name, val, c.reg, min);
+		}
+		cpus_read_unlock();
+		KUNIT_EXPECT_EQ_MSG(test, has_cpuid_feature(&entry, SCOPE_SYSTEM), val >= min,
+				    "%s = %d, min %d, SCOPE_SYSTEM", f->name, val, min);
+	}
+}
+
+/*
+ * With PAN, the kernel's PAN row matches on every CPU and on the
+ * sanitised value, and the capability is set.
+ */
+static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
+{
+	const struct match_row *row = &match_rows[0];
+	const struct arm64_cpu_capabilities *cap;
+	struct match_cpu_read r = { .reg = MATCH_ID_AA64MMFR1_EL1 };
+	int cpu;
+
+	KUNIT_ASSERT_EQ(test, row->id, ARM64_HAS_PAN);
+	smp_call_function_single(0, match_read_on_cpu, &r, 1);
+	if (match_decode(r.val, 20, false) < 1)
+		kunit_skip(test, "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0");
+	cap = match_get_row(test, row);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct match_local_call c = { .entry = cap };
+
+		smp_call_function_single(cpu, match_local_on_cpu, &c, 1);
+		KUNIT_EXPECT_TRUE_MSG(test, c.matches,
+				      "CPU%d: ID_AA64MMFR1_EL1 = %#018llx", cpu, c.reg);
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_TRUE_MSG(test, cap->matches(cap, SCOPE_SYSTEM),
+			      "sanitised ID_AA64MMFR1_EL1 = %#018llx",
+			      read_sanitised_ftr_reg(cap->sys_reg));
+	KUNIT_EXPECT_TRUE(test, cpus_have_cap(ARM64_HAS_PAN));
+}
+
+static struct kunit_case arm64_cpufeature_match_cases[] = {
+	KUNIT_CASE_PARAM(feature_matches_thresholds, match_threshold_gen_params),
+	KUNIT_CASE_PARAM(feature_matches_kernel_rows, match_row_gen_params),
+	KUNIT_CASE_PARAM(cpus_have_cap_agrees_with_id_registers, match_row_gen_params),
+	KUNIT_CASE_PARAM(has_cpuid_feature_live_thresholds, match_live_gen_params),
+	KUNIT_CASE(has_cpuid_feature_pan_every_cpu),
+	{}
+};
+
+static struct kunit_suite arm64_cpufeature_match_suite = {
+	.name = "arm64_cpufeature_match",
+	.test_cases = arm64_cpufeature_match_cases,
+};
+
+kunit_test_suite(arm64_cpufeature_match_suite);
