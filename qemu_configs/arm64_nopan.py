@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kunit_tool QEMU config: a CPU without FEAT_PAN.
+#
+# QEMU 7.2's Cortex-A57 reports ID_AA64MMFR1_EL1.PAN = 0 (an Armv8.0
+# core), so every PAN-dependent case must skip with its reason.
+# panic=-1 makes a panicking kernel reboot at once, which -no-reboot
+# (added by kunit_tool) turns into a QEMU exit instead of a hang.
+
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='arm64',
+			   kconfig='''
+CONFIG_SERIAL_AMBA_PL010=y
+CONFIG_SERIAL_AMBA_PL010_CONSOLE=y
+CONFIG_SERIAL_AMBA_PL011=y
+CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
+			   qemu_arch='aarch64',
+			   kernel_path='arch/arm64/boot/Image.gz',
+			   kernel_command_line='console=ttyAMA0 panic=-1',
+			   extra_qemu_params=['-machine', 'virt',
+					      '-cpu', 'cortex-a57',
+					      '-accel', 'tcg',
+					      '-smp', '2'])

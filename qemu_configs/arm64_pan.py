@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kunit_tool QEMU config: a CPU that implements FEAT_PAN (and FEAT_PAN2).
+#
+# QEMU 7.2's "max" CPU reports ID_AA64MMFR1_EL1.PAN = 2.  The
+# implementation-defined pointer authentication algorithm keeps TCG fast;
+# the architected QARMA5 one is several times slower to emulate.
+# panic=-1 makes a panicking kernel reboot at once, which -no-reboot
+# (added by kunit_tool) turns into a QEMU exit instead of a hang.
+
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='arm64',
+			   kconfig='''
+CONFIG_SERIAL_AMBA_PL010=y
+CONFIG_SERIAL_AMBA_PL010_CONSOLE=y
+CONFIG_SERIAL_AMBA_PL011=y
+CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
+			   qemu_arch='aarch64',
+			   kernel_path='arch/arm64/boot/Image.gz',
+			   kernel_command_line='console=ttyAMA0 panic=-1',
+			   extra_qemu_params=['-machine', 'virt',
+					      '-cpu', 'max,pauth-impdef=on',
+					      '-accel', 'tcg',
+					      '-smp', '2'])
