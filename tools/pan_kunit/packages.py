@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages that setup and run need.
+
+import os
+import subprocess
+from typing import Callable, List
+
+from pan_kunit import Error
+
+SOURCE_PACKAGE = 'linux-source-6.1'
+NEEDED = [SOURCE_PACKAGE, 'gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
+	  'bison', 'flex', 'libssl-dev', 'libelf-dev', 'git', 'python3',
+	  'make', 'gcc', 'libc6-dev', 'xz-utils']
+
+def _dpkg_query(field: str, package: str) -> str:
+	"""Returns the dpkg-query field of an installed or known package, else ''."""
+	result = subprocess.run(['dpkg-query', '-W', '-f=${' + field + '}', package],
+				stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+				text=True, check=False)
+	return result.stdout if result.returncode == 0 else ''
+
+def is_installed(package: str) -> bool:
+	return _dpkg_query('db:Status-Status', package) == 'installed'
+
+def version(package: str) -> str:
+	return _dpkg_query('Version', package)
+
+def _apt_get(args: List[str]) -> int:
+	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+	return subprocess.run(['apt-get'] + args, env=env, check=False).returncode
+
+def ensure(is_installed: Callable[[str], bool]=is_installed,
+	   euid: Callable[[], int]=os.geteuid,
+	   apt_get: Callable[[List[str]], int]=_apt_get) -> None:
+	"""Installs the missing NEEDED packages as root; refuses otherwise."""
+	missing = [p for p in NEEDED if not is_installed(p)]
+	if not missing:
+		return
+	install = ['install', '-y', '--no-install-recommends'] + missing
+	if euid() != 0:
+		raise Error('missing Debian packages: ' + ' '.join(missing) + '\n'
+			    'run as root: apt-get ' + ' '.join(install))
+	print('installing missing Debian packages: ' + ' '.join(missing))
+	if apt_get(['update']) != 0:
+		raise Error('apt-get update failed (see its output above); '
+			    'fix the APT sources, then run again')
+	if apt_get(install) != 0:
+		raise Error('apt-get ' + ' '.join(install) + ' failed (see its output above)')

@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a config's boot gave: kunit_tool's JSON (see kunit_json.py) and the
+# console log, the status pan-kunit derives from them, and the report over
+# all configs.
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+JsonObj = Dict[str, Any]
+
+BUILD_ERROR = 'build_error'
+TIMEOUT = 'timeout'
+CRASH = 'crash'
+FAIL = 'fail'
+NO_TESTS = 'no_tests'
+PASS = 'pass'
+
+# How much of the console print_report() shows for a config that did not pass.
+CONSOLE_LOG_LINES = 40
+
+# Table row of a leaf test case that kunit_tool put outside any suite (its
+# placeholder, named '', for a test that never reported).
+UNNAMED = '(unnamed)'
+
+# The line kunit_tool's parser starts from (kunit_parser.KTAP_START and
+# TAP_START); a console without one has no KTAP results at all.
+KTAP_HEADER = re.compile(r'K?TAP version [0-9]+\s*$')
+
+# kunit_tool's JSON has no skip reasons, so they are read from the console,
+# from these KTAP lines of lib/kunit/test.c (after an optional printk
+# timestamp):
+#     # Subtest: NAME           opens test NAME; its results follow at the
+#                               same indentation
+#     ok N NAME # SKIP REASON   NAME was skipped ("ok N - NAME" in later
+#                               kernels)
+# A skipped test is named after the subtests open around it, SUITE.CASE or
+# SUITE.CASE.PARAM, as kunit_tool's JSON nests them.  A SKIP without a
+# reason is not recorded.  (In 6.1, a parameter's own line never carries
+# SKIP: only a case whose every parameter skipped does.)
+_INDENT = r'^(?:\[\s*[0-9]+\.[0-9]+\] )?(\s*)'
+SUBTEST_HEADER = re.compile(_INDENT + r'# Subtest: (.+?)\s*$')
+SKIP_RESULT = re.compile(_INDENT + r'(?:not )?ok [0-9]+ (?:- )?(.+?) # SKIP(?: (.*?))?\s*$')
+
+def skip_reasons(console: str) -> Dict[str, str]:
+	reasons = {}
+	open_tests: List[Tuple[int, str]] = []  # (indentation, name)
+	for line in console.splitlines():
+		header = SUBTEST_HEADER.match(line)
+		if header:
+			indent = len(header.group(1))
+			open_tests = [t for t in open_tests if t[0] < indent]
+			open_tests.append((indent, header.group(2)))
+			continue
+		skip = SKIP_RESULT.match(line)
+		if skip and skip.group(3):
+			indent = len(skip.group(1))
+			open_tests = [t for t in open_tests if t[0] <= indent]
+			name = '.'.join([t[1] for t in open_tests] + [skip.group(2)])
+			reasons[name] = skip.group(3)
+	return reasons
+
+@dataclass
+class Counts:
+	"""Leaf test cases, counted as kunit.py's summary counts them."""
+	passed: int = 0
+	failed: int = 0   # FAIL
+	errors: int = 0   # ERROR: the test crashed; reported as failed
+	skipped: int = 0
+
+	def add(self, status: str) -> None:
+		if status == 'PASS':
+			self.passed += 1
+		elif status == 'SKIP':
+			self.skipped += 1
+		elif status == 'ERROR':
+			self.errors += 1
+		else:
+			self.failed += 1
+
+	def merge(self, other: 'Counts') -> None:
+		self.passed += other.passed
+		self.failed += other.failed
+		self.errors += other.errors
+		self.skipped += other.skipped
+
+	def total(self) -> int:
+		return self.passed + self.failed + self.errors + self.skipped
+
+	def cell(self) -> str:
+		return f'{self.passed}/{self.failed + self.errors}/{self.skipped}'
+
+def _count_leaves(group: JsonObj, counts: Counts) -> None:
+	for case in group.get('test_cases', []):
+		counts.add(case.get('status', ''))
+	for sub_group in group.get('sub_groups', []):
+		_count_leaves(sub_group, counts)
+
+def suite_counts(kunit: JsonObj) -> Dict[str, Counts]:
+	"""Counts per suite: the sub_groups of kunit_tool's top group.  A
+	parameterised case is a sub_group of its suite, its parameters leaves."""
+	suites: Dict[str, Counts] = {}
+	for suite in kunit.get('sub_groups', []):
+		_count_leaves(suite, suites.setdefault(suite.get('name', ''), Counts()))
+	for case in kunit.get('test_cases', []):
+		suites.setdefault(case.get('name') or UNNAMED, Counts()).add(case.get('status', ''))
+	return suites
+
+@dataclass
+class Outcome:
+	"""How one kunit.py exec ended."""
+	returncode: int
+	timed_out: bool  # pan-kunit's watchdog killed it
+	elapsed: float
+
+def classify(kunit: Optional[JsonObj], console: Optional[str],
+	     outcome: Outcome, timeout: int) -> str:
+	"""The status of a config that was built, from its exec."""
+	if outcome.timed_out or outcome.elapsed >= timeout:
+		return TIMEOUT
+	if kunit is None or console is None or not any(
+			KTAP_HEADER.search(line) for line in console.splitlines()):
+		return CRASH
+	counts = Counts()
+	for suite in suite_counts(kunit).values():
+		counts.merge(suite)
+	if counts.errors:
+		return CRASH
+	# kunit.py exits 1 for zero tests too, so this comes before its exit code.
+	if counts.total() == 0:
+		return NO_TESTS
+	if counts.failed:
+		return FAIL
+	if outcome.returncode != 0:
+		return CRASH
+	return PASS
+
+def read_json(path: str) -> Optional[JsonObj]:
+	try:
+		with open(path) as f:
+			data = json.load(f)
+	except (OSError, ValueError):
+		return None
+	return data if isinstance(data, dict) else None
+
+def read_text(path: str) -> Optional[str]:
+	try:
+		with open(path, errors='backslashreplace') as f:
+			return f.read()
+	except OSError:
+		return None
+
+def print_tail(title: str, path: str, count: int) -> None:
+	print(f'--- {title}: last {count} lines of {path}')
+	for line in (read_text(path) or '').splitlines()[-count:]:
+		print('    ' + line)
+
+@dataclass
+class ConfigResult:
+	name: str
+	cpu: str
+	qemu_config: str
+	build_dir: str
+	status: str
+	elapsed: Optional[float]        # of kunit.py exec; None if not built
+	skip_reasons: Dict[str, str]
+	kunit: Optional[JsonObj]
+	console_log: str                # kunit_tool's test.log
+	exec_log: str                   # what kunit.py exec printed
+
+	def suites(self) -> Dict[str, Counts]:
+		return suite_counts(self.kunit) if self.kunit else {}
+
+	def totals(self) -> Counts:
+		counts = Counts()
+		for suite in self.suites().values():
+			counts.merge(suite)
+		return counts
+
+	def to_json(self) -> JsonObj:
+		return {'name': self.name, 'cpu': self.cpu, 'qemu_config': self.qemu_config,
+			'build_dir': self.build_dir, 'status': self.status,
+			'elapsed': self.elapsed, 'skip_reasons': self.skip_reasons,
+			'kunit': self.kunit}
+
+def table(results: List[ConfigResult]) -> List[str]:
+	suites = [r.suites() for r in results]
+	rows = [['suite (passed/failed/skipped)'] + [r.name for r in results]]
+	for name in sorted(set().union(*suites)):
+		rows.append([name] + [s[name].cell() if name in s else '-' for s in suites])
+	rows.append(['status'] + [r.status for r in results])
+	rows.append(['cpu'] + [r.cpu or '(default)' for r in results])
+	rows.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
+				      for r in results])
+	widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+		for row in rows]
+
+def total_line(results: List[ConfigResult]) -> str:
+	"""Failed counts failed and crashed leaves, plus one for each config
+	that did not pass without a failed leaf to show for it."""
+	passed = failed = skipped = 0
+	for result in results:
+		counts = result.totals()
+		passed += counts.passed
+		skipped += counts.skipped
+		failed += counts.failed + counts.errors
+		if result.status != PASS and counts.failed + counts.errors == 0:
+			failed += 1
+	return f'total: {passed} passed, {failed} failed, {skipped} skipped'
+
+def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
+	return {'tree': tree, 'head': head, 'configs': [r.to_json() for r in results]}
+
+def print_report(result_list: List[ConfigResult]) -> None:
+	for result in result_list:
+		if result.status not in (PASS, BUILD_ERROR):
+			print(f'{result.name}: {result.status}')
+			if os.path.exists(result.console_log):
+				print_tail('console', result.console_log, CONSOLE_LOG_LINES)
+			else:
+				print_tail('kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
+		if result.skip_reasons:
+			print(f'{result.name}: skipped')
+			for case, reason in result.skip_reasons.items():
+				print(f'    {case}: {reason}')
+	print()
+	for line in table(result_list):
+		print(line)
+	print(total_line(result_list))

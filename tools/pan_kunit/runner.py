@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Builds and boots the matrix with kunit_tool: one `kunit.py build` per
+# kconfig group, one after the other, then one `kunit.py exec` per config,
+# all at once.  Each kunit.py runs in a session of its own, and its whole
+# process group is killed when it ends, so no QEMU outlives it.
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Dict, List, Optional
+
+from pan_kunit import results
+from pan_kunit.configs import QemuConfig, group_by_kconfig
+from pan_kunit.sources import TREE_KUNITCONFIG
+
+STATE_DIR = '.pan-kunit'
+CROSS_COMPILE = 'aarch64-linux-gnu-'
+# Seconds past kunit.py's own --timeout before pan-kunit kills it.
+WATCHDOG_MARGIN = 60
+# Seconds between SIGTERM and SIGKILL to a process group.
+KILL_GRACE = 5
+BUILD_LOG_LINES = 30
+
+class Job:
+	"""A kunit.py process, with stdin from /dev/null and its output in a log."""
+
+	def __init__(self, label: str, cmd: List[str], log: str) -> None:
+		self.label = label
+		self.cmd = cmd
+		self.log = log
+		self.outcome: Optional[results.Outcome] = None
+		self._proc: 'Optional[subprocess.Popen[bytes]]' = None
+		self._start = 0.0
+
+	def start(self) -> None:
+		os.makedirs(os.path.dirname(self.log), exist_ok=True)
+		with open(self.log, 'w') as log:
+			self._proc = subprocess.Popen(
+				self.cmd, stdin=subprocess.DEVNULL, stdout=log,
+				stderr=subprocess.STDOUT, start_new_session=True,
+				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'))
+		self._start = time.monotonic()
+
+	def wait(self, watchdog: Optional[float]) -> None:
+		"""Waits for the process, at most watchdog seconds, then kills its group."""
+		assert self._proc is not None
+		timed_out = False
+		try:
+			self._proc.wait(timeout=watchdog)
+		except subprocess.TimeoutExpired:
+			timed_out = True
+			print(f'{self.label}: still running after {watchdog:.0f} s; killing it')
+		elapsed = time.monotonic() - self._start
+		self.kill()
+		assert self._proc.returncode is not None
+		self.outcome = results.Outcome(self._proc.returncode, timed_out, elapsed)
+
+	def kill(self) -> None:
+		"""SIGTERM to the process group, then SIGKILL to what is left of it."""
+		if self._proc is None:
+			return
+		group = self._proc.pid
+		deadline = time.monotonic() + KILL_GRACE
+		try:
+			os.killpg(group, signal.SIGTERM)
+			while time.monotonic() < deadline:
+				time.sleep(0.05)
+				self._proc.poll()  # reap the leader, or the group never empties
+				os.killpg(group, 0)
+			os.killpg(group, signal.SIGKILL)
+		except ProcessLookupError:
+			pass  # the group is empty
+		self._proc.wait()
+
+def run_jobs(jobs: List[Job], watchdog: Optional[float]) -> None:
+	"""Runs the jobs in parallel, a thread waiting on each; on any
+	exception in the main thread (KeyboardInterrupt) kills them all."""
+	threads = []
+	try:
+		for job in jobs:
+			job.start()
+			thread = threading.Thread(target=job.wait, args=(watchdog,), daemon=True)
+			thread.start()
+			threads.append(thread)
+		for thread in threads:
+			thread.join()
+	except BaseException:
+		for job in jobs:
+			job.kill()
+		raise
+
+def _state(tree: str, *parts: str) -> str:
+	return os.path.join(tree, STATE_DIR, *parts)
+
+def _exec_dir(tree: str, config: QemuConfig) -> str:
+	return _state(tree, 'exec', config.name)
+
+def _exec_log(tree: str, config: QemuConfig) -> str:
+	return _state(tree, 'logs', f'exec-{config.name}.log')
+
+def _kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, tree: str,
+	       config: QemuConfig) -> List[str]:
+	return [sys.executable, os.path.join(kunit_dir, 'kunit.py'), subcommand,
+		'--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
+		'--kunitconfig', os.path.join(tree, TREE_KUNITCONFIG),
+		'--qemu_config', config.path]
+
+def _build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
+	   jobs: int) -> bool:
+	build_dir = _state(tree, 'build', key)
+	os.makedirs(build_dir, exist_ok=True)
+	job = Job(f'build {key}',
+		  _kunit_cmd(kunit_dir, 'build', build_dir, tree, group[0]) + ['--jobs', str(jobs)],
+		  _state(tree, 'logs', f'build-{key}.log'))
+	names = ', '.join(c.name for c in group)
+	print(f'building {build_dir} for {names} (log: {job.log}) ...')
+	run_jobs([job], None)
+	assert job.outcome is not None
+	if job.outcome.returncode == 0:
+		print(f'built in {job.outcome.elapsed:.0f} s')
+		return True
+	print(f'build of {build_dir} failed (kunit.py exit {job.outcome.returncode})')
+	results.print_tail('build log', job.log, BUILD_LOG_LINES)
+	return False
+
+def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
+	      timeout: int) -> Job:
+	"""A kunit.py exec in a directory of the config's own, since kunit_tool
+	writes test.log into --build_dir: it links to the build's kernel."""
+	exec_dir = _exec_dir(tree, config)
+	for path in (config.kernel_path, 'vmlinux'):
+		link = os.path.join(exec_dir, path)
+		os.makedirs(os.path.dirname(link), exist_ok=True)
+		if os.path.lexists(link):
+			os.unlink(link)
+		os.symlink(os.path.join(build_dir, path), link)
+	for stale in ('test.log', 'kunit.json'):
+		if os.path.exists(os.path.join(exec_dir, stale)):
+			os.unlink(os.path.join(exec_dir, stale))
+	# --json=FILE in one word: kunit.py reads a bare --json as "print
+	# to stdout" and the word after it as the filter_glob.
+	cmd = _kunit_cmd(kunit_dir, 'exec', exec_dir, tree, config) + [
+		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')]
+	return Job(config.name, cmd, _exec_log(tree, config))
+
+def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
+	jobs: int) -> List[results.ConfigResult]:
+	build_dirs: Dict[str, str] = {}
+	built: List[QemuConfig] = []
+	for key, group in group_by_kconfig(configs).items():
+		for config in group:
+			build_dirs[config.name] = _state(tree, 'build', key)
+		if _build(tree, kunit_dir, key, group, jobs):
+			built.extend(group)
+	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], timeout)
+		     for c in built}
+	if exec_jobs:
+		print(f'booting {", ".join(exec_jobs)} (timeout {timeout} s) ...')
+		run_jobs(list(exec_jobs.values()), timeout + WATCHDOG_MARGIN)
+	collected = []
+	for config in configs:
+		job = exec_jobs.get(config.name)
+		collected.append(_collect(config, build_dirs[config.name],
+					  _exec_dir(tree, config), _exec_log(tree, config),
+					  job.outcome if job else None, timeout))
+	return collected
+
+def _collect(config: QemuConfig, build_dir: str, exec_dir: str, exec_log: str,
+	     outcome: Optional[results.Outcome], timeout: int) -> results.ConfigResult:
+	console_log = os.path.join(exec_dir, 'test.log')
+	kunit: Optional[results.JsonObj] = None
+	console: Optional[str] = None
+	if outcome is None:
+		status = results.BUILD_ERROR
+	else:
+		kunit = results.read_json(os.path.join(exec_dir, 'kunit.json'))
+		console = results.read_text(console_log)
+		status = results.classify(kunit, console, outcome, timeout)
+	return results.ConfigResult(
+		name=config.name, cpu=config.cpu, qemu_config=config.path,
+		build_dir=build_dir, status=status,
+		elapsed=None if outcome is None else round(outcome.elapsed, 1),
+		skip_reasons=results.skip_reasons(console or ''), kunit=kunit,
+		console_log=console_log, exec_log=exec_log)

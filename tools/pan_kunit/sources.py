@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the repo puts into the tree: the patches of patches/series, and the
+# files of kunit/ plus kunitconfig (the "suites").
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Dict, List
+
+from pan_kunit import Error
+
+SERIES = os.path.join('patches', 'series')
+SUITES_DIR = 'kunit'
+KUNITCONFIG = 'kunitconfig'
+# Where kunitconfig goes in the tree.
+TREE_KUNITCONFIG = 'arch/arm64/kernel/.kunitconfig'
+
+@dataclass
+class Sources:
+	patches: List[str]        # absolute paths, in series order
+	suites: Dict[str, bytes]  # path in the tree -> contents
+
+	def patches_digest(self) -> str:
+		digest = hashlib.sha256()
+		for patch in self.patches:
+			with open(patch, 'rb') as f:
+				digest.update(hashlib.sha256(f.read()).hexdigest().encode() + b'\n')
+		return digest.hexdigest()
+
+	def suites_digest(self) -> str:
+		digest = hashlib.sha256()
+		for path in sorted(self.suites):
+			digest.update(path.encode() + b'\0' +
+				      hashlib.sha256(self.suites[path]).hexdigest().encode() + b'\n')
+		return digest.hexdigest()
+
+def _read_series(repo: str) -> List[str]:
+	series = os.path.join(repo, SERIES)
+	try:
+		with open(series) as f:
+			lines = f.read().splitlines()
+	except OSError as e:
+		raise Error(f'cannot read the patch series {series}: {e.strerror}')
+	patches = []
+	for number, line in enumerate(lines, 1):
+		name = line.split('#', 1)[0].strip()
+		if not name:
+			continue
+		path = os.path.join(repo, 'patches', name)
+		if not os.path.isfile(path):
+			raise Error(f'{series}:{number}: no such patch: {path}')
+		patches.append(path)
+	return patches
+
+def _read_suites(repo: str) -> Dict[str, bytes]:
+	suites = {}
+	top = os.path.join(repo, SUITES_DIR)
+	for root, dirs, files in os.walk(top):
+		dirs.sort()
+		for name in sorted(files):
+			path = os.path.join(root, name)
+			if os.path.isfile(path) and not os.path.islink(path):
+				with open(path, 'rb') as f:
+					suites[os.path.relpath(path, top)] = f.read()
+	if TREE_KUNITCONFIG in suites:
+		raise Error(f'{os.path.join(top, TREE_KUNITCONFIG)} clashes with '
+			    f'{os.path.join(repo, KUNITCONFIG)}, which is installed there: remove one')
+	kunitconfig = os.path.join(repo, KUNITCONFIG)
+	try:
+		with open(kunitconfig, 'rb') as f:
+			suites[TREE_KUNITCONFIG] = f.read()
+	except OSError as e:
+		raise Error(f'cannot read {kunitconfig}: {e.strerror}')
+	return suites
+
+def load(repo: str) -> Sources:
+	return Sources(patches=_read_series(repo), suites=_read_suites(repo))

@@ -1,0 +1,292 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The prepared tree: a git repository on branch pan-kunit whose history is
+#
+#   base     every file of the Debian tarball          refs/pan-kunit/base
+#   patches  one commit per patches/series entry (git am)
+#   suites   kunit/ files and .kunitconfig, with the    refs/pan-kunit/prepared
+#            digests of the patches and the suites as
+#            trailers
+#
+# All of the tree's state is read from git; there is no state file.
+
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from typing import Dict, List, Optional
+
+from pan_kunit import Error
+from pan_kunit.packages import SOURCE_PACKAGE
+from pan_kunit.sources import Sources, SERIES
+
+BRANCH = 'pan-kunit'
+BASE_REF = 'refs/pan-kunit/base'
+PREPARED_REF = 'refs/pan-kunit/prepared'
+BASE_SUBJECT = f'Debian {SOURCE_PACKAGE} '
+SUITES_SUBJECT = 'pan-kunit: install KUnit suites'
+PATCHES_TRAILER = 'Pan-Kunit-Patches'
+SUITES_TRAILER = 'Pan-Kunit-Suites'
+NAME = 'pan-kunit'
+EMAIL = 'pan-kunit@localhost'
+# Build outputs of pan-kunit and of kunit_tool: never part of the tree's state.
+OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
+# How many paths an error message lists.
+MAX_LISTED = 20
+
+# Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
+# author), and no user or system git configuration takes part.
+_GIT_ENV = {
+	'GIT_AUTHOR_NAME': NAME,
+	'GIT_AUTHOR_EMAIL': EMAIL,
+	'GIT_COMMITTER_NAME': NAME,
+	'GIT_COMMITTER_EMAIL': EMAIL,
+	'GIT_CONFIG_GLOBAL': os.devnull,
+	'GIT_CONFIG_NOSYSTEM': '1',
+	'LC_ALL': 'C',
+}
+
+def _git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
+	result = subprocess.run(['git', '-C', tree] + list(args),
+				env=dict(os.environ, **_GIT_ENV),
+				stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+				text=True, errors='backslashreplace', check=False)
+	if check and result.returncode != 0:
+		raise Error(f'git {" ".join(args)} failed in {tree}:\n{result.stderr.strip()}')
+	return result
+
+def _rev(tree: str, ref: str) -> Optional[str]:
+	result = _git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
+	return result.stdout.strip() if result.returncode == 0 else None
+
+def head(tree: str) -> str:
+	return _git(tree, 'rev-parse', 'HEAD').stdout.strip()
+
+def describe(tree: str, rev: str='HEAD') -> str:
+	"""Returns '<short hash> <subject>'."""
+	return _git(tree, 'show', '-s', '--format=%h %s', rev).stdout.strip()
+
+def _listing(paths: List[str]) -> str:
+	lines = ['  ' + p for p in paths[:MAX_LISTED]]
+	if len(paths) > MAX_LISTED:
+		lines.append(f'  ... and {len(paths) - MAX_LISTED} more')
+	return '\n'.join(lines)
+
+def changed_files(tree: str) -> List[str]:
+	"""Tracked files that differ from HEAD, and untracked files.
+
+	Debian's top-level .gitignore ignores every top-level entry, so
+	untracked files only show up with --ignored; OUTPUT_DIRS are left out.
+	"""
+	fields = _git(tree, 'status', '--porcelain', '-z', '--ignored').stdout.split('\0')
+	paths = []
+	i = 0
+	while i < len(fields):
+		entry = fields[i]
+		i += 1
+		if not entry:
+			continue
+		if entry[0] in 'RC':
+			i += 1  # the path it was renamed or copied from
+		path = entry[3:]
+		if not any(path.startswith(d) for d in OUTPUT_DIRS):
+			paths.append(path)
+	return paths
+
+def _exclude_outputs(tree: str) -> None:
+	path = os.path.join(tree, '.git', 'info', 'exclude')
+	try:
+		with open(path) as f:
+			present = f.read().splitlines()
+	except FileNotFoundError:
+		present = []
+	missing = ['/' + d for d in OUTPUT_DIRS if '/' + d not in present]
+	if missing:
+		os.makedirs(os.path.dirname(path), exist_ok=True)
+		with open(path, 'a') as f:
+			f.write(''.join(m + '\n' for m in missing))
+
+def _sha256_file(path: str) -> str:
+	digest = hashlib.sha256()
+	with open(path, 'rb') as f:
+		for block in iter(lambda: f.read(1 << 20), b''):
+			digest.update(block)
+	return digest.hexdigest()
+
+def _alive(pid: int) -> bool:
+	try:
+		os.kill(pid, 0)
+	except ProcessLookupError:
+		return False
+	except PermissionError:
+		pass
+	return True
+
+def _remove_stale_partials(tree: str) -> None:
+	for path in glob.glob(glob.escape(tree) + '.partial-*'):
+		pid = path.rsplit('-', 1)[1]
+		if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+			print(f'removing {path}, left by an interrupted setup')
+			shutil.rmtree(path)
+
+def _extract(tree: str, tarball: str, version: str) -> None:
+	"""Extracts the tarball and commits it as the base, in a sibling
+	directory that is renamed to the tree only when complete."""
+	os.makedirs(os.path.dirname(tree), exist_ok=True)
+	_remove_stale_partials(tree)
+	partial = f'{tree}.partial-{os.getpid()}'
+	os.mkdir(partial)
+	try:
+		print(f'extracting {tarball} ...')
+		result = subprocess.run(['tar', '-xf', tarball, '-C', partial],
+					stderr=subprocess.PIPE, text=True, check=False)
+		if result.returncode != 0:
+			raise Error(f'tar -xf {tarball} failed:\n{result.stderr.strip()}')
+		top = os.listdir(partial)
+		source = os.path.join(partial, top[0]) if len(top) == 1 else ''
+		if not os.path.isdir(source):
+			raise Error(f'{tarball} should hold a single top-level directory, not {sorted(top)}')
+		_git(source, 'init', '-q', '--initial-branch=' + BRANCH)
+		_git(source, 'config', 'gc.auto', '0')  # no surprise background gc on 75k files
+		_exclude_outputs(source)
+		# -f: Debian's .gitignore ignores every top-level entry.
+		_git(source, 'add', '-A', '-f')
+		_git(source, 'commit', '-q', '-m', BASE_SUBJECT + version,
+		     '-m', f'Tarball: {tarball}\nTarball-Sha256: {_sha256_file(tarball)}')
+		_git(source, 'update-ref', BASE_REF, 'HEAD')
+		os.rename(source, tree)
+	finally:
+		shutil.rmtree(partial, ignore_errors=True)
+	print(f'extracted {tarball} ({SOURCE_PACKAGE} {version}) into {tree}')
+
+def _check_ours(tree: str) -> None:
+	if not os.path.isdir(os.path.join(tree, '.git')) or not _rev(tree, BASE_REF):
+		raise Error(f'{tree} exists but is not a pan-kunit tree (no git repository with '
+			    f'{BASE_REF}); pan-kunit leaves it alone: move it away, or use another '
+			    'tree with --tree DIR or PAN_KUNIT_TREE')
+
+def _warn_if_other_version(tree: str, version: str) -> None:
+	subject = _git(tree, 'show', '-s', '--format=%s', BASE_REF).stdout.strip()
+	tree_version = subject[len(BASE_SUBJECT):] if subject.startswith(BASE_SUBJECT) else subject
+	if tree_version != version:
+		print(f'pan-kunit: warning: {tree} holds {SOURCE_PACKAGE} {tree_version}, but '
+		      f'{version} is installed; to use {version}, move {tree} away and run setup again',
+		      file=sys.stderr)
+
+def _trailers(tree: str, rev: str) -> Dict[str, str]:
+	text = _git(tree, 'show', '-s', '--format=%(trailers:only,unfold)', rev).stdout
+	return dict(line.split(': ', 1) for line in text.splitlines() if ': ' in line)
+
+def _is_ancestor(tree: str, ancestor: str, rev: str) -> bool:
+	result = _git(tree, 'merge-base', '--is-ancestor', ancestor, rev, check=False)
+	if result.returncode not in (0, 1):
+		raise Error(f'git merge-base --is-ancestor failed in {tree}:\n{result.stderr.strip()}')
+	return result.returncode == 0
+
+def _check_updatable(tree: str) -> None:
+	"""Refuses to update a tree that holds work pan-kunit did not make."""
+	if os.path.exists(os.path.join(tree, '.git', 'rebase-apply')):
+		raise Error(f'{tree} has a git am or rebase in progress; finish it or abort it '
+			    f'(git -C {tree} am --abort), then run again')
+	changed = changed_files(tree)
+	if changed:
+		raise Error(f'{tree} needs an update (the patches or suites changed) but has '
+			    f'uncommitted changes:\n{_listing(changed)}\n'
+			    'pan-kunit does not overwrite them. Save what you want to keep, '
+			    f'then discard them:\n  git -C {tree} reset --hard && '
+			    f'git -C {tree} clean -fdx -e /.pan-kunit/ -e /.kunit/')
+	log = _git(tree, 'log', '--format=%cn <%ce>%x00%h %s', BASE_REF + '..HEAD').stdout
+	foreign = [line.split('\0', 1)[1] for line in log.splitlines()
+		   if line.split('\0', 1)[0] != f'{NAME} <{EMAIL}>']
+	if foreign:
+		raise Error(f'{tree} needs an update (the patches or suites changed) but has '
+			    f'commits that pan-kunit did not make:\n{_listing(foreign)}\n'
+			    'pan-kunit does not discard them. Keep them on a branch and reset, '
+			    f'then run again:\n  git -C {tree} branch my-work && '
+			    f'git -C {tree} reset --hard {BASE_REF}')
+
+def _apply_patches(tree: str, patches: List[str]) -> None:
+	for patch in patches:
+		result = _git(tree, 'am', patch, check=False)
+		if result.returncode == 0:
+			continue
+		_git(tree, 'am', '--abort')
+		output = (result.stdout + result.stderr).splitlines()
+		errors = [l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:]
+		raise Error(f'{patch} does not apply:\n' + '\n'.join('  ' + e for e in errors) +
+			    f'\n{tree} is at {describe(tree)}, the last commit that applied; '
+			    'fix the patch, then run setup again')
+
+def _install_suites(tree: str, sources: Sources) -> None:
+	"""Commits the suites on top of HEAD.
+
+	The index may still hold a previous suites commit (after `reset
+	--soft`): the paths it differs in from HEAD are the previous suites.
+	Only files whose contents change are written, so that make does not
+	rebuild the others.
+	"""
+	previous = _git(tree, 'diff', '--cached', '--no-renames', '--name-only', '-z').stdout
+	previous_paths = [p for p in previous.split('\0') if p]
+	removed = 0
+	for path in previous_paths:
+		if path in sources.suites:
+			continue
+		if _git(tree, 'cat-file', '-e', 'HEAD:' + path, check=False).returncode == 0:
+			_git(tree, 'checkout', 'HEAD', '--', path)
+		else:
+			os.unlink(os.path.join(tree, path))
+			try:
+				os.removedirs(os.path.dirname(os.path.join(tree, path)))
+			except OSError:
+				pass  # not empty
+		removed += 1
+	written = 0
+	for path, data in sorted(sources.suites.items()):
+		full = os.path.join(tree, path)
+		try:
+			with open(full, 'rb') as f:
+				if f.read() == data:
+					continue
+		except FileNotFoundError:
+			os.makedirs(os.path.dirname(full), exist_ok=True)
+		with open(full, 'wb') as f:
+			f.write(data)
+		written += 1
+	_git(tree, '--literal-pathspecs', 'add', '-A', '-f', '--',
+	     *sorted(set(previous_paths) | set(sources.suites)))
+	_git(tree, 'commit', '-q', '--allow-empty', '-m', SUITES_SUBJECT,
+	     '-m', f'{PATCHES_TRAILER}: {sources.patches_digest()}\n'
+		   f'{SUITES_TRAILER}: {sources.suites_digest()}')
+	_git(tree, 'update-ref', PREPARED_REF, 'HEAD')
+	print(f'installed the KUnit suites: {written} files written, {removed} removed')
+
+def setup(tree: str, sources: Sources, tarball: str, version: str) -> None:
+	"""Brings the tree to the current patches and suites, or refuses."""
+	extracted = not os.path.lexists(tree)
+	if extracted:
+		_extract(tree, tarball, version)
+	else:
+		_check_ours(tree)
+		_warn_if_other_version(tree, version)
+		_exclude_outputs(tree)
+	prepared = _rev(tree, PREPARED_REF)
+	trailers = _trailers(tree, prepared) if prepared else {}
+	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
+	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
+	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
+		print('already up to date')
+	else:
+		_check_updatable(tree)
+		if prepared and patches_current and prepared == _rev(tree, 'HEAD'):
+			print('updating the suites; the patches are unchanged')
+			_git(tree, 'reset', '-q', '--soft', 'HEAD^')
+		else:
+			if not extracted:
+				print('updating the patches: applying them again onto the Debian base')
+				_git(tree, 'reset', '-q', '--hard', BASE_REF)
+			_apply_patches(tree, sources.patches)
+			print(f'applied the {len(sources.patches)} patches of {SERIES}')
+		_install_suites(tree, sources)
+	print(f'{tree} is at {describe(tree)}')

@@ -1,0 +1,665 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests for tools/pan-kunit:
+#   python3 -m unittest discover -s tools -p '*_test.py'
+# No kernel build, no QEMU, no network: the tree comes from a tiny tarball
+# of test_data/fake_source, and its kunit_tool is test_data/fake_kunit.
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unittest
+from typing import Any, Dict, List, Optional, Tuple
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from pan_kunit import Error, cli, configs, packages, results, runner, sources, tree
+
+TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VERSION = '6.1.192-3'
+PATCH_1 = '0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch'
+PATCH_2 = '0002-arm64-kernel-build-the-cpufeature-KUnit-suite.patch'
+PATCH_3 = '0003-arm64-cpufeature-document-the-PAN-levels.patch'
+STALE_PATCH = '0002-arm64-cpufeature-stale-context.patch'
+SUITE_C = 'arch/arm64/kernel/cpufeature_fake_test.c'
+SUITE_H = 'arch/arm64/kernel/cpufeature_fake_test.h'
+# For commits the tests make as a developer would.
+USER_GIT_ENV = {
+	'GIT_CONFIG_GLOBAL': os.devnull, 'GIT_CONFIG_NOSYSTEM': '1',
+	'GIT_AUTHOR_NAME': 'Grace Hopper', 'GIT_AUTHOR_EMAIL': 'grace@example.org',
+	'GIT_COMMITTER_NAME': 'Grace Hopper', 'GIT_COMMITTER_EMAIL': 'grace@example.org',
+}
+
+module_tmpdir = ''
+tarball = ''
+
+def test_data_path(*parts: str) -> str:
+	return os.path.join(TEST_DATA, *parts)
+
+def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
+	return None if '__pycache__' in info.name else info
+
+def setUpModule() -> None:
+	"""Packs the fake source, with the fake kunit_tool, as Debian packs its tarball."""
+	global module_tmpdir, tarball
+	module_tmpdir = tempfile.mkdtemp(prefix='pan-kunit-test-')
+	tarball = os.path.join(module_tmpdir, 'linux-source-6.1.tar.xz')
+	with tarfile.open(tarball, 'w:xz') as tar:
+		top = 'linux-source-6.1'
+		tar.add(test_data_path('fake_source', top), arcname=top)
+		tar.add(test_data_path('fake_source', 'debian.gitignore'), arcname=top + '/.gitignore')
+		tar.add(test_data_path('fake_kunit'), arcname=top + '/tools/testing/kunit',
+			filter=_no_pycache)
+
+def tearDownModule() -> None:
+	shutil.rmtree(module_tmpdir)
+
+def read(path: str) -> str:
+	with open(path) as f:
+		return f.read()
+
+def write(path: str, text: str) -> None:
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	with open(path, 'w') as f:
+		f.write(text)
+
+def mtimes(directory: str) -> Dict[str, int]:
+	found = {}
+	for root, dirs, files in os.walk(directory):
+		dirs[:] = [d for d in dirs if d != '.git']
+		for name in files:
+			path = os.path.join(root, name)
+			found[path] = os.lstat(path).st_mtime_ns
+	return found
+
+def process_running(pid: int) -> bool:
+	"""False once pid has exited, even if nobody has reaped it yet."""
+	try:
+		with open(f'/proc/{pid}/stat') as f:
+			state = f.read().rsplit(')', 1)[1].split()[0]
+	except FileNotFoundError:
+		return False
+	return state != 'Z'
+
+class TempDirTestCase(unittest.TestCase):
+	"""A fresh copy of test_data/fake_repo, and a tree path beside it."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+		self.repo = os.path.join(self.tmp, 'repo')
+		shutil.copytree(test_data_path('fake_repo'), self.repo)
+		self.tarball = os.path.join(self.tmp, 'linux-source-6.1.tar.xz')
+		shutil.copyfile(tarball, self.tarball)
+		self.tree = os.path.join(self.tmp, 'cache', 'linux-source-6.1')
+
+	def setup_tree(self, version: str=VERSION) -> str:
+		"""Runs tree.setup() and returns what it printed."""
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			tree.setup(self.tree, sources.load(self.repo), self.tarball, version)
+		return out.getvalue()
+
+	def git(self, *args: str) -> str:
+		result = subprocess.run(['git', '-C', self.tree] + list(args), check=True, text=True,
+					stdout=subprocess.PIPE, env=dict(os.environ, **USER_GIT_ENV))
+		return result.stdout.strip()
+
+	def set_series(self, *names: str) -> None:
+		for name in names:
+			if not os.path.exists(os.path.join(self.repo, 'patches', name)):
+				shutil.copy(test_data_path('patches', name), os.path.join(self.repo, 'patches'))
+		write(os.path.join(self.repo, 'patches', 'series'), '\n'.join(names) + '\n')
+
+class ArgsTest(unittest.TestCase):
+
+	def test_config_repeated_and_defaults(self) -> None:
+		args = cli.parse_args(['run', '--config', 'b', '--config', 'a'])
+		self.assertEqual(args.config, ['b', 'a'])
+		self.assertEqual(args.timeout, 300)
+		self.assertEqual(args.jobs, os.cpu_count())
+		self.assertIsNone(args.json)
+
+	def test_bad_numbers_are_usage_errors(self) -> None:
+		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
+			cli.parse_args(['run', '--timeout', '0'])
+		self.assertEqual(e.exception.code, 2)
+
+	def test_tree_before_or_after_subcommand(self) -> None:
+		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')
+		self.assertEqual(cli.parse_args(['run', '--tree', '/b']).tree, '/b')
+		self.assertEqual(cli.parse_args(['--tree', '/a', 'setup', '--tree', '/b']).tree, '/b')
+		self.assertIsNone(cli.parse_args(['setup']).tree)
+
+	def _tree_used(self, argv: List[str], env: Dict[str, str]) -> str:
+		with mock.patch.dict(os.environ, env), mock.patch.object(cli, 'setup') as setup:
+			if 'PAN_KUNIT_TREE' not in env:
+				os.environ.pop('PAN_KUNIT_TREE', None)
+			self.assertEqual(cli.main(argv), 0)
+		tree_dir: str = setup.call_args.args[0]
+		return tree_dir
+
+	def test_tree_option_then_env_then_default(self) -> None:
+		self.assertEqual(self._tree_used(['--tree', '/opt/t', 'setup'],
+						 {'PAN_KUNIT_TREE': '/env/t'}), '/opt/t')
+		self.assertEqual(self._tree_used(['setup'], {'PAN_KUNIT_TREE': '/env/t'}), '/env/t')
+		self.assertEqual(self._tree_used(['setup'], {'HOME': '/home/dev'}),
+				 '/home/dev/.cache/pan-kunit/linux-source-6.1')
+
+	def test_unknown_config_lists_available_before_setup(self) -> None:
+		err = io.StringIO()
+		with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+			status = cli.main(['--tree', '/nonexistent', 'run', '--config', 'pass_pan',
+					   '--config', 'nope'], repo=test_data_path('fake_repo'))
+		self.assertEqual(status, 2)
+		setup.assert_not_called()
+		self.assertIn('unknown --config nope', err.getvalue())
+		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, skip_nopan',
+			      err.getvalue())
+
+class PackagesTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		self.apt_calls: List[List[str]] = []
+
+	def apt_get(self, args: List[str]) -> int:
+		self.apt_calls.append(args)
+		return 0
+
+	def test_missing_as_user_names_the_command(self) -> None:
+		with self.assertRaises(Error) as e:
+			packages.ensure(is_installed=lambda p: p not in ('bc', 'qemu-system-arm'),
+					euid=lambda: 1000, apt_get=self.apt_get)
+		self.assertIn('run as root: apt-get install -y --no-install-recommends '
+			      'qemu-system-arm bc', str(e.exception))
+		self.assertEqual(self.apt_calls, [])
+
+	def test_missing_as_root_installs_them(self) -> None:
+		with contextlib.redirect_stdout(io.StringIO()):
+			packages.ensure(is_installed=lambda p: p not in ('bc', 'qemu-system-arm'),
+					euid=lambda: 0, apt_get=self.apt_get)
+		self.assertEqual(self.apt_calls, [
+			['update'],
+			['install', '-y', '--no-install-recommends', 'qemu-system-arm', 'bc']])
+
+	def test_failing_apt_get_is_an_error(self) -> None:
+		with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(Error) as e:
+			packages.ensure(is_installed=lambda p: p != 'flex', euid=lambda: 0,
+					apt_get=lambda args: 100 if args[0] == 'install' else 0)
+		self.assertIn('apt-get install -y --no-install-recommends flex failed', str(e.exception))
+
+	def test_all_present_runs_nothing(self) -> None:
+		euid = mock.Mock(return_value=1000)
+		packages.ensure(is_installed=lambda p: True, euid=euid, apt_get=self.apt_get)
+		euid.assert_not_called()
+		self.assertEqual(self.apt_calls, [])
+
+class SourcesTest(TempDirTestCase):
+
+	def test_series_order_and_suites(self) -> None:
+		write(os.path.join(self.repo, 'patches', 'series'),
+		      f'# comment\n\n{PATCH_2}\n{PATCH_1}  # reordered\n')
+		loaded = sources.load(self.repo)
+		self.assertEqual([os.path.basename(p) for p in loaded.patches], [PATCH_2, PATCH_1])
+		self.assertEqual(sorted(loaded.suites),
+				 ['arch/arm64/kernel/.kunitconfig', SUITE_C, SUITE_H])
+		self.assertEqual(loaded.suites['arch/arm64/kernel/.kunitconfig'].decode(),
+				 read(os.path.join(self.repo, 'kunitconfig')))
+
+	def test_digests_follow_contents(self) -> None:
+		before = sources.load(self.repo)
+		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
+		after = sources.load(self.repo)
+		self.assertEqual(before.patches_digest(), after.patches_digest())
+		self.assertNotEqual(before.suites_digest(), after.suites_digest())
+
+	def test_missing_patch(self) -> None:
+		write(os.path.join(self.repo, 'patches', 'series'), 'nope.patch\n')
+		with self.assertRaisesRegex(Error, r'series:1: no such patch: .*nope\.patch'):
+			sources.load(self.repo)
+
+class ConfigsTest(unittest.TestCase):
+
+	def test_load_like_kunit_tool(self) -> None:
+		kunit_dir = test_data_path('fake_kunit')
+		pan = configs.load(test_data_path('fake_repo'), 'pass_pan', kunit_dir)
+		nopan = configs.load(test_data_path('fake_repo'), 'skip_nopan', kunit_dir)
+		broken = configs.load(test_data_path('fake_repo'), 'builderror_pan', kunit_dir)
+		self.assertEqual((pan.cpu, nopan.cpu), ('max,pauth-impdef=on', 'cortex-a57'))
+		self.assertEqual(pan.kernel_path, 'arch/arm64/boot/Image.gz')
+		self.assertEqual(pan.kconfig, nopan.kconfig)  # same lines, another order
+		groups = configs.group_by_kconfig([broken, nopan, pan])
+		self.assertEqual([[c.name for c in g] for g in groups.values()],
+				 [['builderror_pan'], ['skip_nopan', 'pass_pan']])
+		self.assertEqual(len(pan.build_key()), 12)
+		self.assertFalse(os.path.exists(test_data_path('fake_repo', 'qemu_configs', '__pycache__')))
+
+	def test_the_repo_configs_share_a_build(self) -> None:
+		loaded = [configs.load(REPO, name, test_data_path('fake_kunit'))
+			  for name in configs.select(REPO, [])]
+		self.assertEqual({c.name: c.cpu for c in loaded},
+				 {'arm64_nopan': 'cortex-a57', 'arm64_pan': 'max,pauth-impdef=on'})
+		self.assertEqual(len(configs.group_by_kconfig(loaded)), 1)
+
+	def test_select(self) -> None:
+		repo = test_data_path('fake_repo')
+		self.assertEqual(configs.select(repo, ['skip_nopan', 'pass_pan', 'pass_pan']),
+				 ['pass_pan', 'skip_nopan'])
+		self.assertEqual(len(configs.select(repo, [])), 6)
+
+class TreeSetupTest(TempDirTestCase):
+
+	def test_fresh_extraction(self) -> None:
+		output = self.setup_tree()
+		self.assertIn(f'extracted {self.tarball}', output)
+		self.assertIn('applied the 2 patches', output)
+		self.assertEqual(self.git('rev-parse', '--abbrev-ref', 'HEAD'), 'pan-kunit')
+		base = self.git('rev-parse', tree.BASE_REF)
+		self.assertEqual(self.git('rev-list', '--max-parents=0', 'HEAD'), base)
+		self.assertEqual(self.git('show', '-s', '--format=%s', base),
+				 'Debian linux-source-6.1 6.1.192-3')
+		sha256 = subprocess.run(['sha256sum', self.tarball], stdout=subprocess.PIPE,
+					text=True, check=True).stdout.split()[0]
+		self.assertIn(sha256, self.git('show', '-s', '--format=%b', base))
+		# Debian's .gitignore ignores everything: the base still has every file.
+		files = self.git('ls-tree', '-r', '--name-only', base).splitlines()
+		self.assertIn('.gitignore', files)
+		self.assertIn('tools/testing/kunit/kunit.py', files)
+		with tarfile.open(self.tarball) as tar:
+			self.assertEqual(len(files), len([m for m in tar.getmembers() if m.isfile()]))
+		log = self.git('log', '--format=%an|%cn <%ce>|%s', tree.BASE_REF + '..HEAD').splitlines()
+		self.assertEqual(log, [
+			'pan-kunit|pan-kunit <pan-kunit@localhost>|pan-kunit: install KUnit suites',
+			'Ada Lovelace|pan-kunit <pan-kunit@localhost>|arm64: kernel: build the cpufeature KUnit suite',
+			'Ada Lovelace|pan-kunit <pan-kunit@localhost>|arm64: cpufeature: let KUnit suites call has_cpuid_feature()'])
+		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
+		wanted = sources.load(self.repo)
+		trailers = self.git('show', '-s', '--format=%(trailers:only)', 'HEAD')
+		self.assertIn(f'Pan-Kunit-Patches: {wanted.patches_digest()}', trailers)
+		self.assertIn(f'Pan-Kunit-Suites: {wanted.suites_digest()}', trailers)
+		self.assertEqual(sorted(self.git('diff', '--name-only', 'HEAD^', 'HEAD').splitlines()),
+				 sorted(wanted.suites))
+		self.assertEqual(read(os.path.join(self.tree, 'arch/arm64/kernel/.kunitconfig')),
+				 read(os.path.join(self.repo, 'kunitconfig')))
+		exclude = read(os.path.join(self.tree, '.git', 'info', 'exclude')).splitlines()
+		self.assertIn('/.pan-kunit/', exclude)
+		self.assertIn('/.kunit/', exclude)
+		self.assertEqual(tree.changed_files(self.tree), [])
+		self.assertEqual(os.listdir(os.path.dirname(self.tree)), ['linux-source-6.1'])
+
+	def test_second_setup_changes_nothing(self) -> None:
+		self.setup_tree()
+		head = self.git('rev-parse', 'HEAD')
+		before = mtimes(self.tree)
+		os.unlink(self.tarball)  # would fail if it extracted again
+		os.makedirs(os.path.join(self.tree, '.pan-kunit', 'build'))  # outputs are fine
+		start = time.monotonic()
+		output = self.setup_tree()
+		self.assertLess(time.monotonic() - start, 5)
+		self.assertIn('already up to date', output)
+		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
+		self.assertEqual(mtimes(self.tree), before)
+
+	def test_changed_suites_replace_only_the_suites_commit(self) -> None:
+		self.setup_tree()
+		patch_commits = self.git('rev-parse', 'HEAD^', 'HEAD^^')
+		before = mtimes(self.tree)
+		write(os.path.join(self.repo, 'kunit', SUITE_C), '/* new suite */\n')
+		os.unlink(os.path.join(self.repo, 'kunit', SUITE_H))
+		write(os.path.join(self.repo, 'kunit', 'arch/arm64/kernel/extra_test.c'), '/* x */\n')
+		os.unlink(self.tarball)
+		output = self.setup_tree()
+		self.assertIn('updating the suites', output)
+		self.assertIn('2 files written, 1 removed', output)
+		self.assertEqual(self.git('rev-parse', 'HEAD^', 'HEAD^^'), patch_commits)
+		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
+		self.assertEqual(read(os.path.join(self.tree, SUITE_C)), '/* new suite */\n')
+		self.assertFalse(os.path.exists(os.path.join(self.tree, SUITE_H)))
+		self.assertEqual(sorted(self.git('diff', '--name-only', 'HEAD^', 'HEAD').splitlines()),
+				 ['arch/arm64/kernel/.kunitconfig', SUITE_C, 'arch/arm64/kernel/extra_test.c'])
+		after = mtimes(self.tree)
+		for unchanged in ('arch/arm64/kernel/.kunitconfig', 'arch/arm64/kernel/cpufeature.c'):
+			path = os.path.join(self.tree, unchanged)
+			self.assertEqual(after[path], before[path], unchanged)
+		self.assertEqual(tree.changed_files(self.tree), [])
+		self.assertIn('already up to date', self.setup_tree())
+
+	def test_removed_suite_file_restores_the_file_it_replaced(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'Makefile'), '# replaced\n')
+		self.setup_tree()
+		self.assertEqual(read(os.path.join(self.tree, 'Makefile')), '# replaced\n')
+		os.unlink(os.path.join(self.repo, 'kunit', 'Makefile'))
+		self.setup_tree()
+		self.assertEqual(read(os.path.join(self.tree, 'Makefile')),
+				 read(test_data_path('fake_source', 'linux-source-6.1', 'Makefile')))
+		self.assertEqual(tree.changed_files(self.tree), [])
+
+	def test_changed_patches_are_applied_again(self) -> None:
+		self.setup_tree()
+		base = self.git('rev-parse', tree.BASE_REF)
+		self.set_series(PATCH_1, PATCH_2, PATCH_3)
+		os.unlink(self.tarball)
+		output = self.setup_tree()
+		self.assertIn('updating the patches', output)
+		self.assertIn('applied the 3 patches', output)
+		self.assertEqual(self.git('rev-parse', tree.BASE_REF), base)
+		self.assertEqual(self.git('log', '--format=%s', tree.BASE_REF + '..HEAD').splitlines(), [
+			'pan-kunit: install KUnit suites',
+			'arm64: cpufeature: document the PAN levels',
+			'arm64: kernel: build the cpufeature KUnit suite',
+			'arm64: cpufeature: let KUnit suites call has_cpuid_feature()'])
+		self.assertIn('FEAT_PAN2', read(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')))
+		self.assertEqual(tree.changed_files(self.tree), [])
+
+	def test_dirty_tree_is_not_updated(self) -> None:
+		self.setup_tree()
+		head = self.git('rev-parse', 'HEAD')
+		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
+		with open(cpufeature, 'a') as f:
+			f.write('/* my edit */\n')
+		write(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c'), '/* mine */\n')
+		# Up to date: edits are fine, and run names them.
+		self.assertIn('already up to date', self.setup_tree())
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			cli._note_edits(self.tree)
+		self.assertEqual(out.getvalue(), f'note: building with uncommitted changes in {self.tree}: '
+				 'arch/arm64/kernel/cpufeature.c, arch/arm64/kernel/scratch.c\n')
+		# An update would overwrite them: refused.
+		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
+		with self.assertRaises(Error) as e:
+			self.setup_tree()
+		self.assertIn('uncommitted changes:\n  arch/arm64/kernel/cpufeature.c\n'
+			      '  arch/arm64/kernel/scratch.c\n', str(e.exception))
+		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
+		self.assertTrue(read(cpufeature).endswith('/* my edit */\n'))
+		self.assertTrue(os.path.exists(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c')))
+
+	def test_user_commits_are_not_discarded(self) -> None:
+		self.setup_tree()
+		write(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c'), '/* rewritten */\n')
+		self.git('commit', '-q', '-a', '-m', 'arm64: my experiment')
+		head = self.git('rev-parse', 'HEAD')
+		short = self.git('rev-parse', '--short', 'HEAD')
+		self.assertIn('already up to date', self.setup_tree())  # prepared is an ancestor
+		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
+		with self.assertRaises(Error) as e:
+			self.setup_tree()
+		self.assertIn(f'commits that pan-kunit did not make:\n  {short} arm64: my experiment\n',
+			      str(e.exception))
+		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
+
+	def test_foreign_directory_is_left_alone(self) -> None:
+		write(os.path.join(self.tree, 'notes.txt'), 'mine\n')
+		with self.assertRaisesRegex(Error, 'is not a pan-kunit tree'):
+			self.setup_tree()
+		self.git('init', '-q')
+		with self.assertRaisesRegex(Error, 'is not a pan-kunit tree'):
+			self.setup_tree()
+		self.assertEqual(sorted(os.listdir(self.tree)), ['.git', 'notes.txt'])
+		self.assertEqual(read(os.path.join(self.tree, 'notes.txt')), 'mine\n')
+
+	def test_patch_that_does_not_apply_then_fixed(self) -> None:
+		self.set_series(PATCH_1, STALE_PATCH, PATCH_2)
+		with self.assertRaises(Error) as e:
+			self.setup_tree()
+		message = str(e.exception)
+		self.assertIn(os.path.join(self.repo, 'patches', STALE_PATCH) + ' does not apply', message)
+		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c:23', message)
+		self.assertIn('error: arch/arm64/kernel/cpufeature.c: patch does not apply', message)
+		good = self.git('show', '-s', '--format=%h %s', 'HEAD')
+		self.assertEqual(good.split(' ', 1)[1],
+				 'arm64: cpufeature: let KUnit suites call has_cpuid_feature()')
+		self.assertIn(f'is at {good}, the last commit that applied', message)
+		self.assertFalse(os.path.exists(os.path.join(self.tree, '.git', 'rebase-apply')))
+		self.assertEqual(tree.changed_files(self.tree), [])
+		# The fixed series recovers from the partial tree.
+		self.set_series(PATCH_1, PATCH_2)
+		self.setup_tree()
+		self.assertEqual(len(self.git('log', '--format=%s', tree.BASE_REF + '..HEAD').splitlines()), 3)
+		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
+
+	def test_other_package_version_only_warns(self) -> None:
+		self.setup_tree()
+		err = io.StringIO()
+		with contextlib.redirect_stderr(err):
+			self.assertIn('already up to date', self.setup_tree(version='6.1.200-1'))
+		self.assertIn('holds linux-source-6.1 6.1.192-3, but 6.1.200-1 is installed',
+			      err.getvalue())
+
+	def test_leftover_partial_extraction_is_removed(self) -> None:
+		dead = subprocess.Popen(['true'])
+		dead.wait()
+		leftover = f'{self.tree}.partial-{dead.pid}'
+		write(os.path.join(leftover, 'linux-source-6.1', 'Makefile'), 'half\n')
+		self.assertIn(f'removing {leftover}', self.setup_tree())
+		self.assertEqual(os.listdir(os.path.dirname(self.tree)), ['linux-source-6.1'])
+
+class ResultsTest(unittest.TestCase):
+
+	def kunit(self, name: str) -> results.JsonObj:
+		data = results.read_json(test_data_path('kunit_json', name + '.json'))
+		assert data is not None
+		return data
+
+	def console(self, name: str) -> str:
+		return read(test_data_path('console', name + '.log'))
+
+	def test_leaves_are_counted_per_suite(self) -> None:
+		cells = {s: c.cell() for s, c in results.suite_counts(self.kunit('pass')).items()}
+		# The parameterised cases are sub_groups: their parameters are the leaves.
+		self.assertEqual(cells, {'arm64_cpufeature_field': '6/0/0',
+					 'arm64_cpufeature_match': '3/0/0'})
+		cells = {s: c.cell() for s, c in results.suite_counts(self.kunit('skips')).items()}
+		self.assertEqual(cells, {'arm64_cpufeature_field': '2/0/0',
+					 'arm64_cpufeature_match': '3/0/1'})
+		counts = results.suite_counts(self.kunit('panic'))
+		self.assertEqual(counts['arm64_cpufeature_match'],
+				 results.Counts(passed=1, errors=1))
+		self.assertEqual(counts['arm64_cpufeature_match'].cell(), '1/1/0')
+
+	def classify(self, name: Optional[str], console: Optional[str], returncode: int,
+		     timed_out: bool=False, elapsed: float=10.0) -> str:
+		return results.classify(self.kunit(name) if name else None,
+					self.console(console) if console else None,
+					results.Outcome(returncode, timed_out, elapsed), 300)
+
+	def test_status_rules(self) -> None:
+		self.assertEqual(self.classify('pass', 'pass', 0), results.PASS)
+		self.assertEqual(self.classify('skips', 'skips', 0), results.PASS)
+		self.assertEqual(self.classify('fail', 'fail', 1), results.FAIL)
+		self.assertEqual(self.classify('panic', 'panic', 1), results.CRASH)
+		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), results.CRASH)
+		self.assertEqual(self.classify('no_tests', 'no_tests', 1), results.NO_TESTS)
+		self.assertEqual(self.classify(None, 'pass', 0), results.CRASH)
+		self.assertEqual(self.classify('pass', None, 0), results.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 1), results.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.TIMEOUT)
+
+	def test_skip_reasons(self) -> None:
+		self.assertEqual(results.skip_reasons(self.console('skips')), {
+			'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
+				'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n',
+			'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu':
+				'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0'})
+		# printk timestamps, "ok N - name", parameters, and a SKIP with no reason.
+		self.assertEqual(results.skip_reasons(self.console('skips_nested')), {
+			'arm64_cpufeature_match.feature_matches_kernel_rows.ARM64_HAS_EPAN':
+				'config lacks ARM64_HAS_EPAN: CONFIG_ARM64_EPAN=n',
+			'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu':
+				'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0',
+			'arm64_cpufeature_field.cpuid_feature_extract_field_width_every_width':
+				'no narrow fields'})
+		self.assertEqual(results.skip_reasons(self.console('pass')), {})
+
+	def result(self, name: str, status: str, kunit: Optional[str]) -> results.ConfigResult:
+		return results.ConfigResult(
+			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
+			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
+			elapsed=None if status == results.BUILD_ERROR else 12.34,
+			skip_reasons={}, kunit=self.kunit(kunit) if kunit else None,
+			console_log='/t/test.log', exec_log='/t/exec.log')
+
+	def test_table_and_total(self) -> None:
+		result_list = [self.result('a_pass', results.PASS, 'pass'),
+			       self.result('b_skips', results.PASS, 'skips'),
+			       self.result('c_panic', results.CRASH, 'panic'),
+			       self.result('d_no_json', results.CRASH, None),
+			       self.result('e_broken', results.BUILD_ERROR, None),
+			       self.result('f_fail', results.FAIL, 'fail')]
+		self.assertEqual(results.table(result_list), [
+			'suite (passed/failed/skipped)  a_pass      b_skips     c_panic     d_no_json   e_broken     f_fail',
+			'arm64_cpufeature_field         6/0/0       2/0/0       1/0/0       -           -            -',
+			'arm64_cpufeature_match         3/0/0       3/0/1       1/1/0       -           -            1/1/0',
+			'status                         pass        pass        crash       crash       build_error  fail',
+			'cpu                            cortex-a57  cortex-a57  cortex-a57  cortex-a57  cortex-a57   cortex-a57',
+			'elapsed (s)                    12.3        12.3        12.3        12.3        -            12.3'])
+		# A crash with an ERROR leaf counts it; one with no leaves counts 1.
+		self.assertEqual(results.total_line(result_list),
+				 'total: 17 passed, 4 failed, 1 skipped')
+
+	def test_unnamed_top_level_leaf(self) -> None:
+		kunit = {'name': 'KUnit Test Group', 'sub_groups': [],
+			 'test_cases': [{'name': '', 'status': 'ERROR'}]}
+		self.assertEqual(list(results.suite_counts(kunit)), [results.UNNAMED])
+
+	def test_json_report(self) -> None:
+		result = self.result('a_pass', results.PASS, 'pass')
+		result.skip_reasons = {'s.c': 'why'}
+		report = json.loads(json.dumps(results.report('/t', 'f00', [result])))
+		self.assertEqual(report['tree'], '/t')
+		self.assertEqual(report['head'], 'f00')
+		self.assertEqual(report['configs'], [{
+			'name': 'a_pass', 'cpu': 'cortex-a57', 'qemu_config': '/r/qemu_configs/a_pass.py',
+			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
+			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
+
+class RunTest(TempDirTestCase):
+	"""tools/pan-kunit run, end to end, with the fake kunit_tool."""
+
+	def setUp(self) -> None:
+		super().setUp()
+		self.trace = os.path.join(self.tmp, 'trace')
+		write(self.trace, '')
+		patchers: List[Any] = [
+			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL': self.tarball,
+						     'FAKE_KUNIT_DATA': TEST_DATA,
+						     'FAKE_KUNIT_TRACE': self.trace}),
+			mock.patch.object(packages, 'ensure'),
+			mock.patch.object(packages, 'version', return_value=VERSION)]
+		for patcher in patchers:
+			patcher.start()
+			self.addCleanup(patcher.stop)
+
+	def run_cli(self, *argv: str) -> Tuple[int, str]:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
+		return status, out.getvalue()
+
+	def traced(self, kind: str) -> List[List[str]]:
+		return [line.split() for line in read(self.trace).splitlines()
+			if line.startswith(kind + ' ')]
+
+	def test_shared_build_and_parallel_boots(self) -> None:
+		os.environ['FAKE_KUNIT_EXEC_SECONDS'] = '1'
+		report = os.path.join(self.tmp, 'report.json')
+		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
+					      '--json', report)
+		self.assertEqual(status, 0, output)
+		builds = self.traced('build')
+		self.assertEqual(len(builds), 1)
+		execs = {e[1]: (float(e[2]), float(e[3])) for e in self.traced('exec')}
+		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
+		(start_a, end_a), (start_b, end_b) = execs.values()
+		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
+		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
+		self.assertIn('status                         pass                 pass', output)
+		self.assertIn('cpu                            max,pauth-impdef=on  cortex-a57', output)
+		self.assertIn('skip_nopan: skipped\n'
+			      '    arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers: '
+			      'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n\n'
+			      '    arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu: '
+			      'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0\n', output)
+		self.assertTrue(output.endswith('total: 14 passed, 0 failed, 1 skipped\n'), output)
+		data = json.loads(read(report))
+		self.assertEqual(data['tree'], self.tree)
+		self.assertEqual(data['head'], tree.head(self.tree))
+		pan, nopan = data['configs']
+		self.assertEqual((pan['name'], pan['status'], nopan['name'], nopan['status']),
+				 ('pass_pan', 'pass', 'skip_nopan', 'pass'))
+		self.assertEqual(pan['build_dir'], builds[0][2])
+		self.assertEqual(nopan['build_dir'], builds[0][2])
+		self.assertEqual(pan['kunit']['name'], 'KUnit Test Group')
+		self.assertEqual(len(nopan['skip_reasons']), 2)
+		image = os.path.join(self.tree, '.pan-kunit', 'exec', 'skip_nopan', 'arch/arm64/boot/Image.gz')
+		self.assertEqual(os.readlink(image), os.path.join(builds[0][2], 'arch/arm64/boot/Image.gz'))
+		self.assertEqual(tree.changed_files(self.tree), [])
+
+	def test_fail(self) -> None:
+		status, output = self.run_cli('--config', 'fail_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('fail_pan: fail', output)
+		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
+		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
+
+	def test_crash_prints_the_console(self) -> None:
+		status, output = self.run_cli('--config', 'crash_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('crash_pan: crash', output)
+		self.assertIn('Kernel panic - not syncing: Oops: Fatal exception', output)
+		self.assertTrue(output.endswith('total: 2 passed, 1 failed, 0 skipped\n'), output)
+
+	def test_build_error(self) -> None:
+		status, output = self.run_cli('--config', 'builderror_pan', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertEqual(len(self.traced('build')), 2)
+		self.assertEqual([e[1] for e in self.traced('exec')], ['pass_pan'])
+		self.assertIn("error: expected ';' before '}' token", output)
+		self.assertRegex(output, r'\nstatus +build_error +pass\n')
+		self.assertTrue(output.endswith('total: 9 passed, 1 failed, 0 skipped\n'), output)
+
+	def test_hang_is_killed_with_its_qemu(self) -> None:
+		start = time.monotonic()
+		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 1), \
+		     mock.patch.object(runner, 'KILL_GRACE', 0.5):
+			status, output = self.run_cli('--config', 'hang_pan', '--timeout', '1')
+		self.assertLess(time.monotonic() - start, 20)
+		self.assertEqual(status, 1, output)
+		self.assertIn('hang_pan: timeout', output)
+		(hang,) = self.traced('exec')
+		qemu = int(hang[4])
+		for _ in range(50):  # it was SIGKILLed; allow its reaping to lag a little
+			if not process_running(qemu):
+				break
+			time.sleep(0.1)
+		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
+		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+
+class SelftestTest(unittest.TestCase):
+
+	def test_exit_status_follows_the_tests(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			for name, ok in (('selftest_pass', True), ('selftest_fail', False)):
+				directory = os.path.join(tmp, name)
+				write(os.path.join(directory, name + '_test.py'),
+				      'import unittest\n'
+				      'class T(unittest.TestCase):\n'
+				      f'\tdef test(self):\n\t\tself.assertTrue({ok})\n')
+				with mock.patch.object(cli, 'TOOLS_DIR', directory), \
+				     contextlib.redirect_stderr(io.StringIO()):
+					self.assertEqual(cli.selftest(), 0 if ok else 1)
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pan_kunit_test.py fixture: the build fails; its own kconfig gives it its own build.
+
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='arm64',
+			   kconfig='''
+CONFIG_SERIAL_AMBA_PL011=y
+CONFIG_SERIAL_AMBA_PL011_CONSOLE=y
+CONFIG_FAKE_BUILD_ERROR=y''',
+			   qemu_arch='aarch64',
+			   kernel_path='arch/arm64/boot/Image.gz',
+			   kernel_command_line='console=ttyAMA0 panic=-1',
+			   extra_qemu_params=['-machine', 'virt',
+					      '-cpu', 'max,pauth-impdef=on',
+					      '-smp', '2'])
