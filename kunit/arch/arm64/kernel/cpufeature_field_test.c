@@ -109,7 +109,14 @@ static u64 field_place(u64 neighbours, int pos, int width, u64 raw)
 	return (neighbours & ~mask) | ((raw << pos) & mask);
 }
 
-static void cpuid_feature_extract_unsigned_field_every_position(struct kunit *test)
+/*
+ * Runs @check on every 4-bit value at the position of the test's
+ * parameter, with the neighbouring bits clear and then set.
+ */
+static void field_every_nibble(struct kunit *test,
+			       void (*check)(struct field_checker *c, u64 reg,
+					     int pos,
+					     const struct field_nibble *f))
 {
 	const int pos = *(const int *)test->param_value;
 	struct field_checker c = { .test = test };
@@ -118,75 +125,66 @@ static void cpuid_feature_extract_unsigned_field_every_position(struct kunit *te
 	for (n = 0; n < ARRAY_SIZE(field_neighbours); n++) {
 		for (i = 0; i < ARRAY_SIZE(field_nibbles); i++) {
 			const struct field_nibble *f = &field_nibbles[i];
-			u64 reg = field_place(field_neighbours[n], pos, 4, f->raw);
 
-			field_check(&c, "cpuid_feature_extract_unsigned_field",
-				    reg, pos, 4,
-				    cpuid_feature_extract_unsigned_field(reg, pos),
-				    f->as_unsigned);
-			field_check(&c, "cpuid_feature_extract_unsigned_field_width",
-				    reg, pos, 4,
-				    cpuid_feature_extract_unsigned_field_width(reg, pos, 4),
-				    f->as_unsigned);
+			check(&c, field_place(field_neighbours[n], pos, 4, f->raw),
+			      pos, f);
 		}
 	}
 	field_check_done(&c);
+}
+
+static void field_check_unsigned(struct field_checker *c, u64 reg, int pos,
+				 const struct field_nibble *f)
+{
+	field_check(c, "cpuid_feature_extract_unsigned_field", reg, pos, 4,
+		    cpuid_feature_extract_unsigned_field(reg, pos),
+		    f->as_unsigned);
+	field_check(c, "cpuid_feature_extract_unsigned_field_width", reg, pos, 4,
+		    cpuid_feature_extract_unsigned_field_width(reg, pos, 4),
+		    f->as_unsigned);
+}
+
+static void field_check_signed(struct field_checker *c, u64 reg, int pos,
+			       const struct field_nibble *f)
+{
+	field_check(c, "cpuid_feature_extract_signed_field", reg, pos, 4,
+		    cpuid_feature_extract_signed_field(reg, pos),
+		    f->as_signed);
+	field_check(c, "cpuid_feature_extract_signed_field_width", reg, pos, 4,
+		    cpuid_feature_extract_signed_field_width(reg, pos, 4),
+		    f->as_signed);
+}
+
+static void field_check_either(struct field_checker *c, u64 reg, int pos,
+			       const struct field_nibble *f)
+{
+	field_check(c, "cpuid_feature_extract_field(unsigned)", reg, pos, 4,
+		    cpuid_feature_extract_field(reg, pos, false),
+		    f->as_unsigned);
+	field_check(c, "cpuid_feature_extract_field(signed)", reg, pos, 4,
+		    cpuid_feature_extract_field(reg, pos, true),
+		    f->as_signed);
+	field_check(c, "cpuid_feature_extract_field_width(unsigned)", reg, pos, 4,
+		    cpuid_feature_extract_field_width(reg, pos, 4, false),
+		    f->as_unsigned);
+	field_check(c, "cpuid_feature_extract_field_width(signed)", reg, pos, 4,
+		    cpuid_feature_extract_field_width(reg, pos, 4, true),
+		    f->as_signed);
+}
+
+static void cpuid_feature_extract_unsigned_field_every_position(struct kunit *test)
+{
+	field_every_nibble(test, field_check_unsigned);
 }
 
 static void cpuid_feature_extract_signed_field_every_position(struct kunit *test)
 {
-	const int pos = *(const int *)test->param_value;
-	struct field_checker c = { .test = test };
-	int i, n;
-
-	for (n = 0; n < ARRAY_SIZE(field_neighbours); n++) {
-		for (i = 0; i < ARRAY_SIZE(field_nibbles); i++) {
-			const struct field_nibble *f = &field_nibbles[i];
-			u64 reg = field_place(field_neighbours[n], pos, 4, f->raw);
-
-			field_check(&c, "cpuid_feature_extract_signed_field",
-				    reg, pos, 4,
-				    cpuid_feature_extract_signed_field(reg, pos),
-				    f->as_signed);
-			field_check(&c, "cpuid_feature_extract_signed_field_width",
-				    reg, pos, 4,
-				    cpuid_feature_extract_signed_field_width(reg, pos, 4),
-				    f->as_signed);
-		}
-	}
-	field_check_done(&c);
+	field_every_nibble(test, field_check_signed);
 }
 
 static void cpuid_feature_extract_field_every_position(struct kunit *test)
 {
-	const int pos = *(const int *)test->param_value;
-	struct field_checker c = { .test = test };
-	int i, n;
-
-	for (n = 0; n < ARRAY_SIZE(field_neighbours); n++) {
-		for (i = 0; i < ARRAY_SIZE(field_nibbles); i++) {
-			const struct field_nibble *f = &field_nibbles[i];
-			u64 reg = field_place(field_neighbours[n], pos, 4, f->raw);
-
-			field_check(&c, "cpuid_feature_extract_field(unsigned)",
-				    reg, pos, 4,
-				    cpuid_feature_extract_field(reg, pos, false),
-				    f->as_unsigned);
-			field_check(&c, "cpuid_feature_extract_field(signed)",
-				    reg, pos, 4,
-				    cpuid_feature_extract_field(reg, pos, true),
-				    f->as_signed);
-			field_check(&c, "cpuid_feature_extract_field_width(unsigned)",
-				    reg, pos, 4,
-				    cpuid_feature_extract_field_width(reg, pos, 4, false),
-				    f->as_unsigned);
-			field_check(&c, "cpuid_feature_extract_field_width(signed)",
-				    reg, pos, 4,
-				    cpuid_feature_extract_field_width(reg, pos, 4, true),
-				    f->as_signed);
-		}
-	}
-	field_check_done(&c);
+	field_every_nibble(test, field_check_either);
 }
 
 static void field_width_check(struct field_checker *c, u64 reg, int pos,
