@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for arm64 ALTERNATIVE() and its optional CONFIG_ argument
+ * (asm/alternative-macros.h): a site whose option is off emits neither its
+ * old nor its new instructions and no .altinstructions entry; a site whose
+ * option is on emits its old sequence and an entry for it, which boot
+ * patches to the new sequence exactly when the CPU has the capability.
+ *
+ * Every site is a function that returns 2 when its site is empty, 0 from
+ * the old instruction (MOVZ W0, #0) and 1 from the new one (MOVZ W0, #1).
+ * What was emitted is measured from labels around the site in the built
+ * kernel and from the .altinstructions entries, never by expanding the
+ * macro again here.
+ *
+ * CONFIG_KUNIT is on in any kernel that runs this test; the kunitconfig
+ * keeps CONFIG_MODULES off, so one build has both polarities.
+ */
+
+#include <kunit/test.h>
+#include <linux/init.h>
+#include <asm/alternative.h>
+#include <asm/cpufeature.h>
+#include <asm/insn.h>
+#include <asm/sections.h>
+
+#include "alternative_test.h"
+
+/* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (Arm ARM C6.2) */
+#define ALT_TEST_MOVZ_W0(imm)	(0x52800000U | ((imm) << 5))
+
+#define ALT_TEST_C_SITE(name, site)					\
+	asm(".pushsection .text, \"ax\"\n"				\
+	    "	.balign	4\n"						\
+	    "	.globl	" #name "\n"					\
+	    "	.type	" #name ", %function\n"				\
+	    #name ":\n"							\
+	    "	mov	w0, #2\n"					\
+	    "	.globl	" #name "_begin\n"				\
+	    #name "_begin:\n"						\
+	    site							\
+	    "	.globl	" #name "_end\n"				\
+	    #name "_end:\n"						\
+	    "	ret\n"							\
+	    "	.size	" #name ", . - " #name "\n"			\
+	    "	.popsection\n")
+
+ALT_TEST_C_SITE(alt_test_c_cfg_on,
+		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN, CONFIG_KUNIT));
+ALT_TEST_C_SITE(alt_test_c_cfg_off,
+		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM,
+			    CONFIG_MODULES));
+ALT_TEST_C_SITE(alt_test_c_pan,
+		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN));
+ALT_TEST_C_SITE(alt_test_c_always,
+		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM));
+ALT_TEST_C_SITE(alt_test_c_epan,
+		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_EPAN));
+
+struct alt_test_site {
+	const char *name;
+	int (*call)(void);
+	const u32 *begin, *end;
+	u16 cap;
+	bool emitted;		/* its CONFIG_ option (or enable) is on */
+};
+
+#define ALT_TEST_SITE(fn, capability, on)				\
+	{ .name = #fn, .call = fn, .begin = fn##_begin, .end = fn##_end, \
+	  .cap = capability, .emitted = on }
+
+static const struct alt_test_site alt_test_sites[] = {
+	ALT_TEST_SITE(alt_test_c_cfg_on, ARM64_HAS_PAN, IS_ENABLED(CONFIG_KUNIT)),
+	ALT_TEST_SITE(alt_test_c_cfg_off, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_MODULES)),
+	ALT_TEST_SITE(alt_test_c_pan, ARM64_HAS_PAN, true),
+	ALT_TEST_SITE(alt_test_c_always, ARM64_ALWAYS_SYSTEM, true),
+	ALT_TEST_SITE(alt_test_c_epan, ARM64_HAS_EPAN, true),
+	ALT_TEST_SITE(alt_test_asm_cfg_on, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_KUNIT)),
+	ALT_TEST_SITE(alt_test_asm_cfg_off, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_MODULES)),
+	ALT_TEST_SITE(alt_test_asm_insn_off, ARM64_ALWAYS_SYSTEM, false),
+	ALT_TEST_SITE(alt_test_asm_pan, ARM64_HAS_PAN, true),
+};
+
+static void alt_test_site_desc(const struct alt_test_site *site, char *desc)
+{
+	strscpy(desc, site->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(alt_test_site, alt_test_sites, alt_test_site_desc);
+
+/* The sites with code in them: those the boot can patch. */
+static const void *alt_test_emitted_gen_params(const void *prev, char *desc)
+{
+	const struct alt_test_site *site = prev ? (const struct alt_test_site *)prev + 1
+						: alt_test_sites;
+
+	for (; site < alt_test_sites + ARRAY_SIZE(alt_test_sites); site++) {
+		if (site->emitted) {
+			alt_test_site_desc(site, desc);
+			return site;
+		}
+	}
+	return NULL;
+}
+
+/* Where an entry's self-relative offset field points (struct alt_instr). */
+static const void *alt_test_target(const s32 *offset)
+{
+	return (const void *)offset + *offset;
+}
+
+/*
+ * The .altinstructions entries whose original sequence starts at @begin.
+ * They sit in init memory, which is still there when built-in suites run.
+ */
+static int __init alt_test_entries(const u32 *begin, const struct alt_instr **found)
+{
+	const struct alt_instr *alt = (const struct alt_instr *)__alt_instructions;
+	const struct alt_instr *end = (const struct alt_instr *)__alt_instructions_end;
+	int count = 0;
+
+	for (; alt < end; alt++) {
+		if (alt_test_target(&alt->orig_offset) != begin)
+			continue;
+		*found = alt;
+		count++;
+	}
+	return count;
+}
+
+static void __init alternative_emits_site_by_config(struct kunit *test)
+{
+	const struct alt_test_site *site = test->param_value;
+	const struct alt_instr *alt = NULL;
+	size_t bytes = (site->end - site->begin) * sizeof(u32);
+	int entries = alt_test_entries(site->begin, &alt);
+
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_KUNIT) && !IS_ENABLED(CONFIG_MODULES),
+			      "both polarities need CONFIG_KUNIT=y and CONFIG_MODULES=n");
+
+	if (!site->emitted) {
+		KUNIT_EXPECT_EQ_MSG(test, bytes, (size_t)0,
+				    "%s: the option is off, yet %zu bytes were emitted",
+				    site->name, bytes);
+		KUNIT_EXPECT_EQ_MSG(test, entries, 0,
+				    "%s: the option is off, yet it has an .altinstructions entry",
+				    site->name);
+		KUNIT_EXPECT_EQ_MSG(test, site->call(), 2,
+				    "%s: the empty site ran an instruction", site->name);
+		return;
+	}
+
+	KUNIT_EXPECT_EQ_MSG(test, bytes, (size_t)AARCH64_INSN_SIZE,
+			    "%s: the old sequence is one instruction", site->name);
+	KUNIT_ASSERT_EQ_MSG(test, entries, 1,
+			    "%s: needs exactly one .altinstructions entry", site->name);
+	KUNIT_EXPECT_EQ(test, alt->cpufeature, site->cap);
+	KUNIT_EXPECT_EQ(test, alt->orig_len, AARCH64_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, alt->alt_len, AARCH64_INSN_SIZE);
+	KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(*(const __le32 *)alt_test_target(&alt->alt_offset)),
+			    ALT_TEST_MOVZ_W0(1), "%s: the replacement is not MOVZ W0, #1",
+			    site->name);
+}
+
+static void alternative_patches_by_capability(struct kunit *test)
+{
+	const struct alt_test_site *site = test->param_value;
+	bool have = cpus_have_cap(site->cap);
+	u32 insn = le32_to_cpu(*(const __le32 *)site->begin);
+
+	KUNIT_EXPECT_EQ_MSG(test, site->call(), have ? 1 : 0,
+			    "%s: capability %u is %s", site->name, site->cap,
+			    have ? "present" : "absent");
+	KUNIT_EXPECT_EQ_MSG(test, insn, ALT_TEST_MOVZ_W0(have ? 1 : 0),
+			    "%s: instruction at the site", site->name);
+}
+
+static struct kunit_case __refdata arm64_alternative_cases[] = {
+	KUNIT_CASE_PARAM(alternative_emits_site_by_config, alt_test_site_gen_params),
+	KUNIT_CASE_PARAM(alternative_patches_by_capability, alt_test_emitted_gen_params),
+	{}
+};
+
+static struct kunit_suite arm64_alternative_suite = {
+	.name = "arm64_alternative",
+	.test_cases = arm64_alternative_cases,
+};
+
+kunit_test_init_section_suites(&arm64_alternative_suite);
+
+MODULE_DESCRIPTION("KUnit tests for arm64 ALTERNATIVE()");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The ALTERNATIVE() sites of alternative_test.c (its C-string sites) and
+ * alternative_test_asm.S (its assembler sites): functions, and the labels
+ * around each site.
+ */
+#ifndef __ARM64_KERNEL_ALTERNATIVE_TEST_H
+#define __ARM64_KERNEL_ALTERNATIVE_TEST_H
+
+#include <linux/types.h>
+
+#define ALT_TEST_DECLARE(name)						\
+	int name(void);							\
+	extern const u32 name##_begin[], name##_end[]
+
+ALT_TEST_DECLARE(alt_test_c_cfg_on);
+ALT_TEST_DECLARE(alt_test_c_cfg_off);
+ALT_TEST_DECLARE(alt_test_c_pan);
+ALT_TEST_DECLARE(alt_test_c_always);
+ALT_TEST_DECLARE(alt_test_c_epan);
+ALT_TEST_DECLARE(alt_test_asm_cfg_on);
+ALT_TEST_DECLARE(alt_test_asm_cfg_off);
+ALT_TEST_DECLARE(alt_test_asm_insn_off);
+ALT_TEST_DECLARE(alt_test_asm_pan);
+
+#endif /* __ARM64_KERNEL_ALTERNATIVE_TEST_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Assembler ALTERNATIVE() sites for alternative_test.c. Each function
+ * returns 2 when its site is empty, else 0 from the old instruction and 1
+ * from the new one; the site lies between NAME_begin and NAME_end.
+ */
+
+#include <linux/linkage.h>
+#include <asm/alternative.h>
+#include <asm/assembler.h>
+
+/* "mov w0, 2" without "#": in a macro body cpp would take it as stringizing. */
+#define ALT_TEST_ASM_SITE(name, site...)			\
+SYM_FUNC_START(name);						\
+	mov	w0, 2;						\
+SYM_INNER_LABEL(name##_begin, SYM_L_GLOBAL);			\
+	site;							\
+SYM_INNER_LABEL(name##_end, SYM_L_GLOBAL);			\
+	ret;							\
+SYM_FUNC_END(name)
+
+/* ALTERNATIVE() with a CONFIG_ argument, in assembler */
+ALT_TEST_ASM_SITE(alt_test_asm_cfg_on,
+	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_KUNIT))
+ALT_TEST_ASM_SITE(alt_test_asm_cfg_off,
+	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_MODULES))
+
+/* alternative_insn with its enable argument */
+ALT_TEST_ASM_SITE(alt_test_asm_insn_off,
+	alternative_insn "mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, 0)
+ALT_TEST_ASM_SITE(alt_test_asm_pan,
+	alternative_insn "mov w0, #0", "mov w0, #1", ARM64_HAS_PAN)
