@@ -93,29 +93,31 @@ def run_jobs(jobs: List[Job], watchdog: Optional[float]) -> None:
 			job.kill()
 		raise
 
-def _state(tree: str, *parts: str) -> str:
+def state(tree: str, *parts: str) -> str:
 	return os.path.join(tree, STATE_DIR, *parts)
 
 def _exec_dir(tree: str, config: QemuConfig) -> str:
-	return _state(tree, 'exec', config.name)
+	return state(tree, 'exec', config.name)
 
 def _exec_log(tree: str, config: QemuConfig) -> str:
-	return _state(tree, 'logs', f'exec-{config.name}.log')
+	return state(tree, 'logs', f'exec-{config.name}.log')
 
-def _kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, tree: str,
-	       config: QemuConfig) -> List[str]:
+def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
+	      config: QemuConfig) -> List[str]:
 	return [sys.executable, os.path.join(kunit_dir, 'kunit.py'), subcommand,
 		'--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
-		'--kunitconfig', os.path.join(tree, TREE_KUNITCONFIG),
-		'--qemu_config', config.path]
+		'--kunitconfig', kunitconfig, '--qemu_config', config.path]
 
-def _build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
-	   jobs: int) -> bool:
-	build_dir = _state(tree, 'build', key)
+def build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
+	  kunitconfig: str, jobs: int) -> bool:
+	"""kunit.py build of the group's kconfig plus @kunitconfig into
+	.pan-kunit/build/@key."""
+	build_dir = state(tree, 'build', key)
 	os.makedirs(build_dir, exist_ok=True)
 	job = Job(f'build {key}',
-		  _kunit_cmd(kunit_dir, 'build', build_dir, tree, group[0]) + ['--jobs', str(jobs)],
-		  _state(tree, 'logs', f'build-{key}.log'))
+		  kunit_cmd(kunit_dir, 'build', build_dir, kunitconfig, group[0]) +
+		  ['--jobs', str(jobs)],
+		  state(tree, 'logs', f'build-{key}.log'))
 	names = ', '.join(c.name for c in group)
 	print(f'building {build_dir} for {names} (log: {job.log}) ...')
 	run_jobs([job], None)
@@ -127,11 +129,10 @@ def _build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
 	results.print_tail('build log', job.log, BUILD_LOG_LINES)
 	return False
 
-def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
-	      timeout: int) -> Job:
-	"""A kunit.py exec in a directory of the config's own, since kunit_tool
-	writes test.log into --build_dir: it links to the build's kernel."""
-	exec_dir = _exec_dir(tree, config)
+def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
+	"""Makes @exec_dir a --build_dir for kunit.py exec that boots the
+	kernel of @build_dir: kunit_tool writes test.log into --build_dir, so
+	each boot needs a directory of its own."""
 	for path in (config.kernel_path, 'vmlinux'):
 		link = os.path.join(exec_dir, path)
 		os.makedirs(os.path.dirname(link), exist_ok=True)
@@ -141,9 +142,16 @@ def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
 	for stale in ('test.log', 'kunit.json'):
 		if os.path.exists(os.path.join(exec_dir, stale)):
 			os.unlink(os.path.join(exec_dir, stale))
+
+def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
+	      timeout: int) -> Job:
+	"""A kunit.py exec in a directory of the config's own."""
+	exec_dir = _exec_dir(tree, config)
+	link_kernel(exec_dir, build_dir, config)
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
 	# to stdout" and the word after it as the filter_glob.
-	cmd = _kunit_cmd(kunit_dir, 'exec', exec_dir, tree, config) + [
+	kunitconfig = os.path.join(tree, TREE_KUNITCONFIG)
+	cmd = kunit_cmd(kunit_dir, 'exec', exec_dir, kunitconfig, config) + [
 		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')]
 	return Job(config.name, cmd, _exec_log(tree, config))
 
@@ -153,8 +161,8 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	built: List[QemuConfig] = []
 	for key, group in group_by_kconfig(configs).items():
 		for config in group:
-			build_dirs[config.name] = _state(tree, 'build', key)
-		if _build(tree, kunit_dir, key, group, jobs):
+			build_dirs[config.name] = state(tree, 'build', key)
+		if build(tree, kunit_dir, key, group, os.path.join(tree, TREE_KUNITCONFIG), jobs):
 			built.extend(group)
 	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], timeout)
 		     for c in built}
