@@ -22,7 +22,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, cli, configs, packages, results, runner, sources, tree
+from pan_kunit import Error, cli, configs, lkdtm, packages, results, runner, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -660,6 +660,71 @@ class SelftestTest(unittest.TestCase):
 				with mock.patch.object(cli, 'TOOLS_DIR', directory), \
 				     contextlib.redirect_stderr(io.StringIO()):
 					self.assertEqual(cli.selftest(), 0 if ok else 1)
+
+class LkdtmTest(unittest.TestCase):
+	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""
+
+	def console(self, name: str) -> str:
+		return read(test_data_path('lkdtm', name))
+
+	def config(self, cpu: str) -> configs.QemuConfig:
+		return configs.QemuConfig(name='c', path='/r/qemu_configs/c.py', kconfig='',
+					  kernel_path='Image', cpu=cpu)
+
+	def test_pan_from_the_cpu_model_not_the_kernel(self) -> None:
+		self.assertTrue(lkdtm.has_pan(self.config('max,pauth-impdef=on')))
+		self.assertFalse(lkdtm.has_pan(self.config('cortex-a57')))
+		with self.assertRaisesRegex(Error, "no known PAN level for QEMU CPU 'a64fx'"):
+			lkdtm.has_pan(self.config('a64fx'))
+
+	def test_access_userspace_caught_with_pan(self) -> None:
+		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', True)
+		self.assertTrue(verdict.ok)
+		self.assertEqual(verdict.summary, 'caught: "Unable to handle kernel access to user '
+				 'memory outside uaccess routines at virtual address 0000ffff9c4f0000"')
+
+	def test_access_userspace_survives_without_pan(self) -> None:
+		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', False)
+		self.assertTrue(verdict.ok)
+		self.assertIn('"lkdtm: FAIL: survived bad read"', verdict.summary)
+
+	def test_access_userspace_surviving_with_pan_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', True)
+		self.assertFalse(verdict.ok)
+		self.assertIn('survived; expected "Unable to handle kernel access to user memory',
+			      verdict.summary)
+		self.assertIn('FAIL: survived bad write', verdict.log or '')
+
+	def test_access_userspace_caught_without_pan_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', False)
+		self.assertFalse(verdict.ok)
+
+	def test_exec_userspace_caught_either_way(self) -> None:
+		for pan in (True, False):
+			verdict = lkdtm.judge(self.console('exec_caught.log'), 'EXEC_USERSPACE', pan)
+			self.assertTrue(verdict.ok, verdict.summary)
+			self.assertIn('execution of user memory', verdict.summary)
+
+	def test_wrong_crash_type_or_nothing_provoked_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('exec_caught.log'), 'ACCESS_USERSPACE', True)
+		self.assertEqual(verdict.summary, 'init never provoked ACCESS_USERSPACE')
+		verdict = lkdtm.judge(self.console('no_debugfs.log'), 'EXEC_USERSPACE', True)
+		self.assertFalse(verdict.ok)
+		self.assertFalse(lkdtm.judge(None, 'EXEC_USERSPACE', True).ok)
+
+	def test_report_lines_and_total(self) -> None:
+		cfg = self.config('cortex-a57')
+		verdicts = {('c', 'ACCESS_USERSPACE'): lkdtm.Verdict(True, 'survived', None),
+			    ('c', 'EXEC_USERSPACE'): lkdtm.Verdict(False, 'timed out', 'x\ny')}
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			self.assertFalse(lkdtm.print_report([cfg], verdicts))
+		lines = out.getvalue().splitlines()
+		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
+		self.assertIn('    y', lines)
+		self.assertIn('c (cortex-a57, no PAN):', lines)
+		self.assertEqual(lines[-1], 'lkdtm: 1 passed, 1 failed')
+
 
 if __name__ == '__main__':
 	unittest.main()

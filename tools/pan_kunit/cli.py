@@ -12,7 +12,7 @@ import sys
 import unittest
 from typing import Sequence
 
-from pan_kunit import Error, configs, packages, results, runner, sources, tree
+from pan_kunit import Error, configs, lkdtm, packages, results, runner, sources, tree
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -44,6 +44,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	commands = {
 		'setup': 'install the needed Debian packages and prepare the tree',
 		'run': 'setup, then build and boot every QEMU config and report',
+		'lkdtm': 'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE and '
+			 'EXEC_USERSPACE, one boot each, on every QEMU config',
 		'selftest': 'run the unit tests of this tool',
 	}
 	for name, help_text in commands.items():
@@ -51,15 +53,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		# Also after the subcommand; SUPPRESS keeps a --tree given before it.
 		subparser.add_argument('--tree', metavar='DIR', help=tree_help,
 				       default=argparse.SUPPRESS)
-	run_parser = subparsers.choices['run']
-	run_parser.add_argument('--config', action='append', default=[], metavar='NAME',
-				help='run only qemu_configs/NAME.py; repeatable')
-	run_parser.add_argument('--json', metavar='FILE',
-				help='also write the results, with kunit_tool\'s JSON, to FILE')
-	run_parser.add_argument('--timeout', type=_positive_int, default=300, metavar='SECONDS',
-				help='kunit.py exec\'s --timeout per config (default: 300)')
-	run_parser.add_argument('--jobs', type=_positive_int, default=os.cpu_count(),
-				metavar='N', help='make jobs per build (default: the number of CPUs)')
+	for name in ('run', 'lkdtm'):
+		boot_parser = subparsers.choices[name]
+		boot_parser.add_argument('--config', action='append', default=[], metavar='NAME',
+					 help='run only qemu_configs/NAME.py; repeatable')
+		boot_parser.add_argument('--timeout', type=_positive_int, default=300,
+					 metavar='SECONDS',
+					 help='kunit.py exec\'s --timeout per boot (default: 300)')
+		boot_parser.add_argument('--jobs', type=_positive_int, default=os.cpu_count(),
+					 metavar='N',
+					 help='make jobs per build (default: the number of CPUs)')
+	subparsers.choices['run'].add_argument(
+		'--json', metavar='FILE',
+		help='also write the results, with kunit_tool\'s JSON, to FILE')
 	return parser.parse_args(argv)
 
 def setup(tree_dir: str, repo: str) -> None:
@@ -93,6 +99,14 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 			raise Error(f'cannot write --json {args.json}: {e.strerror}')
 	return 0 if all(r.status == results.PASS for r in result_list) else 1
 
+def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	names = configs.select(repo, args.config)
+	setup(tree_dir, repo)
+	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
+	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
+	return 0 if lkdtm.print_report(matrix, verdicts) else 1
+
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
 	program = unittest.main(module=None, exit=False, testLoader=unittest.TestLoader(), argv=[
@@ -108,6 +122,8 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		if args.command == 'setup':
 			setup(tree_dir, repo)
 			return 0
+		if args.command == 'lkdtm':
+			return run_lkdtm(args, tree_dir, repo)
 		return run(args, tree_dir, repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)

@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The end-to-end PAN proof, in boots of their own: KUnit never provokes a
+# PAN fault, LKDTM does. A kernel with LKDTM and debugfs boots an
+# initramfs whose init (lkdtm/init.c) writes one crash type to
+# provoke-crash/DIRECT, and the console says how the kernel took it.
+
+import os
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from pan_kunit import Error, runner
+from pan_kunit.configs import QemuConfig, group_by_kconfig
+
+LKDTM_DIR = 'lkdtm'
+KCONFIG = os.path.join(LKDTM_DIR, 'lkdtm.config')
+INIT_SOURCE = os.path.join(LKDTM_DIR, 'init.c')
+CRASH_TYPES = ['ACCESS_USERSPACE', 'EXEC_USERSPACE']
+
+# Whether QEMU 7.2's CPU models implement FEAT_PAN (ID_AA64MMFR1_EL1.PAN
+# non-zero); what the boot must show is decided from this, not from what
+# the kernel under test says it detected.
+CPU_HAS_PAN = {
+	'max': True, 'cortex-a76': True, 'neoverse-n1': True,
+	'cortex-a53': False, 'cortex-a57': False, 'cortex-a72': False,
+}
+
+# The kernel's own lines: arch/arm64/mm/fault.c and drivers/misc/lkdtm.
+PAN_CAUGHT = 'Unable to handle kernel access to user memory outside uaccess routines'
+PXN_CAUGHT = 'Unable to handle kernel execution of user memory'
+SURVIVED_READ = 'lkdtm: FAIL: survived bad read'
+# And our init's.
+INIT_PROVOKING = 'pan-kunit init: provoking '
+INIT_SURVIVED = 'pan-kunit init: survived '
+# How much of a console a failed verdict shows.
+LOG_LINES = 25
+
+@dataclass
+class Verdict:
+	ok: bool
+	summary: str        # what happened, with the kernel's line quoted
+	log: Optional[str]  # the console, for a verdict that is not ok
+
+def has_pan(config: QemuConfig) -> bool:
+	model = config.cpu.split(',')[0]
+	if model not in CPU_HAS_PAN:
+		raise Error(f'{config.path}: no known PAN level for QEMU CPU {model!r}; '
+			    f'add it to CPU_HAS_PAN in {__file__}')
+	return CPU_HAS_PAN[model]
+
+def expected(crash: str, pan: bool) -> str:
+	"""The console line that shows the right outcome."""
+	if crash == 'EXEC_USERSPACE':
+		return PXN_CAUGHT  # user pages are PXN, with or without PAN
+	return PAN_CAUGHT if pan else SURVIVED_READ
+
+def _find(lines: List[str], text: str) -> Optional[str]:
+	for line in lines:
+		if text in line:
+			return line[line.index(text):].strip()
+	return None
+
+def judge(console: Optional[str], crash: str, pan: bool) -> Verdict:
+	lines = (console or '').splitlines()
+	want = expected(crash, pan)
+	caught = want != SURVIVED_READ
+	if not _find(lines, INIT_PROVOKING + crash):
+		return Verdict(False, f'init never provoked {crash}', console)
+	found = _find(lines, want)
+	survived = _find(lines, INIT_SURVIVED + crash)
+	other = _find(lines, 'Unable to handle kernel') if not caught else None
+	if found and caught and not survived:
+		return Verdict(True, f'caught: "{found}"', None)
+	if found and not caught and survived and not other:
+		return Verdict(True, f'survived, as without PAN: "{found}"', None)
+	if caught and survived:
+		return Verdict(False, f'survived; expected "{want}"', console)
+	return Verdict(False, f'expected "{want}", not found', console)
+
+def _initramfs(tree: str) -> str:
+	"""Builds init and packs it with the tree's usr/gen_init_cpio."""
+	work = runner.state(tree, 'lkdtm')
+	os.makedirs(work, exist_ok=True)
+	repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+	init = os.path.join(work, 'init')
+	gen = os.path.join(work, 'gen_init_cpio')
+	listing = os.path.join(work, 'initramfs.list')
+	cpio = os.path.join(work, 'initramfs.cpio')
+	steps = [
+		[runner.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
+		 '-ffreestanding', '-fno-stack-protector', '-o', init,
+		 os.path.join(repo, INIT_SOURCE)],
+		['gcc', '-O2', '-o', gen, os.path.join(tree, 'usr', 'gen_init_cpio.c')],
+	]
+	for step in steps:
+		result = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+					text=True, check=False)
+		if result.returncode != 0:
+			raise Error(f'{" ".join(step)} failed:\n{result.stdout.strip()}')
+	with open(listing, 'w') as f:
+		f.write('dir /dev 0755 0 0\n'
+			'nod /dev/console 0600 0 0 c 5 1\n'
+			f'file /init {init} 0755 0 0\n')
+	with open(cpio, 'wb') as out:
+		result = subprocess.run([gen, listing], stdout=out, stderr=subprocess.PIPE,
+					text=False, check=False)
+	if result.returncode != 0:
+		raise Error(f'{gen} {listing} failed:\n{result.stderr.decode().strip()}')
+	return cpio
+
+def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
+	timeout: int, jobs: int) -> Dict[Tuple[str, str], Verdict]:
+	pans = {c.name: has_pan(c) for c in configs}
+	kconfig = os.path.join(repo, KCONFIG)
+	built: List[Tuple[QemuConfig, str]] = []
+	verdicts: Dict[Tuple[str, str], Verdict] = {}
+	for key, group in group_by_kconfig(configs).items():
+		if runner.build(tree, kunit_dir, 'lkdtm-' + key, group, kconfig, jobs):
+			built.extend((c, runner.state(tree, 'build', 'lkdtm-' + key)) for c in group)
+		else:
+			for config in group:
+				for crash in CRASH_TYPES:
+					verdicts[config.name, crash] = Verdict(False, 'build failed', None)
+	cpio = _initramfs(tree)
+	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
+	for config, build_dir in built:
+		for crash in CRASH_TYPES:
+			exec_dir = runner.state(tree, 'exec', f'lkdtm-{config.name}-{crash}')
+			runner.link_kernel(exec_dir, build_dir, config)
+			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, kconfig, config) + [
+				'--qemu_args', f'-initrd {cpio}', '--kernel_args', f'pankunit_crash={crash}',
+				'--raw_output=all', '--timeout', str(timeout)]
+			log = runner.state(tree, 'logs', f'lkdtm-{config.name}-{crash}.log')
+			jobs_by_boot[config.name, crash] = (runner.Job(f'{config.name} {crash}', cmd, log),
+							    exec_dir)
+	if jobs_by_boot:
+		print(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
+		runner.run_jobs([job for job, _ in jobs_by_boot.values()],
+				timeout + runner.WATCHDOG_MARGIN)
+	for (name, crash), (job, exec_dir) in jobs_by_boot.items():
+		console_path = os.path.join(exec_dir, 'test.log')
+		try:
+			with open(console_path, errors='backslashreplace') as f:
+				console: Optional[str] = f.read()
+		except OSError:
+			console = None
+		verdict = judge(console, crash, pans[name])
+		assert job.outcome is not None
+		if job.outcome.timed_out:
+			verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
+		verdicts[name, crash] = verdict
+	return verdicts
+
+def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], Verdict]) -> bool:
+	for (name, crash), verdict in sorted(verdicts.items()):
+		if not verdict.ok:
+			print(f'--- {name} {crash}: {verdict.summary}; last {LOG_LINES} console lines:')
+			for line in (verdict.log or '').splitlines()[-LOG_LINES:]:
+				print('    ' + line)
+	print()
+	for config in configs:
+		pan = 'PAN' if has_pan(config) else 'no PAN'
+		print(f'{config.name} ({config.cpu}, {pan}):')
+		for crash in CRASH_TYPES:
+			verdict = verdicts[config.name, crash]
+			print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} {verdict.summary}')
+	passed = sum(v.ok for v in verdicts.values())
+	print(f'lkdtm: {passed} passed, {len(verdicts) - passed} failed')
+	return passed == len(verdicts)
