@@ -78,11 +78,10 @@ def judge(console: Optional[str], crash: str, pan: bool) -> Verdict:
 		return Verdict(False, f'survived; expected "{want}"', console)
 	return Verdict(False, f'expected "{want}", not found', console)
 
-def _initramfs(tree: str) -> str:
+def _initramfs(tree: str, repo: str) -> str:
 	"""Builds init and packs it with the tree's usr/gen_init_cpio."""
 	work = runner.state(tree, 'lkdtm')
 	os.makedirs(work, exist_ok=True)
-	repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 	init = os.path.join(work, 'init')
 	gen = os.path.join(work, 'gen_init_cpio')
 	listing = os.path.join(work, 'initramfs.list')
@@ -122,7 +121,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			for config in group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = Verdict(False, 'build failed', None)
-	cpio = _initramfs(tree)
+	cpio = _initramfs(tree, repo)
 	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
 	for config, build_dir in built:
 		for crash in CRASH_TYPES:
