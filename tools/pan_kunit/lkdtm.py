@@ -146,7 +146,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			console = None
 		verdict = judge(console, crash, pans[name])
 		assert job.outcome is not None
-		if job.outcome.timed_out:
+		if job.outcome.timed_out or job.outcome.elapsed >= timeout:
 			verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
 		verdicts[name, crash] = verdict
 	return verdicts
