@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, runner
+from pan_kunit import Error, results, runner
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 
 LKDTM_DIR = 'lkdtm'
@@ -138,12 +138,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 		runner.run_jobs([job for job, _ in jobs_by_boot.values()],
 				timeout + runner.WATCHDOG_MARGIN)
 	for (name, crash), (job, exec_dir) in jobs_by_boot.items():
-		console_path = os.path.join(exec_dir, 'test.log')
-		try:
-			with open(console_path, errors='backslashreplace') as f:
-				console: Optional[str] = f.read()
-		except OSError:
-			console = None
+		console = results.read_text(os.path.join(exec_dir, 'test.log'))
 		verdict = judge(console, crash, pans[name])
 		assert job.outcome is not None
 		if job.outcome.timed_out or job.outcome.elapsed >= timeout:
