@@ -141,7 +141,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 		console = results.read_text(os.path.join(exec_dir, 'test.log'))
 		verdict = judge(console, crash, pans[name])
 		assert job.outcome is not None
-		if job.outcome.timed_out or job.outcome.elapsed >= timeout:
+		if job.outcome.hit_timeout(timeout):
 			verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
 		verdicts[name, crash] = verdict
 	return verdicts

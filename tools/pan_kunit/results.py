@@ -116,10 +116,15 @@ class Outcome:
 	timed_out: bool  # pan-kunit's watchdog killed it
 	elapsed: float
 
+	def hit_timeout(self, timeout: int) -> bool:
+		"""The watchdog killed it, or kunit.py stopped QEMU at its own
+		--timeout, which comes first."""
+		return self.timed_out or self.elapsed >= timeout
+
 def classify(kunit: Optional[JsonObj], console: Optional[str],
 	     outcome: Outcome, timeout: int) -> str:
 	"""The status of a config that was built, from its exec."""
-	if outcome.timed_out or outcome.elapsed >= timeout:
+	if outcome.hit_timeout(timeout):
 		return TIMEOUT
 	if kunit is None or console is None or not any(
 			KTAP_HEADER.search(line) for line in console.splitlines()):
