@@ -114,11 +114,14 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	kconfig = os.path.join(repo, KCONFIG)
 	built: List[Tuple[QemuConfig, str]] = []
 	verdicts: Dict[Tuple[str, str], Verdict] = {}
-	for key, group in group_by_kconfig(configs).items():
-		if runner.build(tree, kunit_dir, 'lkdtm-' + key, group, kconfig, jobs):
-			built.extend((c, runner.state(tree, 'build', 'lkdtm-' + key)) for c in group)
+	builds = [runner.Build('lkdtm-' + key, group, kconfig)
+		  for key, group in group_by_kconfig(configs).items()]
+	ok = runner.build_all(tree, kunit_dir, builds, jobs)
+	for build in builds:
+		if ok[build.key]:
+			built.extend((c, build.build_dir(tree)) for c in build.group)
 		else:
-			for config in group:
+			for config in build.group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = Verdict(False, 'build failed', None)
 	cpio = _initramfs(tree, repo)

@@ -11,7 +11,7 @@ from pan_kunit import Error
 SOURCE_PACKAGE = 'linux-source-6.1'
 NEEDED = [SOURCE_PACKAGE, 'gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
 	  'bison', 'flex', 'libssl-dev', 'libelf-dev', 'git', 'python3',
-	  'make', 'gcc', 'libc6-dev', 'xz-utils']
+	  'make', 'gcc', 'libc6-dev', 'xz-utils', 'ccache']
 
 def _dpkg_query(field: str, package: str) -> str:
 	"""Returns the dpkg-query field of an installed or known package, else ''."""

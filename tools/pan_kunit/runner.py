@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Builds and boots the matrix with kunit_tool: one `kunit.py build` per
-# kconfig group, one after the other, then one `kunit.py exec` per config,
+# kconfig group, all at once, then one `kunit.py exec` per config,
 # all at once.  Each kunit.py runs in a session of its own, and its whole
 # process group is killed when it ends, so no QEMU outlives it.
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from typing import Dict, List, Optional
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -28,10 +30,12 @@ BUILD_LOG_LINES = 30
 class Job:
 	"""A kunit.py process, with stdin from /dev/null and its output in a log."""
 
-	def __init__(self, label: str, cmd: List[str], log: str) -> None:
+	def __init__(self, label: str, cmd: List[str], log: str,
+		     env: Optional[Dict[str, str]]=None) -> None:
 		self.label = label
 		self.cmd = cmd
 		self.log = log
+		self.env = env or {}
 		self.outcome: Optional[results.Outcome] = None
 		self._proc: 'Optional[subprocess.Popen[bytes]]' = None
 		self._start = 0.0
@@ -42,7 +46,7 @@ class Job:
 			self._proc = subprocess.Popen(
 				self.cmd, stdin=subprocess.DEVNULL, stdout=log,
 				stderr=subprocess.STDOUT, start_new_session=True,
-				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'))
+				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', **self.env))
 		self._start = time.monotonic()
 
 	def wait(self, watchdog: Optional[float]) -> None:
@@ -108,26 +112,60 @@ def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
 		'--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
 		'--kunitconfig', kunitconfig, '--qemu_config', config.path]
 
+def ccache_options(tree: str) -> Tuple[List[str], Dict[str, str]]:
+	"""kunit.py options and environment that compile through ccache, when
+	it is installed.  With base_dir at the tree, the paths ccache hashes
+	are relative, so builds of the tree and of its check worktree share
+	cache entries."""
+	if not shutil.which('ccache'):
+		return [], {}
+	return (['--make_options', f'CC=ccache {CROSS_COMPILE}gcc'],
+		{'CCACHE_BASEDIR': os.path.realpath(tree)})
+
+@dataclass
+class Build:
+	"""One kunit.py build: a kconfig group into .pan-kunit/build/KEY."""
+	key: str
+	group: List[QemuConfig]
+	kunitconfig: str
+
+	def build_dir(self, tree: str) -> str:
+		return state(tree, 'build', self.key)
+
+def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
+	      quiet: bool=False) -> Dict[str, bool]:
+	"""Runs the builds at once (incremental builds are mostly make
+	walking the tree on one CPU) and returns whether each succeeded, by key."""
+	options, env = ccache_options(tree)
+	build_jobs = []
+	for b in builds:
+		os.makedirs(b.build_dir(tree), exist_ok=True)
+		job = Job(f'build {b.key}',
+			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0]) +
+			  ['--jobs', str(jobs)] + options,
+			  state(tree, 'logs', f'build-{b.key}.log'), env)
+		if not quiet:
+			names = ', '.join(c.name for c in b.group)
+			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
+		build_jobs.append(job)
+	run_jobs(build_jobs, None)
+	built = {}
+	for b, job in zip(builds, build_jobs):
+		assert job.outcome is not None
+		built[b.key] = job.outcome.returncode == 0
+		if built[b.key]:
+			if not quiet:
+				print(f'built {b.key} in {job.outcome.elapsed:.0f} s')
+			continue
+		print(f'build of {b.build_dir(tree)} failed (kunit.py exit {job.outcome.returncode})')
+		results.print_tail('build log', job.log, BUILD_LOG_LINES)
+	return built
+
 def build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
 	  kunitconfig: str, jobs: int) -> bool:
 	"""kunit.py build of the group's kconfig plus @kunitconfig into
 	.pan-kunit/build/@key."""
-	build_dir = state(tree, 'build', key)
-	os.makedirs(build_dir, exist_ok=True)
-	job = Job(f'build {key}',
-		  kunit_cmd(kunit_dir, 'build', build_dir, kunitconfig, group[0]) +
-		  ['--jobs', str(jobs)],
-		  state(tree, 'logs', f'build-{key}.log'))
-	names = ', '.join(c.name for c in group)
-	print(f'building {build_dir} for {names} (log: {job.log}) ...')
-	run_jobs([job], None)
-	assert job.outcome is not None
-	if job.outcome.returncode == 0:
-		print(f'built in {job.outcome.elapsed:.0f} s')
-		return True
-	print(f'build of {build_dir} failed (kunit.py exit {job.outcome.returncode})')
-	results.print_tail('build log', job.log, BUILD_LOG_LINES)
-	return False
+	return build_all(tree, kunit_dir, [Build(key, group, kunitconfig)], jobs)[key]
 
 def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 	"""Makes @exec_dir a --build_dir for kunit.py exec that boots the
@@ -144,30 +182,33 @@ def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 			os.unlink(os.path.join(exec_dir, stale))
 
 def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
-	      timeout: int) -> Job:
+	      kunitconfig: str, timeout: int) -> Job:
 	"""A kunit.py exec in a directory of the config's own."""
 	exec_dir = _exec_dir(tree, config)
 	link_kernel(exec_dir, build_dir, config)
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
 	# to stdout" and the word after it as the filter_glob.
-	kunitconfig = os.path.join(tree, TREE_KUNITCONFIG)
 	cmd = kunit_cmd(kunit_dir, 'exec', exec_dir, kunitconfig, config) + [
 		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')]
 	return Job(config.name, cmd, _exec_log(tree, config))
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
-	jobs: int) -> List[results.ConfigResult]:
-	build_dirs: Dict[str, str] = {}
-	built: List[QemuConfig] = []
-	for key, group in group_by_kconfig(configs).items():
-		for config in group:
-			build_dirs[config.name] = state(tree, 'build', key)
-		if build(tree, kunit_dir, key, group, os.path.join(tree, TREE_KUNITCONFIG), jobs):
-			built.extend(group)
-	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], timeout)
+	jobs: int, kunitconfig: Optional[str]=None,
+	quiet: bool=False) -> List[results.ConfigResult]:
+	"""Builds every kconfig group, with @kunitconfig (default: the
+	tree's), then boots every config that built."""
+	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
+	builds = [Build(key, group, kunitconfig)
+		  for key, group in group_by_kconfig(configs).items()]
+	build_dirs = {c.name: b.build_dir(tree) for b in builds for c in b.group}
+	ok = build_all(tree, kunit_dir, builds, jobs, quiet)
+	built = [c for b in builds if ok[b.key] for c in b.group]
+	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], kunitconfig,
+				       timeout)
 		     for c in built}
 	if exec_jobs:
-		print(f'booting {", ".join(exec_jobs)} (timeout {timeout} s) ...')
+		if not quiet:
+			print(f'booting {", ".join(exec_jobs)} (timeout {timeout} s) ...')
 		run_jobs(list(exec_jobs.values()), timeout + WATCHDOG_MARGIN)
 	collected = []
 	for config in configs:

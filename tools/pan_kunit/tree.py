@@ -48,7 +48,7 @@ _GIT_ENV = {
 	'LC_ALL': 'C',
 }
 
-def _git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
+def git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
 	result = subprocess.run(['git', '-C', tree] + list(args),
 				env=dict(os.environ, **_GIT_ENV),
 				stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -58,15 +58,15 @@ def _git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProces
 	return result
 
 def _rev(tree: str, ref: str) -> Optional[str]:
-	result = _git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
+	result = git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
 	return result.stdout.strip() if result.returncode == 0 else None
 
 def head(tree: str) -> str:
-	return _git(tree, 'rev-parse', 'HEAD').stdout.strip()
+	return git(tree, 'rev-parse', 'HEAD').stdout.strip()
 
 def describe(tree: str, rev: str='HEAD') -> str:
 	"""Returns '<short hash> <subject>'."""
-	return _git(tree, 'show', '-s', '--format=%h %s', rev).stdout.strip()
+	return git(tree, 'show', '-s', '--format=%h %s', rev).stdout.strip()
 
 def _listing(paths: List[str]) -> str:
 	lines = ['  ' + p for p in paths[:MAX_LISTED]]
@@ -80,7 +80,7 @@ def changed_files(tree: str) -> List[str]:
 	Debian's top-level .gitignore ignores every top-level entry, so
 	untracked files only show up with --ignored; OUTPUT_DIRS are left out.
 	"""
-	fields = _git(tree, 'status', '--porcelain', '-z', '--ignored').stdout.split('\0')
+	fields = git(tree, 'status', '--porcelain', '-z', '--ignored').stdout.split('\0')
 	paths = []
 	i = 0
 	while i < len(fields):
@@ -148,14 +148,14 @@ def _extract(tree: str, tarball: str, version: str) -> None:
 		source = os.path.join(partial, top[0]) if len(top) == 1 else ''
 		if not os.path.isdir(source):
 			raise Error(f'{tarball} should hold a single top-level directory, not {sorted(top)}')
-		_git(source, 'init', '-q', '--initial-branch=' + BRANCH)
-		_git(source, 'config', 'gc.auto', '0')  # no surprise background gc on 75k files
+		git(source, 'init', '-q', '--initial-branch=' + BRANCH)
+		git(source, 'config', 'gc.auto', '0')  # no surprise background gc on 75k files
 		_exclude_outputs(source)
 		# -f: Debian's .gitignore ignores every top-level entry.
-		_git(source, 'add', '-A', '-f')
-		_git(source, 'commit', '-q', '-m', BASE_SUBJECT + version,
+		git(source, 'add', '-A', '-f')
+		git(source, 'commit', '-q', '-m', BASE_SUBJECT + version,
 		     '-m', f'Tarball: {tarball}\nTarball-Sha256: {_sha256_file(tarball)}')
-		_git(source, 'update-ref', BASE_REF, 'HEAD')
+		git(source, 'update-ref', BASE_REF, 'HEAD')
 		os.rename(source, tree)
 	finally:
 		shutil.rmtree(partial, ignore_errors=True)
@@ -168,7 +168,7 @@ def _check_ours(tree: str) -> None:
 			    'tree with --tree DIR or PAN_KUNIT_TREE')
 
 def _warn_if_other_version(tree: str, version: str) -> None:
-	subject = _git(tree, 'show', '-s', '--format=%s', BASE_REF).stdout.strip()
+	subject = git(tree, 'show', '-s', '--format=%s', BASE_REF).stdout.strip()
 	tree_version = subject[len(BASE_SUBJECT):] if subject.startswith(BASE_SUBJECT) else subject
 	if tree_version != version:
 		print(f'pan-kunit: warning: {tree} holds {SOURCE_PACKAGE} {tree_version}, but '
@@ -176,11 +176,11 @@ def _warn_if_other_version(tree: str, version: str) -> None:
 		      file=sys.stderr)
 
 def _trailers(tree: str, rev: str) -> Dict[str, str]:
-	text = _git(tree, 'show', '-s', '--format=%(trailers:only,unfold)', rev).stdout
+	text = git(tree, 'show', '-s', '--format=%(trailers:only,unfold)', rev).stdout
 	return dict(line.split(': ', 1) for line in text.splitlines() if ': ' in line)
 
 def _is_ancestor(tree: str, ancestor: str, rev: str) -> bool:
-	result = _git(tree, 'merge-base', '--is-ancestor', ancestor, rev, check=False)
+	result = git(tree, 'merge-base', '--is-ancestor', ancestor, rev, check=False)
 	if result.returncode not in (0, 1):
 		raise Error(f'git merge-base --is-ancestor failed in {tree}:\n{result.stderr.strip()}')
 	return result.returncode == 0
@@ -197,7 +197,7 @@ def _check_updatable(tree: str) -> None:
 			    'pan-kunit does not overwrite them. Save what you want to keep, '
 			    f'then discard them:\n  git -C {tree} reset --hard && '
 			    f'git -C {tree} clean -fdx -e /.pan-kunit/ -e /.kunit/')
-	log = _git(tree, 'log', '--format=%cn <%ce>%x00%h %s', BASE_REF + '..HEAD').stdout
+	log = git(tree, 'log', '--format=%cn <%ce>%x00%h %s', BASE_REF + '..HEAD').stdout
 	foreign = [line.split('\0', 1)[1] for line in log.splitlines()
 		   if line.split('\0', 1)[0] != f'{NAME} <{EMAIL}>']
 	if foreign:
@@ -209,10 +209,10 @@ def _check_updatable(tree: str) -> None:
 
 def _apply_patches(tree: str, patches: List[str]) -> None:
 	for patch in patches:
-		result = _git(tree, 'am', patch, check=False)
+		result = git(tree, 'am', patch, check=False)
 		if result.returncode == 0:
 			continue
-		_git(tree, 'am', '--abort')
+		git(tree, 'am', '--abort')
 		output = (result.stdout + result.stderr).splitlines()
 		errors = [l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:]
 		raise Error(f'{patch} does not apply:\n' + '\n'.join('  ' + e for e in errors) +
@@ -227,14 +227,14 @@ def _install_suites(tree: str, sources: Sources) -> None:
 	Only files whose contents change are written, so that make does not
 	rebuild the others.
 	"""
-	previous = _git(tree, 'diff', '--cached', '--no-renames', '--name-only', '-z').stdout
+	previous = git(tree, 'diff', '--cached', '--no-renames', '--name-only', '-z').stdout
 	previous_paths = [p for p in previous.split('\0') if p]
 	removed = 0
 	for path in previous_paths:
 		if path in sources.suites:
 			continue
-		if _git(tree, 'cat-file', '-e', 'HEAD:' + path, check=False).returncode == 0:
-			_git(tree, 'checkout', 'HEAD', '--', path)
+		if git(tree, 'cat-file', '-e', 'HEAD:' + path, check=False).returncode == 0:
+			git(tree, 'checkout', 'HEAD', '--', path)
 		else:
 			os.unlink(os.path.join(tree, path))
 			try:
@@ -254,12 +254,12 @@ def _install_suites(tree: str, sources: Sources) -> None:
 		with open(full, 'wb') as f:
 			f.write(data)
 		written += 1
-	_git(tree, '--literal-pathspecs', 'add', '-A', '-f', '--',
+	git(tree, '--literal-pathspecs', 'add', '-A', '-f', '--',
 	     *sorted(set(previous_paths) | set(sources.suites)))
-	_git(tree, 'commit', '-q', '--allow-empty', '-m', SUITES_SUBJECT,
+	git(tree, 'commit', '-q', '--allow-empty', '-m', SUITES_SUBJECT,
 	     '-m', f'{PATCHES_TRAILER}: {sources.patches_digest()}\n'
 		   f'{SUITES_TRAILER}: {sources.suites_digest()}')
-	_git(tree, 'update-ref', PREPARED_REF, 'HEAD')
+	git(tree, 'update-ref', PREPARED_REF, 'HEAD')
 	print(f'installed the KUnit suites: {written} files written, {removed} removed')
 
 def setup(tree: str, sources: Sources, tarball: str, version: str) -> None:
@@ -281,11 +281,11 @@ def setup(tree: str, sources: Sources, tarball: str, version: str) -> None:
 		_check_updatable(tree)
 		if prepared and patches_current and prepared == _rev(tree, 'HEAD'):
 			print('updating the suites; the patches are unchanged')
-			_git(tree, 'reset', '-q', '--soft', 'HEAD^')
+			git(tree, 'reset', '-q', '--soft', 'HEAD^')
 		else:
 			if not extracted:
 				print('updating the patches: applying them again onto the Debian base')
-				_git(tree, 'reset', '-q', '--hard', BASE_REF)
+				git(tree, 'reset', '-q', '--hard', BASE_REF)
 			_apply_patches(tree, sources.patches)
 			print(f'applied the {len(sources.patches)} patches of {SERIES}')
 		_install_suites(tree, sources)

@@ -14,7 +14,9 @@
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
 #   builderror  build: fails
-# Any other mode builds and passes.
+# Any other mode builds and passes.  A file fake_mode at the top of the
+# tree, holding a mode, overrides the config's.  build copies the
+# --kunitconfig it was given to BUILD_DIR/.kunitconfig.
 #
 # Environment:
 #   FAKE_KUNIT_DATA          tools/test_data, where the fixtures are
@@ -38,6 +40,10 @@ OUTPUTS = {
 	'crash': ('panic.log', 'panic.json', 1),
 }
 
+# The tree this kunit.py is in: TREE/tools/testing/kunit/kunit.py.
+TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+	os.path.abspath(__file__)))))
+
 def trace(*fields: object) -> None:
 	with open(os.environ['FAKE_KUNIT_TRACE'], 'a') as f:
 		f.write(' '.join(str(field) for field in fields) + '\n')
@@ -50,6 +56,8 @@ def check_absolute(*paths: str) -> None:
 def build(args: argparse.Namespace, mode: str) -> int:
 	check_absolute(args.build_dir, args.kunitconfig, args.qemu_config)
 	trace('build', mode_config(args), args.build_dir)
+	os.makedirs(args.build_dir, exist_ok=True)
+	shutil.copyfile(args.kunitconfig, os.path.join(args.build_dir, '.kunitconfig'))
 	if mode == 'builderror':
 		print('arch/arm64/kernel/cpufeature_fake_test.c:12:1: error: expected \';\' before \'}\' token')
 		print('make[3]: *** [scripts/Makefile.build:250: arch/arm64/kernel/cpufeature_fake_test.o] Error 1')
@@ -95,6 +103,7 @@ def main() -> int:
 	parser.add_argument('--qemu_config', required=True)
 	parser.add_argument('--jobs', type=int)
 	parser.add_argument('--timeout', type=int)
+	parser.add_argument('--make_options', action='append')
 	# As the real kunit.py: a bare --json means stdout, and a word after
 	# it is the filter_glob, so a file must be given as --json=FILE.
 	parser.add_argument('--json', nargs='?', const='stdout')
@@ -106,6 +115,11 @@ def main() -> int:
 		      f'--json {args.json!r}', file=sys.stderr)
 		return 2
 	mode = mode_config(args).split('_')[0]
+	try:  # the tree's own choice, for checks that change the tree
+		with open(os.path.join(TREE, 'fake_mode')) as f:
+			mode = f.read().strip() or mode
+	except FileNotFoundError:
+		pass
 	if args.subcommand == 'build':
 		return build(args, mode)
 	return execute(args, mode)
