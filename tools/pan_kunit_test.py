@@ -22,7 +22,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, cli, configs, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import Error, check, cli, configs, lkdtm, packages, results, runner, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -646,6 +646,248 @@ class RunTest(TempDirTestCase):
 			time.sleep(0.1)
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
 		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+
+class CheckTestCase(TempDirTestCase):
+	"""tools/pan-kunit bisect and mutants, end to end, with the fake
+	kunit_tool, on the configs pass_pan and skip_nopan."""
+
+	def setUp(self) -> None:
+		super().setUp()
+		self.trace = os.path.join(self.tmp, 'trace')
+		write(self.trace, '')
+		patchers: List[Any] = [
+			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL': self.tarball,
+						     'FAKE_KUNIT_DATA': TEST_DATA,
+						     'FAKE_KUNIT_TRACE': self.trace}),
+			mock.patch.object(packages, 'ensure'),
+			mock.patch.object(packages, 'version', return_value=VERSION)]
+		for patcher in patchers:
+			patcher.start()
+			self.addCleanup(patcher.stop)
+
+	def run_cli(self, *argv: str) -> Tuple[int, str]:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree] + list(argv) +
+					  ['--config', 'pass_pan', '--config', 'skip_nopan'],
+					  repo=self.repo)
+		return status, out.getvalue()
+
+	def worktree(self) -> str:
+		return os.path.join(self.tree, '.pan-kunit', 'check', 'linux')
+
+	def user_state(self) -> Tuple[str, str, str, str]:
+		"""HEAD, branch, status (with untracked files), an edited file."""
+		return (self.git('rev-parse', 'HEAD'), self.git('symbolic-ref', 'HEAD'),
+			self.git('status', '--porcelain') + str(tree.changed_files(self.tree)),
+			read(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')))
+
+class BisectTest(CheckTestCase):
+
+	def test_patches_dir_starts_from_base_plus_suites(self) -> None:
+		report = os.path.join(self.tmp, 'bisect.json')
+		status, output = self.run_cli('bisect', '--json', report)
+		self.assertEqual(status, 0, output)
+		self.assertIn('step 0/2 start: ok', output)
+		self.assertIn("not in this step's Kconfig, left out: "
+			      'ARM64_CPUFEATURE_FAKE_KUNIT_TEST', output)
+		self.assertIn('bisect: all 2 patches good', output)
+		data = json.loads(read(report))
+		self.assertIsNone(data['first_bad'])
+		self.assertEqual([s['step'] for s in data['steps']], [0, 1, 2])
+		self.assertEqual(data['steps'][0]['kunitconfig_left_out'],
+				 ['ARM64_CPUFEATURE_FAKE_KUNIT_TEST'])
+		self.assertEqual(data['steps'][2]['kunitconfig_left_out'], [])
+		self.assertEqual(data['steps'][2]['configs'][0]['kunit']['name'], 'KUnit Test Group')
+		wt = self.worktree()
+		log = subprocess.run(['git', '-C', wt, 'log', '--format=%s', '-3'], check=True,
+				     text=True, stdout=subprocess.PIPE).stdout.splitlines()
+		self.assertEqual(log[2], check.SUITES_FIRST_SUBJECT)
+		# One build directory per kconfig, reused by every step.
+		builds = {b[2] for b in self.traced('build')}
+		self.assertEqual(len(builds), 1)
+		self.assertTrue(builds.pop().startswith(os.path.join(wt, '.pan-kunit', 'build')))
+
+	def traced(self, kind: str) -> List[List[str]]:
+		return [line.split() for line in read(self.trace).splitlines()
+			if line.startswith(kind + ' ')]
+
+	def test_demo_series_names_patch_2_and_leaves_the_user_tree_alone(self) -> None:
+		self.setup_tree()
+		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
+		write(cpufeature, read(cpufeature) + '/* my uncommitted edit */\n')
+		before = self.user_state()
+		status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 1, output)
+		self.assertIn('step 2/3 0002-arm64-cpufeature-match-with-greater-than.patch: '
+			      'REGRESSED: 1', output)
+		self.assertIn('bisect: first bad patch: 2 0002-arm64-cpufeature-match-with-'
+			      'greater-than.patch: arm64: cpufeature: match with greater-than', output)
+		self.assertIn('    pass_pan: arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu '
+			      'FAIL', output)
+		self.assertIn(f'reproduce that step: tools/pan-kunit --tree {self.tree} bisect '
+			      f'{test_data_path("series_demo")} --config=pass_pan '
+			      '--config=skip_nopan --step=2', output)
+		# Step 3 still fails, but what failed at step 2 is no regression.
+		self.assertRegex(output, r'\n3 +0003-\S+ +- +2/2/0 +ok \(fail\)\n')
+		self.assertEqual(self.user_state(), before)
+		self.assertIn('/* my uncommitted edit */', read(cpufeature))
+		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
+
+	def test_one_step_again(self) -> None:
+		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
+		self.assertEqual(status, 1, output)
+		self.assertNotIn('step 1/3', output)
+		self.assertIn('step 2/3 0002-arm64-cpufeature-match-with-greater-than.patch: ok (fail)',
+			      output)
+		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '4')
+		self.assertEqual(status, 2, output)
+		self.assertIn('--step 4: the series has steps 0 to 3', output)
+
+	def test_mbox_and_git_range(self) -> None:
+		mbox = os.path.join(self.tmp, 'series.mbox')
+		with open(mbox, 'w') as f:
+			for name in sorted(os.listdir(test_data_path('series_demo'))):
+				if name.endswith('.patch'):
+					f.write(read(test_data_path('series_demo', name)))
+		status, output = self.run_cli('bisect', mbox)
+		self.assertEqual(status, 1, output)
+		self.assertIn('bisect: first bad patch: 2 mbox #2: arm64: cpufeature: match with '
+			      'greater-than', output)
+		self.git('checkout', '-q', '-b', 'my-series')
+		for name in ('0001-arm64-cpufeature-name-the-PAN-field.patch',
+			     '0002-arm64-cpufeature-match-with-greater-than.patch'):
+			self.git('am', '-q', test_data_path('series_demo', name))
+		self.git('checkout', '-q', 'pan-kunit')
+		status, output = self.run_cli('bisect', 'refs/pan-kunit/prepared..my-series')
+		self.assertEqual(status, 1, output)
+		self.assertRegex(output, r'bisect: first bad patch: 2 0002-[0-9a-f]{12}.patch: '
+				 'arm64: cpufeature: match with greater-than')
+		status, output = self.run_cli('bisect', 'no-such-branch..HEAD')
+		self.assertEqual(status, 2, output)
+		self.assertIn("SERIES 'no-such-branch..HEAD' is neither a directory", output)
+
+	def test_patch_that_does_not_apply_stops_and_is_named(self) -> None:
+		series = os.path.join(self.tmp, 'series')
+		os.mkdir(series)
+		shutil.copy(test_data_path('series_demo', '0001-arm64-cpufeature-name-the-PAN-field.patch'),
+			    series)
+		shutil.copy(test_data_path('patches', STALE_PATCH), series)
+		status, output = self.run_cli('bisect', series)
+		self.assertEqual(status, 2, output)
+		self.assertIn(f'patch 2, {os.path.join(series, STALE_PATCH)}, does not apply on '
+			      'step 1:', output)
+		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c', output)
+		self.assertIn('step 1/2 0001-arm64-cpufeature-name-the-PAN-field.patch: ok', output)
+
+	def test_build_failure_is_a_bad_step(self) -> None:
+		series = os.path.join(self.tmp, 'series')
+		os.mkdir(series)
+		text = read(test_data_path('series_demo',
+					   '0002-arm64-cpufeature-match-with-greater-than.patch'))
+		write(os.path.join(series, '0001-break-the-build.patch'),
+		      text.replace('+fail', '+builderror'))
+		status, output = self.run_cli('bisect', series)
+		self.assertEqual(status, 1, output)
+		self.assertIn('BUILD FAILED: pass_pan, skip_nopan', output)
+		self.assertIn("error: expected ';' before '}' token", output)
+
+class MutantsTest(CheckTestCase):
+
+	def setUp(self) -> None:
+		super().setUp()
+		shutil.copytree(test_data_path('mutants'), os.path.join(self.repo, 'mutants'))
+
+	def test_verdicts(self) -> None:
+		report = os.path.join(self.tmp, 'mutants.json')
+		status, output = self.run_cli('mutants', '--json', report)
+		self.assertEqual(status, 1, output)
+		self.assertIn('baseline (the prepared tree): ok', output)
+		verdicts = {m['name']: m for m in json.loads(read(report))['mutants']}
+		self.assertEqual({name: m['verdict'] for name, m in verdicts.items()}, {
+			'crash': 'killed', 'killed': 'killed', 'pending': 'pending',
+			'stale': 'does not apply', 'survived': 'survived'})
+		self.assertEqual(verdicts['killed']['failed_cases'], {
+			'pass_pan': ['arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu'],
+			'skip_nopan': ['arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu']})
+		self.assertEqual(verdicts['crash']['detail'], 'pass_pan: crash; skip_nopan: crash')
+		self.assertEqual(verdicts['pending']['detail'], 'not landed yet: arm64_pan')
+		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c:1',
+			      verdicts['stale']['detail'])
+		self.assertRegex(output, r'\nsurvived +arm64_cpufeature_match +survived +no case of '
+				 r'arm64_cpufeature_match failed\n')
+		self.assertIn('mutants: 2 killed, 1 survived, 1 pending, 1 does not apply', output)
+		# Each mutant was applied alone, and the worktree is clean again.
+		wt = self.worktree()
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],
+						check=True, text=True, stdout=subprocess.PIPE).stdout, '')
+		self.assertFalse(os.path.exists(os.path.join(wt, 'fake_mode')))
+
+	def test_all_killed_or_pending_passes(self) -> None:
+		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending')
+		self.assertEqual(status, 0, output)
+		status, output = self.run_cli('mutants', '--only', 'nonesuch')
+		self.assertEqual(status, 2, output)
+		self.assertIn('unknown --only nonesuch; the mutants in', output)
+
+	def test_red_baseline_is_an_error(self) -> None:
+		# Installed with the suites, at the top of the tree.
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'fail\n')
+		status, output = self.run_cli('mutants', '--only', 'killed')
+		self.assertEqual(status, 2, output)
+		self.assertIn('the baseline does not pass (pass_pan: fail, skip_nopan: fail)', output)
+
+	def test_header_is_required(self) -> None:
+		write(os.path.join(self.repo, 'mutants', 'bare.patch'), 'diff --git a/x b/x\n')
+		status, output = self.run_cli('mutants')
+		self.assertEqual(status, 2, output)
+		self.assertIn('bare.patch: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]"',
+			      output)
+
+class ExportTest(CheckTestCase):
+
+	def test_suites_then_patches_then_kunitconfig(self) -> None:
+		out = os.path.join(self.tmp, 'out')
+		status, output = self.run_cli('export', out)
+		self.assertEqual(status, 0, output)
+		names = sorted(os.listdir(out))
+		self.assertEqual(names, [
+			'0000-cover-letter.patch',
+			'0001-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0002-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
+			'0003-arm64-kernel-build-the-cpufeature-KUnit-suite.patch',
+			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		cover = read(os.path.join(out, names[0]))
+		self.assertIn('Subject: [PATCH 0/4] Subject line here', cover)
+		self.assertIn('Body of the fake cover letter.', cover)
+		suite = read(os.path.join(out, names[1]))
+		self.assertIn('From: Ada Lovelace <ada@example.org>', suite)
+		self.assertIn('A stand-in KUnit suite (pan_kunit_test.py fixture): installed into the\n'
+			      'fake tree as arch/arm64/kernel/cpufeature_fake_test.c. The suite is\n'
+			      'arm64_cpufeature_fake, in cpufeature_fake_test.c,', suite)
+		self.assertIn('Signed-off-by: Ada Lovelace <ada@example.org>', suite)
+		self.assertIn('create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h', suite)
+		self.assertIn('+CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST=y',
+			      read(os.path.join(out, names[4])))
+		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+		# Every prefix, from the bare base, was built and booted.
+		self.assertIn('step 4/4 0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
+			      'ok', output)
+		self.assertIn('step 0/4 start: ok', output)
+
+	def test_checkpatch_problem_and_non_empty_dir(self) -> None:
+		suite = os.path.join(self.repo, 'kunit/arch/arm64/kernel/cpufeature_fake_test.h')
+		write(suite, read(suite) + '/* FAKE-CHECKPATCH-ERROR */\n')
+		out = os.path.join(self.tmp, 'out')
+		status, output = self.run_cli('export', out, '--no-build')
+		self.assertEqual(status, 1, output)
+		self.assertIn('checkpatch --strict: FAILED', output)
+		self.assertIn('ERROR:FAKE: the fixture\'s error', output)
+		self.assertIn('export: 1 patches are not checkpatch clean', output)
+		self.assertNotIn('step 0/', output)
+		status, output = self.run_cli('export', out, '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn(f'{out} exists and is not an empty directory', output)
 
 class SelftestTest(unittest.TestCase):
 

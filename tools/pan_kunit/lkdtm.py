@@ -102,10 +102,10 @@ def _initramfs(tree: str, repo: str) -> str:
 			'nod /dev/console 0600 0 0 c 5 1\n'
 			f'file /init {init} 0755 0 0\n')
 	with open(cpio, 'wb') as out:
-		result = subprocess.run([gen, listing], stdout=out, stderr=subprocess.PIPE,
-					text=False, check=False)
-	if result.returncode != 0:
-		raise Error(f'{gen} {listing} failed:\n{result.stderr.decode().strip()}')
+		packed = subprocess.run([gen, listing], stdout=out, stderr=subprocess.PIPE,
+					check=False)
+	if packed.returncode != 0:
+		raise Error(f'{gen} {listing} failed:\n{packed.stderr.decode().strip()}')
 	return cpio
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,

@@ -99,6 +99,23 @@ def _count_leaves(group: JsonObj, counts: Counts) -> None:
 	for sub_group in group.get('sub_groups', []):
 		_count_leaves(sub_group, counts)
 
+def _leaves(group: JsonObj, prefix: str, found: Dict[str, str]) -> None:
+	for case in group.get('test_cases', []):
+		found[prefix + (case.get('name') or UNNAMED)] = case.get('status', '')
+	for sub_group in group.get('sub_groups', []):
+		_leaves(sub_group, prefix + sub_group.get('name', '') + '.', found)
+
+def leaf_statuses(kunit: Optional[JsonObj]) -> Dict[str, str]:
+	"""Every leaf test case, SUITE.CASE or SUITE.CASE.PARAM, with its
+	kunit_tool status (PASS, FAIL, SKIP, ERROR)."""
+	found: Dict[str, str] = {}
+	if kunit:
+		for suite in kunit.get('sub_groups', []):
+			_leaves(suite, suite.get('name', '') + '.', found)
+		for case in kunit.get('test_cases', []):
+			found[case.get('name') or UNNAMED] = case.get('status', '')
+	return found
+
 def suite_counts(kunit: JsonObj) -> Dict[str, Counts]:
 	"""Counts per suite: the sub_groups of kunit_tool's top group.  A
 	parameterised case is a sub_group of its suite, its parameters leaves."""

@@ -1,0 +1,489 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Checks that need a kernel tree of their own: `bisect` (a series, one
+# patch at a time) and `mutants` (each known regression, one at a time).
+#
+# They work in a git worktree of the prepared tree that belongs to
+# pan-kunit, <tree>/.pan-kunit/check/linux, on a detached HEAD: the user's
+# tree, branch, index and uncommitted edits are never touched.  The
+# worktree keeps its build directories (<worktree>/.pan-kunit/build/KEY)
+# from step to step and from run to run, and git rewrites only the files
+# a step changes, so a step costs an incremental build.
+
+import contextlib
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Optional, Set
+
+from pan_kunit import Error, results, runner, tree
+from pan_kunit.configs import QemuConfig
+from pan_kunit.sources import Sources, TREE_KUNITCONFIG
+
+KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
+# What kunit.py's --kunitconfig gets at each step: the step's own
+# .kunitconfig, less the symbols its Kconfig does not define yet.
+STEP_KUNITCONFIG = 'kunitconfig'
+SUITES_FIRST_SUBJECT = 'pan-kunit: the KUnit suites, before the patches'
+# Leaf statuses that count as a failure of the case.
+FAILED = ('FAIL', 'ERROR')
+# Config statuses that say nothing about single cases.
+BROKEN = (results.BUILD_ERROR, results.CRASH, results.TIMEOUT)
+# How many failing cases a report line names.
+MAX_CASES = 5
+
+def worktree_path(tree_dir: str) -> str:
+	return runner.state(tree_dir, 'check', 'linux')
+
+@contextlib.contextmanager
+def locked(tree_dir: str) -> Iterator[None]:
+	"""Holds the check worktree for one command: two checks at once would
+	reset it under each other."""
+	path = runner.state(tree_dir, 'check', 'lock')
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	with open(path, 'a+') as f:
+		try:
+			fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+		except BlockingIOError:
+			f.seek(0)
+			raise Error(f'another pan-kunit (pid {f.read().strip() or "?"}) is using '
+				    f'{worktree_path(tree_dir)}; wait for it to finish')
+		f.truncate(0)
+		f.write(str(os.getpid()))
+		f.flush()
+		try:
+			yield
+		finally:
+			fcntl.flock(f, fcntl.LOCK_UN)
+
+def _git_dir(worktree: str) -> str:
+	return tree.git(worktree, 'rev-parse', '--absolute-git-dir').stdout.strip()
+
+def reset(worktree: str, rev: str) -> None:
+	"""Puts pan-kunit's own worktree at @rev, discarding what a previous
+	check left in it; its build outputs stay."""
+	if os.path.exists(os.path.join(_git_dir(worktree), 'rebase-apply')):
+		tree.git(worktree, 'am', '--abort')
+	tree.git(worktree, 'checkout', '-q', '--detach', '-f', rev)
+	tree.git(worktree, 'clean', '-q', '-fdx', '-e', '/.pan-kunit/', '-e', '/.kunit/')
+
+def worktree(tree_dir: str, rev: str) -> str:
+	"""Creates the worktree on first use, then puts it at @rev."""
+	path = worktree_path(tree_dir)
+	if not os.path.exists(os.path.join(path, '.git')):
+		tree.git(tree_dir, 'worktree', 'prune')
+		print(f'creating the check worktree {path} ...')
+		os.makedirs(os.path.dirname(path), exist_ok=True)
+		tree.git(tree_dir, 'worktree', 'add', '-q', '--detach', path, rev)
+	reset(path, rev)
+	return path
+
+@dataclass
+class Patch:
+	path: str     # a file `git am` takes
+	name: str     # how the report names it
+	subject: str
+
+def subject(path: str) -> str:
+	"""The Subject: of a patch mail, unfolded, without its [PATCH n/m]."""
+	lines: List[str] = []
+	try:
+		with open(path, errors='backslashreplace') as f:
+			for line in f:
+				line = line.rstrip('\n')
+				if lines and line[:1] in (' ', '\t'):
+					lines.append(line.strip())
+				elif lines or not line:
+					break
+				elif line.lower().startswith('subject:'):
+					lines.append(line[len('subject:'):].strip())
+	except OSError as e:
+		raise Error(f'cannot read {path}: {e.strerror}')
+	return re.sub(r'^\[[^]]*\]\s*', '', ' '.join(lines))
+
+def _from_directory(directory: str) -> List[str]:
+	series = os.path.join(directory, 'series')
+	if os.path.isfile(series):
+		with open(series) as f:
+			names = [line.split('#', 1)[0].strip() for line in f]
+		paths = [os.path.join(directory, n) for n in names if n]
+		missing = [p for p in paths if not os.path.isfile(p)]
+		if missing:
+			raise Error(f'{series} names patches that do not exist: {", ".join(missing)}')
+		return paths
+	return [os.path.join(directory, n) for n in sorted(os.listdir(directory))
+		if n.endswith(('.patch', '.diff', '.eml', '.mbox'))]
+
+def _from_mbox(mbox: str, work: str) -> List[str]:
+	out = os.path.join(work, 'mbox')
+	shutil.rmtree(out, ignore_errors=True)
+	os.makedirs(out)
+	result = subprocess.run(['git', 'mailsplit', '-o' + out, mbox], stdout=subprocess.PIPE,
+				stderr=subprocess.PIPE, text=True, check=False)
+	if result.returncode != 0:
+		raise Error(f'git mailsplit {mbox} failed:\n{result.stderr.strip()}')
+	return [os.path.join(out, n) for n in sorted(os.listdir(out))]
+
+def _from_range(tree_dir: str, rev_range: str, work: str) -> List[str]:
+	listed = tree.git(tree_dir, 'rev-list', '--reverse', '--no-merges', rev_range, check=False)
+	if listed.returncode != 0:
+		return []
+	out = os.path.join(work, 'range')
+	shutil.rmtree(out, ignore_errors=True)
+	os.makedirs(out)
+	paths = []
+	for number, commit in enumerate(listed.stdout.split(), 1):
+		path = os.path.join(out, f'{number:04d}-{commit[:12]}.patch')
+		with open(path, 'w') as f:
+			f.write(tree.git(tree_dir, 'format-patch', '-1', '--stdout', commit).stdout)
+		paths.append(path)
+	return paths
+
+def load_series(spec: str, tree_dir: str, work: str) -> List[Patch]:
+	"""SERIES: a directory of patches (in its `series` file's order, else
+	by name), an mbox, or a git range of the tree."""
+	if os.path.isdir(spec):
+		paths, kind = _from_directory(spec), 'directory'
+	elif os.path.isfile(spec):
+		paths, kind = _from_mbox(spec, work), 'mbox'
+	else:
+		paths, kind = _from_range(tree_dir, spec, work), 'git range'
+		if not paths and tree.git(tree_dir, 'rev-parse', '-q', '--verify', spec.split('..')[0] or
+					  'HEAD', check=False).returncode != 0:
+			raise Error(f'SERIES {spec!r} is neither a directory, a file nor a git range '
+				    f'of {tree_dir}')
+	if not paths:
+		raise Error(f'no patches in the {kind} {spec}')
+	return [Patch(path=p, name=os.path.basename(p) if kind != 'mbox' else f'{kind} #{i}',
+		      subject=subject(p)) for i, p in enumerate(paths, 1)]
+
+_SYMBOL = re.compile(r'^(?:# )?CONFIG_([A-Za-z0-9_]+)(?:=| is not set)')
+
+def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]:
+	"""Writes the kunitconfig of this step and returns the symbols it left
+	out: those of the step's .kunitconfig (else @fallback) that no Kconfig
+	of the step defines."""
+	try:
+		with open(os.path.join(worktree, TREE_KUNITCONFIG)) as f:
+			lines = f.read().splitlines()
+	except FileNotFoundError:
+		if fallback is None:
+			raise Error(f'no {TREE_KUNITCONFIG} in {worktree}')
+		lines = fallback.decode().splitlines()
+	except OSError as e:
+		raise Error(f'cannot read {TREE_KUNITCONFIG} in {worktree}: {e.strerror}')
+	wanted = {m.group(1) for m in map(_SYMBOL.match, lines) if m}
+	defined: Set[str] = set()
+	if wanted:
+		pattern = (r'^[[:space:]]*(menu)?config[[:space:]]+(' + '|'.join(sorted(wanted)) +
+			   r')[[:space:]]*$')
+		found = tree.git(worktree, 'grep', '-h', '-E', pattern, '--', '*Kconfig*', check=False)
+		defined = {line.split()[1] for line in found.stdout.splitlines()}
+	def _kept(line: str) -> bool:
+		match = _SYMBOL.match(line)
+		return match is None or match.group(1) in defined
+	kept = [line for line in lines if _kept(line)]
+	path = runner.state(worktree, STEP_KUNITCONFIG)
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	with open(path, 'w') as f:
+		f.write(''.join(line + '\n' for line in kept))
+	return sorted(wanted - defined)
+
+def regressions(before: List[results.ConfigResult],
+		after: List[results.ConfigResult]) -> List[str]:
+	"""What passed in @before and does not in @after, config by config."""
+	found = []
+	for old, new in zip(before, after):
+		old_leaves = results.leaf_statuses(old.kunit)
+		passed = sorted(c for c, s in old_leaves.items() if s == 'PASS')
+		if new.status in BROKEN and old.status not in BROKEN:
+			found.append(f'{new.name}: {new.status}')
+			continue
+		new_leaves = results.leaf_statuses(new.kunit)
+		found.extend(f'{new.name}: {case} {new_leaves[case]}' for case in passed
+			     if new_leaves.get(case) in FAILED)
+	return found
+
+def failed_cases(result: results.ConfigResult) -> List[str]:
+	return sorted(c for c, s in results.leaf_statuses(result.kunit).items() if s in FAILED)
+
+def _abbreviate(items: List[str]) -> str:
+	more = f', and {len(items) - MAX_CASES} more' if len(items) > MAX_CASES else ''
+	return ', '.join(items[:MAX_CASES]) + more
+
+def _suite_cells(result_list: List[results.ConfigResult], suites: List[str]) -> List[str]:
+	cells = []
+	for suite in suites:
+		counts = results.Counts()
+		seen = False
+		for result in result_list:
+			if suite in result.suites():
+				counts.merge(result.suites()[suite])
+				seen = True
+		cells.append(counts.cell() if seen else '-')
+	return cells
+
+def format_table(header: List[str], rows: List[List[str]]) -> List[str]:
+	widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
+	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+		for row in [header] + rows]
+
+# ---------------------------------------------------------------- bisect
+
+@dataclass
+class Step:
+	number: int
+	patch: Optional[Patch]   # None for the starting point
+	commit: str = ''
+	left_out: List[str] = field(default_factory=list)
+	configs: List[results.ConfigResult] = field(default_factory=list)
+	regressions: List[str] = field(default_factory=list)
+	elapsed: float = 0.0
+
+	def build_failed(self) -> List[str]:
+		return [r.name for r in self.configs if r.status == results.BUILD_ERROR]
+
+	def failed(self) -> bool:
+		"""A config failed, crashed or hung, whatever the step before did."""
+		return any(r.status in BROKEN + (results.FAIL,) for r in self.configs)
+
+	def bad(self) -> bool:
+		return bool(self.build_failed() or self.regressions)
+
+	def verdict(self) -> str:
+		if self.build_failed():
+			return 'BUILD FAILED: ' + ', '.join(self.build_failed())
+		if self.regressions:
+			return f'REGRESSED: {len(self.regressions)}'
+		statuses = sorted({r.status for r in self.configs} - {results.PASS})
+		return 'ok' + (f' ({", ".join(statuses)})' if statuses else '')
+
+	def to_json(self) -> results.JsonObj:
+		return {'step': self.number,
+			'patch': self.patch.path if self.patch else None,
+			'subject': self.patch.subject if self.patch else None,
+			'commit': self.commit, 'bad': self.bad(), 'verdict': self.verdict(),
+			'kunitconfig_left_out': self.left_out,
+			'regressions': self.regressions, 'elapsed': round(self.elapsed, 1),
+			'configs': [r.to_json() for r in self.configs]}
+
+@dataclass
+class Bisect:
+	tree: str
+	kunit_dir: str
+	matrix: List[QemuConfig]
+	timeout: int
+	jobs: int
+	# The kunitconfig of a step that has no .kunitconfig of its own.
+	kunitconfig: Optional[bytes] = None
+
+	def run_step(self, worktree: str, step: Step) -> None:
+		start = time.monotonic()
+		step.commit = tree.head(worktree)
+		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
+		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
+					  self.matrix, self.timeout, self.jobs,
+					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True)
+		step.elapsed = time.monotonic() - start
+
+def start_with_suites(worktree: str, base: str, sources: Sources) -> None:
+	"""The start of a check of patches/: the Debian base plus the suites'
+	files, which no Makefile builds until a patch hooks them in."""
+	reset(worktree, base)
+	for path, data in sorted(sources.suites.items()):
+		full = os.path.join(worktree, path)
+		os.makedirs(os.path.dirname(full), exist_ok=True)
+		with open(full, 'wb') as f:
+			f.write(data)
+	tree.git(worktree, '--literal-pathspecs', 'add', '-f', '--', *sorted(sources.suites))
+	tree.git(worktree, 'commit', '-q', '--allow-empty', '-m', SUITES_FIRST_SUBJECT)
+
+def apply(worktree: str, patch: Patch) -> Optional[str]:
+	"""git am of one patch; on failure, aborts it and returns why."""
+	result = tree.git(worktree, 'am', '-q', '--committer-date-is-author-date', patch.path,
+			  check=False)
+	if result.returncode == 0:
+		return None
+	tree.git(worktree, 'am', '--abort', check=False)
+	output = (result.stdout + result.stderr).splitlines()
+	return '\n'.join([l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:])
+
+def print_step(step: Step, total: int) -> None:
+	name = step.patch.name if step.patch else 'start'
+	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)')
+	if step.left_out:
+		print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
+	for line in step.regressions[:MAX_CASES * 4]:
+		print(f'    regressed: {line}')
+	if len(step.regressions) > MAX_CASES * 4:
+		print(f'    ... and {len(step.regressions) - MAX_CASES * 4} more')
+
+def bisect_table(steps: List[Step]) -> List[str]:
+	suites = sorted(set().union(*[set(r.suites()) for s in steps for r in s.configs]))
+	rows = []
+	for step in steps:
+		name = step.patch.name if step.patch else 'start'
+		rows.append([str(step.number), name] + _suite_cells(step.configs, suites) +
+			    [step.verdict()])
+	return format_table(['step', 'patch (suites: passed/failed/skipped, all configs)'] +
+			    suites + ['result'], rows)
+
+def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
+	       only: Optional[int]=None, start: str=tree.PREPARED_REF) -> List[Step]:
+	"""Checks the starting point, then each patch on top of the previous
+	ones: @start (the prepared tree) plus @patches, or, with @sources, the
+	base plus the suites' files plus @patches (a check of patches/ itself).
+	With @only, applies the patches up to that step and checks it alone.
+	Raises Error for a patch that does not apply, after printing the
+	steps checked so far."""
+	wt = worktree(check.tree, start)
+	if sources is not None:
+		start_with_suites(wt, tree.BASE_REF, sources)
+	steps: List[Step] = []
+	last = len(patches) if only is None else only
+	for number in range(last + 1):
+		patch = patches[number - 1] if number else None
+		if patch:
+			why = apply(wt, patch)
+			if why is not None:
+				if steps:
+					print('\n'.join(bisect_table(steps)))
+				raise Error(f'patch {number}, {patch.path}, does not apply on step '
+					    f'{number - 1}:\n{why}\nthe check stops here; the worktree '
+					    f'{wt} is at step {number - 1}')
+		if only is not None and number < only:
+			continue
+		step = Step(number, patch)
+		check.run_step(wt, step)
+		if steps:
+			step.regressions = regressions(steps[-1].configs, step.configs)
+		steps.append(step)
+		print_step(step, len(patches))
+	return steps
+
+def first_bad(steps: List[Step]) -> Optional[Step]:
+	return next((s for s in steps if s.bad()), None)
+
+# ---------------------------------------------------------------- mutants
+
+KILLED = 'killed'
+SURVIVED = 'survived'
+PENDING = 'pending'
+DOES_NOT_APPLY = 'does not apply'
+BUILD_FAILED = 'build failed'
+
+_HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
+
+@dataclass
+class Mutant:
+	path: str
+	name: str              # the file name without .patch
+	subject: str
+	must_fail: List[str]   # suites
+	verdict: str = ''
+	detail: str = ''
+	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
+	elapsed: float = 0.0
+
+	def ok(self) -> bool:
+		return self.verdict in (KILLED, PENDING)
+
+	def to_json(self) -> results.JsonObj:
+		return {'name': self.name, 'path': self.path, 'subject': self.subject,
+			'must_fail': self.must_fail, 'verdict': self.verdict, 'detail': self.detail,
+			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1)}
+
+def load_mutant(path: str) -> Mutant:
+	headers: Dict[str, str] = {}
+	try:
+		with open(path, errors='backslashreplace') as f:
+			for line in f:
+				if line.startswith(('---', 'diff --git')):
+					break
+				match = _HEADER.match(line)
+				if match and not line[0].isspace():
+					headers.setdefault(match.group(1).lower(), match.group(2))
+	except OSError as e:
+		raise Error(f'cannot read {path}: {e.strerror}')
+	must_fail = [s.strip() for s in headers.get('must-fail', '').split(',') if s.strip()]
+	if not headers.get('subject') or not must_fail:
+		raise Error(f'{path}: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]" '
+			    'lines above its diff')
+	name = os.path.basename(path)
+	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
+		      subject=headers['subject'], must_fail=must_fail)
+
+def load_mutants(directory: str, only: List[str]) -> List[Mutant]:
+	try:
+		names = sorted(n for n in os.listdir(directory) if n.endswith('.patch'))
+	except OSError as e:
+		raise Error(f'cannot list the mutants in {directory}: {e.strerror}')
+	mutants = [load_mutant(os.path.join(directory, n)) for n in names]
+	unknown = sorted(set(only) - {m.name for m in mutants})
+	if unknown:
+		raise Error(f'unknown --only {", ".join(unknown)}; the mutants in {directory} are: '
+			    f'{", ".join(m.name for m in mutants)}')
+	return [m for m in mutants if not only or m.name in only]
+
+def judge_mutant(mutant: Mutant, configs: List[results.ConfigResult]) -> None:
+	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
+	broken = [f'{r.name}: {r.status}' for r in configs if r.status in BROKEN]
+	caught = {config: [c for c in cases if c.split('.')[0] in mutant.must_fail]
+		  for config, cases in mutant.failures.items()}
+	caught = {config: cases for config, cases in caught.items() if cases}
+	if any(r.status == results.BUILD_ERROR for r in configs):
+		mutant.verdict, mutant.detail = BUILD_FAILED, '; '.join(broken)
+	elif broken:
+		mutant.verdict, mutant.detail = KILLED, '; '.join(broken)
+	elif caught:
+		mutant.verdict = KILLED
+		mutant.detail = '; '.join(f'{config}: {len(cases)} failed: {_abbreviate(cases)}'
+					  for config, cases in sorted(caught.items()))
+	else:
+		mutant.verdict = SURVIVED
+		others = sorted({c for cases in mutant.failures.values() for c in cases})
+		mutant.detail = ('no case of ' + ', '.join(mutant.must_fail) + ' failed' +
+				 (f'; other failures: {_abbreviate(others)}' if others else ''))
+
+def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
+	"""Checks the prepared tree (the baseline, which must pass), then each
+	mutant applied alone on it.  Returns the baseline."""
+	wt = worktree(check.tree, tree.PREPARED_REF)
+	baseline = Step(0, None)
+	check.run_step(wt, baseline)
+	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s)')
+	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs if r.status != results.PASS]
+	if not_passing:
+		results.print_report(baseline.configs)
+		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
+			    'is only killed by a suite that passes without it')
+	landed = set().union(*[set(r.suites()) for r in baseline.configs])
+	for number, mutant in enumerate(mutants, 1):
+		start = time.monotonic()
+		pending = [s for s in mutant.must_fail if s not in landed]
+		if len(pending) == len(mutant.must_fail):
+			mutant.verdict = PENDING
+			mutant.detail = f'not landed yet: {", ".join(pending)}'
+		else:
+			reset(wt, tree.PREPARED_REF)
+			result = tree.git(wt, 'apply', mutant.path, check=False)
+			if result.returncode != 0:
+				mutant.verdict = DOES_NOT_APPLY
+				mutant.detail = result.stderr.strip()
+			else:
+				step = Step(number, None)
+				check.run_step(wt, step)
+				judge_mutant(mutant, step.configs)
+		mutant.elapsed = time.monotonic() - start
+		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
+		      f'({mutant.elapsed:.1f} s)')
+	reset(wt, tree.PREPARED_REF)
+	return baseline
+
+def mutants_table(mutants: List[Mutant]) -> List[str]:
+	return format_table(['mutant', 'must fail', 'verdict', 'detail'],
+			    [[m.name, ', '.join(m.must_fail), m.verdict, m.detail] for m in mutants])
