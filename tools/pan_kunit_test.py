@@ -780,6 +780,16 @@ class BisectTest(CheckTestCase):
 		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c', output)
 		self.assertIn('step 1/2 0001-arm64-cpufeature-name-the-PAN-field.patch: ok', output)
 
+	def test_one_check_at_a_time(self) -> None:
+		self.setup_tree()
+		with check.locked(self.tree):
+			status, output = self.run_cli('bisect')
+		self.assertEqual(status, 2, output)
+		self.assertIn(f'another pan-kunit (pid {os.getpid()}) is using {self.worktree()}',
+			      output)
+		status, output = self.run_cli('bisect')
+		self.assertEqual(status, 0, output)
+
 	def test_build_failure_is_a_bad_step(self) -> None:
 		series = os.path.join(self.tmp, 'series')
 		os.mkdir(series)
