@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the capability passes of cpufeature.c: detection
+ * (__update_cpu_capabilities()), enabling (__enable_cpu_capabilities(),
+ * which calls cpu_enable() directly for the boot CPU scope and through
+ * stop_machine() on every online CPU for the other scopes) and the check
+ * of a CPU that comes up after the capabilities were finalised
+ * (__verify_local_cpu_caps()).
+ *
+ * This file is #included at the end of cpufeature.c so that it can reach
+ * those static functions. Every case runs them over a fake capability
+ * table and a private pair of bitmaps (struct cpucap_set), never over the
+ * system's: .exit checks that cpu_hwcaps, boot_capabilities and elf_hwcap
+ * are unchanged.
+ *
+ * The contract comes from the 2015 PAN series, which added the enable
+ * callback in a second pass: every capability of a pass is detected
+ * before any is enabled, so that an enable callback can take the other
+ * capabilities into account. The late CPU rules are those of the
+ * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>.
+ *
+ * __enable_cpu_capabilities() is __init, so this is an init section
+ * suite.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/preempt.h>
+#include <linux/smp.h>
+
+/* Fake capability numbers: bits of the private bitmaps only */
+#define PASSES_NCAPS		6
+#define PASSES_NO_SEQ		INT_MAX
+
+struct passes_log {
+	atomic_t seq;			/* one tick per matches() or cpu_enable() */
+	int last_match_seq;
+	atomic_t first_enable_seq;
+	bool has[PASSES_NCAPS];		/* what matches() answers */
+	int matches[PASSES_NCAPS];
+	atomic_t enables[PASSES_NCAPS];
+	atomic_t enables_undetected;
+	struct cpumask enable_cpus[PASSES_NCAPS];
+	/* the private bitmap, seen by each capability's first cpu_enable() */
+	unsigned long seen_at_enable[PASSES_NCAPS];
+	atomic_t seen_recorded[PASSES_NCAPS];
+};
+
+struct passes_ctx {
+	struct arm64_cpu_capabilities rows[PASSES_NCAPS];
+	const struct arm64_cpu_capabilities *ptrs[PASSES_NCAPS];
+	DECLARE_BITMAP(caps, PASSES_NCAPS);
+	DECLARE_BITMAP(boot_caps, PASSES_NCAPS);
+	struct cpucap_set set;
+	struct passes_log log;
+};
+
+/* The context of the running case; the callbacks only get their row. */
+static struct passes_ctx *passes_ctx;
+
+static DECLARE_BITMAP(passes_saved_hwcaps, ARM64_NCAPS);
+static DECLARE_BITMAP(passes_saved_boot_caps, ARM64_NCAPS);
+static DECLARE_BITMAP(passes_saved_elf_hwcap, MAX_CPU_FEATURES);
+
+static bool passes_matches(const struct arm64_cpu_capabilities *cap, int scope)
+{
+	struct passes_log *log = &passes_ctx->log;
+
+	log->last_match_seq = atomic_inc_return(&log->seq);
+	log->matches[cap->capability]++;
+	return log->has[cap->capability];
+}
+
+/* May run on every online CPU at once, from stop_machine(). */
+static void passes_cpu_enable(const struct arm64_cpu_capabilities *cap)
+{
+	struct passes_log *log = &passes_ctx->log;
+	unsigned int num = cap->capability;
+	int seq = atomic_inc_return(&log->seq);
+
+	atomic_cmpxchg(&log->first_enable_seq, PASSES_NO_SEQ, seq);
+	atomic_inc(&log->enables[num]);
+	cpumask_set_cpu(raw_smp_processor_id(), &log->enable_cpus[num]);
+	if (!test_bit(num, passes_ctx->caps))
+		atomic_inc(&log->enables_undetected);
+	if (atomic_xchg(&log->seen_recorded[num], 1) == 0)
+		log->seen_at_enable[num] = passes_ctx->caps[0];
+}
+
+static void passes_add_row(struct passes_ctx *ctx, unsigned int num, u16 type,
+			   const char *desc, bool has)
+{
+	struct arm64_cpu_capabilities *row = &ctx->rows[num];
+
+	row->desc = desc;
+	row->capability = num;
+	row->type = type;
+	row->matches = passes_matches;
+	row->cpu_enable = passes_cpu_enable;
+	ctx->ptrs[num] = row;
+	ctx->log.has[num] = has;
+}
+
+static int passes_init(struct kunit *test)
+{
+	struct passes_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	int i;
+
+	if (!ctx)
+		return -ENOMEM;
+	atomic_set(&ctx->log.first_enable_seq, PASSES_NO_SEQ);
+	for (i = 0; i < PASSES_NCAPS; i++)
+		atomic_set(&ctx->log.enables[i], 0);
+	ctx->set.ptrs = ctx->ptrs;
+	ctx->set.caps = ctx->caps;
+	ctx->set.boot_caps = ctx->boot_caps;
+	ctx->set.ncaps = PASSES_NCAPS;
+	passes_ctx = ctx;
+	test->priv = ctx;
+
+	bitmap_copy(passes_saved_hwcaps, cpu_hwcaps, ARM64_NCAPS);
+	bitmap_copy(passes_saved_boot_caps, boot_capabilities, ARM64_NCAPS);
+	bitmap_copy(passes_saved_elf_hwcap, elf_hwcap, MAX_CPU_FEATURES);
+	return 0;
+}
+
+static void passes_exit(struct kunit *test)
+{
+	passes_ctx = NULL;
+	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_hwcaps, cpu_hwcaps, ARM64_NCAPS),
+			      "cpu_hwcaps changed: was %*pb, now %*pb",
+			      ARM64_NCAPS, passes_saved_hwcaps, ARM64_NCAPS, cpu_hwcaps);
+	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_boot_caps, boot_capabilities,
+						 ARM64_NCAPS),
+			      "boot_capabilities changed: was %*pb, now %*pb",
+			      ARM64_NCAPS, passes_saved_boot_caps,
+			      ARM64_NCAPS, boot_capabilities);
+	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_elf_hwcap, elf_hwcap,
+						 MAX_CPU_FEATURES),
+			      "elf_hwcap changed");
+}
+
+/*
+ * The two passes as boot runs them for each scope: setup_boot_cpu_capabilities()
+ * detects the boot and local CPU scopes and enables the boot scope, then
+ * setup_system_capabilities() detects the system scope and enables the
+ * rest on every CPU.
+ */
+struct passes_scope {
+	const char *name;
+	u16 type;
+	u16 detect;
+	u16 enable;
+	bool every_cpu;		/* enabled through stop_machine() */
+};
+
+static const struct passes_scope passes_scopes[] = {
+	{ .name = "boot_cpu", .type = ARM64_CPUCAP_BOOT_CPU_FEATURE,
+	  .detect = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU, .enable = SCOPE_BOOT_CPU },
+	{ .name = "local_cpu", .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE,
+	  .detect = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU,
+	  .enable = SCOPE_ALL & ~SCOPE_BOOT_CPU, .every_cpu = true },
+	{ .name = "system", .type = ARM64_CPUCAP_SYSTEM_FEATURE,
+	  .detect = SCOPE_SYSTEM, .enable = SCOPE_ALL & ~SCOPE_BOOT_CPU,
+	  .every_cpu = true },
+};
+
+static void passes_scope_desc(const struct passes_scope *s, char *desc)
+{
+	strscpy(desc, s->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_scope, passes_scopes, passes_scope_desc);
+
+/*
+ * A table of one scope in which capabilities 0, 2, 3 and 5 are present and
+ * 1 and 4 are not. Capability 0 comes first and 5 last, so 0's enable
+ * callback shows whether 5 was detected before it.
+ */
+static void passes_one_scope_table(struct passes_ctx *ctx, u16 type)
+{
+	passes_add_row(ctx, 0, type, "fake first, present", true);
+	passes_add_row(ctx, 1, type, "fake absent", false);
+	passes_add_row(ctx, 2, type, "fake present", true);
+	passes_add_row(ctx, 3, type, "fake present", true);
+	passes_add_row(ctx, 4, type, "fake absent", false);
+	passes_add_row(ctx, 5, type, "fake last, present", true);
+}
+
+static void __init passes_run(struct kunit *test, const struct passes_scope *s)
+{
+	struct passes_ctx *ctx = test->priv;
+
+	__update_cpu_capabilities(&ctx->set, s->detect);
+	__enable_cpu_capabilities(&ctx->set, s->enable);
+}
+
+static void __init enable_cpu_capabilities_after_every_match(struct kunit *test)
+{
+	const struct passes_scope *s = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	struct passes_log *log = &ctx->log;
+	int first_enable, i;
+
+	passes_one_scope_table(ctx, s->type);
+	passes_run(test, s);
+
+	first_enable = atomic_read(&log->first_enable_seq);
+	KUNIT_ASSERT_NE_MSG(test, first_enable, PASSES_NO_SEQ,
+			    "%s: no cpu_enable() call at all", s->name);
+	for (i = 0; i < PASSES_NCAPS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, log->matches[i], 1,
+				    "%s: matches() calls for capability %d (%s)",
+				    s->name, i, ctx->rows[i].desc);
+	KUNIT_EXPECT_LT_MSG(test, log->last_match_seq, first_enable,
+			    "%s: a matches() call (#%d) came after the first cpu_enable() (#%d)",
+			    s->name, log->last_match_seq, first_enable);
+}
+
+static void __init enable_cpu_capabilities_once_per_detected(struct kunit *test)
+{
+	const struct passes_scope *s = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	struct passes_log *log = &ctx->log;
+	unsigned int expected_calls;
+	int i;
+
+	passes_one_scope_table(ctx, s->type);
+	passes_run(test, s);
+	expected_calls = s->every_cpu ? num_online_cpus() : 1;
+
+	for (i = 0; i < PASSES_NCAPS; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, !!test_bit(i, ctx->caps), log->has[i],
+				    "%s: capability %d (%s) detected", s->name, i,
+				    ctx->rows[i].desc);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[i]),
+				    log->has[i] ? expected_calls : 0,
+				    "%s: cpu_enable() calls for capability %d (%s), %u CPUs online",
+				    s->name, i, ctx->rows[i].desc, num_online_cpus());
+		if (log->has[i] && s->every_cpu)
+			KUNIT_EXPECT_TRUE_MSG(test, cpumask_equal(&log->enable_cpus[i],
+								  cpu_online_mask),
+					      "%s: capability %d enabled on CPUs %*pbl, online %*pbl",
+					      s->name, i, cpumask_pr_args(&log->enable_cpus[i]),
+					      cpumask_pr_args(cpu_online_mask));
+	}
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables_undetected), 0,
+			    "%s: cpu_enable() ran for a capability that was not detected",
+			    s->name);
+}
+
+static void __init enable_cpu_capabilities_sees_later_entries(struct kunit *test)
+{
+	const struct passes_scope *s = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	struct passes_log *log = &ctx->log;
+
+	passes_one_scope_table(ctx, s->type);
+	passes_run(test, s);
+
+	KUNIT_ASSERT_EQ_MSG(test, atomic_read(&log->seen_recorded[0]), 1,
+			    "%s: capability 0 was never enabled", s->name);
+	KUNIT_EXPECT_TRUE_MSG(test, test_bit(5, &log->seen_at_enable[0]),
+			      "%s: capability 0's cpu_enable() saw detected %*pb, without the later capability 5",
+			      s->name, PASSES_NCAPS, &log->seen_at_enable[0]);
+}
+
+/*
+ * All three scopes in one table, run as boot runs them: the boot CPU pass
+ * detects the boot and local CPU scopes and enables only the boot scope,
+ * on the calling CPU; the system pass detects the system scope and
+ * enables the local CPU and system scopes on every CPU.
+ */
+static void __init enable_cpu_capabilities_honours_scope(struct kunit *test)
+{
+	struct passes_ctx *ctx = test->priv;
+	struct passes_log *log = &ctx->log;
+	unsigned int cpus;
+	int i;
+
+	passes_add_row(ctx, 0, ARM64_CPUCAP_BOOT_CPU_FEATURE, "fake boot, present", true);
+	passes_add_row(ctx, 1, ARM64_CPUCAP_BOOT_CPU_FEATURE, "fake boot, absent", false);
+	passes_add_row(ctx, 2, ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, "fake local, present", true);
+	passes_add_row(ctx, 3, ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, "fake local, absent", false);
+	passes_add_row(ctx, 4, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system, present", true);
+	passes_add_row(ctx, 5, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system, absent", false);
+
+	cpus = num_online_cpus();
+
+	__update_cpu_capabilities(&ctx->set, SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->caps[0], BIT(0) | BIT(2),
+			    "boot CPU pass detected %*pb, expected the boot and local rows 0,2",
+			    PASSES_NCAPS, ctx->caps);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->boot_caps[0], BIT(0),
+			    "boot CPU pass recorded %*pb as boot capabilities, expected 0",
+			    PASSES_NCAPS, ctx->boot_caps);
+	KUNIT_EXPECT_EQ(test, log->matches[4], 0);
+	KUNIT_EXPECT_EQ(test, log->matches[5], 0);
+
+	__enable_cpu_capabilities(&ctx->set, SCOPE_BOOT_CPU);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[0]), 1,
+			    "boot pass: cpu_enable() calls for the boot row");
+	for (i = 1; i < PASSES_NCAPS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[i]), 0,
+				    "boot pass: cpu_enable() calls for capability %d (%s)",
+				    i, ctx->rows[i].desc);
+
+	__update_cpu_capabilities(&ctx->set, SCOPE_SYSTEM);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->caps[0], BIT(0) | BIT(2) | BIT(4),
+			    "system pass detected %*pb, expected 0,2,4",
+			    PASSES_NCAPS, ctx->caps);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->boot_caps[0], BIT(0),
+			    "system pass changed the boot capabilities to %*pb",
+			    PASSES_NCAPS, ctx->boot_caps);
+
+	__enable_cpu_capabilities(&ctx->set, SCOPE_ALL & ~SCOPE_BOOT_CPU);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[0]), 1,
+			    "system pass: the boot row was enabled again");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[2]), cpus,
+			    "system pass: cpu_enable() calls for the local row, %u CPUs", cpus);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[4]), cpus,
+			    "system pass: cpu_enable() calls for the system row, %u CPUs", cpus);
+	KUNIT_EXPECT_TRUE(test, cpumask_equal(&log->enable_cpus[2], cpu_online_mask));
+	KUNIT_EXPECT_TRUE(test, cpumask_equal(&log->enable_cpus[4], cpu_online_mask));
+	for (i = 1; i < PASSES_NCAPS; i += 2)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&log->enables[i]), 0,
+				    "cpu_enable() calls for absent capability %d (%s)",
+				    i, ctx->rows[i].desc);
+}
+
+/*
+ * A late CPU: the system has capabilities 0 and 2 (system features), not
+ * 4; the case then sets what the late CPU has and runs the check of the
+ * non-boot scopes, as verify_local_cpu_capabilities() does.
+ */
+static const struct arm64_cpu_capabilities *
+passes_late_cpu(struct kunit *test, bool has0, bool has2, bool has4)
+{
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+	int i;
+
+	passes_add_row(ctx, 0, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system feature 0", true);
+	passes_add_row(ctx, 2, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system feature 2", true);
+	passes_add_row(ctx, 4, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system feature 4", false);
+	__update_cpu_capabilities(&ctx->set, SCOPE_SYSTEM);
+	KUNIT_ASSERT_EQ_MSG(test, ctx->caps[0], BIT(0) | BIT(2),
+			    "system detected %*pb", PASSES_NCAPS, ctx->caps);
+
+	ctx->log.has[0] = has0;
+	ctx->log.has[2] = has2;
+	ctx->log.has[4] = has4;
+	for (i = 0; i < PASSES_NCAPS; i++)
+		ctx->log.matches[i] = 0;
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&ctx->set, SCOPE_ALL & ~SCOPE_BOOT_CPU);
+	preempt_enable();
+	return conflict;
+}
+
+static void verify_local_cpu_caps_enables_present(struct kunit *test)
+{
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+
+	conflict = passes_late_cpu(test, true, true, false);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, NULL,
+				"a late CPU with every system capability was refused");
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->log.enables[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->log.enables[2]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->log.enables[4]), 0);
+	KUNIT_EXPECT_EQ(test, ctx->log.matches[4], 1);
+}
+
+static void verify_local_cpu_caps_refuses_missing(struct kunit *test)
+{
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+
+	conflict = passes_late_cpu(test, true, false, false);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, &ctx->rows[2],
+				"a late CPU without system capability 2 was not refused for it");
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->log.enables[0]), 1);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[2]), 0,
+			    "the missing capability was enabled on the refused CPU");
+}
+
+/* ARM64_CPUCAP_SYSTEM_FEATURE is permitted on a late CPU the system lacks */
+static void verify_local_cpu_caps_permits_extra(struct kunit *test)
+{
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+
+	conflict = passes_late_cpu(test, true, true, true);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, NULL,
+				"a late CPU with an extra, permitted capability was refused");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[4]), 0,
+			    "a capability the system lacks was enabled on the late CPU");
+}
+
+static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
+	KUNIT_CASE_PARAM(enable_cpu_capabilities_after_every_match, passes_scope_gen_params),
+	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
+	KUNIT_CASE_PARAM(enable_cpu_capabilities_sees_later_entries, passes_scope_gen_params),
+	KUNIT_CASE(enable_cpu_capabilities_honours_scope),
+	KUNIT_CASE(verify_local_cpu_caps_enables_present),
+	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
+	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
+	{}
+};
+
+static struct kunit_suite arm64_cpucap_passes_suite = {
+	.name = "arm64_cpucap_passes",
+	.init = passes_init,
+	.exit = passes_exit,
+	.test_cases = arm64_cpucap_passes_cases,
+};
+
+kunit_test_init_section_suites(&arm64_cpucap_passes_suite);

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the capability tables of cpufeature.c: a lint of every
+ * ID register row of arm64_features[], arm64_elf_hwcaps[] and
+ * compat_elf_hwcaps[] against the feature register descriptions
+ * (arm64_ftr_regs[]), and the system-wide value that sanitisation makes
+ * of two CPUs that disagree.
+ *
+ * This file is #included at the end of cpufeature.c so that it can reach
+ * those static tables and update_cpu_ftr_reg().
+ *
+ * A row that is matched by has_cpuid_feature() or has_user_cpuid_feature()
+ * compares one field of one ID register with min_field_value. The lint
+ * checks that this field fits in the register, that the minimum can be
+ * written in it, and that the register's arm64_ftr_bits describe the same
+ * field (position, width, sign): sanitisation works on the fields that
+ * table describes, so a row naming another one reads a field nobody
+ * sanitised, or one sanitised with another sign. A hwcap row must read a
+ * field visible to user space, and a system scope row one whose sanitised
+ * value is the lowest of the CPUs. The lint is there for whoever adds or
+ * edits a row: a mistyped shift, sign or minimum fails here with the
+ * row's desc and capability named.
+ *
+ * The sanitisation cases take field positions and encodings from the Arm
+ * ARM (DDI 0487): ID_AA64MMFR1_EL1.PAN, bits [23:20], unsigned, 0b0000
+ * not implemented, 0b0010 FEAT_PAN2; ID_AA64PFR0_EL1.FP, bits [19:16],
+ * signed, 0b0000 implemented, 0b1111 not implemented.
+ */
+
+#include <kunit/test.h>
+
+#define TABLE_MAX_ROWS	256
+
+struct table_row {
+	const char *table;
+	const struct arm64_cpu_capabilities *cap;
+	const struct arm64_cpu_capabilities *parent;	/* of a match_list entry */
+	int index;					/* in the parent's match_list */
+};
+
+static const char table_features[] = "arm64_features";
+static struct table_row table_rows[TABLE_MAX_ROWS];
+static int table_nr_rows;
+static bool table_overflow;
+
+static bool table_is_cpuid_row(const struct arm64_cpu_capabilities *cap)
+{
+	return cap->matches == has_cpuid_feature ||
+	       cap->matches == has_user_cpuid_feature;
+}
+
+static void table_add(const char *table, const struct arm64_cpu_capabilities *cap,
+		      const struct arm64_cpu_capabilities *parent, int index)
+{
+	if (table_nr_rows == TABLE_MAX_ROWS) {
+		table_overflow = true;
+		return;
+	}
+	table_rows[table_nr_rows++] = (struct table_row){
+		.table = table, .cap = cap, .parent = parent, .index = index,
+	};
+}
+
+/* Every ID register row of @caps, and of the match_list of its rows */
+static void table_collect(const char *table, const struct arm64_cpu_capabilities *caps)
+{
+	for (; caps->matches; caps++) {
+		const struct arm64_cpu_capabilities *sub;
+		int i = 0;
+
+		if (table_is_cpuid_row(caps))
+			table_add(table, caps, NULL, 0);
+		if (caps->matches != cpucap_multi_entry_cap_matches)
+			continue;
+		for (sub = caps->match_list; sub->matches; sub++, i++)
+			if (table_is_cpuid_row(sub))
+				table_add(table, sub, caps, i);
+	}
+}
+
+/*
+ * "arm64_features row "Privileged Access Never" (capability 41)"; hwcap
+ * rows have a desc (the HWCAP name) and no capability number.
+ */
+static void table_row_name(const struct table_row *row, char *buf, size_t len)
+{
+	const struct arm64_cpu_capabilities *named = row->parent ?: row->cap;
+	int n;
+
+	if (row->table == table_features)
+		n = snprintf(buf, len, "%s row \"%s\" (capability %u)", row->table,
+			     named->desc ?: "(no desc)", named->capability);
+	else
+		n = snprintf(buf, len, "%s row %s", row->table, named->desc);
+	if (row->parent && n < len)
+		snprintf(buf + n, len - n, ", match_list[%d]", row->index);
+}
+
+static const void *table_row_gen_params(const void *prev, char *desc)
+{
+	const struct table_row *row = prev;
+
+	if (!row) {
+		table_nr_rows = 0;
+		table_collect(table_features, arm64_features);
+		table_collect("arm64_elf_hwcaps", arm64_elf_hwcaps);
+		table_collect("compat_elf_hwcaps", compat_elf_hwcaps);
+		row = table_rows;
+	} else {
+		row++;
+	}
+	if (row >= table_rows + table_nr_rows)
+		return NULL;
+
+	table_row_name(row, desc, KUNIT_PARAM_DESC_SIZE);
+	return row;
+}
+
+static const struct arm64_ftr_bits *
+table_find_ftr_bits(const struct arm64_ftr_reg *reg, unsigned int shift)
+{
+	const struct arm64_ftr_bits *ftrp;
+
+	for (ftrp = reg->ftr_bits; ftrp->width; ftrp++)
+		if (ftrp->shift == shift)
+			return ftrp;
+	return NULL;
+}
+
+static void cpuid_row_fits_ftr_bits(struct kunit *test)
+{
+	const struct table_row *row = test->param_value;
+	const struct arm64_cpu_capabilities *cap = row->cap;
+	const struct arm64_cpu_capabilities *named = row->parent ?: cap;
+	unsigned int pos = cap->field_pos, width = cap->field_width;
+	int scope = cpucap_default_scope(named);
+	const struct arm64_ftr_bits *ftrp;
+	const struct arm64_ftr_reg *reg;
+	char name[160];
+	bool lowest;
+	int max;
+
+	table_row_name(row, name, sizeof(name));
+	KUNIT_ASSERT_FALSE_MSG(test, table_overflow, "more than %d rows", TABLE_MAX_ROWS);
+
+	KUNIT_EXPECT_TRUE_MSG(test, width >= 1 && pos + width <= 64,
+			      "%s: field [%u +: %u] is not inside a 64-bit register",
+			      name, pos, width);
+	if (width >= 1 && width <= 32) {
+		max = cap->sign ? (1 << (width - 1)) - 1 : (int)((1ULL << width) - 1);
+		KUNIT_EXPECT_LE_MSG(test, (int)cap->min_field_value, max,
+				    "%s: min_field_value %u does not fit a %s %u-bit field",
+				    name, cap->min_field_value,
+				    cap->sign ? "signed" : "unsigned", width);
+	}
+
+	reg = get_arm64_ftr_reg_nowarn(cap->sys_reg);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, reg, "%s: sys_reg %#x has no arm64_ftr_reg",
+				  name, cap->sys_reg);
+
+	ftrp = table_find_ftr_bits(reg, pos);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, ftrp,
+				  "%s: %s describes no field at bit %u", name, reg->name, pos);
+	KUNIT_EXPECT_EQ_MSG(test, ftrp->width, width,
+			    "%s: %s field at bit %u is %u bits wide, the row says %u",
+			    name, reg->name, pos, ftrp->width, width);
+	KUNIT_EXPECT_EQ_MSG(test, ftrp->sign, cap->sign,
+			    "%s: %s field at bit %u is %s, the row says %s",
+			    name, reg->name, pos, ftrp->sign ? "signed" : "unsigned",
+			    cap->sign ? "signed" : "unsigned");
+	/*
+	 * has_user_cpuid_feature() only matches a field that is visible to
+	 * user space (FTR_VISIBLE, in the register's user_mask).
+	 */
+	if (cap->matches == has_user_cpuid_feature)
+		KUNIT_EXPECT_TRUE_MSG(test, ftrp->visible,
+				      "%s: %s field at bit %u is hidden from user space, so the hwcap is never set",
+				      name, reg->name, pos);
+	/*
+	 * A system scope row tests the sanitised value with >= min: that is
+	 * the value of the weakest CPU only if sanitisation keeps the lower
+	 * value (or a fixed safe one). With a higher-safe field, one CPU
+	 * with the feature would make the whole system claim it.
+	 */
+	lowest = ftrp->type == FTR_LOWER_SAFE || ftrp->type == FTR_EXACT;
+	if (scope == SCOPE_SYSTEM)
+		KUNIT_EXPECT_TRUE_MSG(test, lowest,
+				      "%s: system scope row on %s field at bit %u, whose sanitised value is not the lowest (ftr_type %d)",
+				      name, reg->name, pos, ftrp->type);
+}
+
+static const struct {
+	const char *name;
+	const struct arm64_cpu_capabilities *caps;
+} table_tables[] = {
+	{ "arm64_features", arm64_features },
+	{ "arm64_errata", arm64_errata },
+	{ "arm64_elf_hwcaps", arm64_elf_hwcaps },
+	{ "compat_elf_hwcaps", compat_elf_hwcaps },
+};
+
+/* Capability numbers: each in range and used by one row of one table */
+static void cpucap_tables_capability_unique(struct kunit *test)
+{
+	static const struct arm64_cpu_capabilities *seen[ARM64_NCAPS];
+	const struct arm64_cpu_capabilities *cap;
+	int t, rows = 0;
+
+	memset(seen, 0, sizeof(seen));
+	/* the two tables of capabilities, arm64_features and arm64_errata */
+	for (t = 0; t < 2; t++) {
+		for (cap = table_tables[t].caps; cap->matches; cap++, rows++) {
+			if (cap->capability >= ARM64_NCAPS) {
+				KUNIT_FAIL(test, "%s row \"%s\": capability %u >= ARM64_NCAPS %d",
+					   table_tables[t].name, cap->desc ?: "(no desc)",
+					   cap->capability, ARM64_NCAPS);
+				continue;
+			}
+			KUNIT_EXPECT_PTR_EQ_MSG(test, seen[cap->capability], NULL,
+						"%s row \"%s\": capability %u is also row \"%s\"",
+						table_tables[t].name, cap->desc ?: "(no desc)",
+						cap->capability,
+						seen[cap->capability] ?
+						(seen[cap->capability]->desc ?: "(no desc)") : "");
+			seen[cap->capability] = cap;
+		}
+	}
+	KUNIT_EXPECT_GT(test, rows, 0);
+}
+
+/*
+ * The type of every row: exactly one scope, and no bit outside the
+ * ARM64_CPUCAP_* flags that the passes and the late CPU check read.
+ */
+static void cpucap_tables_type_is_one_scope(struct kunit *test)
+{
+	const u16 known = ARM64_CPUCAP_SCOPE_MASK | ARM64_CPUCAP_PERMITTED_FOR_LATE_CPU |
+			  ARM64_CPUCAP_OPTIONAL_FOR_LATE_CPU | ARM64_CPUCAP_PANIC_ON_CONFLICT;
+	const struct arm64_cpu_capabilities *cap;
+	int t;
+
+	for (t = 0; t < ARRAY_SIZE(table_tables); t++) {
+		const char *table = table_tables[t].name;
+
+		for (cap = table_tables[t].caps; cap->matches; cap++) {
+			u16 scope = cap->type & ARM64_CPUCAP_SCOPE_MASK;
+
+			KUNIT_EXPECT_EQ_MSG(test, hweight16(scope), 1,
+					    "%s row \"%s\" (capability %u): type %#x has scope bits %#x",
+					    table, cap->desc ?: "(no desc)", cap->capability,
+					    cap->type, scope);
+			KUNIT_EXPECT_EQ_MSG(test, cap->type & ~known, 0,
+					    "%s row \"%s\" (capability %u): unknown type bits in %#x",
+					    table, cap->desc ?: "(no desc)", cap->capability,
+					    cap->type);
+		}
+	}
+}
+
+/* Arm ARM: ID_AA64MMFR1_EL1 is op0 3, op1 0, CRn 0, CRm 7, op2 1 */
+#define TABLE_ID_AA64MMFR1_EL1	sys_reg(3, 0, 0, 7, 1)
+/* Arm ARM: ID_AA64PFR0_EL1 is op0 3, op1 0, CRn 0, CRm 4, op2 0 */
+#define TABLE_ID_AA64PFR0_EL1	sys_reg(3, 0, 0, 4, 0)
+
+static u64 table_set_field(u64 reg, int shift, u64 raw)
+{
+	return (reg & ~(0xfULL << shift)) | (raw << shift);
+}
+
+/*
+ * The system-wide value of @sys_reg after a boot CPU reporting @boot and a
+ * secondary reporting @secondary, on a local copy of its arm64_ftr_reg:
+ * the boot CPU's value is where init_cpu_ftr_reg() starts, and
+ * update_cpu_ftr_reg() folds in each secondary.
+ */
+static u64 table_sanitise(struct kunit *test, u32 sys_reg, u64 boot, u64 secondary)
+{
+	struct arm64_ftr_reg *live = get_arm64_ftr_reg_nowarn(sys_reg);
+	struct arm64_ftr_reg copy;
+	u64 live_sys_val;
+
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	live_sys_val = live->sys_val;
+	copy = *live;
+	copy.sys_val = boot;
+	update_cpu_ftr_reg(&copy, secondary);
+	KUNIT_EXPECT_EQ_MSG(test, live->sys_val, live_sys_val,
+			    "%s: the system's sanitised value changed", live->name);
+	return copy.sys_val;
+}
+
+static const struct arm64_cpu_capabilities *table_find_feature(unsigned int capability)
+{
+	const struct arm64_cpu_capabilities *caps;
+
+	for (caps = arm64_features; caps->matches; caps++)
+		if (caps->capability == capability)
+			return caps;
+	return NULL;
+}
+
+/* Boot CPU with PAN = 2 (FEAT_PAN2), secondary without PAN: no PAN */
+static void update_cpu_ftr_reg_pan_lowest_wins(struct kunit *test)
+{
+	const struct arm64_cpu_capabilities *pan;
+	u64 base = read_sysreg(id_aa64mmfr1_el1);
+	u64 with = table_set_field(base, 20, 2), without = table_set_field(base, 20, 0);
+	u64 sys;
+
+	pan = table_find_feature(ARM64_HAS_PAN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, pan, "no arm64_features row for ARM64_HAS_PAN");
+	KUNIT_ASSERT_TRUE_MSG(test, feature_matches(with, pan),
+			      "the PAN row does not match ID_AA64MMFR1_EL1 = %#018llx", with);
+
+	sys = table_sanitise(test, TABLE_ID_AA64MMFR1_EL1, with, without);
+	KUNIT_EXPECT_EQ_MSG(test, (sys >> 20) & 0xf, 0ULL,
+			    "boot PAN=2, secondary PAN=0: system ID_AA64MMFR1_EL1 = %#018llx",
+			    sys);
+	KUNIT_EXPECT_FALSE_MSG(test, feature_matches(sys, pan),
+			       "boot PAN=2, secondary PAN=0: the PAN row matches %#018llx", sys);
+
+	sys = table_sanitise(test, TABLE_ID_AA64MMFR1_EL1, without, with);
+	KUNIT_EXPECT_EQ_MSG(test, (sys >> 20) & 0xf, 0ULL,
+			    "boot PAN=0, secondary PAN=2: system ID_AA64MMFR1_EL1 = %#018llx",
+			    sys);
+	KUNIT_EXPECT_FALSE(test, feature_matches(sys, pan));
+}
+
+/* FP is signed: 0b1111 (-1, not implemented) is lower than 0b0000 */
+static void update_cpu_ftr_reg_fp_signed_lowest_wins(struct kunit *test)
+{
+	const struct arm64_cpu_capabilities *fp;
+	u64 base = read_sysreg(id_aa64pfr0_el1);
+	u64 with = table_set_field(base, 16, 0x0), without = table_set_field(base, 16, 0xf);
+	u64 sys;
+
+	for (fp = arm64_elf_hwcaps; fp->matches; fp++)
+		if (fp->hwcap_type == CAP_HWCAP && fp->hwcap == KERNEL_HWCAP_FP)
+			break;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, fp->matches, "no arm64_elf_hwcaps row for HWCAP_FP");
+	KUNIT_ASSERT_TRUE_MSG(test, feature_matches(with, fp),
+			      "the FP hwcap row does not match ID_AA64PFR0_EL1 = %#018llx", with);
+
+	sys = table_sanitise(test, TABLE_ID_AA64PFR0_EL1, with, without);
+	KUNIT_EXPECT_EQ_MSG(test, (sys >> 16) & 0xf, 0xfULL,
+			    "boot FP=0, secondary FP=0xf: system ID_AA64PFR0_EL1 = %#018llx",
+			    sys);
+	KUNIT_EXPECT_FALSE(test, feature_matches(sys, fp));
+
+	sys = table_sanitise(test, TABLE_ID_AA64PFR0_EL1, without, with);
+	KUNIT_EXPECT_EQ_MSG(test, (sys >> 16) & 0xf, 0xfULL,
+			    "boot FP=0xf, secondary FP=0: system ID_AA64PFR0_EL1 = %#018llx",
+			    sys);
+	KUNIT_EXPECT_FALSE(test, feature_matches(sys, fp));
+}
+
+static struct kunit_case arm64_cpucap_table_cases[] = {
+	KUNIT_CASE_PARAM(cpuid_row_fits_ftr_bits, table_row_gen_params),
+	KUNIT_CASE(cpucap_tables_capability_unique),
+	KUNIT_CASE(cpucap_tables_type_is_one_scope),
+	KUNIT_CASE(update_cpu_ftr_reg_pan_lowest_wins),
+	KUNIT_CASE(update_cpu_ftr_reg_fp_signed_lowest_wins),
+	{}
+};
+
+static struct kunit_suite arm64_cpucap_table_suite = {
+	.name = "arm64_cpucap_table",
+	.test_cases = arm64_cpucap_table_cases,
+};
+
+kunit_test_suite(arm64_cpucap_table_suite);
