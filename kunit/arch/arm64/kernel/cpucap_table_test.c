@@ -149,9 +149,9 @@ static void cpuid_row_fits_ftr_bits(struct kunit *test)
 	if (width >= 1 && width <= 32) {
 		max = cap->sign ? (1 << (width - 1)) - 1 : (int)((1ULL << width) - 1);
 		KUNIT_EXPECT_LE_MSG(test, (int)cap->min_field_value, max,
-				    "%s: min_field_value %u does not fit a %s %u-bit field",
-				    name, cap->min_field_value,
-				    cap->sign ? "signed" : "unsigned", width);
+				    "%s: min_field_value %u does not fit the %u-bit %s field",
+				    name, cap->min_field_value, width,
+				    cap->sign ? "signed" : "unsigned");
 	}
 
 	reg = get_arm64_ftr_reg_nowarn(cap->sys_reg);
