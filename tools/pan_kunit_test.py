@@ -919,8 +919,9 @@ class LkdtmTest(unittest.TestCase):
 	def console(self, name: str) -> str:
 		return read(test_data_path('lkdtm', name))
 
-	def config(self, cpu: str) -> configs.QemuConfig:
-		return configs.QemuConfig(name='c', path='/r/qemu_configs/c.py', kconfig='',
+	def config(self, cpu: str, kconfig: str = '') -> configs.QemuConfig:
+		return configs.QemuConfig(name='c', path='/r/qemu_configs/c.py',
+					  kconfig=configs.normalise_kconfig(kconfig),
 					  kernel_path='Image', cpu=cpu)
 
 	def test_pan_from_the_cpu_model_not_the_kernel(self) -> None:
@@ -928,6 +929,18 @@ class LkdtmTest(unittest.TestCase):
 		self.assertFalse(lkdtm.has_pan(self.config('cortex-a57')))
 		with self.assertRaisesRegex(Error, "no known PAN level for QEMU CPU 'a64fx'"):
 			lkdtm.has_pan(self.config('a64fx'))
+
+	def test_pan_by_software_from_the_kconfig(self) -> None:
+		sw = 'CONFIG_SERIAL_AMBA_PL011=y\n  CONFIG_ARM64_SW_TTBR0_PAN=y\n'
+		self.assertTrue(lkdtm.has_pan(self.config('cortex-a57', sw)))
+		self.assertEqual(lkdtm.pan_source(self.config('cortex-a57', sw)), 'SW TTBR0')
+		self.assertEqual(lkdtm.pan_source(self.config('max', sw)), 'CPU')
+		self.assertIsNone(lkdtm.pan_source(self.config('cortex-a57')))
+		for off in ('# CONFIG_ARM64_SW_TTBR0_PAN is not set', 'CONFIG_ARM64_SW_TTBR0_PAN=n',
+			    'CONFIG_ARM64_SW_TTBR0_PAN_X=y'):
+			self.assertFalse(lkdtm.has_pan(self.config('cortex-a57', off)), off)
+		with self.assertRaisesRegex(Error, "no known PAN level for QEMU CPU 'a64fx'"):
+			lkdtm.has_pan(self.config('a64fx', sw))
 
 	def test_access_userspace_caught_with_pan(self) -> None:
 		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', True)
@@ -976,6 +989,12 @@ class LkdtmTest(unittest.TestCase):
 		self.assertIn('    y', lines)
 		self.assertIn('c (cortex-a57, no PAN):', lines)
 		self.assertEqual(lines[-1], 'lkdtm: 1 passed, 1 failed')
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			lkdtm.print_report([self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
+					    self.config('max')], verdicts)
+		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
+		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())
 
 
 if __name__ == '__main__':

@@ -19,8 +19,9 @@ INIT_SOURCE = os.path.join(LKDTM_DIR, 'init.c')
 CRASH_TYPES = ['ACCESS_USERSPACE', 'EXEC_USERSPACE']
 
 # Whether QEMU 7.2's CPU models implement FEAT_PAN (ID_AA64MMFR1_EL1.PAN
-# non-zero); what the boot must show is decided from this, not from what
-# the kernel under test says it detected.
+# non-zero); what the boot must show is decided from this and from the
+# config's kconfig (SW_PAN_KCONFIG), not from what the kernel under test
+# says it detected.
 CPU_HAS_PAN = {
 	'max': True, 'cortex-a76': True, 'neoverse-n1': True,
 	'cortex-a53': False, 'cortex-a57': False, 'cortex-a72': False,
@@ -42,12 +43,26 @@ class Verdict:
 	summary: str        # what happened, with the kernel's line quoted
 	log: Optional[str]  # the console, for a verdict that is not ok
 
-def has_pan(config: QemuConfig) -> bool:
+# PAN without FEAT_PAN: the kernel keeps TTBR0_EL1 on an empty table
+# outside uaccess windows, and a stray access to user memory faults too.
+SW_PAN_KCONFIG = 'CONFIG_ARM64_SW_TTBR0_PAN=y'
+
+def pan_source(config: QemuConfig) -> Optional[str]:
+	"""Who provides PAN in this config: 'CPU' (the QEMU model implements
+	FEAT_PAN, which the kernel prefers), 'SW TTBR0' (the config's kconfig
+	emulates it), or None."""
 	model = config.cpu.split(',')[0]
 	if model not in CPU_HAS_PAN:
 		raise Error(f'{config.path}: no known PAN level for QEMU CPU {model!r}; '
 			    f'add it to CPU_HAS_PAN in {__file__}')
-	return CPU_HAS_PAN[model]
+	if CPU_HAS_PAN[model]:
+		return 'CPU'
+	if SW_PAN_KCONFIG in config.kconfig.splitlines():
+		return 'SW TTBR0'
+	return None
+
+def has_pan(config: QemuConfig) -> bool:
+	return pan_source(config) is not None
 
 def expected(crash: str, pan: bool) -> str:
 	"""The console line that shows the right outcome."""
@@ -157,7 +172,8 @@ def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], Verd
 				print('    ' + line)
 	print()
 	for config in configs:
-		pan = 'PAN' if has_pan(config) else 'no PAN'
+		source = pan_source(config)
+		pan = 'no PAN' if source is None else f'PAN by {source}'
 		print(f'{config.name} ({config.cpu}, {pan}):')
 		for crash in CRASH_TYPES:
 			verdict = verdicts[config.name, crash]
