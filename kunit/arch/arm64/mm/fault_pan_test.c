@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of Privileged Access Never (PAN) on the running kernel.
+ *
+ * This file is included at the end of arch/arm64/mm/fault.c when
+ * CONFIG_ARM64_PAN_KUNIT_TEST=y, so that the static
+ * is_el1_permission_fault() can be called on synthetic faults.
+ *
+ * Expected register layouts and encodings are written as literal numbers
+ * taken from the Arm Architecture Reference Manual for A-profile (DDI 0487),
+ * never from the kernel macros under test. What the kernel must do is
+ * decided from the raw ID register of the CPU and from the kernel
+ * configuration, not from what the kernel says it detected.
+ *
+ * How "user access is closed" is seen depends on how PAN is provided:
+ * - by the CPU (FEAT_PAN): PSTATE.PAN is 1;
+ * - by software (CONFIG_ARM64_SW_TTBR0_PAN on a CPU without FEAT_PAN):
+ *   TTBR0_EL1 points at reserved_pg_dir;
+ * - not at all: nothing may change, and PSTATE.PAN reads as 0 in the SPSR
+ *   saved by an exception.
+ * In all three cases, an interrupt taken on the CPU saves the PAN state of
+ * the interrupted context in bit 22 of its SPSR (emulated by the entry
+ * code for TTBR0 PAN), which the tests read from the interrupt handler.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/pgtable.h>
+#include <linux/sched/mm.h>
+#include <linux/workqueue.h>
+#include <asm/futex.h>
+#include <asm/irq_regs.h>
+
+/* Arm ARM D19.2.65 ID_AA64MMFR1_EL1: PAN, bits [23:20]. */
+#define PANT_MMFR1_PAN_SHIFT	20
+#define PANT_MMFR1_PAN_MASK	0xfULL
+/* FEAT_PAN: PAN >= 0b0001; FEAT_EPAN: PAN >= 0b0011. */
+#define PANT_PAN_FEAT_PAN	1
+#define PANT_PAN_FEAT_EPAN	3
+/* Arm ARM D19.2.118 SCTLR_EL1: SPAN, bit [23]. */
+#define PANT_SCTLR_SPAN		BIT_ULL(23)
+/* Arm ARM C5.2.11 PAN, and D19.2.128 SPSR_EL1: PAN, bit [22]. */
+#define PANT_PSTATE_PAN		BIT_ULL(22)
+/* Arm ARM C5.2.19 SPSR_EL1: M[3:0] = 0b0101 is EL1h. */
+#define PANT_PSTATE_EL1H	0x5ULL
+/* Arm ARM D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
+#define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
+/*
+ * Arm ARM D19.2.40 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
+ * For aborts ISS.WnR is bit [6] and ISS.DFSC/IFSC bits [5:0].
+ */
+#define PANT_ESR(ec, iss)	(((u64)(ec) << 26) | BIT_ULL(25) | (iss))
+#define PANT_EC_IABT_LOW	0x20	/* instruction abort from a lower EL */
+#define PANT_EC_IABT_CUR	0x21	/* instruction abort, same EL */
+#define PANT_EC_DABT_LOW	0x24	/* data abort from a lower EL */
+#define PANT_EC_DABT_CUR	0x25	/* data abort, same EL */
+#define PANT_ISS_WNR		BIT_ULL(6)
+#define PANT_FSC_TRANS_L0	0x04	/* 0b000100 translation fault, level 0 */
+#define PANT_FSC_TRANS_L3	0x07	/* 0b000111 translation fault, level 3 */
+#define PANT_FSC_AF_L3		0x0b	/* 0b001011 access flag fault, level 3 */
+#define PANT_FSC_PERM_L1	0x0d	/* 0b001101 permission fault, level 1 */
+#define PANT_FSC_PERM_L3	0x0f	/* 0b001111 permission fault, level 3 */
+/* A TTBR0 (user) and a TTBR1 (kernel) address with 48-bit VAs. */
+#define PANT_USER_ADDR		0x0000aaaabbbb0000UL
+#define PANT_KERNEL_ADDR	0xffff800008000000UL
+
+/* How this kernel on this CPU keeps the kernel out of user memory. */
+enum pant_kind {
+	PANT_NONE,	/* no FEAT_PAN, no CONFIG_ARM64_SW_TTBR0_PAN */
+	PANT_HW,	/* FEAT_PAN: PSTATE.PAN */
+	PANT_TTBR0,	/* CONFIG_ARM64_SW_TTBR0_PAN: TTBR0_EL1 switching */
+};
+
+static const char * const pant_kind_name[] = {
+	[PANT_NONE] = "no PAN",
+	[PANT_HW] = "PAN by the CPU",
+	[PANT_TTBR0] = "PAN by TTBR0 switching",
+};
+
+static unsigned int pant_mmfr1_pan(u64 mmfr1)
+{
+	return (mmfr1 >> PANT_MMFR1_PAN_SHIFT) & PANT_MMFR1_PAN_MASK;
+}
+
+static bool pant_cpu_has_pan(void)
+{
+	return pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)) >= PANT_PAN_FEAT_PAN;
+}
+
+static enum pant_kind pant_get_kind(void)
+{
+	if (pant_cpu_has_pan())
+		return PANT_HW;
+	if (IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN))
+		return PANT_TTBR0;
+	return PANT_NONE;
+}
+
+#define PANT_SKIP_NO_PAN(test)						\
+	do {								\
+		if (!pant_cpu_has_pan())				\
+			kunit_skip(test, "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0"); \
+	} while (0)
+
+/* Only on a CPU with FEAT_PAN: the register is UNDEFINED without it. */
+static u64 pant_read_pan(void)
+{
+	u64 pan;
+
+	/* MRS <Xt>, PAN: op0=3, op1=0, CRn=4, CRm=2, op2=3 (Arm ARM C5.2.11) */
+	asm volatile("mrs %0, s3_0_c4_c2_3" : "=r" (pan));
+	return pan & PANT_PSTATE_PAN;
+}
+
+/* MSR PAN, #<imm>: 0xd500401f | op2=0b100 << 5 | imm << 8 (Arm ARM C6.2.229). */
+static void pant_write_pan(bool pan)
+{
+	if (pan)
+		asm volatile(".inst 0xd500419f" : : : "memory");
+	else
+		asm volatile(".inst 0xd500409f" : : : "memory");
+}
+
+static u64 pant_ttbr0_baddr(void)
+{
+	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
+}
+
+/* An interrupt taken on this CPU, and what its handler saw. */
+struct pant_irq_probe {
+	struct irq_work work;
+	bool read_pan;		/* the CPU has FEAT_PAN: read PSTATE.PAN */
+	bool done;
+	bool has_regs;
+	int cpu;
+	u64 pan;		/* PSTATE.PAN in the handler */
+	u64 saved_pstate;	/* SPSR_EL1 of the interrupted context */
+};
+
+static void pant_irq_probe_fn(struct irq_work *work)
+{
+	struct pant_irq_probe *probe = container_of(work, struct pant_irq_probe, work);
+	struct pt_regs *regs = get_irq_regs();
+
+	probe->cpu = smp_processor_id();
+	probe->pan = probe->read_pan ? pant_read_pan() : 0;
+	probe->has_regs = !!regs;
+	probe->saved_pstate = regs ? regs->pstate : 0;
+	/* Publishes the fields above to pant_take_irq()'s acquire. */
+	smp_store_release(&probe->done, true);
+}
+
+/*
+ * Raises a self-IPI and waits for it, so that the interrupted context is
+ * the caller's: must be called with preemption disabled and interrupts on.
+ */
+static bool pant_take_irq(struct pant_irq_probe *probe)
+{
+	int us;
+
+	probe->work = IRQ_WORK_INIT_HARD(pant_irq_probe_fn);
+	probe->read_pan = pant_cpu_has_pan();
+	probe->done = false;
+	probe->cpu = -1;
+	irq_work_queue(&probe->work);
+	for (us = 0; us < USEC_PER_SEC; us++) {
+		/* Pairs with the release in pant_irq_probe_fn(). */
+		if (smp_load_acquire(&probe->done))
+			return true;
+		udelay(1);
+	}
+	irq_work_sync(&probe->work);
+	/* Pairs with the release in pant_irq_probe_fn(). */
+	return smp_load_acquire(&probe->done);
+}
+
+/* The PAN state of the calling context, seen directly and by an IRQ. */
+struct pant_sample {
+	bool irq_taken;
+	int cpu;
+	int irq_cpu;
+	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
+	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
+	u64 ttbr0_baddr;
+};
+
+static void pant_sample(struct pant_sample *s)
+{
+	struct pant_irq_probe probe;
+
+	preempt_disable();
+	s->cpu = smp_processor_id();
+	s->pan = pant_cpu_has_pan() ? pant_read_pan() : 0;
+	s->ttbr0_baddr = pant_ttbr0_baddr();
+	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
+	preempt_enable();
+	s->irq_cpu = probe.cpu;
+	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
+}
+
+/* Called after @what: user access must be closed again. */
+static void pant_expect_closed(struct kunit *test, const char *what)
+{
+	u64 reserved = __pa_symbol(reserved_pg_dir);
+	enum pant_kind kind = pant_get_kind();
+	struct pant_sample s;
+
+	pant_sample(&s);
+	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
+			      "after %s: no IRQ taken on CPU%d (ran on %d)",
+			      what, s.cpu, s.irq_cpu);
+	if (!s.irq_taken || s.irq_cpu != s.cpu)
+		return;
+	switch (kind) {
+	case PANT_HW:
+		KUNIT_EXPECT_TRUE_MSG(test, s.pan && s.saved_pan,
+				      "after %s (%s): PSTATE.PAN=%d, SPSR.PAN=%d, want 1, 1",
+				      what, pant_kind_name[kind], !!s.pan, !!s.saved_pan);
+		break;
+	case PANT_TTBR0:
+		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == reserved && s.saved_pan,
+				      "after %s (%s): TTBR0_EL1.BADDR=%#llx SPSR.PAN=%d, want reserved_pg_dir %#llx, 1",
+				      what, pant_kind_name[kind], s.ttbr0_baddr,
+				      !!s.saved_pan, reserved);
+		break;
+	case PANT_NONE:
+		KUNIT_EXPECT_FALSE_MSG(test, s.saved_pan,
+				       "after %s (%s): SPSR.PAN=1, want 0",
+				       what, pant_kind_name[kind]);
+		break;
+	}
+}
+
+/* Called inside a privileged uaccess window on @mm: user access is open. */
+static void pant_expect_open(struct kunit *test, struct mm_struct *mm,
+			     const char *what)
+{
+	u64 pgd = virt_to_phys(mm->pgd);
+	enum pant_kind kind = pant_get_kind();
+	struct pant_sample s;
+
+	pant_sample(&s);
+	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
+			      "in %s: no IRQ taken on CPU%d (ran on %d)",
+			      what, s.cpu, s.irq_cpu);
+	if (!s.irq_taken || s.irq_cpu != s.cpu)
+		return;
+	switch (kind) {
+	case PANT_HW:
+		KUNIT_EXPECT_TRUE_MSG(test, !s.pan && !s.saved_pan,
+				      "in %s (%s): PSTATE.PAN=%d, SPSR.PAN=%d, want 0, 0",
+				      what, pant_kind_name[kind], !!s.pan, !!s.saved_pan);
+		break;
+	case PANT_TTBR0:
+		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == pgd && !s.saved_pan,
+				      "in %s (%s): TTBR0_EL1.BADDR=%#llx SPSR.PAN=%d, want the mm's pgd %#llx, 0",
+				      what, pant_kind_name[kind], s.ttbr0_baddr,
+				      !!s.saved_pan, pgd);
+		break;
+	case PANT_NONE:
+		KUNIT_EXPECT_FALSE_MSG(test, s.saved_pan,
+				       "in %s (%s): SPSR.PAN=1, want 0",
+				       what, pant_kind_name[kind]);
+		break;
+	}
+}
+
+/*
+ * A user mm owned by the test, attached to the KUnit kthread, with one
+ * mapped read-write page at @addr and an unmapped page right after it.
+ */
+struct pant_user {
+	struct mm_struct *mm;
+	unsigned long addr;
+	unsigned long unmapped;
+};
+
+static int pant_user_get(struct pant_user *u)
+{
+	int ret;
+
+	u->mm = mm_alloc();
+	if (!u->mm)
+		return -ENOMEM;
+	u->mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(u->mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(u->mm);
+	u->addr = vm_mmap(NULL, 0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(u->addr)) {
+		ret = (int)u->addr;
+		goto out;
+	}
+	u->unmapped = u->addr + PAGE_SIZE;
+	ret = vm_munmap(u->unmapped, PAGE_SIZE);
+	if (!ret)
+		return 0;
+	vm_munmap(u->addr, PAGE_SIZE);
+out:
+	kthread_unuse_mm(u->mm);
+	mmput(u->mm);
+	u->mm = NULL;
+	return ret;
+}
+
+static void pant_user_put(struct pant_user *u)
+{
+	vm_munmap(u->addr, PAGE_SIZE);
+	kthread_unuse_mm(u->mm);
+	mmput(u->mm);
+	u->mm = NULL;
+}
+
+/* What the suite must leave as it found it. */
+struct pant_ctx {
+	unsigned int online_cpus;
+	cpumask_t online;
+	struct pant_user user;
+};
+
+static int pant_init(struct kunit *test)
+{
+	struct pant_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	cpumask_copy(&ctx->online, cpu_online_mask);
+	ctx->online_cpus = num_online_cpus();
+	test->priv = ctx;
+	return 0;
+}
+
+static void pant_exit(struct kunit *test)
+{
+	struct pant_ctx *ctx = test->priv;
+	unsigned int cpu;
+
+	/* A case that stopped half way: bring its CPU back, drop its mm. */
+	for_each_cpu(cpu, &ctx->online)
+		if (!cpu_online(cpu))
+			KUNIT_EXPECT_EQ_MSG(test, add_cpu(cpu), 0, "CPU%u left offline", cpu);
+	KUNIT_EXPECT_EQ(test, num_online_cpus(), ctx->online_cpus);
+	if (ctx->user.mm && current->mm == ctx->user.mm)
+		pant_user_put(&ctx->user);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, ctx->user.mm, NULL, "test mm not released");
+	KUNIT_EXPECT_PTR_EQ_MSG(test, current->mm, NULL, "KUnit thread still has an mm");
+	pant_expect_closed(test, "the test");
+}
+
+/* 1. Detection, from the ID register of this CPU and the sanitised one. */
+static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
+{
+	u64 raw = read_sysreg(id_aa64mmfr1_el1);
+	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
+	bool want = pant_mmfr1_pan(raw) >= PANT_PAN_FEAT_PAN;
+
+	KUNIT_EXPECT_EQ_MSG(test, pant_mmfr1_pan(san), pant_mmfr1_pan(raw),
+			    "ID_AA64MMFR1_EL1 raw %#llx, sanitised %#llx", raw, san);
+	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_PAN), want,
+			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
+	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_PAN),
+			    pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN,
+			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u", san,
+			    pant_mmfr1_pan(san));
+	KUNIT_EXPECT_EQ_MSG(test, system_uses_hw_pan(), want,
+			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
+	KUNIT_EXPECT_EQ_MSG(test, system_uses_ttbr0_pan(),
+			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN) && !want,
+			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u, CONFIG_ARM64_SW_TTBR0_PAN=%d",
+			    raw, pant_mmfr1_pan(raw),
+			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN));
+}
+
+static void has_epan_needs_pan_field_3(struct kunit *test)
+{
+	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
+	bool want = IS_ENABLED(CONFIG_ARM64_EPAN) &&
+		    pant_mmfr1_pan(san) >= PANT_PAN_FEAT_EPAN;
+
+	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_EPAN), want,
+			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u, CONFIG_ARM64_EPAN=%d",
+			    san, pant_mmfr1_pan(san), IS_ENABLED(CONFIG_ARM64_EPAN));
+}
+
+/* 2. SCTLR_EL1.SPAN and PSTATE.PAN in process context on a given CPU. */
+struct pant_cpu_state {
+	int cpu;
+	bool in_task;
+	u64 sctlr;
+	u64 pan;
+};
+
+static long pant_cpu_state_fn(void *arg)
+{
+	struct pant_cpu_state *st = arg;
+
+	st->cpu = raw_smp_processor_id();
+	st->in_task = in_task();
+	st->sctlr = read_sysreg(sctlr_el1);
+	st->pan = pant_read_pan();
+	return 0;
+}
+
+static void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
+{
+	struct pant_cpu_state st = { .cpu = -1 };
+
+	KUNIT_ASSERT_EQ(test, work_on_cpu(cpu, pant_cpu_state_fn, &st), 0);
+	KUNIT_EXPECT_EQ_MSG(test, st.cpu, (int)cpu, "work item ran on another CPU");
+	KUNIT_EXPECT_TRUE(test, st.in_task);
+	KUNIT_EXPECT_EQ_MSG(test, st.sctlr & PANT_SCTLR_SPAN, 0ULL,
+			    "CPU%u: SCTLR_EL1 %#llx has SPAN set", cpu, st.sctlr);
+	KUNIT_EXPECT_EQ_MSG(test, st.pan, PANT_PSTATE_PAN,
+			    "CPU%u: PSTATE.PAN is 0 in process context", cpu);
+}
+
+static void cpu_enable_pan_every_cpu(struct kunit *test)
+{
+	unsigned int cpu, checked = 0;
+
+	PANT_SKIP_NO_PAN(test);
+	KUNIT_EXPECT_EQ_MSG(test, pant_read_pan(), PANT_PSTATE_PAN,
+			    "PSTATE.PAN is 0 in the KUnit thread");
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		pant_expect_cpu_enabled(test, cpu);
+		checked++;
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, checked, num_online_cpus());
+}
+
+/* An exception taken to EL1 sets PSTATE.PAN when SCTLR_EL1.SPAN is 0. */
+static void el1_exception_sets_pan(struct kunit *test)
+{
+	static const bool before[] = { false, true };
+	struct pant_irq_probe probe;
+	u64 after;
+	bool taken;
+	int i, cpu;
+
+	PANT_SKIP_NO_PAN(test);
+	for (i = 0; i < ARRAY_SIZE(before); i++) {
+		preempt_disable();
+		cpu = smp_processor_id();
+		pant_write_pan(before[i]);
+		taken = pant_take_irq(&probe);
+		after = pant_read_pan();
+		pant_write_pan(true);
+		preempt_enable();
+
+		KUNIT_ASSERT_TRUE_MSG(test, taken && probe.has_regs,
+				      "no IRQ taken with PAN=%d", before[i]);
+		KUNIT_EXPECT_EQ(test, probe.cpu, cpu);
+		KUNIT_EXPECT_EQ_MSG(test, probe.pan, PANT_PSTATE_PAN,
+				    "IRQ from PAN=%d: PSTATE.PAN=0 in the handler",
+				    before[i]);
+		KUNIT_EXPECT_EQ_MSG(test, !!(probe.saved_pstate & PANT_PSTATE_PAN),
+				    before[i], "IRQ from PAN=%d: SPSR_EL1 %#llx",
+				    before[i], probe.saved_pstate);
+		KUNIT_EXPECT_EQ_MSG(test, !!after, before[i],
+				    "PAN=%d before the IRQ, %d after it",
+				    before[i], !!after);
+	}
+}
+
+/* 3. uaccess windows. */
+static void uaccess_privileged_toggles_pan(struct kunit *test)
+{
+	struct pant_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+
+	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+
+	pant_expect_closed(test, "attaching a user mm");
+	/* Preemptible, as a real window is: the state must survive an IRQ. */
+	uaccess_enable_privileged();
+	pant_expect_open(test, u->mm, "uaccess_enable_privileged()");
+	uaccess_disable_privileged();
+	pant_expect_closed(test, "uaccess_disable_privileged()");
+
+	pant_user_put(u);
+}
+
+static void uaccess_user_page_pan_restored(struct kunit *test)
+{
+	struct pant_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 out[64], in[64];
+	u32 __user *uptr;
+	u32 val, oval;
+	int ret, i;
+
+	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	uptr = (u32 __user *)u->addr;
+	for (i = 0; i < sizeof(out); i++)
+		out[i] = 0xa5 ^ i;
+
+	KUNIT_EXPECT_EQ(test, put_user(0x12345678U, uptr), 0);
+	pant_expect_closed(test, "put_user()");
+	val = 0;
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x12345678U);
+	pant_expect_closed(test, "get_user()");
+
+	KUNIT_EXPECT_EQ(test, copy_to_user(uptr + 1, out, sizeof(out)), 0UL);
+	pant_expect_closed(test, "copy_to_user()");
+	memset(in, 0, sizeof(in));
+	KUNIT_EXPECT_EQ(test, copy_from_user(in, uptr + 1, sizeof(in)), 0UL);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, sizeof(in)), 0);
+	pant_expect_closed(test, "copy_from_user()");
+
+	KUNIT_EXPECT_EQ(test, clear_user(uptr + 1, sizeof(out)), 0UL);
+	pant_expect_closed(test, "clear_user()");
+	memset(in, 0xff, sizeof(in));
+	KUNIT_EXPECT_EQ(test, copy_from_user(in, uptr + 1, sizeof(in)), 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(in, 0, sizeof(in)), NULL);
+
+	/* As futex_atomic_op_inuser() calls it: with page faults disabled. */
+	oval = 0;
+	pagefault_disable();
+	ret = arch_futex_atomic_op_inuser(FUTEX_OP_ADD, 5, &oval, uptr);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, oval, 0x12345678U);
+	pant_expect_closed(test, "arch_futex_atomic_op_inuser()");
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x1234567dU);
+
+	oval = 0;
+	pagefault_disable();
+	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0x1234567dU, 0xcafeU);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, oval, 0x1234567dU);
+	pant_expect_closed(test, "futex_atomic_cmpxchg_inatomic()");
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
+	KUNIT_EXPECT_EQ(test, val, 0xcafeU);
+
+	pant_user_put(u);
+}
+
+static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
+{
+	struct pant_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 buf[16] = { 0 };
+	u32 __user *uptr;
+	u32 val, oval;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	uptr = (u32 __user *)u->unmapped;
+
+	KUNIT_EXPECT_EQ(test, put_user(1U, uptr), -EFAULT);
+	pant_expect_closed(test, "put_user() to an unmapped address");
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), -EFAULT);
+	pant_expect_closed(test, "get_user() from an unmapped address");
+	KUNIT_EXPECT_EQ(test, copy_to_user(uptr, buf, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, "copy_to_user() to an unmapped address");
+	KUNIT_EXPECT_EQ(test, copy_from_user(buf, uptr, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, "copy_from_user() from an unmapped address");
+	KUNIT_EXPECT_EQ(test, clear_user(uptr, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, "clear_user() of an unmapped address");
+
+	pagefault_disable();
+	ret = arch_futex_atomic_op_inuser(FUTEX_OP_SET, 1, &oval, uptr);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	pant_expect_closed(test, "arch_futex_atomic_op_inuser() on an unmapped address");
+
+	pagefault_disable();
+	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0, 1);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	pant_expect_closed(test, "futex_atomic_cmpxchg_inatomic() on an unmapped address");
+
+	pant_user_put(u);
+}
+
+/* 4. A secondary CPU taken offline and brought back has PAN enabled again. */
+static void cpu_hotplug_reenables_pan(struct kunit *test)
+{
+	unsigned int cpu = cpumask_last(cpu_online_mask);
+
+	PANT_SKIP_NO_PAN(test);
+	if (cpu == 0)
+		kunit_skip(test, "only CPU0 online: nothing to take offline");
+
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	KUNIT_EXPECT_FALSE(test, cpu_online(cpu));
+	KUNIT_ASSERT_EQ(test, add_cpu(cpu), 0);
+	KUNIT_ASSERT_TRUE(test, cpu_online(cpu));
+	pant_expect_cpu_enabled(test, cpu);
+}
+
+/* 5. is_el1_permission_fault() on synthetic faults. */
+enum pant_fault_expect {
+	PANT_NEVER,
+	PANT_ALWAYS,
+	PANT_IF_TTBR0_PAN,	/* only when TTBR0 switching provides PAN */
+};
+
+struct pant_fault_row {
+	const char *name;
+	u64 esr;
+	unsigned long addr;
+	u64 pstate;
+	enum pant_fault_expect expect;
+};
+
+/* ESR encodings: Arm ARM D19.2.40 ESR_EL1 and its ISS for aborts. */
+static const struct pant_fault_row pant_fault_rows[] = {
+	{
+		.name = "el1_data_perm_l3_user",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_PERM_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_ALWAYS,
+	}, {
+		.name = "el1_data_perm_l1_write_user",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_ISS_WNR | PANT_FSC_PERM_L1),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H,
+		.expect = PANT_ALWAYS,
+	}, {
+		.name = "el1_data_perm_l3_kernel",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_PERM_L3),
+		.addr = PANT_KERNEL_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_ALWAYS,
+	}, {
+		.name = "el1_inst_perm_l3_user",
+		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_PERM_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_ALWAYS,
+	}, {
+		.name = "el0_data_perm_l3_user",
+		.esr = PANT_ESR(PANT_EC_DABT_LOW, PANT_FSC_PERM_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el0_inst_perm_l3_user",
+		.esr = PANT_ESR(PANT_EC_IABT_LOW, PANT_FSC_PERM_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el1_data_trans_l3_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_IF_TTBR0_PAN,
+	}, {
+		.name = "el1_data_trans_l0_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L0),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_IF_TTBR0_PAN,
+	}, {
+		.name = "el1_inst_trans_l3_user_pan",
+		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_TRANS_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_IF_TTBR0_PAN,
+	}, {
+		.name = "el1_data_trans_l3_user_no_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el1_data_trans_l3_kernel_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
+		.addr = PANT_KERNEL_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el1_data_access_flag_l3_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_AF_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el0_data_trans_l3_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_LOW, PANT_FSC_TRANS_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	},
+};
+
+static void pant_fault_row_desc(const struct pant_fault_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pant_fault, pant_fault_rows, pant_fault_row_desc);
+
+static void is_el1_permission_fault_rows(struct kunit *test)
+{
+	const struct pant_fault_row *row = test->param_value;
+	/* Decided from the CPU and the config, not from system_uses_ttbr0_pan(). */
+	bool ttbr0_pan = pant_get_kind() == PANT_TTBR0;
+	struct pt_regs regs = { .pstate = row->pstate };
+	bool want;
+
+	switch (row->expect) {
+	case PANT_ALWAYS:
+		want = true;
+		break;
+	case PANT_IF_TTBR0_PAN:
+		want = ttbr0_pan;
+		break;
+	default:
+		want = false;
+		break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, is_el1_permission_fault(row->addr, row->esr, &regs),
+			    want,
+			    "%s: addr %#lx, ESR %#llx, PSTATE %#llx (%s)", row->name,
+			    row->addr, row->esr, row->pstate, pant_kind_name[pant_get_kind()]);
+}
+
+static struct kunit_case arm64_pan_cases[] = {
+	KUNIT_CASE(has_pan_matches_id_aa64mmfr1),
+	KUNIT_CASE(has_epan_needs_pan_field_3),
+	KUNIT_CASE(cpu_enable_pan_every_cpu),
+	KUNIT_CASE(el1_exception_sets_pan),
+	KUNIT_CASE(uaccess_privileged_toggles_pan),
+	KUNIT_CASE(uaccess_user_page_pan_restored),
+	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
+	KUNIT_CASE(cpu_hotplug_reenables_pan),
+	KUNIT_CASE_PARAM(is_el1_permission_fault_rows, pant_fault_gen_params),
+	{}
+};
+
+static struct kunit_suite arm64_pan_suite = {
+	.name = "arm64_pan",
+	.init = pant_init,
+	.exit = pant_exit,
+	.test_cases = arm64_pan_cases,
+};
+
+kunit_test_suite(arm64_pan_suite);
