@@ -248,8 +248,15 @@ class ConfigsTest(unittest.TestCase):
 		loaded = [configs.load(REPO, name, test_data_path('fake_kunit'))
 			  for name in configs.select(REPO, [])]
 		self.assertEqual({c.name: c.cpu for c in loaded},
-				 {'arm64_nopan': 'cortex-a57', 'arm64_pan': 'max,pauth-impdef=on'})
-		self.assertEqual(len(configs.group_by_kconfig(loaded)), 1)
+				 {'arm64_nopan': 'cortex-a57', 'arm64_pan': 'max,pauth-impdef=on',
+				  'arm64_ttbr0_pan': 'cortex-a57'})
+		# The two CPUs share a build; TTBR0 PAN is a kconfig of its own.
+		groups = configs.group_by_kconfig(loaded)
+		self.assertEqual(sorted([c.name for c in g] for g in groups.values()),
+				 [['arm64_nopan', 'arm64_pan'], ['arm64_ttbr0_pan']])
+		ttbr0 = [c for c in loaded if c.name == 'arm64_ttbr0_pan'][0]
+		self.assertIn('CONFIG_ARM64_SW_TTBR0_PAN=y', ttbr0.kconfig.splitlines())
+		self.assertTrue(lkdtm.has_pan(ttbr0))
 
 	def test_select(self) -> None:
 		repo = test_data_path('fake_repo')

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kunit_tool QEMU config: PAN emulated in software on a CPU without FEAT_PAN.
+#
+# QEMU 7.2's Cortex-A57 reports ID_AA64MMFR1_EL1.PAN = 0 (an Armv8.0
+# core). With CONFIG_ARM64_SW_TTBR0_PAN the kernel keeps TTBR0_EL1 on
+# reserved_pg_dir outside uaccess windows, so a kernel access to user
+# memory faults as it would with FEAT_PAN. PSTATE.PAN cases skip; the
+# uaccess windows are checked through TTBR0_EL1 instead.
+# panic=-1 makes a panicking kernel reboot at once, which -no-reboot
+# (added by kunit_tool) turns into a QEMU exit instead of a hang.
+
+from ..qemu_config import QemuArchParams
+
+QEMU_ARCH = QemuArchParams(linux_arch='arm64',
+			   kconfig='''
+CONFIG_ARM64_SW_TTBR0_PAN=y
+CONFIG_SERIAL_AMBA_PL010=y
+CONFIG_SERIAL_AMBA_PL010_CONSOLE=y
+CONFIG_SERIAL_AMBA_PL011=y
+CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
+			   qemu_arch='aarch64',
+			   kernel_path='arch/arm64/boot/Image.gz',
+			   kernel_command_line='console=ttyAMA0 panic=-1',
+			   extra_qemu_params=['-machine', 'virt',
+					      '-cpu', 'cortex-a57',
+					      '-accel', 'tcg',
+					      '-smp', '2'])
