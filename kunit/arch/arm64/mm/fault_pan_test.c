@@ -65,9 +65,13 @@
 #define PANT_FSC_AF_L3		0x0b	/* 0b001011 access flag fault, level 3 */
 #define PANT_FSC_PERM_L1	0x0d	/* 0b001101 permission fault, level 1 */
 #define PANT_FSC_PERM_L3	0x0f	/* 0b001111 permission fault, level 3 */
-/* A TTBR0 (user) and a TTBR1 (kernel) address with 48-bit VAs. */
-#define PANT_USER_ADDR		0x0000aaaabbbb0000UL
-#define PANT_KERNEL_ADDR	0xffff800008000000UL
+/*
+ * A TTBR0 (user) and a TTBR1 (kernel) address for any VA size the kernel
+ * supports: below 2^39 and above 2^64 - 2^39 (VA_BITS = 39, the default
+ * with 4K pages, is the smallest).
+ */
+#define PANT_USER_ADDR		0x0000000012340000UL
+#define PANT_KERNEL_ADDR	0xffffffc008000000UL
 
 /* How this kernel on this CPU keeps the kernel out of user memory. */
 enum pant_kind {
