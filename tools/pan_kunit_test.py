@@ -822,18 +822,25 @@ class MutantsTest(CheckTestCase):
 		self.assertIn('baseline (the prepared tree): ok', output)
 		verdicts = {m['name']: m for m in json.loads(read(report))['mutants']}
 		self.assertEqual({name: m['verdict'] for name, m in verdicts.items()}, {
-			'crash': 'killed', 'killed': 'killed', 'pending': 'pending',
+			'crash': 'killed', 'half': 'survived', 'killed': 'killed', 'pending': 'pending',
 			'stale': 'does not apply', 'survived': 'survived'})
 		self.assertEqual(verdicts['killed']['failed_cases'], {
 			'pass_pan': ['arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu'],
 			'skip_nopan': ['arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu']})
 		self.assertEqual(verdicts['crash']['detail'], 'pass_pan: crash; skip_nopan: crash')
 		self.assertEqual(verdicts['pending']['detail'], 'not landed yet: arm64_pan')
+		self.assertEqual(verdicts['killed']['detail'],
+				 'pass_pan: 1 failed: arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu; '
+				 'skip_nopan: 1 failed: arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu'
+				 ' (not landed yet: arm64_pan)')
+		self.assertEqual(verdicts['half']['detail'],
+				 'no case of arm64_cpufeature_field failed; failed: '
+				 'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu')
 		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c:1',
 			      verdicts['stale']['detail'])
 		self.assertRegex(output, r'\nsurvived +arm64_cpufeature_match +survived +no case of '
 				 r'arm64_cpufeature_match failed\n')
-		self.assertIn('mutants: 2 killed, 1 survived, 1 pending, 1 does not apply', output)
+		self.assertIn('mutants: 2 killed, 2 survived, 1 pending, 1 does not apply', output)
 		# Each mutant was applied alone, and the worktree is clean again.
 		wt = self.worktree()
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],

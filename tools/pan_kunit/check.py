@@ -429,25 +429,33 @@ def load_mutants(directory: str, only: List[str]) -> List[Mutant]:
 			    f'{", ".join(m.name for m in mutants)}')
 	return [m for m in mutants if not only or m.name in only]
 
-def judge_mutant(mutant: Mutant, configs: List[results.ConfigResult]) -> None:
+def judge_mutant(mutant: Mutant, configs: List[results.ConfigResult],
+		 landed: Set[str]) -> None:
+	"""Killed when every landed Must-Fail suite has a failing case (on
+	some config), or when the kernel crashed or hung."""
 	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
 	broken = [f'{r.name}: {r.status}' for r in configs if r.status in BROKEN]
-	caught = {config: [c for c in cases if c.split('.')[0] in mutant.must_fail]
-		  for config, cases in mutant.failures.items()}
-	caught = {config: cases for config, cases in caught.items() if cases}
+	failed_suites = {c.split('.')[0] for cases in mutant.failures.values() for c in cases}
+	wanted = [s for s in mutant.must_fail if s in landed]
+	missed = [s for s in wanted if s not in failed_suites]
 	if any(r.status == results.BUILD_ERROR for r in configs):
 		mutant.verdict, mutant.detail = BUILD_FAILED, '; '.join(broken)
 	elif broken:
 		mutant.verdict, mutant.detail = KILLED, '; '.join(broken)
-	elif caught:
+	elif not missed:
 		mutant.verdict = KILLED
+		caught = {config: [c for c in cases if c.split('.')[0] in wanted]
+			  for config, cases in mutant.failures.items()}
 		mutant.detail = '; '.join(f'{config}: {len(cases)} failed: {_abbreviate(cases)}'
-					  for config, cases in sorted(caught.items()))
+					  for config, cases in sorted(caught.items()) if cases)
 	else:
 		mutant.verdict = SURVIVED
 		others = sorted({c for cases in mutant.failures.values() for c in cases})
-		mutant.detail = ('no case of ' + ', '.join(mutant.must_fail) + ' failed' +
-				 (f'; other failures: {_abbreviate(others)}' if others else ''))
+		mutant.detail = ('no case of ' + ', '.join(missed) + ' failed' +
+				 (f'; failed: {_abbreviate(others)}' if others else ''))
+	pending = [s for s in mutant.must_fail if s not in landed]
+	if pending:
+		mutant.detail += f' (not landed yet: {", ".join(pending)})'
 
 def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
@@ -477,7 +485,7 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 			else:
 				step = Step(number, None)
 				check.run_step(wt, step)
-				judge_mutant(mutant, step.configs)
+				judge_mutant(mutant, step.configs, landed)
 		mutant.elapsed = time.monotonic() - start
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
 		      f'({mutant.elapsed:.1f} s)')
