@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import statistics
 import sys
 import time
@@ -261,8 +262,14 @@ def selftest() -> int:
 		'pan-kunit selftest', 'discover', '-s', TOOLS_DIR, '-p', '*_test.py'])
 	return 0 if program.result.wasSuccessful() else 1
 
+def _interrupt(signum: int, frame: object) -> None:
+	raise KeyboardInterrupt
+
 def main(argv: Sequence[str], repo: str=REPO) -> int:
 	args = parse_args(argv)
+	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
+	# kunit.py, make and QEMU it started is killed, not orphaned.
+	signal.signal(signal.SIGTERM, _interrupt)
 	try:
 		if args.command == 'selftest':
 			return selftest()
