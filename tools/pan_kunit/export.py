@@ -89,7 +89,11 @@ def _identity(patch: str) -> Tuple[str, str]:
 	return ' '.join(author.group(1).split()), signed.group(0)
 
 def suite_message(suite: Suite, signed_off_by: str) -> str:
-	area = os.path.basename(suite.paths[0]).split('_')[0]
+	# The subsystem prefix upstream uses: "mm" for arch/arm64/mm, else
+	# the first word of the file (cpufeature, alternative, cpucap).
+	directory = os.path.basename(os.path.dirname(suite.paths[0]))
+	area = directory if directory == 'mm' else \
+		os.path.basename(suite.paths[0]).split('_')[0]
 	files = ', '.join(os.path.basename(p) for p in suite.paths)
 	body = (f'{suite.summary}\n\n' if suite.summary else '') + (
 		f'The suite is {suite.name}, in {files}. No Makefile builds it yet: '
