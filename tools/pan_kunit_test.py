@@ -883,6 +883,7 @@ class ExportTest(CheckTestCase):
 			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
 		cover = read(os.path.join(out, names[0]))
 		self.assertIn('Subject: [PATCH 0/4] Subject line here', cover)
+		self.assertIn('\nFrom: Ada Lovelace <ada@example.org>\n', cover)
 		self.assertIn('Body of the fake cover letter.', cover)
 		suite = read(os.path.join(out, names[1]))
 		self.assertIn('From: Ada Lovelace <ada@example.org>', suite)

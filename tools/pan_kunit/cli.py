@@ -228,7 +228,7 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	wanted = sources.load(repo)
 	worktree = check.worktree(tree_dir, tree.BASE_REF)
 	export.build_series(worktree, repo, wanted)
-	files = export.format_patches(worktree, repo, out)
+	files = export.format_patches(worktree, repo, out, export.series_author(wanted))
 	problems = export.checkpatch(worktree, files[1:])
 	print(f'wrote {len(files) - 1} patches and a cover letter into {out}:')
 	for path in files:

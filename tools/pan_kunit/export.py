@@ -129,6 +129,9 @@ def _cover_letter(repo: str) -> Tuple[str, str]:
 		raise Error(f'cannot read the cover letter {path}: {e.strerror}')
 	return subject.strip(), body.strip()
 
+def series_author(sources: Sources) -> str:
+	return _identity(sources.patches[0])[0]
+
 def build_series(worktree: str, repo: str, sources: Sources) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
 	check.reset(worktree, tree.BASE_REF)
@@ -151,7 +154,8 @@ def build_series(worktree: str, repo: str, sources: Sources) -> int:
 			'series.') + f'\n\n{signed_off_by}\n', author)
 	return count + 1
 
-def format_patches(worktree: str, repo: str, out: str) -> List[str]:
+def format_patches(worktree: str, repo: str, out: str, author: str) -> List[str]:
+	"""git format-patch of the series, and its cover letter, from @author."""
 	if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
 		raise Error(f'{out} exists and is not an empty directory; export writes only '
 			    'into a new or empty one')
@@ -163,6 +167,8 @@ def format_patches(worktree: str, repo: str, out: str) -> List[str]:
 	with open(cover) as f:
 		text = f.read()
 	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
+	text = re.sub(r'^From: .*(?:\n[ \t].*)*$', lambda _: f'From: {author}', text, count=1,
+		      flags=re.M)
 	with open(cover, 'w') as f:
 		f.write(text)
 	return files
