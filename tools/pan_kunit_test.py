@@ -552,8 +552,9 @@ class ResultsTest(unittest.TestCase):
 			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
 			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
 
-class RunTest(TempDirTestCase):
-	"""tools/pan-kunit run, end to end, with the fake kunit_tool."""
+class FakeKunitTestCase(TempDirTestCase):
+	"""The commands that build and boot, end to end, with the fake
+	kunit_tool tracing its calls into self.trace."""
 
 	def setUp(self) -> None:
 		super().setUp()
@@ -569,15 +570,18 @@ class RunTest(TempDirTestCase):
 			patcher.start()
 			self.addCleanup(patcher.stop)
 
+	def traced(self, kind: str) -> List[List[str]]:
+		return [line.split() for line in read(self.trace).splitlines()
+			if line.startswith(kind + ' ')]
+
+class RunTest(FakeKunitTestCase):
+	"""tools/pan-kunit run, end to end, with the fake kunit_tool."""
+
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
 		return status, out.getvalue()
-
-	def traced(self, kind: str) -> List[List[str]]:
-		return [line.split() for line in read(self.trace).splitlines()
-			if line.startswith(kind + ' ')]
 
 	def test_shared_build_and_parallel_boots(self) -> None:
 		os.environ['FAKE_KUNIT_EXEC_SECONDS'] = '1'
@@ -654,23 +658,9 @@ class RunTest(TempDirTestCase):
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
 		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
 
-class CheckTestCase(TempDirTestCase):
+class CheckTestCase(FakeKunitTestCase):
 	"""tools/pan-kunit bisect and mutants, end to end, with the fake
 	kunit_tool, on the configs pass_pan and skip_nopan."""
-
-	def setUp(self) -> None:
-		super().setUp()
-		self.trace = os.path.join(self.tmp, 'trace')
-		write(self.trace, '')
-		patchers: List[Any] = [
-			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL': self.tarball,
-						     'FAKE_KUNIT_DATA': TEST_DATA,
-						     'FAKE_KUNIT_TRACE': self.trace}),
-			mock.patch.object(packages, 'ensure'),
-			mock.patch.object(packages, 'version', return_value=VERSION)]
-		for patcher in patchers:
-			patcher.start()
-			self.addCleanup(patcher.stop)
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
 		out = io.StringIO()
@@ -714,10 +704,6 @@ class BisectTest(CheckTestCase):
 		builds = {b[2] for b in self.traced('build')}
 		self.assertEqual(len(builds), 1)
 		self.assertTrue(builds.pop().startswith(os.path.join(wt, '.pan-kunit', 'build')))
-
-	def traced(self, kind: str) -> List[List[str]]:
-		return [line.split() for line in read(self.trace).splitlines()
-			if line.startswith(kind + ' ')]
 
 	def test_demo_series_names_patch_2_and_leaves_the_user_tree_alone(self) -> None:
 		self.setup_tree()

@@ -211,26 +211,24 @@ def regressions(before: List[results.ConfigResult],
 def failed_cases(result: results.ConfigResult) -> List[str]:
 	return sorted(c for c, s in results.leaf_statuses(result.kunit).items() if s in FAILED)
 
+def _table(header: List[str], rows: List[List[str]]) -> List[str]:
+	return results.align([header] + rows)
+
 def _abbreviate(items: List[str]) -> str:
 	more = f', and {len(items) - MAX_CASES} more' if len(items) > MAX_CASES else ''
 	return ', '.join(items[:MAX_CASES]) + more
 
 def _suite_cells(result_list: List[results.ConfigResult], suites: List[str]) -> List[str]:
+	per_config = [result.suites() for result in result_list]
 	cells = []
 	for suite in suites:
 		counts = results.Counts()
-		seen = False
-		for result in result_list:
-			if suite in result.suites():
-				counts.merge(result.suites()[suite])
-				seen = True
+		for config_suites in per_config:
+			counts.merge(config_suites.get(suite, results.Counts()))
+		seen = any(suite in config_suites for config_suites in per_config)
 		cells.append(counts.cell() if seen else '-')
 	return cells
 
-def format_table(header: List[str], rows: List[List[str]]) -> List[str]:
-	widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
-	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
-		for row in [header] + rows]
 
 # ---------------------------------------------------------------- bisect
 
@@ -329,7 +327,7 @@ def bisect_table(steps: List[Step]) -> List[str]:
 		name = step.patch.name if step.patch else 'start'
 		rows.append([str(step.number), name] + _suite_cells(step.configs, suites) +
 			    [step.verdict()])
-	return format_table(['step', 'patch (suites: passed/failed/skipped, all configs)'] +
+	return _table(['step', 'patch (suites: passed/failed/skipped, all configs)'] +
 			    suites + ['result'], rows)
 
 def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
@@ -493,5 +491,5 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	return baseline
 
 def mutants_table(mutants: List[Mutant]) -> List[str]:
-	return format_table(['mutant', 'must fail', 'verdict', 'detail'],
+	return _table(['mutant', 'must fail', 'verdict', 'detail'],
 			    [[m.name, ', '.join(m.must_fail), m.verdict, m.detail] for m in mutants])

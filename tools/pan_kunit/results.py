@@ -208,6 +208,12 @@ class ConfigResult:
 			'elapsed': self.elapsed, 'skip_reasons': self.skip_reasons,
 			'kunit': self.kunit}
 
+def align(rows: List[List[str]]) -> List[str]:
+	"""The rows as lines, each column padded to its widest cell."""
+	widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+		for row in rows]
+
 def table(results: List[ConfigResult]) -> List[str]:
 	suites = [r.suites() for r in results]
 	rows = [['suite (passed/failed/skipped)'] + [r.name for r in results]]
@@ -217,9 +223,7 @@ def table(results: List[ConfigResult]) -> List[str]:
 	rows.append(['cpu'] + [r.cpu or '(default)' for r in results])
 	rows.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
 				      for r in results])
-	widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
-		for row in rows]
+	return align(rows)
 
 def total_line(results: List[ConfigResult]) -> str:
 	"""Failed counts failed and crashed leaves, plus one for each config
