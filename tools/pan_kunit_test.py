@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -391,6 +392,22 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 		self.assertTrue(read(cpufeature).endswith('/* my edit */\n'))
 		self.assertTrue(os.path.exists(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c')))
+
+	def test_am_in_progress_is_not_touched(self) -> None:
+		self.setup_tree()
+		head = self.git('rev-parse', 'HEAD')
+		am = subprocess.run(['git', '-C', self.tree, 'am', test_data_path('patches', STALE_PATCH)],
+				    env=dict(os.environ, **USER_GIT_ENV), stdout=subprocess.PIPE,
+				    stderr=subprocess.PIPE, check=False)
+		self.assertNotEqual(am.returncode, 0)
+		rebase_apply = os.path.join(self.tree, '.git', 'rebase-apply')
+		self.assertTrue(os.path.isdir(rebase_apply))
+		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
+		with self.assertRaisesRegex(Error, 'has a git am or rebase in progress; finish it or '
+					    'abort it'):
+			self.setup_tree()
+		self.assertTrue(os.path.isdir(rebase_apply))
+		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 
 	def test_user_commits_are_not_discarded(self) -> None:
 		self.setup_tree()
@@ -997,6 +1014,83 @@ class LkdtmTest(unittest.TestCase):
 		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
 		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())
 
+class CcacheTest(unittest.TestCase):
+
+	def test_builds_go_through_ccache_with_the_tree_as_base_dir(self) -> None:
+		started: List[runner.Job] = []
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Outcome(0, False, 1.0)
+			started.extend(jobs)
+		with tempfile.TemporaryDirectory() as tmp, \
+		     mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs):
+			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
+						    kernel_path='Image', cpu='max')
+			with contextlib.redirect_stdout(io.StringIO()):
+				runner.build_all(tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2,
+						 quiet=True)
+			(job,) = started
+			self.assertIn('--make_options', job.cmd)
+			self.assertEqual(job.cmd[job.cmd.index('--make_options') + 1],
+					 'CC=ccache aarch64-linux-gnu-gcc')
+			self.assertEqual(job.env, {'CCACHE_BASEDIR': os.path.realpath(tmp)})
+
+	def test_without_ccache_builds_plainly(self) -> None:
+		with mock.patch.object(shutil, 'which', return_value=None):
+			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+
+class SignalTest(unittest.TestCase):
+
+	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:
+		previous = signal.getsignal(signal.SIGTERM)
+		self.addCleanup(signal.signal, signal.SIGTERM, previous)
+		def _killed(*args: Any) -> int:
+			os.kill(os.getpid(), signal.SIGTERM)
+			return 0
+		err = io.StringIO()
+		with mock.patch.object(cli, 'run', side_effect=_killed), \
+		     contextlib.redirect_stderr(err):
+			self.assertEqual(cli.main(['--tree', '/nonexistent', 'run']), 130)
+		self.assertEqual(err.getvalue(), 'pan-kunit: interrupted\n')
+
+class StepVerdictTest(unittest.TestCase):
+	"""first_bad() and regressions() on synthetic steps."""
+
+	def config(self, status: str, leaves: Dict[str, str]) -> results.ConfigResult:
+		kunit = {'name': 'KUnit Test Group', 'sub_groups': [
+			{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
+				{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
+			 'test_cases': []}
+		return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
+					    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
+					    console_log='', exec_log='')
+
+	def test_first_bad_is_the_first_of_several(self) -> None:
+		good = self.config(results.PASS, {'a': 'PASS'})
+		steps = [check.Step(0, None, configs=[good]),
+			 check.Step(1, None, configs=[good]),
+			 check.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
+			 check.Step(3, None, configs=[self.config(results.BUILD_ERROR, {})]),
+			 check.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
+		bad = check.first_bad(steps)
+		self.assertIsNotNone(bad)
+		assert bad is not None
+		self.assertEqual(bad.number, 2)
+		self.assertIsNone(check.first_bad(steps[:2]))
+
+	def test_crash_or_hang_after_a_pass_is_a_regression(self) -> None:
+		before = [self.config(results.PASS, {'a': 'PASS', 'b': 'PASS'})]
+		for status in (results.CRASH, results.TIMEOUT):
+			after = [self.config(status, {'a': 'PASS'})]
+			self.assertEqual(check.regressions(before, after), [f'c: {status}'])
+		# A case that crashed (ERROR) counts as failed, one that vanished does not.
+		after = [self.config(results.CRASH, {'a': 'ERROR'})]
+		self.assertEqual(check.regressions([self.config(results.CRASH, {'a': 'PASS'})], after),
+				 ['c: arm64_s.a ERROR'])
+		# What was broken before is no regression when it stays broken.
+		self.assertEqual(check.regressions([self.config(results.CRASH, {})],
+						   [self.config(results.CRASH, {})]), [])
 
 if __name__ == '__main__':
 	unittest.main()
