@@ -23,7 +23,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, check, cli, configs, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import Error, check, cli, configs, lkdtm, packages, results, runner, sources, summary, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -636,7 +636,10 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 
 	def test_fail(self) -> None:
-		status, output = self.run_cli('--config', 'fail_pan')
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('--config', 'fail_pan')
+		self.assertEqual(read(tally), 'run: 1 passed, 1 failed\n')
 		self.assertEqual(status, 1, output)
 		self.assertIn('fail_pan: fail', output)
 		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
@@ -727,8 +730,11 @@ class BisectTest(CheckTestCase):
 		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
 		write(cpufeature, read(cpufeature) + '/* my uncommitted edit */\n')
 		before = self.user_state()
-		status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
 		self.assertEqual(status, 1, output)
+		self.assertEqual(read(tally), 'bisect: 3 passed, 1 failed\n')
 		self.assertIn('step 2/3 0002-arm64-cpufeature-match-with-greater-than.patch: '
 			      'REGRESSED: 1', output)
 		self.assertIn('bisect: first bad patch: 2 0002-arm64-cpufeature-match-with-'
@@ -820,8 +826,12 @@ class MutantsTest(CheckTestCase):
 
 	def test_verdicts(self) -> None:
 		report = os.path.join(self.tmp, 'mutants.json')
-		status, output = self.run_cli('mutants', '--json', report)
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('mutants', '--json', report)
 		self.assertEqual(status, 1, output)
+		# Killed mutants pass; survived and stale ones fail; pending ones neither.
+		self.assertEqual(read(tally), 'mutants: 2 passed, 3 failed\n')
 		self.assertIn('baseline (the prepared tree): ok', output)
 		verdicts = {m['name']: m for m in json.loads(read(report))['mutants']}
 		self.assertEqual({name: m['verdict'] for name, m in verdicts.items()}, {
@@ -1091,6 +1101,62 @@ class StepVerdictTest(unittest.TestCase):
 		# What was broken before is no regression when it stays broken.
 		self.assertEqual(check.regressions([self.config(results.CRASH, {})],
 						   [self.config(results.CRASH, {})]), [])
+
+class SummaryTest(TempDirTestCase):
+	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
+
+	def summary_main(self, path: str, status: int) -> Tuple[int, str]:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			code = summary.main([path, str(status)])
+		return code, out.getvalue()
+
+	def test_tallies_add_up_to_one_plain_line(self) -> None:
+		path = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: path}):
+			summary.record(summary.Tally('selftest', 70, 0))
+			summary.record(summary.Tally('run', 784, 0))
+		summary.record(summary.Tally('mutants', 18, 0), path=path)
+		with open(path, 'a') as f:
+			f.write('noise: not a tally\n')
+		self.assertEqual(self.summary_main(path, 0), (0, 'ci: 872 passed, 0 failed\n'))
+		summary.record(summary.Tally('bisect', 5, 1), path=path)
+		self.assertEqual(self.summary_main(path, 1), (1, 'ci: 877 passed, 1 failed\n'))
+
+	def test_failed_tally_fails_even_with_status_zero(self) -> None:
+		path = os.path.join(self.tmp, 'summary')
+		summary.record(summary.Tally('lkdtm', 5, 1), path=path)
+		self.assertEqual(self.summary_main(path, 0), (1, 'ci: 5 passed, 1 failed\n'))
+
+	def test_command_that_ended_badly_counts_once(self) -> None:
+		path = os.path.join(self.tmp, 'summary')
+		summary.record(summary.Tally('selftest', 70, 0), path=path)
+		self.assertEqual(self.summary_main(path, 2), (2, 'ci: 70 passed, 1 failed\n'))
+		self.assertEqual(self.summary_main(os.path.join(self.tmp, 'none'), 2),
+				 (2, 'ci: 0 passed, 1 failed\n'))
+
+	def test_no_env_records_nothing(self) -> None:
+		with mock.patch.dict(os.environ, {summary.ENV: ''}):
+			summary.record(summary.Tally('run', 1, 0))
+		self.assertEqual(sorted(os.listdir(self.tmp)), ['linux-source-6.1.tar.xz', 'repo'])
+
+	def test_selftest_records_itself_not_the_commands_its_tests_run(self) -> None:
+		path = os.path.join(self.tmp, 'summary')
+		directory = os.path.join(self.tmp, 'selftest_tally')
+		write(os.path.join(directory, 'tally_test.py'),
+		      'import unittest\n'
+		      'from pan_kunit import summary\n'
+		      'class T(unittest.TestCase):\n'
+		      '\tdef test_a(self):\n\t\tsummary.record(summary.Tally("run", 9, 9))\n'
+		      '\tdef test_b(self):\n\t\tself.assertTrue(False)\n'
+		      '\t@unittest.skip("x")\n\tdef test_c(self):\n\t\tpass\n')
+		with mock.patch.object(cli, 'TOOLS_DIR', directory), \
+		     mock.patch.dict(os.environ, {summary.ENV: path}), \
+		     contextlib.redirect_stderr(io.StringIO()):
+			self.assertEqual(cli.selftest(), 1)
+			self.assertEqual(os.environ[summary.ENV], path)
+		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')
+
 
 if __name__ == '__main__':
 	unittest.main()

@@ -16,7 +16,7 @@ import time
 import unittest
 from typing import Sequence
 
-from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, summary, tree
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -125,6 +125,8 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	matrix = [configs.load(repo, name, kunit_dir) for name in names]
 	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
 	results.print_report(result_list)
+	passed, failed, _ = results.totals(result_list)
+	summary.record(summary.Tally('run', passed, failed))
 	if args.json:
 		_write_json(args.json, results.report(tree_dir, tree.head(tree_dir), result_list))
 	return 0 if all(r.status == results.PASS for r in result_list) else 1
@@ -135,6 +137,8 @@ def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = [configs.load(repo, name, kunit_dir) for name in names]
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
+	passed = sum(v.ok for v in verdicts.values())
+	summary.record(summary.Tally('lkdtm', passed, len(verdicts) - passed))
 	return 0 if lkdtm.print_report(matrix, verdicts) else 1
 
 def _write_json(path: str, data: results.JsonObj) -> None:
@@ -181,6 +185,8 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	elapsed = time.monotonic() - start
 	timed = sorted(s.elapsed for s in steps[1:]) or [0.0]
 	print(f'{len(steps)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
+	bad_steps = sum(s.bad() for s in steps)
+	summary.record(summary.Tally('bisect', len(steps) - bad_steps, bad_steps))
 	if args.json:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
 					'series': args.series or os.path.join(repo, sources.SERIES),
@@ -216,6 +222,8 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	print(f'{len(mutants)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
 	      f'median mutant {statistics.median(timed):.1f} s)')
 	print('mutants: ' + ', '.join(f'{n} {v}' for v, n in counts.items() if n))
+	summary.record(summary.Tally('mutants', counts[check.KILLED],
+				     sum(not m.ok() for m in mutants)))
 	if args.json:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
 					'baseline': baseline.to_json(),
@@ -258,9 +266,20 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
-	program = unittest.main(module=None, exit=False, testLoader=unittest.TestLoader(), argv=[
-		'pan-kunit selftest', 'discover', '-s', TOOLS_DIR, '-p', '*_test.py'])
-	return 0 if program.result.wasSuccessful() else 1
+	# The commands the tests run must not add to the caller's summary.
+	summary_file = os.environ.pop(summary.ENV, '')
+	try:
+		program = unittest.main(module=None, exit=False, testLoader=unittest.TestLoader(),
+					argv=['pan-kunit selftest', 'discover', '-s', TOOLS_DIR,
+					      '-p', '*_test.py'])
+	finally:
+		if summary_file:
+			os.environ[summary.ENV] = summary_file
+	result = program.result
+	failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+	summary.record(summary.Tally('selftest', result.testsRun - failed - len(result.skipped),
+				     failed))
+	return 0 if result.wasSuccessful() else 1
 
 def _interrupt(signum: int, frame: object) -> None:
 	raise KeyboardInterrupt

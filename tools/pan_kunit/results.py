@@ -225,9 +225,10 @@ def table(results: List[ConfigResult]) -> List[str]:
 				      for r in results])
 	return align(rows)
 
-def total_line(results: List[ConfigResult]) -> str:
-	"""Failed counts failed and crashed leaves, plus one for each config
-	that did not pass without a failed leaf to show for it."""
+def totals(results: List[ConfigResult]) -> Tuple[int, int, int]:
+	"""Passed, failed and skipped leaves over all configs.  Failed counts
+	failed and crashed leaves, plus one for each config that did not pass
+	without a failed leaf to show for it."""
 	passed = failed = skipped = 0
 	for result in results:
 		counts = result.totals()
@@ -236,6 +237,10 @@ def total_line(results: List[ConfigResult]) -> str:
 		failed += counts.failed + counts.errors
 		if result.status != PASS and counts.failed + counts.errors == 0:
 			failed += 1
+	return passed, failed, skipped
+
+def total_line(results: List[ConfigResult]) -> str:
+	passed, failed, skipped = totals(results)
 	return f'total: {passed} passed, {failed} failed, {skipped} skipped'
 
 def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
