@@ -165,7 +165,7 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(status, 2)
 		setup.assert_not_called()
 		self.assertIn('unknown --config nope', err.getvalue())
-		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, skip_nopan',
+		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, pass_ttbr0, skip_nopan',
 			      err.getvalue())
 
 class PackagesTest(unittest.TestCase):
@@ -263,7 +263,7 @@ class ConfigsTest(unittest.TestCase):
 		repo = test_data_path('fake_repo')
 		self.assertEqual(configs.select(repo, ['skip_nopan', 'pass_pan', 'pass_pan']),
 				 ['pass_pan', 'skip_nopan'])
-		self.assertEqual(len(configs.select(repo, [])), 6)
+		self.assertEqual(len(configs.select(repo, [])), 7)
 
 class TreeSetupTest(TempDirTestCase):
 
@@ -859,6 +859,24 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],
 						check=True, text=True, stdout=subprocess.PIPE).stdout, '')
 		self.assertFalse(os.path.exists(os.path.join(wt, 'fake_mode')))
+
+	def test_judged_on_the_largest_kconfig_group_first(self) -> None:
+		# pass_pan and skip_nopan share a kernel; pass_ttbr0 has its own.
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'mutants', '--only', 'killed',
+					   '--only', 'survived', '--config', 'pass_ttbr0',
+					   '--config', 'pass_pan', '--config', 'skip_nopan'], repo=self.repo)
+		self.assertEqual(status, 1, out.getvalue())
+		ttbr0_builds = [b for b in self.traced('build') if b[1] == 'pass_ttbr0']
+		other_builds = [b for b in self.traced('build') if b[1] != 'pass_ttbr0']
+		# The baseline builds both; killed needs the first group only;
+		# survived is judged on every group.
+		self.assertEqual((len(other_builds), len(ttbr0_builds)), (3, 2))
+		self.assertRegex(out.getvalue(), r'\nkilled +.* killed +pass_pan: 1 failed: .*'
+				 r'\(pass_ttbr0: not needed, not built\)')
+		self.assertRegex(out.getvalue(), r'\nsurvived +arm64_cpufeature_match +survived +'
+				 r'no case of arm64_cpufeature_match failed\n')
 
 	def test_all_killed_or_pending_passes(self) -> None:
 		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending')

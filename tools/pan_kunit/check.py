@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set
 
 from pan_kunit import Error, results, runner, tree
-from pan_kunit.configs import QemuConfig
+from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
 KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
@@ -279,14 +279,22 @@ class Bisect:
 	# The kunitconfig of a step that has no .kunitconfig of its own.
 	kunitconfig: Optional[bytes] = None
 
-	def run_step(self, worktree: str, step: Step) -> None:
+	def run_step(self, worktree: str, step: Step,
+		     configs: Optional[List[QemuConfig]]=None) -> None:
+		"""Builds and boots @configs (default: the matrix) at this step."""
 		start = time.monotonic()
 		step.commit = tree.head(worktree)
 		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
 		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
-					  self.matrix, self.timeout, self.jobs,
+					  configs or self.matrix, self.timeout, self.jobs,
 					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True)
 		step.elapsed = time.monotonic() - start
+
+	def groups(self) -> List[List[QemuConfig]]:
+		"""The matrix by kconfig group, the group with most configs first
+		(matrix order among groups of the same size)."""
+		groups = list(group_by_kconfig(self.matrix).values())
+		return sorted(groups, key=lambda group: -len(group))
 
 def start_with_suites(worktree: str, base: str, sources: Sources) -> None:
 	"""The start of a check of patches/: the Debian base plus the suites'
@@ -455,6 +463,25 @@ def judge_mutant(mutant: Mutant, configs: List[results.ConfigResult],
 	if pending:
 		mutant.detail += f' (not landed yet: {", ".join(pending)})'
 
+def judge_by_groups(check: Bisect, wt: str, mutant: Mutant, number: int,
+		    landed: Set[str]) -> None:
+	"""Builds and boots one kconfig group after the other, the largest
+	first, and stops at the first that kills the mutant: a mutant of a
+	widely included header then rebuilds one kernel, not every group's.
+	A mutant that survives has been judged on the whole matrix."""
+	results_so_far: List[results.ConfigResult] = []
+	for group in check.groups():
+		step = Step(number, None)
+		check.run_step(wt, step, group)
+		results_so_far.extend(step.configs)
+		judge_mutant(mutant, results_so_far, landed)
+		if mutant.verdict != SURVIVED:
+			break
+	booted = {r.name for r in results_so_far}
+	unbooted = [c.name for c in check.matrix if c.name not in booted]
+	if unbooted:
+		mutant.detail += f' ({", ".join(unbooted)}: not needed, not built)'
+
 def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
 	mutant applied alone on it.  Returns the baseline."""
@@ -481,9 +508,7 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 				mutant.verdict = DOES_NOT_APPLY
 				mutant.detail = result.stderr.strip()
 			else:
-				step = Step(number, None)
-				check.run_step(wt, step)
-				judge_mutant(mutant, step.configs, landed)
+				judge_by_groups(check, wt, mutant, number, landed)
 		mutant.elapsed = time.monotonic() - start
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
 		      f'({mutant.elapsed:.1f} s)')
