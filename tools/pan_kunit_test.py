@@ -959,6 +959,40 @@ class SelftestTest(unittest.TestCase):
 				     contextlib.redirect_stderr(io.StringIO()):
 					self.assertEqual(cli.selftest(), 0 if ok else 1)
 
+class LkdtmRunTest(FakeKunitTestCase):
+	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
+
+	def run_cli(self, *argv: str) -> Tuple[int, str]:
+		out = io.StringIO()
+		cpio = os.path.join(self.tmp, 'initramfs.cpio')
+		with mock.patch.object(lkdtm, '_initramfs', return_value=cpio), \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree] + list(argv), repo=self.repo)
+		return status, out.getvalue()
+
+	def test_boots_the_kernels_run_built_with_kunit_off(self) -> None:
+		status, output = self.run_cli('run', '--config', 'pass_pan', '--config', 'skip_nopan')
+		self.assertEqual(status, 0, output)
+		(run_build,) = self.traced('build')
+		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
+		self.assertEqual(status, 0, output)
+		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
+		self.assertIn('pass_pan (max,pauth-impdef=on, PAN by CPU):\n'
+			      '    ACCESS_USERSPACE   ok   caught: "Unable to handle kernel access', output)
+		self.assertIn('skip_nopan (cortex-a57, no PAN):\n'
+			      '    ACCESS_USERSPACE   ok   survived, as without PAN', output)
+		# One build, into the directory run built, with LKDTM's kconfig merged in.
+		self.assertEqual([b[2] for b in self.traced('build')], [run_build[2]] * 2)
+		self.assertIn('CONFIG_LKDTM=y', read(os.path.join(run_build[2], '.kunitconfig')))
+		boots = sorted(line[2:] for line in self.traced('qemu_args'))
+		cpio = os.path.join(self.tmp, 'initramfs.cpio')
+		# The config's own command line, KUnit off and the crash type, in an
+		# -append that replaces kunit.py's (and its kunit_shutdown=reboot).
+		self.assertEqual(boots, [['-initrd', cpio, '-append', 'console=ttyAMA0', 'panic=-1',
+					  'kunit.enable=0', f'pankunit_crash={crash}']
+					 for crash in ('ACCESS_USERSPACE', 'ACCESS_USERSPACE',
+						       'EXEC_USERSPACE', 'EXEC_USERSPACE')])
+
 class LkdtmTest(unittest.TestCase):
 	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""
 

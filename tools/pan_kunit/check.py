@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Sequence, Set
 
 from pan_kunit import Error, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -278,6 +278,8 @@ class Bisect:
 	jobs: int
 	# The kunitconfig of a step that has no .kunitconfig of its own.
 	kunitconfig: Optional[bytes] = None
+	# Kconfig files merged into every step's kunitconfig.
+	fragments: Sequence[str] = ()
 
 	def run_step(self, worktree: str, step: Step,
 		     configs: Optional[List[QemuConfig]]=None) -> None:
@@ -287,7 +289,8 @@ class Bisect:
 		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
 		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
 					  configs or self.matrix, self.timeout, self.jobs,
-					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True)
+					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
+					  fragments=self.fragments)
 		step.elapsed = time.monotonic() - start
 
 	def groups(self) -> List[List[QemuConfig]]:

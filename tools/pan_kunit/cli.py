@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 import unittest
-from typing import Sequence
+from typing import List, Sequence
 
 from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, summary, tree
 
@@ -28,6 +28,11 @@ MUTANTS_DIR = 'mutants'
 MUTANT_TIMEOUT = 120
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
+
+def fragments(repo: str) -> List[str]:
+	"""The kconfig files every build merges into the kunitconfig: LKDTM's,
+	so that `lkdtm` boots the kernels `run` built."""
+	return [os.path.join(repo, lkdtm.KCONFIG)]
 
 def default_tree() -> str:
 	return os.environ.get('PAN_KUNIT_TREE') or os.path.join(
@@ -123,7 +128,8 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	_note_edits(tree_dir)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = [configs.load(repo, name, kunit_dir) for name in names]
-	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
+	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
+				 fragments=fragments(repo))
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
@@ -153,7 +159,8 @@ def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect
 	names = configs.select(repo, args.config)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = [configs.load(repo, name, kunit_dir) for name in names]
-	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
+	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
+			    fragments=fragments(repo))
 
 def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
 	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']

@@ -23,6 +23,7 @@ class QemuConfig:
 	kconfig: str      # normalised: stripped non-empty lines, sorted
 	kernel_path: str  # relative to the build dir
 	cpu: str          # QEMU's -cpu, '' when not given
+	cmdline: str = ''  # the kernel command line the config gives
 
 	def build_key(self) -> str:
 		return hashlib.sha256(self.kconfig.encode()).hexdigest()[:12]
@@ -78,7 +79,8 @@ def load(repo: str, name: str, kunit_dir: str) -> QemuConfig:
 		raise Error(f'{path} does not define QEMU_ARCH')
 	params = module.QEMU_ARCH
 	return QemuConfig(name=name, path=path, kconfig=normalise_kconfig(params.kconfig),
-			  kernel_path=params.kernel_path, cpu=_cpu(params.extra_qemu_params))
+			  kernel_path=params.kernel_path, cpu=_cpu(params.extra_qemu_params),
+			  cmdline=params.kernel_command_line)
 
 def group_by_kconfig(configs: List[QemuConfig]) -> Dict[str, List[QemuConfig]]:
 	groups: Dict[str, List[QemuConfig]] = {}

@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The end-to-end PAN proof, in boots of their own: KUnit never provokes a
-# PAN fault, LKDTM does. A kernel with LKDTM and debugfs boots an
-# initramfs whose init (lkdtm/init.c) writes one crash type to
-# provoke-crash/DIRECT, and the console says how the kernel took it.
+# PAN fault, LKDTM does. The kernels are those of `run`: every pan-kunit
+# build merges KCONFIG (LKDTM, debugfs, initramfs) into the kunitconfig.
+# Booted with KUnit disabled, a kernel runs an initramfs whose init
+# (lkdtm/init.c) writes one crash type to provoke-crash/DIRECT, and the
+# console says how the kernel took it.
 
 import os
+import shlex
 import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import Error, results, runner
-from pan_kunit.configs import QemuConfig, group_by_kconfig
+from pan_kunit.configs import QemuConfig
 
 LKDTM_DIR = 'lkdtm'
 KCONFIG = os.path.join(LKDTM_DIR, 'lkdtm.config')
@@ -123,14 +126,21 @@ def _initramfs(tree: str, repo: str) -> str:
 		raise Error(f'{gen} {listing} failed:\n{packed.stderr.decode().strip()}')
 	return cpio
 
+def boot_cmdline(config: QemuConfig, crash: str) -> str:
+	"""The whole kernel command line of an LKDTM boot: the config's own,
+	KUnit disabled (no suite runs), and the crash type for init.  It is
+	given to QEMU as an -append of its own after kunit.py's, which QEMU
+	takes instead: kunit.py's ends with kunit_shutdown=reboot, which would
+	end the boot as soon as KUnit is done, before init runs."""
+	return f'{config.cmdline} kunit.enable=0 pankunit_crash={crash}'.strip()
+
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	timeout: int, jobs: int) -> Dict[Tuple[str, str], Verdict]:
 	pans = {c.name: has_pan(c) for c in configs}
 	kconfig = os.path.join(repo, KCONFIG)
 	built: List[Tuple[QemuConfig, str]] = []
 	verdicts: Dict[Tuple[str, str], Verdict] = {}
-	builds = [runner.Build('lkdtm-' + key, group, kconfig)
-		  for key, group in group_by_kconfig(configs).items()]
+	builds = runner.kconfig_builds(tree, configs, fragments=[kconfig])
 	ok = runner.build_all(tree, kunit_dir, builds, jobs)
 	for build in builds:
 		if ok[build.key]:
@@ -146,7 +156,8 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			exec_dir = runner.state(tree, 'exec', f'lkdtm-{config.name}-{crash}')
 			runner.link_kernel(exec_dir, build_dir, config)
 			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, kconfig, config) + [
-				'--qemu_args', f'-initrd {cpio}', '--kernel_args', f'pankunit_crash={crash}',
+				'--qemu_args', shlex.join(['-initrd', cpio,
+							   '-append', boot_cmdline(config, crash)]),
 				'--raw_output=all', '--timeout', str(timeout)]
 			log = runner.state(tree, 'logs', f'lkdtm-{config.name}-{crash}.log')
 			jobs_by_boot[config.name, crash] = (runner.Job(f'{config.name} {crash}', cmd, log),

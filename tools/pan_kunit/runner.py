@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -107,10 +107,15 @@ def _exec_log(tree: str, config: QemuConfig) -> str:
 	return state(tree, 'logs', f'exec-{config.name}.log')
 
 def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
-	      config: QemuConfig) -> List[str]:
-	return [sys.executable, os.path.join(kunit_dir, 'kunit.py'), subcommand,
-		'--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
-		'--kunitconfig', kunitconfig, '--qemu_config', config.path]
+	      config: QemuConfig, fragments: Sequence[str]=()) -> List[str]:
+	"""kunit.py SUBCOMMAND of @config, with @kunitconfig and the kconfig
+	@fragments merged into it (kunit.py takes --kunitconfig repeatedly)."""
+	cmd = [sys.executable, os.path.join(kunit_dir, 'kunit.py'), subcommand,
+	       '--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
+	       '--kunitconfig', kunitconfig]
+	for fragment in fragments:
+		cmd += ['--kunitconfig', fragment]
+	return cmd + ['--qemu_config', config.path]
 
 def ccache_options(tree: str) -> Tuple[List[str], Dict[str, str]]:
 	"""kunit.py options and environment that compile through ccache, when
@@ -128,6 +133,7 @@ class Build:
 	key: str
 	group: List[QemuConfig]
 	kunitconfig: str
+	fragments: Sequence[str] = ()  # kconfig files merged into kunitconfig
 
 	def build_dir(self, tree: str) -> str:
 		return state(tree, 'build', self.key)
@@ -141,7 +147,8 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	for b in builds:
 		os.makedirs(b.build_dir(tree), exist_ok=True)
 		job = Job(f'build {b.key}',
-			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0]) +
+			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0],
+				    b.fragments) +
 			  ['--jobs', str(jobs)] + options,
 			  state(tree, 'logs', f'build-{b.key}.log'), env)
 		if not quiet:
@@ -192,14 +199,21 @@ def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
 		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')]
 	return Job(config.name, cmd, _exec_log(tree, config))
 
-def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
-	jobs: int, kunitconfig: Optional[str]=None,
-	quiet: bool=False) -> List[results.ConfigResult]:
-	"""Builds every kconfig group, with @kunitconfig (default: the
-	tree's), then boots every config that built."""
+def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[str]=None,
+		   fragments: Sequence[str]=()) -> List[Build]:
+	"""One build per kconfig group of @configs, of @kunitconfig (default:
+	the tree's) plus @fragments."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
-	builds = [Build(key, group, kunitconfig)
-		  for key, group in group_by_kconfig(configs).items()]
+	return [Build(key, group, kunitconfig, fragments)
+		for key, group in group_by_kconfig(configs).items()]
+
+def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
+	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
+	fragments: Sequence[str]=()) -> List[results.ConfigResult]:
+	"""Builds every kconfig group, with @kunitconfig (default: the
+	tree's) plus @fragments, then boots every config that built."""
+	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
+	builds = kconfig_builds(tree, configs, kunitconfig, fragments)
 	build_dirs = {c.name: b.build_dir(tree) for b in builds for c in b.group}
 	ok = build_all(tree, kunit_dir, builds, jobs, quiet)
 	built = [c for b in builds if ok[b.key] for c in b.group]

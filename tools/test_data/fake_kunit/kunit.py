@@ -14,24 +14,31 @@
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
 #   builderror  build: fails
-# Any other mode builds and passes.  A file fake_mode at the top of the
-# tree, holding a mode, overrides the config's.  build copies the
-# --kunitconfig it was given to BUILD_DIR/.kunitconfig.
+# Any other mode builds and passes.  An exec whose kernel command line
+# (the last -append of --qemu_args, else --kernel_args) has
+# pankunit_crash=TYPE is an LKDTM boot: its console is one of lkdtm/'s, as a
+# CPU with PAN (pass mode) or without it takes TYPE.  A file fake_mode at the top of the
+# tree, holding a mode, overrides the config's.  build writes the
+# --kunitconfig files it was given (kunit.py takes several and merges
+# them) one after the other into BUILD_DIR/.kunitconfig.
 #
 # Environment:
 #   FAKE_KUNIT_DATA          tools/test_data, where the fixtures are
 #   FAKE_KUNIT_TRACE         file to append one line per call to:
-#                            "build CONFIG BUILD_DIR" or
-#                            "exec CONFIG START END QEMU_PID"
+#                            "build CONFIG BUILD_DIR",
+#                            "exec CONFIG START END QEMU_PID" or
+#                            "qemu_args CONFIG WORD..." (LKDTM boots)
 #   FAKE_KUNIT_EXEC_SECONDS  how long exec takes in pass and skip modes
 
 import argparse
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from typing import List
 
 OUTPUTS = {
 	'pass': ('pass.log', 'pass.json', 0),
@@ -54,10 +61,13 @@ def check_absolute(*paths: str) -> None:
 			sys.exit(f'fake kunit.py: {path} is not absolute')
 
 def build(args: argparse.Namespace, mode: str) -> int:
-	check_absolute(args.build_dir, args.kunitconfig, args.qemu_config)
+	check_absolute(args.build_dir, args.qemu_config, *args.kunitconfig)
 	trace('build', mode_config(args), args.build_dir)
 	os.makedirs(args.build_dir, exist_ok=True)
-	shutil.copyfile(args.kunitconfig, os.path.join(args.build_dir, '.kunitconfig'))
+	with open(os.path.join(args.build_dir, '.kunitconfig'), 'w') as merged:
+		for kunitconfig in args.kunitconfig:
+			with open(kunitconfig) as f:
+				merged.write(f.read())
 	if mode == 'builderror':
 		print('arch/arm64/kernel/cpufeature_fake_test.c:12:1: error: expected \';\' before \'}\' token')
 		print('make[3]: *** [scripts/Makefile.build:250: arch/arm64/kernel/cpufeature_fake_test.o] Error 1')
@@ -68,8 +78,35 @@ def build(args: argparse.Namespace, mode: str) -> int:
 			f.write(f'fake kernel built for {mode_config(args)}\n')
 	return 0
 
+def lkdtm(args: argparse.Namespace, mode: str, crash: str) -> int:
+	"""An LKDTM boot: the console of lkdtm/, as a CPU with PAN (pass
+	mode) or without it (any other) takes the crash type."""
+	trace('qemu_args', mode_config(args), *qemu_args(args))
+	if crash == 'EXEC_USERSPACE':
+		console = 'exec_caught.log'
+	else:
+		console = 'access_caught.log' if mode == 'pass' else 'access_survived.log'
+	shutil.copyfile(os.path.join(os.environ['FAKE_KUNIT_DATA'], 'lkdtm', console),
+			os.path.join(args.build_dir, 'test.log'))
+	return 1  # no KTAP: kunit.py finds no tests
+
+def qemu_args(args: argparse.Namespace) -> List[str]:
+	"""--qemu_args as kunit.py reads them: each one split as a shell would."""
+	return [word for arg in args.qemu_args or [] for word in shlex.split(arg)]
+
+def kernel_cmdline(args: argparse.Namespace) -> str:
+	"""What the kernel would get: the last -append QEMU is given (kunit.py's
+	own comes first), else kunit.py's --kernel_args."""
+	words = qemu_args(args)
+	appends = [words[i + 1] for i, w in enumerate(words[:-1]) if w == '-append']
+	return appends[-1] if appends else ' '.join(args.kernel_args or [])
+
 def execute(args: argparse.Namespace, mode: str) -> int:
-	check_absolute(args.build_dir, args.kunitconfig, args.qemu_config, args.json)
+	crashes = [w.split('=', 1)[1] for w in kernel_cmdline(args).split()
+		   if w.startswith('pankunit_crash=')]
+	if crashes:
+		return lkdtm(args, mode, crashes[0])
+	check_absolute(args.build_dir, args.qemu_config, args.json, *args.kunitconfig)
 	with open(os.path.join(args.build_dir, 'arch/arm64/boot/Image.gz')) as f:
 		print('booting', f.read().strip())
 	start = time.time()
@@ -99,11 +136,14 @@ def main() -> int:
 	parser.add_argument('--build_dir', required=True)
 	parser.add_argument('--arch', required=True)
 	parser.add_argument('--cross_compile', required=True)
-	parser.add_argument('--kunitconfig', required=True)
+	parser.add_argument('--kunitconfig', required=True, action='append')
 	parser.add_argument('--qemu_config', required=True)
 	parser.add_argument('--jobs', type=int)
 	parser.add_argument('--timeout', type=int)
 	parser.add_argument('--make_options', action='append')
+	parser.add_argument('--kernel_args', action='append')
+	parser.add_argument('--qemu_args', action='append')
+	parser.add_argument('--raw_output')
 	# As the real kunit.py: a bare --json means stdout, and a word after
 	# it is the filter_glob, so a file must be given as --json=FILE.
 	parser.add_argument('--json', nargs='?', const='stdout')
