@@ -42,6 +42,9 @@ USER_GIT_ENV = {
 
 module_tmpdir = ''
 tarball = ''
+# packages.require, which FakeKunitTestCase replaces: the fake kunit_tool
+# needs no cross compiler and no QEMU.
+REAL_REQUIRE = packages.require
 
 def test_data_path(*parts: str) -> str:
 	return os.path.join(TEST_DATA, *parts)
@@ -203,6 +206,44 @@ class PackagesTest(unittest.TestCase):
 		packages.ensure(is_installed=lambda p: True, euid=euid, apt_get=self.apt_get)
 		euid.assert_not_called()
 		self.assertEqual(self.apt_calls, [])
+
+	def test_no_dpkg_query_is_no_debian_host(self) -> None:
+		with tempfile.TemporaryDirectory() as empty, \
+		     mock.patch.dict(os.environ, {'PATH': empty}):
+			with self.assertRaises(Error) as e:
+				packages.ensure()
+			self.assertIn('no dpkg-query: this is not a Debian host. pan-kunit builds '
+				      "Debian's linux-source-6.1 and installs what it needs only on Debian, "
+				      'with apt-get; it needs the Debian packages: linux-source-6.1 '
+				      'gcc-aarch64-linux-gnu qemu-system-arm', str(e.exception))
+			with self.assertRaisesRegex(Error, 'no dpkg-query'):
+				packages.version(packages.SOURCE_PACKAGE)
+			# And from the command line: exit 2 and the message, no traceback.
+			err = io.StringIO()
+			with contextlib.redirect_stderr(err):
+				status = cli.main(['--tree', os.path.join(empty, 'tree'), 'setup'],
+						  repo=test_data_path('fake_repo'))
+			self.assertEqual(status, 2)
+			self.assertTrue(err.getvalue().startswith('pan-kunit: error: no dpkg-query: '),
+					err.getvalue())
+			self.assertEqual(os.listdir(empty), [])
+
+	def test_missing_tools_are_named_with_their_packages(self) -> None:
+		on_path = {'git', 'tar', 'xz', 'make', 'gcc', 'bc', 'bison', 'flex'}
+		which = lambda c: f'/usr/bin/{c}' if c in on_path else None
+		with self.assertRaises(Error) as e:
+			REAL_REQUIRE(packages.SETUP_TOOLS + packages.BUILD_TOOLS + packages.BOOT_TOOLS,
+				     'run', which=which)
+		self.assertIn('run needs aarch64-linux-gnu-gcc (Debian package gcc-aarch64-linux-gnu), '
+			      'qemu-system-aarch64 (Debian package qemu-system-arm), not found on PATH',
+			      str(e.exception))
+		REAL_REQUIRE(packages.SETUP_TOOLS, 'export', which=which)
+
+	def test_no_git_is_an_error(self) -> None:
+		with tempfile.TemporaryDirectory() as empty, \
+		     mock.patch.dict(os.environ, {'PATH': empty}), \
+		     self.assertRaisesRegex(Error, r'git is not installed \(Debian package git\)'):
+			tree.git(empty, 'status')
 
 class SourcesTest(TempDirTestCase):
 
@@ -565,6 +606,7 @@ class FakeKunitTestCase(TempDirTestCase):
 						     'FAKE_KUNIT_DATA': TEST_DATA,
 						     'FAKE_KUNIT_TRACE': self.trace}),
 			mock.patch.object(packages, 'ensure'),
+			mock.patch.object(packages, 'require'),
 			mock.patch.object(packages, 'version', return_value=VERSION)]
 		for patcher in patchers:
 			patcher.start()
@@ -657,6 +699,18 @@ class RunTest(FakeKunitTestCase):
 			time.sleep(0.1)
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
 		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+
+	def test_no_qemu_is_refused_before_setup_builds_anything(self) -> None:
+		no_qemu = lambda c: None if c == 'qemu-system-aarch64' else f'/usr/bin/{c}'
+		with mock.patch.object(packages, 'require',
+				       lambda tools, purpose: REAL_REQUIRE(tools, purpose, which=no_qemu)):
+			status, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(status, 2, output)
+		self.assertIn('pan-kunit: error: run needs qemu-system-aarch64 (Debian package '
+			      'qemu-system-arm), not found on PATH', output)
+		self.assertNotIn('crash', output)
+		self.assertEqual(self.traced('build'), [])
+		self.assertFalse(os.path.exists(self.tree))
 
 class CheckTestCase(FakeKunitTestCase):
 	"""tools/pan-kunit bisect and mutants, end to end, with the fake
@@ -896,6 +950,8 @@ class ExportTest(CheckTestCase):
 		self.assertIn('ERROR:FAKE: the fixture\'s error', output)
 		self.assertIn('export: 1 patches are not checkpatch clean', output)
 		self.assertNotIn('step 0/', output)
+		# Without builds, export needs no cross compiler and no QEMU.
+		self.assertEqual(packages.require.call_args.args[0], packages.SETUP_TOOLS)
 		status, output = self.run_cli('export', out, '--no-build')
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'{out} exists and is not an empty directory', output)

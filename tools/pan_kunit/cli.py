@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 import unittest
-from typing import Sequence
+from typing import List, Sequence
 
 from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, tree
 
@@ -104,8 +104,16 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		help='check only mutants/NAME.patch; repeatable')
 	return parser.parse_args(argv)
 
-def setup(tree_dir: str, repo: str) -> None:
+def _tools(args: argparse.Namespace) -> List[str]:
+	"""The commands @args's command runs: setup's, and those that build
+	and boot a kernel, unless it does neither."""
+	if args.command == 'setup' or (args.command == 'export' and args.no_build):
+		return packages.SETUP_TOOLS
+	return packages.SETUP_TOOLS + packages.BUILD_TOOLS + packages.BOOT_TOOLS
+
+def setup(tree_dir: str, repo: str, args: argparse.Namespace) -> None:
 	packages.ensure()
+	packages.require(_tools(args), args.command)
 	wanted = sources.load(repo)
 	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
 	tree.setup(tree_dir, wanted, tarball, packages.version(packages.SOURCE_PACKAGE))
@@ -119,7 +127,7 @@ def _note_edits(tree_dir: str) -> None:
 
 def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	names = configs.select(repo, args.config)  # a wrong name fails before setup
-	setup(tree_dir, repo)
+	setup(tree_dir, repo, args)
 	_note_edits(tree_dir)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = [configs.load(repo, name, kunit_dir) for name in names]
@@ -131,7 +139,7 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 
 def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	names = configs.select(repo, args.config)
-	setup(tree_dir, repo)
+	setup(tree_dir, repo, args)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = [configs.load(repo, name, kunit_dir) for name in names]
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
@@ -275,14 +283,14 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 			return selftest()
 		tree_dir = os.path.abspath(args.tree or default_tree())
 		if args.command == 'setup':
-			setup(tree_dir, repo)
+			setup(tree_dir, repo, args)
 			return 0
 		if args.command == 'lkdtm':
 			return run_lkdtm(args, tree_dir, repo)
 		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
 		if args.command in checks:
 			configs.select(repo, args.config)  # a wrong name fails before setup
-			setup(tree_dir, repo)
+			setup(tree_dir, repo, args)
 			with check.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)
 		return run(args, tree_dir, repo)

@@ -35,6 +35,7 @@ EMAIL = 'pan-kunit@localhost'
 OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
+NO_GIT = 'git is not installed (Debian package git); tools/pan-kunit setup installs it as root'
 
 # Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
 # author), and no user or system git configuration takes part.
@@ -49,10 +50,13 @@ _GIT_ENV = {
 }
 
 def git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
-	result = subprocess.run(['git', '-C', tree] + list(args),
-				env=dict(os.environ, **_GIT_ENV),
-				stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-				text=True, errors='backslashreplace', check=False)
+	try:
+		result = subprocess.run(['git', '-C', tree] + list(args),
+					env=dict(os.environ, **_GIT_ENV),
+					stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+					text=True, errors='backslashreplace', check=False)
+	except FileNotFoundError:
+		raise Error(NO_GIT) from None
 	if check and result.returncode != 0:
 		raise Error(f'git {" ".join(args)} failed in {tree}:\n{result.stderr.strip()}')
 	return result
