@@ -299,6 +299,79 @@ class ConfigsTest(unittest.TestCase):
 		self.assertIn('CONFIG_ARM64_SW_TTBR0_PAN=y', ttbr0.kconfig.splitlines())
 		self.assertTrue(lkdtm.has_pan(ttbr0))
 
+	def broken_repo(self, tmp: str) -> str:
+		"""fake_repo's configs, and one broken config of each kind."""
+		repo = os.path.join(tmp, 'repo')
+		shutil.copytree(test_data_path('fake_repo', 'qemu_configs'),
+				os.path.join(repo, 'qemu_configs'))
+		good = read(test_data_path('fake_repo', 'qemu_configs', 'pass_pan.py'))
+		broken = {
+			'syntax': good.replace('kconfig=', 'kconfig=='),
+			'no_arch': good.replace('QEMU_ARCH =', 'ARCH ='),
+			'no_cpu': good.replace("'-cpu', 'max,pauth-impdef=on',", ''),
+			'no_kernel_path': good.replace("kernel_path='arch/arm64/boot/Image.gz',", ''),
+			'not_params': '\nQEMU_ARCH = 1\n',
+		}
+		for name, text in broken.items():
+			write(os.path.join(repo, 'qemu_configs', name + '.py'), text)
+		return repo
+
+	def test_checked_without_a_tree(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = self.broken_repo(tmp)
+			# The stand-in QemuArchParams reads a config as kunit_tool does.
+			for name in ('pass_pan', 'skip_nopan'):
+				self.assertEqual(configs.load(repo, name, None),
+						 configs.load(repo, name, test_data_path('fake_kunit')))
+			path = os.path.join(repo, 'qemu_configs', '{}.py')
+			for name, message in (
+					('syntax', r'cannot load {}: .*\(syntax\.py, line 16\)'),
+					('no_arch', r'{} does not define QEMU_ARCH'),
+					('no_cpu', r"{}: no -cpu in extra_qemu_params; pan-kunit needs one"),
+					('no_kernel_path', r"cannot load {}: .*missing 1 required .*'kernel_path'"),
+					('not_params', r'{}: QEMU_ARCH is no QemuArchParams')):
+				with self.assertRaisesRegex(Error, message.format(path.format(name))):
+					configs.load(repo, name, None)
+			self.assertNotIn(configs.QEMU_CONFIG_MODULE, sys.modules)
+
+	def test_loaded_with_the_given_kunit_tool_not_a_cached_one(self) -> None:
+		with tempfile.TemporaryDirectory() as kunit_dir:
+			# A kunit_tool whose QemuArchParams needs one more field.
+			write(os.path.join(kunit_dir, 'qemu_config.py'),
+			      read(test_data_path('fake_kunit', 'qemu_config.py')) + '  extra: str\n')
+			repo = test_data_path('fake_repo')
+			configs.load(repo, 'pass_pan', None)
+			configs.load(repo, 'pass_pan', test_data_path('fake_kunit'))
+			with self.assertRaisesRegex(Error, "missing 1 required .*'extra'"):
+				configs.load(repo, 'pass_pan', kunit_dir)
+			configs.load(repo, 'pass_pan', test_data_path('fake_kunit'))
+
+	def test_broken_config_fails_before_setup(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = self.broken_repo(tmp)
+			for command in (['run'], ['lkdtm'], ['bisect'], ['mutants'],
+					['export', os.path.join(tmp, 'out')]):
+				err = io.StringIO()
+				start = time.monotonic()
+				with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+					status = cli.main(['--tree', os.path.join(tmp, 'tree')] + command +
+							  ['--config', 'pass_pan', '--config', 'no_cpu'], repo=repo)
+				self.assertLess(time.monotonic() - start, 5)
+				self.assertEqual(status, 2, command)
+				setup.assert_not_called()
+				self.assertIn('no_cpu.py: no -cpu in extra_qemu_params', err.getvalue())
+			# lkdtm also needs to know whether the CPU has PAN.
+			write(os.path.join(repo, 'qemu_configs', 'a64fx.py'),
+			      read(os.path.join(repo, 'qemu_configs', 'pass_pan.py')).replace(
+				      'max,pauth-impdef=on', 'a64fx'))
+			err = io.StringIO()
+			with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+				status = cli.main(['--tree', os.path.join(tmp, 'tree'), 'lkdtm',
+						   '--config', 'a64fx'], repo=repo)
+			self.assertEqual(status, 2)
+			setup.assert_not_called()
+			self.assertIn("no known PAN level for QEMU CPU 'a64fx'", err.getvalue())
+
 	def test_select(self) -> None:
 		repo = test_data_path('fake_repo')
 		self.assertEqual(configs.select(repo, ['skip_nopan', 'pass_pan', 'pass_pan']),

@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 import unittest
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, tree
 
@@ -125,12 +125,19 @@ def _note_edits(tree_dir: str) -> None:
 		print(f'note: building with uncommitted changes in {tree_dir}: '
 		      f'{", ".join(edits[:MAX_NOTED])}{more}')
 
+def _matrix(args: argparse.Namespace, repo: str,
+	    kunit_dir: Optional[str]) -> List[configs.QemuConfig]:
+	"""The configs of --config (default: all), loaded with the tree's
+	kunit_tool, or with None, before setup, with pan-kunit's stand-in for
+	it: a config that does not load fails before any work."""
+	return [configs.load(repo, name, kunit_dir) for name in configs.select(repo, args.config)]
+
 def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	names = configs.select(repo, args.config)  # a wrong name fails before setup
+	_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
 	setup(tree_dir, repo, args)
 	_note_edits(tree_dir)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	matrix = _matrix(args, repo, kunit_dir)
 	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
 	results.print_report(result_list)
 	if args.json:
@@ -138,10 +145,11 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	return 0 if all(r.status == results.PASS for r in result_list) else 1
 
 def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	names = configs.select(repo, args.config)
+	for config in _matrix(args, repo, None):
+		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
 	setup(tree_dir, repo, args)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	matrix = _matrix(args, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
 	return 0 if lkdtm.print_report(matrix, verdicts) else 1
 
@@ -154,9 +162,8 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 		raise Error(f'cannot write --json {path}: {e.strerror}')
 
 def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
-	names = configs.select(repo, args.config)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	matrix = _matrix(args, repo, kunit_dir)
 	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
 
 def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
@@ -289,7 +296,7 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 			return run_lkdtm(args, tree_dir, repo)
 		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
 		if args.command in checks:
-			configs.select(repo, args.config)  # a wrong name fails before setup
+			_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
 			setup(tree_dir, repo, args)
 			with check.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)
