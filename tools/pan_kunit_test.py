@@ -105,6 +105,7 @@ class TempDirTestCase(unittest.TestCase):
 		self.tarball = os.path.join(self.tmp, 'linux-source-6.1.tar.xz')
 		shutil.copyfile(tarball, self.tarball)
 		self.tree = os.path.join(self.tmp, 'cache', 'linux-source-6.1')
+		os.mkdir(os.path.dirname(self.tree))  # as a --tree's directory must exist
 
 	def setup_tree(self, version: str=VERSION) -> str:
 		"""Runs tree.setup() and returns what it printed."""
@@ -153,11 +154,33 @@ class ArgsTest(unittest.TestCase):
 		return tree_dir
 
 	def test_tree_option_then_env_then_default(self) -> None:
-		self.assertEqual(self._tree_used(['--tree', '/opt/t', 'setup'],
-						 {'PAN_KUNIT_TREE': '/env/t'}), '/opt/t')
-		self.assertEqual(self._tree_used(['setup'], {'PAN_KUNIT_TREE': '/env/t'}), '/env/t')
-		self.assertEqual(self._tree_used(['setup'], {'HOME': '/home/dev'}),
-				 '/home/dev/.cache/pan-kunit/linux-source-6.1')
+		with tempfile.TemporaryDirectory() as tmp:
+			opt, env = os.path.join(tmp, 'opt'), os.path.join(tmp, 'env')
+			self.assertEqual(self._tree_used(['--tree', opt, 'setup'],
+							 {'PAN_KUNIT_TREE': env}), opt)
+			self.assertEqual(self._tree_used(['setup'], {'PAN_KUNIT_TREE': env}), env)
+			# The default tree's directories are created as needed.
+			home = os.path.join(tmp, 'home')
+			self.assertEqual(self._tree_used(['setup'], {'HOME': home}),
+					 f'{home}/.cache/pan-kunit/linux-source-6.1')
+
+	def test_tree_in_a_directory_that_does_not_exist_is_refused(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			typo = os.path.join(tmp, 'srcc', 'linux')
+			write(os.path.join(tmp, 'file'), '')
+			for argv, env, message in (
+				(['--tree', typo, 'run'], {}, f'the tree {typo} does not exist, nor does its '
+				 f'directory {os.path.dirname(typo)}; setup would extract'),
+				(['mutants'], {'PAN_KUNIT_TREE': typo}, f'the tree {typo} does not exist'),
+				(['setup', '--tree', os.path.join(tmp, 'file', 't')], {},
+				 f'cannot create the tree {tmp}/file/t: {tmp}/file is not a directory')):
+				err = io.StringIO()
+				with mock.patch.dict(os.environ, env), mock.patch.object(cli, 'setup') as setup, \
+				     contextlib.redirect_stderr(err):
+					self.assertEqual(cli.main(argv, repo=test_data_path('fake_repo')), 2)
+				setup.assert_not_called()
+				self.assertIn(message, err.getvalue())
+			self.assertEqual(sorted(os.listdir(tmp)), ['file'])
 
 	def test_unknown_config_lists_available_before_setup(self) -> None:
 		err = io.StringIO()
@@ -382,6 +405,8 @@ class TreeSetupTest(TempDirTestCase):
 
 	def test_fresh_extraction(self) -> None:
 		output = self.setup_tree()
+		self.assertIn(f'extracting {self.tarball} into {self.tree}, which does not exist yet',
+			      output)
 		self.assertIn(f'extracted {self.tarball}', output)
 		self.assertIn('applied the 2 patches', output)
 		self.assertEqual(self.git('rev-parse', '--abbrev-ref', 'HEAD'), 'pan-kunit')

@@ -289,6 +289,7 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		if args.command == 'selftest':
 			return selftest()
 		tree_dir = os.path.abspath(args.tree or default_tree())
+		tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
 		if args.command == 'setup':
 			setup(tree_dir, repo, args)
 			return 0

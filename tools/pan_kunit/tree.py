@@ -135,6 +135,22 @@ def _remove_stale_partials(tree: str) -> None:
 			print(f'removing {path}, left by an interrupted setup')
 			shutil.rmtree(path)
 
+def check_location(tree: str, user_given: bool) -> None:
+	"""Refuses, before any work, a tree that setup would create in a
+	directory that does not exist: setup creates the tree, and the
+	directories above pan-kunit's default one, not those of a tree the
+	user named, which more likely is a typo."""
+	parent = os.path.dirname(tree)
+	if os.path.lexists(tree) or os.path.isdir(parent):
+		return
+	if os.path.lexists(parent):
+		raise Error(f'cannot create the tree {tree}: {parent} is not a directory')
+	if user_given:
+		raise Error(f'the tree {tree} does not exist, nor does its directory {parent}; '
+			    'setup would extract the kernel source into the tree, but creates no '
+			    f'directory above it: create {parent}, or check the --tree DIR or '
+			    'PAN_KUNIT_TREE you gave')
+
 def _extract(tree: str, tarball: str, version: str) -> None:
 	"""Extracts the tarball and commits it as the base, in a sibling
 	directory that is renamed to the tree only when complete."""
@@ -143,7 +159,7 @@ def _extract(tree: str, tarball: str, version: str) -> None:
 	partial = f'{tree}.partial-{os.getpid()}'
 	os.mkdir(partial)
 	try:
-		print(f'extracting {tarball} ...')
+		print(f'extracting {tarball} into {tree}, which does not exist yet ...')
 		result = subprocess.run(['tar', '-xf', tarball, '-C', partial],
 					stderr=subprocess.PIPE, text=True, check=False)
 		if result.returncode != 0:
