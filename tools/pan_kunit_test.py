@@ -401,6 +401,120 @@ class ConfigsTest(unittest.TestCase):
 				 ['pass_pan', 'skip_nopan'])
 		self.assertEqual(len(configs.select(repo, [])), 6)
 
+DEMO_1 = '0001-arm64-cpufeature-name-the-PAN-field.patch'
+DEMO_2 = '0002-arm64-cpufeature-match-with-greater-than.patch'
+DEMO_3 = '0003-arm64-cpufeature-name-the-EPAN-level.patch'
+
+class SeriesTest(unittest.TestCase):
+	"""SERIES of bisect, loaded without a tree."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+
+	def series_dir(self, *names: str, series: Optional[str]=None) -> str:
+		directory = os.path.join(self.tmp, 'series')
+		os.makedirs(directory, exist_ok=True)
+		for name in names:
+			shutil.copy(test_data_path('series_demo', name) if name.startswith('0') else
+				    test_data_path('unusable', name), directory)
+		if series is not None:
+			write(os.path.join(directory, 'series'), series)
+		return directory
+
+	def load(self, spec: str) -> List[str]:
+		return [p.name for p in check.load_series(spec, '', self.tmp)]
+
+	def test_series_file_order_is_kept(self) -> None:
+		directory = self.series_dir(DEMO_1, DEMO_2, DEMO_3,
+					    series=f'# not by name\n{DEMO_3}\n\n{DEMO_1}  # first\n{DEMO_2}\n')
+		self.assertEqual(self.load(directory), [DEMO_3, DEMO_1, DEMO_2])
+		patches = check.load_series(directory, '', self.tmp)
+		self.assertEqual(patches[0].subject, 'arm64: cpufeature: name the EPAN level')
+
+	def test_without_series_file_by_name_and_only_patches(self) -> None:
+		directory = self.series_dir(DEMO_2, DEMO_1)
+		write(os.path.join(directory, 'README'), 'not a patch\n')
+		self.assertEqual(self.load(directory), [DEMO_1, DEMO_2])
+
+	def test_empty_directory_or_series_file(self) -> None:
+		directory = self.series_dir()
+		with self.assertRaisesRegex(Error, f'no patches in the directory {directory}: it has no '
+					    r'series file, and no \*\.patch, \*\.diff, \*\.eml, \*\.mbox'):
+			self.load(directory)
+		self.series_dir(DEMO_1, series='# nothing yet\n')
+		with self.assertRaisesRegex(Error, f'{directory}/series names no patches'):
+			self.load(directory)
+		self.series_dir(series=f'{DEMO_1}\nnope.patch\n')
+		with self.assertRaisesRegex(Error, f'names patches that do not exist: {directory}/nope.patch'):
+			self.load(directory)
+
+	def test_what_git_am_cannot_take_is_named(self) -> None:
+		directory = self.series_dir(DEMO_1, 'plain.diff', 'no-diff.eml')
+		with self.assertRaises(Error) as e:
+			self.load(directory)
+		self.assertEqual(str(e.exception), f'SERIES {directory}: git am cannot take these patches:\n'
+				 f'  {directory}/no-diff.eml: a mail with no diff: git am would stop at it '
+				 '("Patch is empty")\n'
+				 f'  {directory}/plain.diff: no From: line with an e-mail address: git am '
+				 'takes a mail, not a plain diff (git format-patch makes one)')
+		mbox = os.path.join(self.tmp, 'series.mbox')
+		write(mbox, read(test_data_path('series_demo', DEMO_1)) +
+		      read(test_data_path('unusable', 'no-diff.eml')))
+		with self.assertRaisesRegex(Error, f'SERIES {mbox}: git am cannot take this patch:\n'
+					    f'  mail 2 of {mbox}: a mail with no diff'):
+			self.load(mbox)
+		write(mbox, '')
+		with self.assertRaisesRegex(Error, f"error: empty mbox: '{mbox}'"):
+			self.load(mbox)
+		write(mbox, read(test_data_path('series_demo', DEMO_1)) +
+		      read(test_data_path('series_demo', DEMO_2)))
+		self.assertEqual(self.load(mbox), ['mbox #1', 'mbox #2'])
+
+	def test_only_ranges_directories_and_files(self) -> None:
+		self.assertEqual(check.series_kind('refs/pan-kunit/prepared..my-series'), check.GIT_RANGE)
+		self.assertEqual(check.series_kind('HEAD~2..'), check.GIT_RANGE)
+		self.assertEqual(check.series_kind(self.tmp), check.DIRECTORY)
+		self.assertEqual(check.series_kind(test_data_path('series_demo', DEMO_1)), check.MBOX)
+		with self.assertRaisesRegex(Error, "SERIES 'my-series' is no directory or file, and no "
+					    'git range BASE..TIP; a branch or commit alone would be its '
+					    'whole history, the Debian base included \\(for a branch on the '
+					    'prepared tree: refs/pan-kunit/prepared..my-series\\)'):
+			check.series_kind('my-series')
+		with self.assertRaisesRegex(Error, r"SERIES 'HEAD\.\.\.my-series': A\.\.\.B means"):
+			check.series_kind('HEAD...my-series')
+		with self.assertRaisesRegex(Error, 'SERIES /dev/null is neither a directory nor a file'):
+			check.series_kind('/dev/null')
+
+	def test_bad_input_fails_before_setup(self) -> None:
+		unusable = self.series_dir(DEMO_1, 'plain.diff')
+		os.makedirs(os.path.join(self.tmp, 'empty'))
+		out = os.path.join(self.tmp, 'out')
+		write(os.path.join(out, 'old.patch'), '')
+		repo = os.path.join(self.tmp, 'repo')
+		shutil.copytree(test_data_path('fake_repo'), repo)
+		shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants'))
+		for argv, message in (
+				(['bisect', 'my-series'], "SERIES 'my-series' is no directory or file"),
+				(['bisect', 'HEAD...my-series'], 'A...B means the commits of either side'),
+				(['bisect', os.path.join(self.tmp, 'empty')], 'no patches in the directory'),
+				(['bisect', unusable], 'plain.diff: no From: line with an e-mail address'),
+				(['bisect', test_data_path('series_demo'), '--step', '4'],
+				 '--step 4: the series has steps 0 to 3'),
+				(['bisect', '--step', '3'], '--step 3: the series has steps 0 to 2'),
+				(['mutants', '--only', 'nonesuch'], 'unknown --only nonesuch; the mutants in'),
+				(['export', out], f'{out} exists and is not an empty directory'),
+				(['export', os.path.join(out, 'old.patch', 'x')],
+				 f'cannot create {out}/old.patch/x: {out}/old.patch is not a directory')):
+			err = io.StringIO()
+			start = time.monotonic()
+			with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+				status = cli.main(['--tree', os.path.join(self.tmp, 'tree')] + argv, repo=repo)
+			self.assertLess(time.monotonic() - start, 5)
+			self.assertEqual(status, 2, argv)
+			setup.assert_not_called()
+			self.assertIn(message, err.getvalue())
+
 class TreeSetupTest(TempDirTestCase):
 
 	def test_fresh_extraction(self) -> None:
@@ -908,9 +1022,31 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertRegex(output, r'bisect: first bad patch: 2 0002-[0-9a-f]{12}.patch: '
 				 'arm64: cpufeature: match with greater-than')
-		status, output = self.run_cli('bisect', 'no-such-branch..HEAD')
+		# What git says of a range, after setup and before any build.
+		write(self.trace, '')
+		status, output = self.run_cli('bisect', 'HEAD..nosuchbranch')
 		self.assertEqual(status, 2, output)
-		self.assertIn("SERIES 'no-such-branch..HEAD' is neither a directory", output)
+		self.assertIn("pan-kunit: error: SERIES 'HEAD..nosuchbranch' is no directory or file, "
+			      f'and git cannot read it as a range of {self.tree}:\n'
+			      "fatal: ambiguous argument 'HEAD..nosuchbranch': unknown revision", output)
+		status, output = self.run_cli('bisect', 'my-series..pan-kunit')
+		self.assertEqual(status, 2, output)
+		self.assertIn(f'the git range my-series..pan-kunit of {self.tree} is empty: no commit '
+			      'to check', output)
+		status, output = self.run_cli('bisect', 'refs/pan-kunit/prepared..my-series',
+					      '--step', '3')
+		self.assertEqual(status, 2, output)
+		self.assertIn('--step 3: the series has steps 0 to 2', output)
+		self.git('checkout', '-q', 'my-series')
+		self.git('commit', '-q', '--allow-empty', '-m', 'arm64: nothing')
+		empty = self.git('rev-parse', 'HEAD')
+		self.git('checkout', '-q', 'pan-kunit')
+		status, output = self.run_cli('bisect', 'refs/pan-kunit/prepared..my-series')
+		self.assertEqual(status, 2, output)
+		self.assertIn('SERIES refs/pan-kunit/prepared..my-series: git am cannot take this '
+			      f'commit:\n  commit {empty}: an empty commit, no diff for git am to apply',
+			      output)
+		self.assertEqual(self.traced('build'), [])
 
 	def test_patch_that_does_not_apply_stops_and_is_named(self) -> None:
 		series = os.path.join(self.tmp, 'series')

@@ -12,6 +12,7 @@ import shlex
 import signal
 import statistics
 import sys
+import tempfile
 import time
 import unittest
 from typing import List, Optional, Sequence
@@ -172,6 +173,28 @@ def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
 	words += [f'--config={c}' for c in args.config] + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
+def _check_step(args: argparse.Namespace, patches: int) -> None:
+	if args.step is not None and not 0 <= args.step <= patches:
+		raise Error(f'--step {args.step}: the series has steps 0 to {patches}')
+
+def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
+	"""Loads SERIES, and checks --step against it, before setup; a git
+	range needs the tree, and is loaded (and --step checked) after."""
+	if args.series is None:
+		patches = len(sources.load(repo).patches)
+	elif check.series_kind(args.series) == check.GIT_RANGE:
+		return
+	else:
+		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
+			patches = len(check.load_series(args.series, '', scratch))
+	_check_step(args, patches)
+
+def _check_mutants_args(args: argparse.Namespace, repo: str) -> None:
+	check.load_mutants(os.path.join(repo, MUTANTS_DIR), args.only)
+
+def _check_export_args(args: argparse.Namespace, repo: str) -> None:
+	export.check_out_dir(os.path.abspath(args.dir))
+
 def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	if args.series:
 		args.series = os.path.abspath(args.series) if os.path.exists(args.series) \
@@ -185,8 +208,7 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		wanted = sources.load(repo)
 		patches = [check.Patch(p, os.path.basename(p), check.subject(p))
 			   for p in wanted.patches]
-	if args.step is not None and not 0 <= args.step <= len(patches):
-		raise Error(f'--step {args.step}: the series has steps 0 to {len(patches)}')
+	_check_step(args, len(patches))
 	start = time.monotonic()
 	steps = check.run_bisect(checker, patches, wanted, args.step)
 	print()
@@ -296,8 +318,11 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		if args.command == 'lkdtm':
 			return run_lkdtm(args, tree_dir, repo)
 		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
+		before_setup = {'bisect': _check_bisect_args, 'mutants': _check_mutants_args,
+				'export': _check_export_args}
 		if args.command in checks:
 			_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
+			before_setup[args.command](args, repo)
 			setup(tree_dir, repo, args)
 			with check.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)
