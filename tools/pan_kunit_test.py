@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -306,6 +307,9 @@ class ConfigsTest(unittest.TestCase):
 		self.assertEqual([[c.name for c in g] for g in groups.values()],
 				 [['builderror_pan'], ['skip_nopan', 'pass_pan']])
 		self.assertEqual(len(pan.build_key()), 12)
+		# A --kconfig_add is a build of its own; none keeps the build it had.
+		self.assertEqual(pan.build_key([]), pan.build_key())
+		self.assertNotEqual(pan.build_key(['CONFIG_KASAN=y']), pan.build_key())
 		self.assertFalse(os.path.exists(test_data_path('fake_repo', 'qemu_configs', '__pycache__')))
 
 	def test_the_repo_configs_share_a_build(self) -> None:
@@ -825,7 +829,7 @@ class FakeKunitTestCase(TempDirTestCase):
 			self.addCleanup(patcher.stop)
 
 	def traced(self, kind: str) -> List[List[str]]:
-		return [line.split() for line in read(self.trace).splitlines()
+		return [shlex.split(line) for line in read(self.trace).splitlines()
 			if line.startswith(kind + ' ')]
 
 class RunTest(FakeKunitTestCase):
@@ -885,6 +889,61 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('crash_pan: crash', output)
 		self.assertIn('Kernel panic - not syncing: Oops: Fatal exception', output)
 		self.assertTrue(output.endswith('total: 2 passed, 1 failed, 0 skipped\n'), output)
+
+	def argv(self, subcommand: str) -> Dict[str, List[str]]:
+		"""What each config's kunit.py @subcommand was given, by config."""
+		return {a[2]: a[3:] for a in self.traced('argv') if a[1] == subcommand}
+
+	def test_kunit_options_are_passed_on(self) -> None:
+		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
+					      'arm64_cpufeature_match.*', '--kconfig_add', 'CONFIG_KASAN=y',
+					      '--kconfig_add', '# CONFIG_MODULES is not set',
+					      '--make_options', 'W=1', '--make_options', 'LLVM=1')
+		self.assertEqual(status, 0, output)
+		(build,) = self.argv('build').values()
+		# One word each; the user's make options after ccache's CC=.
+		self.assertEqual(build[-4:], ['--kconfig_add=CONFIG_KASAN=y',
+					      '--kconfig_add=# CONFIG_MODULES is not set',
+					      '--make_options=W=1', '--make_options=LLVM=1'])
+		if shutil.which('ccache'):
+			self.assertEqual(build[-6:-4], ['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'])
+		execs = self.argv('exec')
+		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
+		for argv in execs.values():
+			# The glob is last, after --json=FILE, as kunit.py's filter_glob.
+			self.assertEqual(argv[-1], 'arm64_cpufeature_match.*')
+			self.assertTrue(argv[-2].startswith('--json='), argv)
+			self.assertFalse([a for a in argv if a.startswith(('--kconfig_add', '--make_options'))])
+		# --kconfig_add changes the .config: a build directory of its own.
+		kasan_dir = self.traced('build')[0][2]
+		write(self.trace, '')
+		status, output = self.run_cli('--config', 'pass_pan', '--filter_glob', 'arm64_*')
+		self.assertEqual(status, 0, output)
+		self.assertEqual(self.argv('exec')['pass_pan'][-1], 'arm64_*')
+		self.assertNotEqual(self.traced('build')[0][2], kasan_dir)
+		self.assertFalse([a for a in self.argv('build')['pass_pan'] if 'kconfig_add' in a])
+		status, output = self.run_cli('--config', 'pass_pan', 'a*', '--filter_glob', 'b*')
+		self.assertEqual(status, 2, output)
+		self.assertIn("two filter_globs, 'a*' and 'b*': give one", output)
+
+	def test_bad_kunit_options_are_usage_errors(self) -> None:
+		for argv in (['run', '--kconfig_add', 'KASAN=y'], ['run', '--filter_glob', '-x'],
+			     ['bisect', '--filter_glob', 'a b'], ['mutants', '--filter_glob', 'a'],
+			     ['run', '--kconfig_add', 'CONFIG_X=a b']):
+			with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
+				cli.parse_args(argv)
+			self.assertEqual(e.exception.code, 2, argv)
+
+	def test_raw_output_prints_every_console(self) -> None:
+		status, output = self.run_cli('--config', 'builderror_pan', '--config', 'pass_pan',
+					      '--raw_output')
+		self.assertEqual(status, 1, output)
+		console = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan', 'test.log')
+		self.assertIn(f'--- builderror_pan: not booted (build_error)\n'
+			      f'--- pass_pan: console ({console})\n' +
+			      read(test_data_path('console', 'pass.log')), output)
+		status, output = self.run_cli('--config', 'pass_pan')
+		self.assertNotIn('Booting Linux on physical CPU', output)
 
 	def test_build_error(self) -> None:
 		status, output = self.run_cli('--config', 'builderror_pan', '--config', 'pass_pan')
@@ -1002,6 +1061,22 @@ class BisectTest(CheckTestCase):
 		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '4')
 		self.assertEqual(status, 2, output)
 		self.assertIn('--step 4: the series has steps 0 to 3', output)
+
+	def test_kunit_options_are_passed_on_and_reproduced(self) -> None:
+		write(self.trace, '')
+		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '1',
+					      '--filter_glob', 'arm64_*', '--kconfig_add', 'CONFIG_KASAN=y')
+		self.assertEqual(status, 0, output)
+		for argv in self.traced('argv'):
+			self.assertEqual(argv[-1], 'arm64_*' if argv[1] == 'exec' else
+					 '--kconfig_add=CONFIG_KASAN=y')
+		args = cli.parse_args(['bisect', 'a..b', '--config', 'pass_pan', '--filter_glob',
+				       'arm64_*', '--kconfig_add', '# CONFIG_X is not set',
+				       '--make_options', 'W=1'])
+		self.assertEqual(cli._reproduce(args, '/t', 2),
+				 "tools/pan-kunit --tree /t bisect a..b --config=pass_pan "
+				 "'--filter_glob=arm64_*' '--kconfig_add=# CONFIG_X is not set' "
+				 '--make_options=W=1 --step=2')
 
 	def test_mbox_and_git_range(self) -> None:
 		mbox = os.path.join(self.tmp, 'series.mbox')
@@ -1122,8 +1197,13 @@ class MutantsTest(CheckTestCase):
 		self.assertFalse(os.path.exists(os.path.join(wt, 'fake_mode')))
 
 	def test_all_killed_or_pending_passes(self) -> None:
-		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending')
+		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending',
+					      '--kconfig_add', 'CONFIG_KASAN=y', '--make_options', 'W=1')
 		self.assertEqual(status, 0, output)
+		builds = [a for a in self.traced('argv') if a[1] == 'build']
+		self.assertEqual(len(builds), 2)  # the baseline's and the killed mutant's
+		for argv in builds:
+			self.assertEqual(argv[-2:], ['--kconfig_add=CONFIG_KASAN=y', '--make_options=W=1'])
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
 		self.assertIn('unknown --only nonesuch; the mutants in', output)

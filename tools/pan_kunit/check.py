@@ -370,6 +370,7 @@ class Bisect:
 	jobs: int
 	# The kunitconfig of a step that has no .kunitconfig of its own.
 	kunitconfig: Optional[bytes] = None
+	options: runner.KunitOptions = field(default_factory=runner.KunitOptions)
 
 	def run_step(self, worktree: str, step: Step) -> None:
 		start = time.monotonic()
@@ -377,7 +378,8 @@ class Bisect:
 		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
 		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
 					  self.matrix, self.timeout, self.jobs,
-					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True)
+					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
+					  options=self.options)
 		step.elapsed = time.monotonic() - start
 
 def start_with_suites(worktree: str, base: str, sources: Sources) -> None:

@@ -8,6 +8,7 @@
 import argparse
 import json
 import os
+import re
 import shlex
 import signal
 import statistics
@@ -39,6 +40,34 @@ def _positive_int(text: str) -> int:
 	if value < 1:
 		raise argparse.ArgumentTypeError(f'must be at least 1, not {value}')
 	return value
+
+# kunit_tool's kunit_config patterns: what kunit.py takes as a --kconfig_add.
+_KCONFIG_LINE = re.compile(r'^(?:CONFIG_(\w+)=(\S+|".*")|# CONFIG_(\w+) is not set)$')
+
+def _kconfig_line(text: str) -> str:
+	if not _KCONFIG_LINE.match(text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no CONFIG_X=VALUE (or '
+						 '"# CONFIG_X is not set") line')
+	return text
+
+def _filter_glob(text: str) -> str:
+	if not text or text.startswith('-') or any(c.isspace() for c in text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no SUITE or SUITE.CASE glob (one word '
+						 'for the kernel command line, not starting with -)')
+	return text
+
+def _add_kunit_options(parser: argparse.ArgumentParser, filter_glob: bool) -> None:
+	"""kunit.py's options that pan-kunit passes on."""
+	if filter_glob:
+		parser.add_argument('--filter_glob', type=_filter_glob, metavar='GLOB',
+				    help='run only the suites or cases of GLOB (SUITE, SUITE.CASE, '
+				    'with * and ?), as kunit.py exec does: the kernel filters them')
+	parser.add_argument('--kconfig_add', type=_kconfig_line, action='append', default=[],
+			    metavar='CONFIG_X=Y', help='add a kconfig line to every build, as '
+			    'kunit.py does (a build of its own); repeatable')
+	parser.add_argument('--make_options', action='append', default=[], metavar='X=Y',
+			    help='a make option for every build, as kunit.py passes it on; '
+			    'repeatable')
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	parser = argparse.ArgumentParser(
@@ -85,6 +114,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		subparsers.choices[name].add_argument(
 			'--json', metavar='FILE',
 			help='also write the results, with kunit_tool\'s JSON, to FILE')
+	run_parser = subparsers.choices['run']
+	run_parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
+				help='the same as --filter_glob')
+	_add_kunit_options(run_parser, filter_glob=True)
+	run_parser.add_argument('--raw_output', action='store_true',
+				help='also print the console of every boot, as kunit.py '
+				'--raw_output=all does')
+	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
+	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
 	bisect_parser = subparsers.choices['bisect']
 	bisect_parser.add_argument(
 		'series', nargs='?', metavar='SERIES',
@@ -133,13 +171,39 @@ def _matrix(args: argparse.Namespace, repo: str,
 	it: a config that does not load fails before any work."""
 	return [configs.load(repo, name, kunit_dir) for name in configs.select(repo, args.config)]
 
+def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
+	"""The kunit.py options of @args; a command that takes none has none."""
+	given = vars(args)
+	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
+	if len(globs) > 1:
+		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
+	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
+				   kconfig_add=given.get('kconfig_add', []),
+				   make_options=given.get('make_options', []))
+
+def _print_console(result: results.ConfigResult) -> None:
+	"""--raw_output: the console of @result's boot, as it came."""
+	if result.elapsed is None:
+		print(f'--- {result.name}: not booted ({result.status})')
+		return
+	console = results.read_text(result.console_log)
+	print(f'--- {result.name}: console ({result.console_log})' if console is not None else
+	      f'--- {result.name}: no console ({result.console_log} is missing)')
+	if console:
+		print(console, end='' if console.endswith('\n') else '\n')
+
 def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	_kunit_options(args)
 	_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
 	setup(tree_dir, repo, args)
 	_note_edits(tree_dir)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = _matrix(args, repo, kunit_dir)
-	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
+	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
+				 options=_kunit_options(args))
+	if args.raw_output:
+		for result in result_list:
+			_print_console(result)
 	results.print_report(result_list)
 	if args.json:
 		_write_json(args.json, results.report(tree_dir, tree.head(tree_dir), result_list))
@@ -165,12 +229,16 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
 	matrix = _matrix(args, repo, kunit_dir)
-	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs)
+	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
+			    options=_kunit_options(args))
 
 def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
 	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']
 	words += [args.series] if args.series else []
-	words += [f'--config={c}' for c in args.config] + [f'--step={step}']
+	options = _kunit_options(args)
+	words += [f'--config={c}' for c in args.config]
+	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
+	words += runner.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
 def _check_step(args: argparse.Namespace, patches: int) -> None:

@@ -11,7 +11,7 @@ import os
 import sys
 import types
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 
@@ -28,8 +28,11 @@ class QemuConfig:
 	kernel_path: str  # relative to the build dir
 	cpu: str          # QEMU's -cpu
 
-	def build_key(self) -> str:
-		return hashlib.sha256(self.kconfig.encode()).hexdigest()[:12]
+	def build_key(self, kconfig_add: Sequence[str]=()) -> str:
+		"""Names the build of this kconfig plus @kconfig_add (kunit.py's
+		--kconfig_add, which goes into the build's .config too)."""
+		kconfig = normalise_kconfig('\n'.join([self.kconfig] + list(kconfig_add)))
+		return hashlib.sha256(kconfig.encode()).hexdigest()[:12]
 
 @dataclass(frozen=True)
 class QemuArchParams:
@@ -120,8 +123,9 @@ def load(repo: str, name: str, kunit_dir: Optional[str]) -> QemuConfig:
 	return QemuConfig(name=name, path=path, kconfig=normalise_kconfig(kconfig),
 			  kernel_path=kernel_path, cpu=cpu)
 
-def group_by_kconfig(configs: List[QemuConfig]) -> Dict[str, List[QemuConfig]]:
+def group_by_kconfig(configs: List[QemuConfig],
+		     kconfig_add: Sequence[str]=()) -> Dict[str, List[QemuConfig]]:
 	groups: Dict[str, List[QemuConfig]] = {}
 	for config in configs:
-		groups.setdefault(config.build_key(), []).append(config)
+		groups.setdefault(config.build_key(kconfig_add), []).append(config)
 	return groups
