@@ -194,6 +194,40 @@ class ArgsTest(unittest.TestCase):
 		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, skip_nopan',
 			      err.getvalue())
 
+class ListTest(unittest.TestCase):
+
+	def list(self, repo: str, installed: bool) -> str:
+		out = io.StringIO()
+		with mock.patch.object(packages, 'is_installed', return_value=installed), \
+		     mock.patch.object(packages, 'version', return_value=VERSION), \
+		     mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL': '/nonexistent.tar.xz'}), \
+		     contextlib.redirect_stdout(out):
+			self.assertEqual(cli.main(['list'], repo=repo), 0)
+		return out.getvalue()
+
+	def test_configs_kernels_and_mutants(self) -> None:
+		output = self.list(REPO, installed=True)
+		key = configs.load(REPO, 'arm64_pan', None).build_key()
+		ttbr0 = configs.load(REPO, 'arm64_ttbr0_pan', None).build_key()
+		self.assertIn(f'QEMU configs ({REPO}/qemu_configs):\n'
+			      '    config           cpu                  kconfig group  shares its build with\n'
+			      f'    arm64_nopan      cortex-a57           {key}   arm64_pan\n'
+			      f'    arm64_pan        max,pauth-impdef=on  {key}   arm64_nopan\n'
+			      f'    arm64_ttbr0_pan  cortex-a57           {ttbr0}   -\n', output)
+		self.assertIn('\nkernels:\n    linux-source-6.1: Debian package, 6.1.192-3 installed; '
+			      '/nonexistent.tar.xz (missing)\n', output)
+		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan +cpu_enable_pan\(\) leaves '
+				 r'SCTLR_EL1.SPAN set\n')
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = os.path.join(tmp, 'repo')
+			shutil.copytree(test_data_path('fake_repo'), repo)
+			output = self.list(repo, installed=False)
+			self.assertIn('linux-source-6.1: Debian package, not installed', output)
+			self.assertTrue(output.endswith(f'mutants ({repo}/mutants):\n    (none)\n'), output)
+			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants'))
+			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
+				      'regression one of its two suites misses\n', self.list(repo, False))
+
 class PackagesTest(unittest.TestCase):
 
 	def setUp(self) -> None:

@@ -93,6 +93,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 			  '(git format-patch, with a cover letter) into DIR, check it with '
 			  'checkpatch.pl --strict and check that every prefix builds and passes',
 		'selftest': 'run the unit tests of this tool',
+		'list': 'list the QEMU configs (CPU, kconfig group), the kernels pan-kunit '
+			'supports and the mutants',
 	}
 	for name, help_text in commands.items():
 		subparser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -361,6 +363,37 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		print(f'export: {len(problems)} patches are not checkpatch clean')
 	return 0 if not problems and bad is None else 1
 
+def _kernel_state(package: str) -> str:
+	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
+	try:
+		version = packages.version(package) if packages.is_installed(package) else ''
+	except Error:  # not a Debian host
+		version = ''
+	return (f'Debian package, {version + " installed" if version else "not installed"}; '
+		f'{tarball}' + ('' if os.path.isfile(tarball) else ' (missing)'))
+
+def run_list(repo: str) -> int:
+	"""What a run can be made of: configs, kernels, mutants."""
+	matrix = [configs.load(repo, name, None) for name in configs.available(repo)]
+	groups = configs.group_by_kconfig(matrix)
+	rows = [['config', 'cpu', 'kconfig group', 'shares its build with']]
+	for config in matrix:
+		others = [c.name for c in groups[config.build_key()] if c is not config]
+		rows.append([config.name, config.cpu, config.build_key(), ', '.join(others) or '-'])
+	print(f'QEMU configs ({os.path.join(repo, configs.CONFIGS_DIR)}):')
+	for line in results.align(rows):
+		print('    ' + line)
+	print('\nkernels:')
+	print(f'    {packages.SOURCE_PACKAGE}: {_kernel_state(packages.SOURCE_PACKAGE)}')
+	directory = os.path.join(repo, MUTANTS_DIR)
+	mutants = check.load_mutants(directory, []) if os.path.isdir(directory) else []
+	print(f'\nmutants ({directory}):')
+	rows = [['mutant', 'must fail', 'subject']] + [
+		[m.name, ', '.join(m.must_fail), m.subject] for m in mutants]
+	for line in results.align(rows) if mutants else ['(none)']:
+		print('    ' + line)
+	return 0
+
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
 	program = unittest.main(module=None, exit=False, testLoader=unittest.TestLoader(), argv=[
@@ -378,6 +411,8 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	try:
 		if args.command == 'selftest':
 			return selftest()
+		if args.command == 'list':
+			return run_list(repo)
 		tree_dir = os.path.abspath(args.tree or default_tree())
 		tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
 		if args.command == 'setup':
