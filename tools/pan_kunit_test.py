@@ -1304,6 +1304,76 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'{out} exists and is not an empty directory', output)
 
+class ParseTest(unittest.TestCase):
+	"""tools/pan-kunit parse, with the fake kunit_tool's parse."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+		self.home = os.path.join(self.tmp, 'home')
+		self.trace = os.path.join(self.tmp, 'trace')
+		patcher = mock.patch.dict(os.environ, {'HOME': self.home, 'FAKE_KUNIT_DATA': TEST_DATA,
+						       'FAKE_KUNIT_TRACE': self.trace})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		os.environ.pop('PAN_KUNIT_TREE', None)
+
+	def tree_with_kunit_tool(self, tree_dir: str) -> str:
+		shutil.copytree(test_data_path('fake_kunit'), os.path.join(tree_dir, 'tools/testing/kunit'),
+				ignore=shutil.ignore_patterns('__pycache__'))
+		return tree_dir
+
+	def parse(self, tree_dir: str, name: str) -> Tuple[int, str]:
+		log = os.path.join(self.tmp, name)
+		shutil.copyfile(test_data_path('console', name), log)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', tree_dir, 'parse', log])
+		return status, out.getvalue()
+
+	def test_report_of_a_saved_console(self) -> None:
+		tree_dir = self.tree_with_kunit_tool(os.path.join(self.tmp, 'tree'))
+		status, output = self.parse(tree_dir, 'skips.log')
+		self.assertEqual(status, 0, output)
+		self.assertTrue(output.startswith(f'parsing {self.tmp}/skips.log with {tree_dir}/'
+						  'tools/testing/kunit/kunit.py\n'), output)
+		self.assertIn('skips.log: skipped\n    arm64_cpufeature_match.'
+			      'cpus_have_cap_agrees_with_id_registers: config lacks', output)
+		self.assertIn('\narm64_cpufeature_match         3/0/1\nstatus                         pass\n',
+			      output)
+		self.assertTrue(output.endswith('total: 5 passed, 0 failed, 1 skipped\n'), output)
+		status, output = self.parse(tree_dir, 'fail.log')
+		self.assertEqual(status, 1, output)
+		self.assertIn('fail.log: fail', output)
+		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
+		status, output = self.parse(tree_dir, 'panic.log')
+		self.assertEqual(status, 1, output)
+		self.assertIn('panic.log: crash', output)
+		((*_, subcommand, json_file, log),) = [
+			a for a in map(shlex.split, read(self.trace).splitlines())
+			if a[0] == 'argv' and 'panic.log' in a[-1]]
+		self.assertEqual((subcommand, log), ('parse', f'{self.tmp}/panic.log'))
+		self.assertTrue(json_file.startswith('--json=/'), json_file)
+
+	def test_kunit_tool_of_the_default_tree_else_an_error(self) -> None:
+		missing = os.path.join(self.tmp, 'no-tree')
+		default = os.path.join(self.home, '.cache', 'pan-kunit', 'linux-source-6.1')
+		status, output = self.parse(missing, 'pass.log')
+		self.assertEqual(status, 2, output)
+		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
+			      f'tools/testing/kunit/kunit.py in {missing} nor in {default}: run '
+			      'tools/pan-kunit setup first', output)
+		self.tree_with_kunit_tool(default)
+		status, output = self.parse(missing, 'pass.log')
+		self.assertEqual(status, 0, output)
+		self.assertIn(f'with {default}/tools/testing/kunit/kunit.py', output)
+		out = io.StringIO()
+		with contextlib.redirect_stderr(out):
+			status = cli.main(['parse', os.path.join(self.tmp, 'none.log')])
+		self.assertEqual(status, 2)
+		self.assertIn(f'cannot read {self.tmp}/none.log: No such file or directory',
+			      out.getvalue())
+
 class SelftestTest(unittest.TestCase):
 
 	def test_exit_status_follows_the_tests(self) -> None:

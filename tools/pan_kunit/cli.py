@@ -12,6 +12,7 @@ import re
 import shlex
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,6 +96,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		'selftest': 'run the unit tests of this tool',
 		'list': 'list the QEMU configs (CPU, kconfig group), the kernels pan-kunit '
 			'supports and the mutants',
+		'parse': 'parse a saved console log with kunit_tool and print the report run '
+			 'prints for one config',
 	}
 	for name, help_text in commands.items():
 		subparser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -125,6 +128,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 				'--raw_output=all does')
 	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
 	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
+	subparsers.choices['parse'].add_argument(
+		'file', metavar='FILE', help='a console log, e.g. a boot\'s test.log')
 	bisect_parser = subparsers.choices['bisect']
 	bisect_parser.add_argument(
 		'series', nargs='?', metavar='SERIES',
@@ -394,6 +399,48 @@ def run_list(repo: str) -> int:
 		print('    ' + line)
 	return 0
 
+def _kunit_py(tree_dir: str) -> str:
+	"""kunit.py of the tree, else of the default tree."""
+	trees = list(dict.fromkeys([tree_dir, os.path.abspath(default_tree())]))
+	for candidate in trees:
+		path = os.path.join(candidate, KUNIT_TOOL_DIR, 'kunit.py')
+		if os.path.isfile(path):
+			return path
+	raise Error('parse needs kunit_tool\'s parser, and there is no '
+		    f'{os.path.join(KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
+		    'run tools/pan-kunit setup first')
+
+def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
+	"""Parses a console log with the tree's kunit.py parse, and reports it as
+	run reports a config."""
+	path = os.path.abspath(args.file)
+	try:
+		with open(path, errors='backslashreplace') as f:
+			console = f.read()
+	except OSError as e:
+		raise Error(f'cannot read {path}: {e.strerror}')
+	kunit_py = _kunit_py(tree_dir)
+	print(f'parsing {path} with {kunit_py}')
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
+		json_path = os.path.join(scratch, 'kunit.json')
+		# kunit.py works in the tree's top directory: absolute paths only.
+		parsed = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + json_path, path],
+					stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT, text=True, errors='backslashreplace',
+					env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'), check=False)
+		kunit = results.read_json(json_path)
+	if kunit is None:
+		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
+			    '\n'.join(parsed.stdout.splitlines()[-runner.BUILD_LOG_LINES:]))
+	# No boot, so no timeout: the exit status and the leaves decide.
+	status = results.classify(kunit, console, results.Outcome(parsed.returncode, False, 0.0),
+				  timeout=1)
+	results.print_report([results.ConfigResult(
+		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
+		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
+		console_log=path, exec_log='')])
+	return 0 if status == results.PASS else 1
+
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
 	program = unittest.main(module=None, exit=False, testLoader=unittest.TestLoader(), argv=[
@@ -414,6 +461,8 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		if args.command == 'list':
 			return run_list(repo)
 		tree_dir = os.path.abspath(args.tree or default_tree())
+		if args.command == 'parse':
+			return run_parse(args, tree_dir)
 		tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
 		if args.command == 'setup':
 			setup(tree_dir, repo, args)

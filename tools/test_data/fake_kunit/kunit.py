@@ -14,6 +14,8 @@
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
 #   builderror  build: fails
+#   parse       (kunit.py parse FILE) the JSON fixture of the console
+#               fixture FILE is a copy of, and that fixture's exit status
 # Any other mode builds and passes.  A file fake_mode at the top of the
 # tree, holding a mode, overrides the config's.  build copies the
 # --kunitconfig it was given to BUILD_DIR/.kunitconfig.
@@ -95,7 +97,30 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 	trace('exec', mode_config(args), start, time.time(), '-')
 	return status
 
+# kunit.py parse of a console fixture: its JSON fixture, and exit status.
+PARSED = {
+	'pass.log': ('pass.json', 0), 'skips.log': ('skips.json', 0),
+	'fail.log': ('fail.json', 1), 'panic.log': ('panic.json', 1),
+	'no_tests.log': ('no_tests.json', 1), 'no_ktap.log': ('no_ktap.json', 1),
+}
+
+def parse(args: argparse.Namespace) -> int:
+	check_absolute(args.file, args.json)
+	data = os.environ['FAKE_KUNIT_DATA']
+	with open(args.file, 'rb') as f:
+		console = f.read()
+	for name, (result, status) in PARSED.items():
+		with open(os.path.join(data, 'console', name), 'rb') as f:
+			if f.read() == console:
+				shutil.copyfile(os.path.join(data, 'kunit_json', result), args.json)
+				return status
+	print(f'fake kunit.py: {args.file} is no copy of a console fixture', file=sys.stderr)
+	return 2
+
 def mode_config(args: argparse.Namespace) -> str:
+	if args.subcommand == 'parse':
+		return '-'
+
 	path: str = args.qemu_config
 	return os.path.basename(path)[:-len('.py')]
 
@@ -140,10 +165,15 @@ def main() -> int:
 	add_common_opts(exec_parser)
 	add_exec_opts(exec_parser)
 	add_parse_opts(exec_parser)
+	parse_parser = subparsers.add_parser('parse')
+	add_parse_opts(parse_parser)
+	parse_parser.add_argument('file', nargs='?')
 	argv = [f'{a}={PSEUDO_BOOL_FLAG_DEFAULTS[a]}' if a in PSEUDO_BOOL_FLAG_DEFAULTS else a
 		for a in sys.argv[1:]]
 	args = parser.parse_args(argv)
 	trace('argv', args.subcommand, mode_config(args), *sys.argv[1:])
+	if args.subcommand == 'parse':
+		return parse(args)
 	if args.subcommand == 'exec' and args.json == 'stdout':
 		print(f'fake kunit.py: a bare --json (and filter_glob {args.filter_glob!r}): '
 		      'pan-kunit must pass --json=FILE', file=sys.stderr)
