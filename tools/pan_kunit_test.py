@@ -300,7 +300,7 @@ class PackagesTest(unittest.TestCase):
 	def test_no_git_is_an_error(self) -> None:
 		with tempfile.TemporaryDirectory() as empty, \
 		     mock.patch.dict(os.environ, {'PATH': empty}), \
-		     self.assertRaisesRegex(Error, r'git is not installed \(Debian package git\)'):
+		     self.assertRaisesRegex(Error, r'git is not installed \(Debian package git, '):
 			tree.git(empty, 'status')
 
 class SourcesTest(TempDirTestCase):

@@ -35,7 +35,7 @@ EMAIL = 'pan-kunit@localhost'
 OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
-NO_GIT = 'git is not installed (Debian package git); tools/pan-kunit setup installs it as root'
+NO_GIT = 'git is not installed (Debian package git, which setup installs as root on Debian)'
 
 # Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
 # author), and no user or system git configuration takes part.
