@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/pan-kunit [--tree DIR] {setup,run,lkdtm,bisect,mutants,export,selftest}
+# tools/pan-kunit [--tree DIR] {setup,run,lkdtm,bisect,mutants,export,selftest,list,parse}
 #
 # Exit status: 0 when every config passed, 1 when one did not, 2 for usage
 # and setup errors (refusals, missing packages, a patch that does not apply).

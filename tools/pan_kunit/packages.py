@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The Debian packages that setup and run need.
+# The Debian packages that setup and run need, and the commands they run.
 
 import os
 import shutil
