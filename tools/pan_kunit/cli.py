@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/pan-kunit [--tree DIR] {setup,run,lkdtm,bisect,mutants,export,selftest}
+# tools/pan-kunit [--tree DIR] {setup,run,lkdtm,bisect,mutants,export,selftest,list,parse}
 #
 # Exit status: 0 when every config passed, 1 when one did not, 2 for usage
 # and setup errors (refusals, missing packages, a patch that does not apply).
@@ -8,13 +8,16 @@
 import argparse
 import json
 import os
+import re
 import shlex
 import signal
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import unittest
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, summary, tree
 
@@ -44,6 +47,34 @@ def _positive_int(text: str) -> int:
 		raise argparse.ArgumentTypeError(f'must be at least 1, not {value}')
 	return value
 
+# kunit_tool's kunit_config patterns: what kunit.py takes as a --kconfig_add.
+_KCONFIG_LINE = re.compile(r'^(?:CONFIG_(\w+)=(\S+|".*")|# CONFIG_(\w+) is not set)$')
+
+def _kconfig_line(text: str) -> str:
+	if not _KCONFIG_LINE.match(text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no CONFIG_X=VALUE (or '
+						 '"# CONFIG_X is not set") line')
+	return text
+
+def _filter_glob(text: str) -> str:
+	if not text or text.startswith('-') or any(c.isspace() for c in text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no SUITE or SUITE.CASE glob (one word '
+						 'for the kernel command line, not starting with -)')
+	return text
+
+def _add_kunit_options(parser: argparse.ArgumentParser, filter_glob: bool) -> None:
+	"""kunit.py's options that pan-kunit passes on."""
+	if filter_glob:
+		parser.add_argument('--filter_glob', type=_filter_glob, metavar='GLOB',
+				    help='run only the suites or cases of GLOB (SUITE, SUITE.CASE, '
+				    'with * and ?), as kunit.py exec does: the kernel filters them')
+	parser.add_argument('--kconfig_add', type=_kconfig_line, action='append', default=[],
+			    metavar='CONFIG_X=Y', help='add a kconfig line to every build, as '
+			    'kunit.py does (a build of its own); repeatable')
+	parser.add_argument('--make_options', action='append', default=[], metavar='X=Y',
+			    help='a make option for every build, as kunit.py passes it on; '
+			    'repeatable')
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	parser = argparse.ArgumentParser(
 		prog='pan-kunit',
@@ -68,6 +99,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 			  '(git format-patch, with a cover letter) into DIR, check it with '
 			  'checkpatch.pl --strict and check that every prefix builds and passes',
 		'selftest': 'run the unit tests of this tool',
+		'list': 'list the QEMU configs (CPU, kconfig group), the kernels pan-kunit '
+			'supports and the mutants',
+		'parse': 'parse a saved console log with kunit_tool and print the report run '
+			 'prints for one config',
 	}
 	for name, help_text in commands.items():
 		subparser = subparsers.add_parser(name, help=help_text, description=help_text)
@@ -89,6 +124,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		subparsers.choices[name].add_argument(
 			'--json', metavar='FILE',
 			help='also write the results, with kunit_tool\'s JSON, to FILE')
+	run_parser = subparsers.choices['run']
+	run_parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
+				help='the same as --filter_glob')
+	_add_kunit_options(run_parser, filter_glob=True)
+	run_parser.add_argument('--raw_output', action='store_true',
+				help='also print the console of every boot, as kunit.py '
+				'--raw_output=all does')
+	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
+	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
+	subparsers.choices['parse'].add_argument(
+		'file', metavar='FILE', help='a console log, e.g. a boot\'s test.log')
 	bisect_parser = subparsers.choices['bisect']
 	bisect_parser.add_argument(
 		'series', nargs='?', metavar='SERIES',
@@ -109,8 +155,16 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		help='check only mutants/NAME.patch; repeatable')
 	return parser.parse_args(argv)
 
-def setup(tree_dir: str, repo: str) -> None:
+def _tools(args: argparse.Namespace) -> List[str]:
+	"""The commands @args's command runs: setup's, and those that build
+	and boot a kernel, unless it does neither."""
+	if args.command == 'setup' or (args.command == 'export' and args.no_build):
+		return packages.SETUP_TOOLS
+	return packages.SETUP_TOOLS + packages.BUILD_TOOLS + packages.BOOT_TOOLS
+
+def setup(tree_dir: str, repo: str, args: argparse.Namespace) -> None:
 	packages.ensure()
+	packages.require(_tools(args), args.command)
 	wanted = sources.load(repo)
 	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
 	tree.setup(tree_dir, wanted, tarball, packages.version(packages.SOURCE_PACKAGE))
@@ -122,14 +176,46 @@ def _note_edits(tree_dir: str) -> None:
 		print(f'note: building with uncommitted changes in {tree_dir}: '
 		      f'{", ".join(edits[:MAX_NOTED])}{more}')
 
+def _matrix(args: argparse.Namespace, repo: str,
+	    kunit_dir: Optional[str]) -> List[configs.QemuConfig]:
+	"""The configs of --config (default: all), loaded with the tree's
+	kunit_tool, or with None, before setup, with pan-kunit's stand-in for
+	it: a config that does not load fails before any work."""
+	return [configs.load(repo, name, kunit_dir) for name in configs.select(repo, args.config)]
+
+def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
+	"""The kunit.py options of @args; a command that takes none has none."""
+	given = vars(args)
+	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
+	if len(globs) > 1:
+		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
+	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
+				   kconfig_add=given.get('kconfig_add', []),
+				   make_options=given.get('make_options', []))
+
+def _print_console(result: results.ConfigResult) -> None:
+	"""--raw_output: the console of @result's boot, as it came."""
+	if result.elapsed is None:
+		print(f'--- {result.name}: not booted ({result.status})')
+		return
+	console = results.read_text(result.console_log)
+	print(f'--- {result.name}: console ({result.console_log})' if console is not None else
+	      f'--- {result.name}: no console ({result.console_log} is missing)')
+	if console:
+		print(console, end='' if console.endswith('\n') else '\n')
+
 def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	names = configs.select(repo, args.config)  # a wrong name fails before setup
-	setup(tree_dir, repo)
+	_kunit_options(args)
+	_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
+	setup(tree_dir, repo, args)
 	_note_edits(tree_dir)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	matrix = _matrix(args, repo, kunit_dir)
 	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
-				 fragments=fragments(repo))
+				 options=_kunit_options(args), fragments=fragments(repo))
+	if args.raw_output:
+		for result in result_list:
+			_print_console(result)
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
@@ -138,10 +224,11 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	return 0 if all(r.status == results.PASS for r in result_list) else 1
 
 def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	names = configs.select(repo, args.config)
-	setup(tree_dir, repo)
+	for config in _matrix(args, repo, None):
+		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
+	setup(tree_dir, repo, args)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	matrix = _matrix(args, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
 	passed = sum(v.ok for v in verdicts.values())
 	summary.record(summary.Tally('lkdtm', passed, len(verdicts) - passed))
@@ -156,17 +243,41 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 		raise Error(f'cannot write --json {path}: {e.strerror}')
 
 def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
-	names = configs.select(repo, args.config)
 	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = [configs.load(repo, name, kunit_dir) for name in names]
+	matrix = _matrix(args, repo, kunit_dir)
 	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
-			    fragments=fragments(repo))
+			    options=_kunit_options(args), fragments=fragments(repo))
 
 def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
 	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']
 	words += [args.series] if args.series else []
-	words += [f'--config={c}' for c in args.config] + [f'--step={step}']
+	options = _kunit_options(args)
+	words += [f'--config={c}' for c in args.config]
+	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
+	words += runner.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
+
+def _check_step(args: argparse.Namespace, patches: int) -> None:
+	if args.step is not None and not 0 <= args.step <= patches:
+		raise Error(f'--step {args.step}: the series has steps 0 to {patches}')
+
+def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
+	"""Loads SERIES, and checks --step against it, before setup; a git
+	range needs the tree, and is loaded (and --step checked) after."""
+	if args.series is None:
+		patches = len(sources.load(repo).patches)
+	elif check.series_kind(args.series) == check.GIT_RANGE:
+		return
+	else:
+		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
+			patches = len(check.load_series(args.series, '', scratch))
+	_check_step(args, patches)
+
+def _check_mutants_args(args: argparse.Namespace, repo: str) -> None:
+	check.load_mutants(os.path.join(repo, MUTANTS_DIR), args.only)
+
+def _check_export_args(args: argparse.Namespace, repo: str) -> None:
+	export.check_out_dir(os.path.abspath(args.dir))
 
 def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	if args.series:
@@ -181,8 +292,7 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		wanted = sources.load(repo)
 		patches = [check.Patch(p, os.path.basename(p), check.subject(p))
 			   for p in wanted.patches]
-	if args.step is not None and not 0 <= args.step <= len(patches):
-		raise Error(f'--step {args.step}: the series has steps 0 to {len(patches)}')
+	_check_step(args, len(patches))
 	start = time.monotonic()
 	steps = check.run_bisect(checker, patches, wanted, args.step)
 	print()
@@ -271,6 +381,79 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		print(f'export: {len(problems)} patches are not checkpatch clean')
 	return 0 if not problems and bad is None else 1
 
+def _kernel_state(package: str) -> str:
+	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
+	try:
+		version = packages.version(package) if packages.is_installed(package) else ''
+	except Error:  # not a Debian host
+		version = ''
+	return (f'Debian package, {version + " installed" if version else "not installed"}; '
+		f'{tarball}' + ('' if os.path.isfile(tarball) else ' (missing)'))
+
+def run_list(repo: str) -> int:
+	"""What a run can be made of: configs, kernels, mutants."""
+	matrix = [configs.load(repo, name, None) for name in configs.available(repo)]
+	groups = configs.group_by_kconfig(matrix)
+	rows = [['config', 'cpu', 'kconfig group', 'shares its build with']]
+	for config in matrix:
+		others = [c.name for c in groups[config.build_key()] if c is not config]
+		rows.append([config.name, config.cpu, config.build_key(), ', '.join(others) or '-'])
+	print(f'QEMU configs ({os.path.join(repo, configs.CONFIGS_DIR)}):')
+	for line in results.align(rows):
+		print('    ' + line)
+	print('\nkernels:')
+	print(f'    {packages.SOURCE_PACKAGE}: {_kernel_state(packages.SOURCE_PACKAGE)}')
+	directory = os.path.join(repo, MUTANTS_DIR)
+	mutants = check.load_mutants(directory, []) if os.path.isdir(directory) else []
+	print(f'\nmutants ({directory}):')
+	rows = [['mutant', 'must fail', 'subject']] + [
+		[m.name, ', '.join(m.must_fail), m.subject] for m in mutants]
+	for line in results.align(rows) if mutants else ['(none)']:
+		print('    ' + line)
+	return 0
+
+def _kunit_py(tree_dir: str) -> str:
+	"""kunit.py of the tree, else of the default tree."""
+	trees = list(dict.fromkeys([tree_dir, os.path.abspath(default_tree())]))
+	for candidate in trees:
+		path = os.path.join(candidate, KUNIT_TOOL_DIR, 'kunit.py')
+		if os.path.isfile(path):
+			return path
+	raise Error('parse needs kunit_tool\'s parser, and there is no '
+		    f'{os.path.join(KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
+		    'run tools/pan-kunit setup first')
+
+def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
+	"""Parses a console log with the tree's kunit.py parse, and reports it as
+	run reports a config."""
+	path = os.path.abspath(args.file)
+	try:
+		with open(path, errors='backslashreplace') as f:
+			console = f.read()
+	except OSError as e:
+		raise Error(f'cannot read {path}: {e.strerror}')
+	kunit_py = _kunit_py(tree_dir)
+	print(f'parsing {path} with {kunit_py}')
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
+		json_path = os.path.join(scratch, 'kunit.json')
+		# kunit.py works in the tree's top directory: absolute paths only.
+		parsed = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + json_path, path],
+					stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT, text=True, errors='backslashreplace',
+					env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'), check=False)
+		kunit = results.read_json(json_path)
+	if kunit is None:
+		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
+			    '\n'.join(parsed.stdout.splitlines()[-runner.BUILD_LOG_LINES:]))
+	# No boot, so no timeout: the exit status and the leaves decide.
+	status = results.classify(kunit, console, results.Outcome(parsed.returncode, False, 0.0),
+				  timeout=1)
+	results.print_report([results.ConfigResult(
+		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
+		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
+		console_log=path, exec_log='')])
+	return 0 if status == results.PASS else 1
+
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
 	# The commands the tests run must not add to the caller's summary.
@@ -299,16 +482,24 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	try:
 		if args.command == 'selftest':
 			return selftest()
+		if args.command == 'list':
+			return run_list(repo)
 		tree_dir = os.path.abspath(args.tree or default_tree())
+		if args.command == 'parse':
+			return run_parse(args, tree_dir)
+		tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
 		if args.command == 'setup':
-			setup(tree_dir, repo)
+			setup(tree_dir, repo, args)
 			return 0
 		if args.command == 'lkdtm':
 			return run_lkdtm(args, tree_dir, repo)
 		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
+		before_setup = {'bisect': _check_bisect_args, 'mutants': _check_mutants_args,
+				'export': _check_export_args}
 		if args.command in checks:
-			configs.select(repo, args.config)  # a wrong name fails before setup
-			setup(tree_dir, repo)
+			_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
+			before_setup[args.command](args, repo)
+			setup(tree_dir, repo, args)
 			with check.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)
 		return run(args, tree_dir, repo)

@@ -9,12 +9,16 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+import types
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 
 CONFIGS_DIR = 'qemu_configs'
+# What `from ..qemu_config import QemuArchParams` imports in a config
+# loaded as '.qemu_configs.NAME', as kunit_tool loads it.
+QEMU_CONFIG_MODULE = '.qemu_config'
 
 @dataclass
 class QemuConfig:
@@ -22,11 +26,32 @@ class QemuConfig:
 	path: str         # absolute path of the file
 	kconfig: str      # normalised: stripped non-empty lines, sorted
 	kernel_path: str  # relative to the build dir
-	cpu: str          # QEMU's -cpu, '' when not given
+	cpu: str          # QEMU's -cpu
 	cmdline: str = ''  # the kernel command line the config gives
 
-	def build_key(self) -> str:
-		return hashlib.sha256(self.kconfig.encode()).hexdigest()[:12]
+	def build_key(self, kconfig_add: Sequence[str]=()) -> str:
+		"""Names the build of this kconfig plus @kconfig_add (kunit.py's
+		--kconfig_add, which goes into the build's .config too)."""
+		kconfig = normalise_kconfig('\n'.join([self.kconfig] + list(kconfig_add)))
+		return hashlib.sha256(kconfig.encode()).hexdigest()[:12]
+
+@dataclass(frozen=True)
+class QemuArchParams:
+	"""kunit_tool's qemu_config.QemuArchParams (6.1's fields, and 6.12's
+	optional serial), to check the configs before there is a tree, and
+	so a kunit_tool, to load them with."""
+	linux_arch: str
+	kconfig: str
+	qemu_arch: str
+	kernel_path: str
+	kernel_command_line: str
+	extra_qemu_params: List[str]
+	serial: str = 'stdio'
+
+def _stand_in() -> types.ModuleType:
+	module = types.ModuleType(QEMU_CONFIG_MODULE)
+	setattr(module, 'QemuArchParams', QemuArchParams)
+	return module
 
 def available(repo: str) -> List[str]:
 	directory = os.path.join(repo, CONFIGS_DIR)
@@ -56,12 +81,16 @@ def _cpu(extra_qemu_params: List[str]) -> str:
 		return extra_qemu_params[extra_qemu_params.index('-cpu') + 1]
 	return ''
 
-def load(repo: str, name: str, kunit_dir: str) -> QemuConfig:
+def load(repo: str, name: str, kunit_dir: Optional[str]) -> QemuConfig:
 	"""Loads qemu_configs/NAME.py like kunit_kernel._get_qemu_ops(), with
-	the kunit_tool of kunit_dir providing `..qemu_config`."""
+	the kunit_tool of kunit_dir providing `..qemu_config`, or with None
+	(before setup), pan-kunit's stand-in QemuArchParams."""
 	path = os.path.join(os.path.abspath(repo), CONFIGS_DIR, name + '.py')
-	sys.path.insert(0, kunit_dir)
-	sys.modules.pop('qemu_config', None)  # use kunit_dir's, not a cached one
+	sys.modules.pop(QEMU_CONFIG_MODULE, None)  # use kunit_dir's, not a cached one
+	if kunit_dir is None:
+		sys.modules[QEMU_CONFIG_MODULE] = _stand_in()
+	else:
+		sys.path.insert(0, kunit_dir)
 	dont_write_bytecode = sys.dont_write_bytecode
 	sys.dont_write_bytecode = True  # no __pycache__ in the repo or the tree
 	try:
@@ -73,17 +102,33 @@ def load(repo: str, name: str, kunit_dir: str) -> QemuConfig:
 	except Exception as e:
 		raise Error(f'cannot load {path}: {e}')
 	finally:
-		sys.path.remove(kunit_dir)
 		sys.dont_write_bytecode = dont_write_bytecode
+		if kunit_dir is None:
+			sys.modules.pop(QEMU_CONFIG_MODULE, None)
+		else:
+			sys.path.remove(kunit_dir)
 	if not hasattr(module, 'QEMU_ARCH'):
 		raise Error(f'{path} does not define QEMU_ARCH')
 	params = module.QEMU_ARCH
-	return QemuConfig(name=name, path=path, kconfig=normalise_kconfig(params.kconfig),
-			  kernel_path=params.kernel_path, cpu=_cpu(params.extra_qemu_params),
-			  cmdline=params.kernel_command_line)
+	kconfig = getattr(params, 'kconfig', None)
+	kernel_path = getattr(params, 'kernel_path', None)
+	cmdline = getattr(params, 'kernel_command_line', None)
+	qemu_params = getattr(params, 'extra_qemu_params', None)
+	if not isinstance(kconfig, str) or not isinstance(kernel_path, str) or \
+	   not isinstance(cmdline, str) or \
+	   not isinstance(qemu_params, list) or not all(isinstance(p, str) for p in qemu_params):
+		raise Error(f'{path}: QEMU_ARCH is no QemuArchParams with a kconfig, a kernel_path '
+			    'a kernel_command_line and a list of extra_qemu_params')
+	cpu = _cpu(qemu_params)
+	if not cpu:
+		raise Error(f'{path}: no -cpu in extra_qemu_params; pan-kunit needs one, to say '
+			    "which CPU each result is for (e.g. '-cpu', 'cortex-a57')")
+	return QemuConfig(name=name, path=path, kconfig=normalise_kconfig(kconfig),
+			  kernel_path=kernel_path, cpu=cpu, cmdline=cmdline)
 
-def group_by_kconfig(configs: List[QemuConfig]) -> Dict[str, List[QemuConfig]]:
+def group_by_kconfig(configs: List[QemuConfig],
+		     kconfig_add: Sequence[str]=()) -> Dict[str, List[QemuConfig]]:
 	groups: Dict[str, List[QemuConfig]] = {}
 	for config in configs:
-		groups.setdefault(config.build_key(), []).append(config)
+		groups.setdefault(config.build_key(kconfig_add), []).append(config)
 	return groups

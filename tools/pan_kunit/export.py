@@ -154,11 +154,20 @@ def build_series(worktree: str, repo: str, sources: Sources) -> int:
 			'series.') + f'\n\n{signed_off_by}\n', author)
 	return count + 1
 
-def format_patches(worktree: str, repo: str, out: str, author: str) -> List[str]:
-	"""git format-patch of the series, and its cover letter, from @author."""
+def check_out_dir(out: str) -> None:
+	"""Refuses a DIR that export cannot write the series into."""
 	if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
 		raise Error(f'{out} exists and is not an empty directory; export writes only '
 			    'into a new or empty one')
+	parent = os.path.dirname(out)
+	while not os.path.exists(parent):
+		parent = os.path.dirname(parent)
+	if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+		raise Error(f'cannot create {out}: {parent} is not a directory pan-kunit can write to')
+
+def format_patches(worktree: str, repo: str, out: str, author: str) -> List[str]:
+	"""git format-patch of the series, and its cover letter, from @author."""
+	check_out_dir(out)
 	subject, body = _cover_letter(repo)
 	tree.git(worktree, 'format-patch', '-q', '--cover-letter', '-o', out,
 		 tree.BASE_REF + '..HEAD')

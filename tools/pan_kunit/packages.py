@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The Debian packages that setup and run need.
+# The Debian packages that setup and run need, and the commands they run.
 
 import os
+import shutil
 import subprocess
-from typing import Callable, List
+from typing import Callable, List, Optional, Sequence
 
 from pan_kunit import Error
 
@@ -13,11 +14,31 @@ NEEDED = [SOURCE_PACKAGE, 'gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
 	  'bison', 'flex', 'libssl-dev', 'libelf-dev', 'git', 'python3',
 	  'make', 'gcc', 'libc6-dev', 'xz-utils', 'ccache']
 
+# The commands each command needs, with the Debian package of each: setup
+# extracts and commits the tree, the others also build and boot it.
+TOOL_PACKAGES = {
+	'git': 'git', 'tar': 'tar', 'xz': 'xz-utils',
+	'make': 'make', 'gcc': 'gcc', 'bc': 'bc', 'bison': 'bison', 'flex': 'flex',
+	'aarch64-linux-gnu-gcc': 'gcc-aarch64-linux-gnu',
+	'qemu-system-aarch64': 'qemu-system-arm',
+}
+SETUP_TOOLS = ['git', 'tar', 'xz']
+BUILD_TOOLS = ['make', 'gcc', 'bc', 'bison', 'flex', 'aarch64-linux-gnu-gcc']
+BOOT_TOOLS = ['qemu-system-aarch64']
+
+def _not_debian() -> Error:
+	return Error('no dpkg-query: this is not a Debian host. pan-kunit builds Debian\'s '
+		     f'{SOURCE_PACKAGE} and installs what it needs only on Debian, with apt-get; '
+		     'it needs the Debian packages: ' + ' '.join(NEEDED))
+
 def _dpkg_query(field: str, package: str) -> str:
 	"""Returns the dpkg-query field of an installed or known package, else ''."""
-	result = subprocess.run(['dpkg-query', '-W', '-f=${' + field + '}', package],
-				stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-				text=True, check=False)
+	try:
+		result = subprocess.run(['dpkg-query', '-W', '-f=${' + field + '}', package],
+					stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+					text=True, check=False)
+	except FileNotFoundError:
+		raise _not_debian() from None
 	return result.stdout if result.returncode == 0 else ''
 
 def is_installed(package: str) -> bool:
@@ -47,3 +68,13 @@ def ensure(is_installed: Callable[[str], bool]=is_installed,
 			    'fix the APT sources, then run again')
 	if apt_get(install) != 0:
 		raise Error('apt-get ' + ' '.join(install) + ' failed (see its output above)')
+
+def require(commands: Sequence[str], purpose: str,
+	    which: Callable[[str], Optional[str]]=shutil.which) -> None:
+	"""Refuses, before any work, a command whose tools are not on PATH
+	(their packages are installed, yet PATH lacks them)."""
+	missing = [c for c in commands if which(c) is None]
+	if missing:
+		raise Error(f'{purpose} needs ' + ', '.join(
+			f'{c} (Debian package {TOOL_PACKAGES.get(c, c)})' for c in missing) +
+			', not found on PATH (' + os.environ.get('PATH', '') + ')')

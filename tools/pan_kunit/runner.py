@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import results
@@ -106,6 +106,14 @@ def _exec_dir(tree: str, config: QemuConfig) -> str:
 def _exec_log(tree: str, config: QemuConfig) -> str:
 	return state(tree, 'logs', f'exec-{config.name}.log')
 
+@dataclass
+class KunitOptions:
+	"""kunit.py's options that the user passes on, which the build and
+	exec of kunit.py 6.1 and 6.12 both take."""
+	filter_glob: str = ''  # exec: the suites (SUITE) or cases (SUITE.CASE) the kernel runs
+	kconfig_add: List[str] = field(default_factory=list)   # build: CONFIG_X=y
+	make_options: List[str] = field(default_factory=list)  # build: X=Y, for make
+
 def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
 	      config: QemuConfig, fragments: Sequence[str]=()) -> List[str]:
 	"""kunit.py SUBCOMMAND of @config, with @kunitconfig and the kconfig
@@ -116,6 +124,12 @@ def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
 	for fragment in fragments:
 		cmd += ['--kunitconfig', fragment]
 	return cmd + ['--qemu_config', config.path]
+
+def build_options(options: KunitOptions) -> List[str]:
+	"""What kunit.py build gets of @options, each in one word, as a value
+	may start with '-'."""
+	return ([f'--kconfig_add={line}' for line in options.kconfig_add] +
+		[f'--make_options={option}' for option in options.make_options])
 
 def ccache_options(tree: str) -> Tuple[List[str], Dict[str, str]]:
 	"""kunit.py options and environment that compile through ccache, when
@@ -139,17 +153,19 @@ class Build:
 		return state(tree, 'build', self.key)
 
 def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
-	      quiet: bool=False) -> Dict[str, bool]:
+	      quiet: bool=False, options: Optional[KunitOptions]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
-	walking the tree on one CPU) and returns whether each succeeded, by key."""
-	options, env = ccache_options(tree)
+	walking the tree on one CPU) and returns whether each succeeded, by key.
+	The user's --make_options come after ccache's CC=, and so win."""
+	ccache, env = ccache_options(tree)
+	added = build_options(options or KunitOptions())
 	build_jobs = []
 	for b in builds:
 		os.makedirs(b.build_dir(tree), exist_ok=True)
 		job = Job(f'build {b.key}',
 			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0],
 				    b.fragments) +
-			  ['--jobs', str(jobs)] + options,
+			  ['--jobs', str(jobs)] + ccache + added,
 			  state(tree, 'logs', f'build-{b.key}.log'), env)
 		if not quiet:
 			names = ', '.join(c.name for c in b.group)
@@ -189,36 +205,41 @@ def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 			os.unlink(os.path.join(exec_dir, stale))
 
 def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
-	      kunitconfig: str, timeout: int) -> Job:
+	      kunitconfig: str, timeout: int, filter_glob: str='') -> Job:
 	"""A kunit.py exec in a directory of the config's own."""
 	exec_dir = _exec_dir(tree, config)
 	link_kernel(exec_dir, build_dir, config)
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
-	# to stdout" and the word after it as the filter_glob.
+	# to stdout" and the word after it as the filter_glob, which comes
+	# last, after every option.
 	cmd = kunit_cmd(kunit_dir, 'exec', exec_dir, kunitconfig, config) + [
-		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')]
+		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')] + (
+		[filter_glob] if filter_glob else [])
 	return Job(config.name, cmd, _exec_log(tree, config))
 
 def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[str]=None,
-		   fragments: Sequence[str]=()) -> List[Build]:
+		   fragments: Sequence[str]=(), kconfig_add: Sequence[str]=()) -> List[Build]:
 	"""One build per kconfig group of @configs, of @kunitconfig (default:
-	the tree's) plus @fragments."""
+	the tree's) plus @fragments; a --kconfig_add is a build of its own."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
 	return [Build(key, group, kunitconfig, fragments)
-		for key, group in group_by_kconfig(configs).items()]
+		for key, group in group_by_kconfig(configs, list(kconfig_add)).items()]
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
+	options: Optional[KunitOptions]=None,
 	fragments: Sequence[str]=()) -> List[results.ConfigResult]:
 	"""Builds every kconfig group, with @kunitconfig (default: the
-	tree's) plus @fragments, then boots every config that built."""
+	tree's) plus @fragments and @options, then boots every config that
+	built."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
-	builds = kconfig_builds(tree, configs, kunitconfig, fragments)
+	options = options or KunitOptions()
+	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add)
 	build_dirs = {c.name: b.build_dir(tree) for b in builds for c in b.group}
-	ok = build_all(tree, kunit_dir, builds, jobs, quiet)
+	ok = build_all(tree, kunit_dir, builds, jobs, quiet, options)
 	built = [c for b in builds if ok[b.key] for c in b.group]
 	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], kunitconfig,
-				       timeout)
+				       timeout, options.filter_glob)
 		     for c in built}
 	if exec_jobs:
 		if not quiet:

@@ -35,6 +35,7 @@ EMAIL = 'pan-kunit@localhost'
 OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
+NO_GIT = 'git is not installed (Debian package git, which setup installs as root on Debian)'
 
 # Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
 # author), and no user or system git configuration takes part.
@@ -49,10 +50,13 @@ _GIT_ENV = {
 }
 
 def git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
-	result = subprocess.run(['git', '-C', tree] + list(args),
-				env=dict(os.environ, **_GIT_ENV),
-				stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-				text=True, errors='backslashreplace', check=False)
+	try:
+		result = subprocess.run(['git', '-C', tree] + list(args),
+					env=dict(os.environ, **_GIT_ENV),
+					stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+					text=True, errors='backslashreplace', check=False)
+	except FileNotFoundError:
+		raise Error(NO_GIT) from None
 	if check and result.returncode != 0:
 		raise Error(f'git {" ".join(args)} failed in {tree}:\n{result.stderr.strip()}')
 	return result
@@ -131,6 +135,22 @@ def _remove_stale_partials(tree: str) -> None:
 			print(f'removing {path}, left by an interrupted setup')
 			shutil.rmtree(path)
 
+def check_location(tree: str, user_given: bool) -> None:
+	"""Refuses, before any work, a tree that setup would create in a
+	directory that does not exist: setup creates the tree, and the
+	directories above pan-kunit's default one, not those of a tree the
+	user named, which more likely is a typo."""
+	parent = os.path.dirname(tree)
+	if os.path.lexists(tree) or os.path.isdir(parent):
+		return
+	if os.path.lexists(parent):
+		raise Error(f'cannot create the tree {tree}: {parent} is not a directory')
+	if user_given:
+		raise Error(f'the tree {tree} does not exist, nor does its directory {parent}; '
+			    'setup would extract the kernel source into the tree, but creates no '
+			    f'directory above it: create {parent}, or check the --tree DIR or '
+			    'PAN_KUNIT_TREE you gave')
+
 def _extract(tree: str, tarball: str, version: str) -> None:
 	"""Extracts the tarball and commits it as the base, in a sibling
 	directory that is renamed to the tree only when complete."""
@@ -139,7 +159,7 @@ def _extract(tree: str, tarball: str, version: str) -> None:
 	partial = f'{tree}.partial-{os.getpid()}'
 	os.mkdir(partial)
 	try:
-		print(f'extracting {tarball} ...')
+		print(f'extracting {tarball} into {tree}, which does not exist yet ...')
 		result = subprocess.run(['tar', '-xf', tarball, '-C', partial],
 					stderr=subprocess.PIPE, text=True, check=False)
 		if result.returncode != 0:

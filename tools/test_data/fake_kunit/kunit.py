@@ -14,17 +14,25 @@
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
 #   builderror  build: fails
+#   parse       (kunit.py parse FILE) the JSON fixture of the console
+#               fixture FILE is a copy of, and that fixture's exit status
 # Any other mode builds and passes.  An exec whose kernel command line
 # (the last -append of --qemu_args, else --kernel_args) has
-# pankunit_crash=TYPE is an LKDTM boot: its console is one of lkdtm/'s, as a
-# CPU with PAN (pass mode) or without it takes TYPE.  A file fake_mode at the top of the
-# tree, holding a mode, overrides the config's.  build writes the
-# --kunitconfig files it was given (kunit.py takes several and merges
-# them) one after the other into BUILD_DIR/.kunitconfig.
+# pankunit_crash=TYPE is an LKDTM boot: its console is one of lkdtm/'s,
+# as a CPU with PAN (pass mode) or without it takes TYPE.  A file
+# fake_mode at the top of the tree, holding a mode, overrides the
+# config's.  build writes the --kunitconfig files it was given (kunit.py
+# takes several and merges them) one after the other into
+# BUILD_DIR/.kunitconfig.
+#
+# Its options are those of the real kunit.py's build and exec (the same
+# in 6.1 and 6.12), parsed the same way: an option either lacks is refused.
 #
 # Environment:
 #   FAKE_KUNIT_DATA          tools/test_data, where the fixtures are
-#   FAKE_KUNIT_TRACE         file to append one line per call to:
+#   FAKE_KUNIT_TRACE         file to append lines to, words quoted as by
+#                            shlex.quote: per call "argv SUBCOMMAND CONFIG
+#                            ARG..." (every argument it was given), then
 #                            "build CONFIG BUILD_DIR",
 #                            "exec CONFIG START END QEMU_PID" or
 #                            "qemu_args CONFIG WORD..." (LKDTM boots)
@@ -53,7 +61,7 @@ TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 
 def trace(*fields: object) -> None:
 	with open(os.environ['FAKE_KUNIT_TRACE'], 'a') as f:
-		f.write(' '.join(str(field) for field in fields) + '\n')
+		f.write(' '.join(shlex.quote(str(field)) for field in fields) + '\n')
 
 def check_absolute(*paths: str) -> None:
 	for path in paths:
@@ -126,33 +134,86 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 	trace('exec', mode_config(args), start, time.time(), '-')
 	return status
 
+# kunit.py parse of a console fixture: its JSON fixture, and exit status.
+PARSED = {
+	'pass.log': ('pass.json', 0), 'skips.log': ('skips.json', 0),
+	'fail.log': ('fail.json', 1), 'panic.log': ('panic.json', 1),
+	'no_tests.log': ('no_tests.json', 1), 'no_ktap.log': ('no_ktap.json', 1),
+}
+
+def parse(args: argparse.Namespace) -> int:
+	check_absolute(args.file, args.json)
+	data = os.environ['FAKE_KUNIT_DATA']
+	with open(args.file, 'rb') as f:
+		console = f.read()
+	for name, (result, status) in PARSED.items():
+		with open(os.path.join(data, 'console', name), 'rb') as f:
+			if f.read() == console:
+				shutil.copyfile(os.path.join(data, 'kunit_json', result), args.json)
+				return status
+	print(f'fake kunit.py: {args.file} is no copy of a console fixture', file=sys.stderr)
+	return 2
+
 def mode_config(args: argparse.Namespace) -> str:
+	if args.subcommand == 'parse':
+		return '-'
+
 	path: str = args.qemu_config
 	return os.path.basename(path)[:-len('.py')]
 
-def main() -> int:
-	parser = argparse.ArgumentParser()
-	parser.add_argument('subcommand', choices=['build', 'exec'])
+def add_common_opts(parser: argparse.ArgumentParser) -> None:
+	"""kunit.py's, less their help; --build_dir, --kunitconfig and
+	--qemu_config are required, as pan-kunit always passes them."""
 	parser.add_argument('--build_dir', required=True)
+	parser.add_argument('--make_options', action='append')
+	parser.add_argument('--alltests', action='store_true')
+	parser.add_argument('--kunitconfig', required=True, action='append')
+	parser.add_argument('--kconfig_add', action='append')
 	parser.add_argument('--arch', required=True)
 	parser.add_argument('--cross_compile', required=True)
-	parser.add_argument('--kunitconfig', required=True, action='append')
 	parser.add_argument('--qemu_config', required=True)
-	parser.add_argument('--jobs', type=int)
-	parser.add_argument('--timeout', type=int)
-	parser.add_argument('--make_options', action='append')
-	parser.add_argument('--kernel_args', action='append')
 	parser.add_argument('--qemu_args', action='append')
-	parser.add_argument('--raw_output')
-	# As the real kunit.py: a bare --json means stdout, and a word after
-	# it is the filter_glob, so a file must be given as --json=FILE.
-	parser.add_argument('--json', nargs='?', const='stdout')
+
+def add_exec_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('--timeout', type=int, default=300)
 	parser.add_argument('filter_glob', nargs='?', default='')
-	argv = ['--json=stdout' if a == '--json' else a for a in sys.argv[1:]]
+	parser.add_argument('--filter', default='')
+	parser.add_argument('--filter_action', choices=['skip'])
+	parser.add_argument('--kernel_args', action='append')
+	parser.add_argument('--run_isolated', choices=['suite', 'test'])
+	parser.add_argument('--list_tests', action='store_true')
+	parser.add_argument('--list_tests_attr', action='store_true')
+
+def add_parse_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('--raw_output', nargs='?', const='all', choices=['all', 'kunit'])
+	parser.add_argument('--json', nargs='?', const='stdout')
+
+# As the real kunit.py: a bare --json means stdout (and a word after it
+# is the filter_glob), a bare --raw_output means kunit.
+PSEUDO_BOOL_FLAG_DEFAULTS = {'--json': 'stdout', '--raw_output': 'kunit'}
+
+def main() -> int:
+	parser = argparse.ArgumentParser()
+	subparsers = parser.add_subparsers(dest='subcommand', required=True)
+	build_parser = subparsers.add_parser('build')
+	add_common_opts(build_parser)
+	build_parser.add_argument('--jobs', type=int)
+	exec_parser = subparsers.add_parser('exec')
+	add_common_opts(exec_parser)
+	add_exec_opts(exec_parser)
+	add_parse_opts(exec_parser)
+	parse_parser = subparsers.add_parser('parse')
+	add_parse_opts(parse_parser)
+	parse_parser.add_argument('file', nargs='?')
+	argv = [f'{a}={PSEUDO_BOOL_FLAG_DEFAULTS[a]}' if a in PSEUDO_BOOL_FLAG_DEFAULTS else a
+		for a in sys.argv[1:]]
 	args = parser.parse_args(argv)
-	if args.filter_glob or args.json == 'stdout':
-		print(f'fake kunit.py: unexpected filter_glob {args.filter_glob!r} or '
-		      f'--json {args.json!r}', file=sys.stderr)
+	trace('argv', args.subcommand, mode_config(args), *sys.argv[1:])
+	if args.subcommand == 'parse':
+		return parse(args)
+	if args.subcommand == 'exec' and args.json == 'stdout':
+		print(f'fake kunit.py: a bare --json (and filter_glob {args.filter_glob!r}): '
+		      'pan-kunit must pass --json=FILE', file=sys.stderr)
 		return 2
 	mode = mode_config(args).split('_')[0]
 	try:  # the tree's own choice, for checks that change the tree
