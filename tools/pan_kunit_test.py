@@ -22,7 +22,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, check, cli, configs, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import (Error, check, cli, configs, export, lkdtm, packages, results, runner,
+		       sources, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -854,51 +855,139 @@ class MutantsTest(CheckTestCase):
 		self.assertIn('bare.patch: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]"',
 			      output)
 
+ZOE = 'Zoë Ångström'
+ZOE_EMAIL = 'zoe@example.org'
+# How git format-patch writes ZOE in a From: header (RFC 2047).
+ZOE_FROM = 'From: =?UTF-8?q?Zo=C3=AB=20=C3=85ngstr=C3=B6m?= <zoe@example.org>'
+
+def read_utf8(path: str) -> str:
+	with open(path, encoding='utf-8') as f:
+		return f.read()
+
+def write_gitconfig(path: str, name: Optional[str], email: Optional[str]) -> None:
+	"""A global git configuration with the user's identity, or without."""
+	lines = ['[user]'] + ([f'\tname = {name}'] if name else []) + \
+		([f'\temail = {email}'] if email else [])
+	with open(path, 'w', encoding='utf-8') as f:
+		f.write('\n'.join(lines) + '\n')
+
+def mailinfo(path: str) -> Dict[str, str]:
+	"""The headers of a patch mail, as git mailinfo decodes them."""
+	with open(path, 'rb') as mail:
+		result = subprocess.run(['git', 'mailinfo', os.devnull, os.devnull], stdin=mail,
+					stdout=subprocess.PIPE, check=True)
+	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
+		    if ': ' in line)
+
+class ExportMessageTest(unittest.TestCase):
+
+	def test_mailinfo_unfolds_the_subject_and_splits_off_the_trailers(self) -> None:
+		mail = export.mailinfo(os.path.join(
+			REPO, 'patches', '0001-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch'))
+		self.assertEqual(mail.subject, 'arm64: cpufeature: add KUnit hooks for ID field and '
+				 'capability matching tests')
+		self.assertEqual(mail.trailers, ['Signed-off-by: Seed dcc55037 maintainers '
+						 '<maintainers@users.noreply.a-seed-dcc55037.example>'])
+		self.assertTrue(mail.paragraphs[0].startswith('The ID register field extractors'))
+		self.assertEqual(mail.paragraphs[-1], 'Both depend on KUNIT=y and default to '
+				 'KUNIT_ALL_TESTS. A kernel built\nwithout them is unchanged.')
+
+	def test_identity_is_the_users_git_config(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			config = os.path.join(tmp, 'gitconfig')
+			env = {'HOME': tmp, 'GIT_CONFIG_GLOBAL': config, 'GIT_CONFIG_NOSYSTEM': '1'}
+			with mock.patch.dict(os.environ, env):
+				write_gitconfig(config, ZOE, ZOE_EMAIL)
+				self.assertEqual(export.identity(tmp), export.Identity(ZOE, ZOE_EMAIL))
+				write_gitconfig(config, None, ZOE_EMAIL)
+				with self.assertRaisesRegex(Error, r'git has no user.name; set it with:\n'
+							    '  git config --global user.name "Your Name"\n'
+							    '  git config --global user.email you@example.org'):
+					export.identity(tmp)
+
 class ExportTest(CheckTestCase):
 
-	def test_suites_then_patches_then_kunitconfig(self) -> None:
-		out = os.path.join(self.tmp, 'out')
-		status, output = self.run_cli('export', out)
+	def setUp(self) -> None:
+		super().setUp()
+		self.gitconfig = os.path.join(self.tmp, 'gitconfig')
+		write_gitconfig(self.gitconfig, ZOE, ZOE_EMAIL)
+		patcher = mock.patch.dict(os.environ, {'HOME': os.path.join(self.tmp, 'home'),
+						       'GIT_CONFIG_GLOBAL': self.gitconfig,
+						       'GIT_CONFIG_NOSYSTEM': '1'})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		self.out = os.path.join(self.tmp, 'out')
+
+	def exported(self) -> List[str]:
+		return sorted(os.listdir(self.out))
+
+	def assert_from_zoe(self, name: str) -> None:
+		path = os.path.join(self.out, name)
+		self.assertIn('\n' + ZOE_FROM + '\n', read_utf8(path), name)
+		self.assertEqual((mailinfo(path)['Author'], mailinfo(path)['Email']), (ZOE, ZOE_EMAIL))
+
+	def signed_off(self, name: str) -> List[str]:
+		return [line for line in read_utf8(os.path.join(self.out, name)).splitlines()
+			if line.startswith('Signed-off-by:')]
+
+	def test_the_series_is_from_your_identity(self) -> None:
+		status, output = self.run_cli('export', self.out)
 		self.assertEqual(status, 0, output)
-		names = sorted(os.listdir(out))
+		names = self.exported()
 		self.assertEqual(names, [
 			'0000-cover-letter.patch',
 			'0001-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
 			'0002-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
 			'0003-arm64-kernel-build-the-cpufeature-KUnit-suite.patch',
 			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
-		cover = read(os.path.join(out, names[0]))
+		for name in names:
+			self.assert_from_zoe(name)
+		for name in names[1:]:
+			self.assertEqual(self.signed_off(name), [f'Signed-off-by: {ZOE} <{ZOE_EMAIL}>'], name)
+		cover = read_utf8(os.path.join(self.out, names[0]))
 		self.assertIn('Subject: [PATCH 0/4] Subject line here', cover)
-		self.assertIn('\nFrom: Ada Lovelace <ada@example.org>\n', cover)
 		self.assertIn('Body of the fake cover letter.', cover)
-		suite = read(os.path.join(out, names[1]))
-		self.assertIn('From: Ada Lovelace <ada@example.org>', suite)
+		suite = read(os.path.join(self.out, names[1]))
 		self.assertIn('A stand-in KUnit suite (pan_kunit_test.py fixture): installed into the\n'
 			      'fake tree as arch/arm64/kernel/cpufeature_fake_test.c. The suite is\n'
 			      'arm64_cpufeature_fake, in cpufeature_fake_test.c,', suite)
-		self.assertIn('Signed-off-by: Ada Lovelace <ada@example.org>', suite)
 		self.assertIn('create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h', suite)
+		# A patch of patches/, with its message.
+		self.assertIn('\nThe suites check the matcher against the Arm ARM\'s rules, so it must '
+			      'not\nbe static when CONFIG_KUNIT is enabled.\n',
+			      read(os.path.join(self.out, names[2])))
 		self.assertIn('+CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST=y',
-			      read(os.path.join(out, names[4])))
+			      read(os.path.join(self.out, names[4])))
 		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
 		# Every prefix, from the bare base, was built and booted.
 		self.assertIn('step 4/4 0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
 			      'ok', output)
 		self.assertIn('step 0/4 start: ok', output)
 
+	def test_no_git_identity_is_refused_before_setup(self) -> None:
+		write_gitconfig(self.gitconfig, None, None)
+		start = time.monotonic()
+		status, output = self.run_cli('export', self.out)
+		self.assertLess(time.monotonic() - start, 5)
+		self.assertEqual(status, 2, output)
+		self.assertIn('pan-kunit: error: export writes the series as yours, from your git '
+			      'identity, and git has no user.name and no user.email; set it with:\n'
+			      '  git config --global user.name "Your Name"\n'
+			      '  git config --global user.email you@example.org\n', output)
+		self.assertFalse(os.path.exists(self.tree))
+
 	def test_checkpatch_problem_and_non_empty_dir(self) -> None:
 		suite = os.path.join(self.repo, 'kunit/arch/arm64/kernel/cpufeature_fake_test.h')
 		write(suite, read(suite) + '/* FAKE-CHECKPATCH-ERROR */\n')
-		out = os.path.join(self.tmp, 'out')
-		status, output = self.run_cli('export', out, '--no-build')
+		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 1, output)
 		self.assertIn('checkpatch --strict: FAILED', output)
 		self.assertIn('ERROR:FAKE: the fixture\'s error', output)
 		self.assertIn('export: 1 patches are not checkpatch clean', output)
 		self.assertNotIn('step 0/', output)
-		status, output = self.run_cli('export', out, '--no-build')
+		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 2, output)
-		self.assertIn(f'{out} exists and is not an empty directory', output)
+		self.assertIn(f'{self.out} exists and is not an empty directory', output)
 
 class SelftestTest(unittest.TestCase):
 

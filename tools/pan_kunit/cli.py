@@ -224,11 +224,12 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 
 def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	out = os.path.abspath(args.dir)
+	who = export.identity(repo)
 	checker = _checker(args, tree_dir, repo)
 	wanted = sources.load(repo)
 	worktree = check.worktree(tree_dir, tree.BASE_REF)
-	export.build_series(worktree, repo, wanted)
-	files = export.format_patches(worktree, repo, out, export.series_author(wanted))
+	export.build_series(worktree, wanted, who)
+	files = export.format_patches(worktree, repo, out, who)
 	problems = export.checkpatch(worktree, files[1:])
 	print(f'wrote {len(files) - 1} patches and a cover letter into {out}:')
 	for path in files:
@@ -282,6 +283,8 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
 		if args.command in checks:
 			configs.select(repo, args.config)  # a wrong name fails before setup
+			if args.command == 'export':
+				export.identity(repo)  # and so does a missing git identity
 			setup(tree_dir, repo)
 			with check.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)
