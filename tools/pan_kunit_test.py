@@ -22,7 +22,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, check, cli, configs, export, lkdtm, packages, results, runner,
+from pan_kunit import (Error, check, cli, configs, export, hooks, lkdtm, packages, results, runner,
 		       sources, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
@@ -879,7 +879,162 @@ def mailinfo(path: str) -> Dict[str, str]:
 	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
 		    if ': ' in line)
 
+def patch_changes(path: str) -> List[hooks.FileChange]:
+	"""The changes of a patch file as hooks.changes() reads them from git
+	diff -U0, with no tree: a change per hunk, whose context and removed
+	lines stand for the old file."""
+	found: List[hooks.FileChange] = []
+	name = ''
+	hunk: Optional[List[str]] = None
+	lines = read(path).split('\n')
+	for line in lines + ['-- ']:
+		if hunk is not None and (line[:1] not in (' ', '+', '-') or line == '-- '):
+			found.append(hunk_change(name, hunk))
+			hunk = None
+		if line.startswith('diff --git '):
+			name = line.split(' b/', 1)[1]
+		elif line.startswith('@@ '):
+			hunk = []
+		elif hunk is not None:
+			hunk.append(line)
+	return found
+
+def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
+	old: List[bytes] = []
+	found: List[hooks.Hunk] = []
+	added: List[bytes] = []
+	removed = 0
+	for line in lines + [' ']:
+		if line.startswith('+'):
+			added.append(line[1:].encode() + b'\n')
+			continue
+		if line.startswith('-'):
+			old.append(line[1:].encode() + b'\n')
+			removed += 1
+			continue
+		if removed:
+			found.append(hooks.Hunk(len(old) - removed, removed, [], [hooks.Item(added)]))
+		elif added:
+			found.append(hooks.Hunk(len(old), 0, *hooks.split_run(name, added)))
+		added, removed = [], 0
+		old.append(line[1:].encode() + b'\n')
+	return hooks.FileChange(name, b''.join(old[:-1]), None, found)
+
+class HooksTest(unittest.TestCase):
+	"""What the patches of patches/ hook in, and their cut per suite."""
+
+	def setUp(self) -> None:
+		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO))}
+		self.symbols: Dict[str, str] = {}
+
+	def changes(self, patch: str) -> List[hooks.FileChange]:
+		changes = patch_changes(os.path.join(REPO, 'patches', patch))
+		hooks.assign(changes, self.suites, self.symbols)
+		return changes
+
+	def test_every_suite_comes_with_the_patch_that_hooks_it_in(self) -> None:
+		cuts = {name: hooks.hooked(self.changes(name), name, set(self.suites))
+			for name in sources.load(REPO).patches}
+		self.assertEqual([cut for _, cut in sorted(cuts.items())], [
+			['arm64_cpufeature_field', 'arm64_cpufeature_match'],
+			['arm64_alternative'],
+			[],   # the refactor
+			['arm64_cpucap_passes', 'arm64_cpucap_table'],
+			['arm64_pan']])
+		self.assertEqual(self.symbols, {
+			'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
+			'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
+			'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
+			'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
+			'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
+			'ARM64_PAN_KUNIT_TEST': 'arm64_pan'})
+
+	def first_cut(self, change: hooks.FileChange, later: str) -> str:
+		data = change.render(lambda item: later not in item.suites)
+		assert data is not None
+		return data.decode()
+
+	def test_0001_cut_field_then_match(self) -> None:
+		kconfig, makefile, cpufeature = self.changes(
+			'0001-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch')
+		self.assertEqual([sorted(i.suites) for i in kconfig.items()],
+				 [['arm64_cpufeature_field'], ['arm64_cpufeature_match']])
+		first = self.first_cut(kconfig, 'arm64_cpufeature_match')
+		self.assertTrue(first.startswith('\tdepends on m\n\ttristate "Relocation testing module"\n'
+						 '\nconfig ARM64_CPUFEATURE_FIELD_KUNIT_TEST\n'), first)
+		# The help text's blank lines are the entry's; the run's last
+		# blank line still closes it.
+		self.assertTrue(first.endswith('\t  refer to the KUnit documentation in '
+					       'Documentation/dev-tools/kunit/.\n\n\t  If unsure, say N.\n'
+					       '\nsource "drivers/hwtracing/coresight/Kconfig"\n'), first)
+		self.assertNotIn('MATCH', first)
+		self.assertIn('+= cpufeature_field_test.o', self.first_cut(makefile, 'arm64_cpufeature_match'))
+		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
+				 (cpufeature.old or b'').decode())
+
+	def test_0004_cut_passes_then_table(self) -> None:
+		kconfig, cpufeature = self.changes(
+			'0004-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
+		# The blank line before each #ifdef goes with it: none is left at the end.
+		self.assertTrue(first.endswith('#include "cpufeature_match_test.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
+					       '#include "cpucap_passes_test.c"\n#endif\n'), first)
+		first = self.first_cut(kconfig, 'arm64_cpucap_table')
+		self.assertIn('config ARM64_CPUCAP_PASSES_KUNIT_TEST', first)
+		self.assertNotIn('TABLE', first)
+		self.assertTrue(first.endswith('If unsure, say N.\n\nsource "drivers/hwtracing/coresight/'
+					       'Kconfig"\n'), first)
+
+	def test_items_of_each_kind_of_file(self) -> None:
+		def items(path: str, text: str) -> List[str]:
+			lead, found = hooks.split_run(path, [l.encode() for l in hooks_lines(text)])
+			return [b''.join(i.lines).decode() for i in found]
+		self.assertEqual(items('arch/arm64/kernel/Makefile',
+				       'obj-$(CONFIG_A) += a.o \\\n\t\t   a_asm.o\nobj-y += b.o\n'),
+				 ['obj-$(CONFIG_A) += a.o \\\n\t\t   a_asm.o\n', 'obj-y += b.o\n'])
+		self.assertEqual(items('arch/arm64/kernel/foo.c',
+				       '#ifdef CONFIG_A\n#include "a.c"\n#endif\n'
+				       'static int f(void)\n{\n\treturn 0;\n}\n'),
+				 ['#ifdef CONFIG_A\n#include "a.c"\n#endif\n',
+				  'static int f(void)\n{\n\treturn 0;\n}\n'])
+		self.assertEqual(items('arch/arm64/Kconfig', 'if A\nconfig B\n\tbool\nendif\n'
+				       'config C\n\thelp\n\t  c\n\n\t  d\n'),
+				 ['if A\nconfig B\n\tbool\nendif\n', 'config C\n\thelp\n\t  c\n\n\t  d\n'])
+
+	def test_a_line_that_hooks_in_two_suites_is_refused(self) -> None:
+		change = hooks.FileChange('arch/arm64/kernel/Makefile', b'', None, [hooks.Hunk(
+			0, 0, *hooks.split_run('arch/arm64/kernel/Makefile', [
+				b'obj-$(CONFIG_X) += cpucap_passes_test.o cpucap_table_test.o\n']))])
+		hooks.assign([change], self.suites, self.symbols)
+		with self.assertRaisesRegex(Error, r'x.patch: one change to arch/arm64/kernel/Makefile '
+					    'hooks in both arm64_cpucap_passes and arm64_cpucap_table'):
+			hooks.hooked([change], 'x.patch', set(self.suites))
+
+def hooks_lines(text: str) -> List[str]:
+	return [l + '\n' for l in text.split('\n')[:-1]]
+
 class ExportMessageTest(unittest.TestCase):
+
+	def test_subject_prefixes(self) -> None:
+		found = export.suites(sources.load(REPO))
+		self.assertEqual({s.name: export.area(s) for s in found}, {
+			'arm64_alternative': 'alternative', 'arm64_cpucap_passes': 'cpucap',
+			'arm64_cpucap_table': 'cpucap', 'arm64_cpufeature_field': 'cpufeature',
+			'arm64_cpufeature_match': 'cpufeature', 'arm64_pan': 'mm'})
+		pan = [s for s in found if s.name == 'arm64_pan'][0]
+		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
+						      'Signed-off-by: Z <z@example.org>'),
+				 'arm64: mm: add the arm64_pan KUnit suite\n\n'
+				 'KUnit tests of Privileged Access Never (PAN) on the running kernel.\n\n'
+				 'The suite is arm64_pan, in fault_pan_test.c; CONFIG_ARM64_PAN_KUNIT_TEST\n'
+				 'builds it.\n\nWhy.\n\nSigned-off-by: Z <z@example.org>\n')
+		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
+		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
+			'arm64: alternative: add the arm64_alternative KUnit suite\n'))
+		self.assertIn('The suite is arm64_alternative, in alternative_test.c,\n'
+			      'alternative_test.h and alternative_test_asm.S.\n',
+			      export.suite_message(alternative, [], [], ''))
 
 	def test_mailinfo_unfolds_the_subject_and_splits_off_the_trailers(self) -> None:
 		mail = export.mailinfo(os.path.join(
@@ -930,39 +1085,85 @@ class ExportTest(CheckTestCase):
 		return [line for line in read_utf8(os.path.join(self.out, name)).splitlines()
 			if line.startswith('Signed-off-by:')]
 
-	def test_the_series_is_from_your_identity(self) -> None:
+	def test_a_patch_per_suite_with_its_hooks_from_your_identity(self) -> None:
 		status, output = self.run_cli('export', self.out)
 		self.assertEqual(status, 0, output)
 		names = self.exported()
 		self.assertEqual(names, [
 			'0000-cover-letter.patch',
-			'0001-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
-			'0002-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
-			'0003-arm64-kernel-build-the-cpufeature-KUnit-suite.patch',
-			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+			'0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
+			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
 		for name in names:
 			self.assert_from_zoe(name)
 		for name in names[1:]:
 			self.assertEqual(self.signed_off(name), [f'Signed-off-by: {ZOE} <{ZOE_EMAIL}>'], name)
 		cover = read_utf8(os.path.join(self.out, names[0]))
-		self.assertIn('Subject: [PATCH 0/4] Subject line here', cover)
+		self.assertIn('Subject: [PATCH 0/3] Subject line here', cover)
 		self.assertIn('Body of the fake cover letter.', cover)
-		suite = read(os.path.join(self.out, names[1]))
-		self.assertIn('A stand-in KUnit suite (pan_kunit_test.py fixture): installed into the\n'
-			      'fake tree as arch/arm64/kernel/cpufeature_fake_test.c. The suite is\n'
-			      'arm64_cpufeature_fake, in cpufeature_fake_test.c,', suite)
-		self.assertIn('create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h', suite)
-		# A patch of patches/, with its message.
+		# The patch that hooks in no suite, as it is, with its message.
+		refactor = read(os.path.join(self.out, names[1]))
 		self.assertIn('\nThe suites check the matcher against the Arm ARM\'s rules, so it must '
-			      'not\nbe static when CONFIG_KUNIT is enabled.\n',
-			      read(os.path.join(self.out, names[2])))
+			      'not\nbe static when CONFIG_KUNIT is enabled.\n', refactor)
+		self.assertIn(' arch/arm64/kernel/cpufeature.c | 3 ++-\n 1 file changed', refactor)
+		# The suite, with the lines that build it, and the hook's message.
+		suite = read_utf8(os.path.join(self.out, names[2]))
+		for line in ('+config ARM64_CPUFEATURE_FAKE_KUNIT_TEST\n',
+			     '+obj-$(CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST)\t+= cpufeature_fake_test.o\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake.h\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake_test.c\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h\n',
+			     'fake tree as arch/arm64/kernel/cpufeature_fake_test.c.\n\n'
+			     'The suite is arm64_cpufeature_fake, in cpufeature_fake_test.c and\n'
+			     'cpufeature_fake_test.h; CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST builds\nit.\n'
+			     '\nHook cpufeature_fake_test.c into the build behind its own Kconfig'):
+			self.assertIn(line, suite)
 		self.assertIn('+CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST=y',
-			      read(os.path.join(self.out, names[4])))
-		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+			      read(os.path.join(self.out, names[3])))
+		self.assertEqual(output.count('checkpatch --strict: clean'), 3)
 		# Every prefix, from the bare base, was built and booted.
-		self.assertIn('step 4/4 0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
+		self.assertIn('step 3/3 0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
 			      'ok', output)
-		self.assertIn('step 0/4 start: ok', output)
+		self.assertIn('step 2/3 0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch: '
+			      'ok', output)
+		self.assertIn('step 0/3 start: ok', output)
+
+	def test_a_patch_that_hooks_in_two_suites_is_cut_in_two(self) -> None:
+		shutil.copytree(test_data_path('export_two_suites'), self.repo, dirs_exist_ok=True)
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 0, output)
+		names = self.exported()
+		self.assertEqual(names[2:], [
+			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-cpucap-add-the-arm64_cpucap_fake-KUnit-suite.patch',
+			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		fake, cpucap = (read(os.path.join(self.out, n)) for n in names[2:4])
+		self.assertNotIn('CPUCAP', fake)
+		self.assertIn('\n\nARM64_CPUFEATURE_FAKE_KUNIT_TEST builds cpufeature_fake_test.c, which\n'
+			      'calls has_cpuid_feature() through cpufeature_fake.h.\n\nSigned-off-by', fake)
+		self.assertIn(' create mode 100644 arch/arm64/kernel/cpufeature_fake.h\n', fake)
+		for line in ('+config ARM64_CPUCAP_FAKE_KUNIT_TEST\n',
+			     '+#include "cpucap_fake_test.c"\n',
+			     ' create mode 100644 arch/arm64/kernel/cpucap_fake_test.c\n',
+			     '\n\nARM64_CPUCAP_FAKE_KUNIT_TEST includes cpucap_fake_test.c at the end of\n'
+			     'cpufeature.c, so that it can call the static cpu_enable_pan().\n\nSigned'):
+			self.assertIn(line, cpucap)
+		self.assertNotIn('cpufeature_fake_test', cpucap.split('\n---\n', 1)[1])
+		# The first cut: the Kconfig entry of its suite alone, and the
+		# base's cpufeature.c; the last ends at the prepared tree.
+		wt = self.worktree()
+		kconfig = subprocess.run(['git', '-C', wt, 'show', 'HEAD~2:arch/arm64/Kconfig'], check=True,
+					 stdout=subprocess.PIPE, text=True).stdout
+		self.assertTrue(kconfig.endswith('memory directly.\n\nconfig ARM64_CPUFEATURE_FAKE_KUNIT_TEST\n'
+						 '\tbool "KUnit tests for the arm64 cpufeature matcher" if '
+						 '!KUNIT_ALL_TESTS\n\tdepends on KUNIT=y\n'
+						 '\tdefault KUNIT_ALL_TESTS\n'), kconfig)
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD~2', 'HEAD~3', '--',
+						 'arch/arm64/kernel/cpufeature.c'], check=True,
+						stdout=subprocess.PIPE, text=True).stdout, '')
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD', tree.PREPARED_REF],
+						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
+		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
 
 	def test_no_git_identity_is_refused_before_setup(self) -> None:
 		write_gitconfig(self.gitconfig, None, None)
@@ -975,6 +1176,14 @@ class ExportTest(CheckTestCase):
 			      '  git config --global user.name "Your Name"\n'
 			      '  git config --global user.email you@example.org\n', output)
 		self.assertFalse(os.path.exists(self.tree))
+
+	def test_a_suite_no_patch_hooks_in_is_refused(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'arch/arm64/kernel/orphan_test.c'),
+		      '/* An orphan. */\nstatic struct kunit_suite s = { .name = "arm64_orphan" };\n')
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn('hooks in arm64_orphan (no added line names orphan_test.c); export adds '
+			      'each suite with the patch that builds it', output)
 
 	def test_checkpatch_problem_and_non_empty_dir(self) -> None:
 		suite = os.path.join(self.repo, 'kunit/arch/arm64/kernel/cpufeature_fake_test.h')

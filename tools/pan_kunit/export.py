@@ -1,29 +1,46 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `pan-kunit export DIR`: the repo as an upstream series, made with git
-# format-patch in the check worktree, on the Debian base:
+# format-patch in the check worktree, on the Debian base.  Every patch is
+# yours: its author, committer and Signed-off-by, and the cover letter's
+# From:, are your git identity (user.name and user.email, as git reads
+# them outside pan-kunit), which git format-patch encodes (RFC 2047).
 #
-#   one patch per suite of kunit/   the suites' files; no Makefile builds
-#                                   them yet, so every prefix builds
-#   the patches of patches/series   the hooks that build them (their
-#                                   subjects and messages read with git
-#                                   mailinfo)
-#   the .kunitconfig                from kunitconfig
+# Upstream wants a test added together with what builds it.  So each
+# patch of patches/series, applied in order with git am (its subject and
+# message read with git mailinfo), becomes:
 #
-# and a cover letter from patches/cover-letter.  Every patch is yours:
-# its author, committer and Signed-off-by, and the cover letter's From:,
-# are your git identity (user.name and user.email, as git reads them
-# outside pan-kunit), which git format-patch encodes (RFC 2047).  Every
-# patch must pass checkpatch.pl --strict.
+#   a patch that hooks in no suite      itself, with its own message (the
+#                                       refactor 0003): it stays before
+#                                       the suites that need it
+#   a patch that hooks in one suite     one patch: its lines and the
+#                                       suite's files, "arm64: AREA: add
+#                                       the SUITE KUnit suite"
+#   a patch that hooks in N suites      N such patches, cut by hooks.py
+#                                       (0001, 0004): the first holds the
+#                                       Kconfig entries, make statements
+#                                       and #if blocks of the first suite
+#                                       (and those of no suite), each next
+#                                       one adds the next suite's, and the
+#                                       last ends at the patch's result
+#
+# then one that adds the .kunitconfig, and a cover letter from
+# patches/cover-letter.  hooks.py tells which suites a patch hooks in:
+# those whose files its lines name, and whose symbols those lines name.
+# AREA is "mm" for a suite in arch/arm64/mm/, else the first word of its
+# C file's name.  So every prefix builds as the series did: a suite comes
+# with the lines that build it, and no line names a suite that is not
+# there yet.  The last patch ends at exactly the prepared tree (checked),
+# and every patch must pass checkpatch.pl --strict.
 
 import os
 import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, check, tree
+from pan_kunit import Error, check, hooks, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
@@ -152,17 +169,38 @@ def _wrap(text: str, width: int=72) -> str:
 			lines.append(word)
 	return '\n'.join(lines)
 
-def suite_message(suite: Suite, signed_off_by: str) -> str:
-	# The subsystem prefix upstream uses: "mm" for arch/arm64/mm, else
-	# the first word of the file (cpufeature, alternative, cpucap).
+def _and(words: List[str]) -> str:
+	return ', '.join(words[:-1]) + ' and ' + words[-1] if len(words) > 1 else ''.join(words)
+
+def area(suite: Suite) -> str:
+	"""The subsystem prefix upstream uses: "mm" for arch/arm64/mm, else
+	the first word of the file (cpufeature, alternative, cpucap)."""
 	directory = os.path.basename(os.path.dirname(suite.paths[0]))
-	area = directory if directory == 'mm' else \
-		os.path.basename(suite.paths[0]).split('_')[0]
-	files = ', '.join(os.path.basename(p) for p in suite.paths)
-	body = (f'{suite.summary}\n\n' if suite.summary else '') + (
-		f'The suite is {suite.name}, in {files}. No Makefile builds it yet: '
-		'a later patch of this series adds its Kconfig symbol and hooks it in.')
-	return f'arm64: {area}: add the {suite.name} KUnit suite\n\n{_wrap(body)}\n\n{signed_off_by}\n'
+	return directory if directory == 'mm' else os.path.basename(suite.paths[0]).split('_')[0]
+
+def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
+		  signed_off_by: str) -> str:
+	"""The message of the patch that adds @suite, built by the Kconfig
+	@symbols, with @paragraphs of the message of the patch that hooks it in."""
+	files = _and([os.path.basename(p) for p in suite.paths])
+	built = _and([f'CONFIG_{s}' for s in symbols])
+	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
+	body = ([_wrap(suite.summary)] if suite.summary else []) + [
+		_wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
+	return (f'arm64: {area(suite)}: add the {suite.name} KUnit suite\n\n' +
+		'\n\n'.join(body) + f'\n\n{signed_off_by}\n')
+
+def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
+		    symbols: Dict[str, str], name: str) -> List[str]:
+	"""The paragraphs of a patch that hooks in several suites that name
+	suite @name (its files or symbols) and none of the others, unwrapped
+	and without a list's bullet."""
+	def named(paragraph: str) -> Set[str]:
+		found = {suite for suite, pattern in patterns.items() if pattern.search(paragraph)}
+		return found | {suite for symbol, suite in symbols.items()
+				if suite in patterns and re.search(rf'\b{symbol}\b', paragraph)}
+	return [_wrap(re.sub(r'^\s*[-*]\s+', '', p)) for p in mail.paragraphs
+		if named(p) == {name}]
 
 def _git(worktree: str, who: Identity, *args: str,
 	 stdin: Optional[str]=None) -> 'subprocess.CompletedProcess[str]':
@@ -204,30 +242,74 @@ def _message(mail: Mail, signed_off_by: str) -> str:
 	return '\n\n'.join([mail.subject] + mail.paragraphs +
 			   ['\n'.join(trailers + [signed_off_by])]) + '\n'
 
+def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite],
+		  files: Dict[str, bytes], symbols: Dict[str, str]) -> List[Suite]:
+	"""Commits @patch of patches/ on HEAD as one patch, or as one patch
+	per suite of @waiting (the suites not exported yet) it hooks in, with
+	their @files; returns those suites.  @symbols: see hooks.assign()."""
+	mail = mailinfo(patch)
+	before = tree.head(worktree)
+	why = check.apply(worktree, check.Patch(patch, os.path.basename(patch), mail.subject))
+	if why is not None:
+		raise Error(f'{patch} does not apply in the exported series:\n{why}')
+	after = tree.head(worktree)
+	by_name = {suite.name: suite for suite in waiting}
+	changes = hooks.changes(worktree, before, after)
+	hooks.assign(changes, {s.name: s.paths for s in waiting}, symbols)
+	cuts = [by_name[name] for name in hooks.hooked(changes, patch, set(by_name))]
+	tree.git(worktree, 'reset', '-q', '--soft', before)
+	if not cuts:
+		_commit(worktree, who, [], _message(mail, who.signed_off_by()))
+		return []
+	tree.git(worktree, 'reset', '-q', '--hard', before)
+	patterns = hooks.file_patterns({s.name: s.paths for s in cuts})
+	for number, suite in enumerate(cuts):
+		later = {s.name for s in cuts[number + 1:]}
+		if later:
+			for change in changes:
+				_write(worktree, change.path,
+				       change.render(lambda item: not item.suites & later))
+		else:  # the patch's own result, modes included
+			present = [c.path for c in changes if c.new is not None]
+			if present:
+				tree.git(worktree, '--literal-pathspecs', 'checkout', after, '--', *present)
+			for change in changes:
+				if change.new is None:
+					_write(worktree, change.path, None)
+		for path in suite.paths:
+			_write(worktree, path, files[path])
+		paragraphs = mail.paragraphs if len(cuts) == 1 else \
+			_own_paragraphs(mail, patterns, symbols, suite.name)
+		own = [sym for sym, name in symbols.items() if name == suite.name]
+		_commit(worktree, who, [c.path for c in changes] + suite.paths,
+			suite_message(suite, own, paragraphs, who.signed_off_by()))
+	return cuts
+
 def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
 	check.reset(worktree, tree.BASE_REF)
+	waiting = suites(sources)
+	symbols: Dict[str, str] = {}
 	count = 0
-	for suite in suites(sources):
-		for path in suite.paths:
-			_write(worktree, path, sources.suites[path])
-		_commit(worktree, who, suite.paths, suite_message(suite, who.signed_off_by()))
-		count += 1
 	for patch in sources.patches:
-		mail = mailinfo(patch)
-		before = tree.head(worktree)
-		why = check.apply(worktree, check.Patch(patch, os.path.basename(patch), mail.subject))
-		if why is not None:
-			raise Error(f'{patch} does not apply after the suites:\n{why}')
-		tree.git(worktree, 'reset', '-q', '--soft', before)
-		_commit(worktree, who, [], _message(mail, who.signed_off_by()))
-		count += 1
+		exported = _export_patch(worktree, who, patch, waiting, sources.suites, symbols)
+		waiting = [s for s in waiting if s not in exported]
+		count += max(len(exported), 1)
+	if waiting:
+		raise Error(f'no patch of {", ".join(os.path.basename(p) for p in sources.patches)} '
+			    f'hooks in {_and([s.name for s in waiting])} (no added line names '
+			    f'{_and([os.path.basename(p) for s in waiting for p in s.paths])}); export '
+			    'adds each suite with the patch that builds it')
 	_write(worktree, TREE_KUNITCONFIG, sources.suites[TREE_KUNITCONFIG])
 	_commit(worktree, who, [TREE_KUNITCONFIG],
 		'arm64: kernel: add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
 			'--kunitconfig=arch/arm64/kernel" builds and runs every suite of this '
 			'series.') + f'\n\n{who.signed_off_by()}\n')
+	differ = tree.git(worktree, 'diff', '--stat', 'HEAD', tree.PREPARED_REF).stdout.rstrip()
+	if differ:
+		raise Error(f'the exported series in {worktree} does not end at the prepared tree '
+			    f'({tree.PREPARED_REF}); they differ in:\n{differ}')
 	return count + 1
 
 def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
