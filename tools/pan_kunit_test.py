@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,8 +23,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, check, cli, configs, export, hooks, lkdtm, packages, results, runner,
-		       sources, tree)
+from pan_kunit import (Error, check, cli, configs, export, hooks, lkdtm, packages, progress, results,
+		       runner, sources, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -553,6 +554,113 @@ class ResultsTest(unittest.TestCase):
 			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
 			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
 
+class TtyStringIO(io.StringIO):
+	"""A terminal, as far as the Printer can tell."""
+
+	def isatty(self) -> bool:
+		return True
+
+class FakeClock:
+
+	def __init__(self) -> None:
+		self.now = 1000.0
+
+	def __call__(self) -> float:
+		return self.now
+
+CLEAR = progress.CLEAR_LINE
+
+def without_status(text: str) -> str:
+	"""What a terminal shows once the status lines are cleared: each is
+	drawn at the start of a line and cleared before the next write."""
+	return re.sub(r'(?m)^(?:[^\n\r]*\r\x1b\[K)+', '', text)
+
+class ProgressTest(unittest.TestCase):
+
+	def test_status_line_is_cleared_before_every_line(self) -> None:
+		out, err = io.StringIO(), io.StringIO()
+		printer = progress.Printer(out, err, tty=True, width=lambda: 41)
+		printer.status('building a: 3 objects, 0:05')
+		printer.stdout.write('built a\n')
+		printer.stdout.write('part')
+		printer.status('x')          # not in the middle of a line
+		printer.stdout.write('ial\n')
+		printer.status('y' * 100)    # cut at the terminal's width
+		printer.stderr.write('oops\n')
+		printer.close()
+		self.assertEqual(out.getvalue(), 'building a: 3 objects, 0:05' + CLEAR + 'built a\n' +
+				 'building a: 3 objects, 0:05' + CLEAR + 'partial\n' + 'x' + CLEAR +
+				 'y' * 40 + CLEAR + 'y' * 40 + CLEAR)
+		self.assertEqual(err.getvalue(), 'oops\n')
+		self.assertEqual(without_status(out.getvalue()), 'built a\npartial\n')
+
+	def test_no_status_line_when_not_a_terminal(self) -> None:
+		out = io.StringIO()
+		printer = progress.Printer(out)
+		shown = progress.Progress(printer, clock=FakeClock())
+		shown.task('step 1/3 x', 'about 1 min 00 s left')
+		with tempfile.NamedTemporaryFile('w', prefix='pan-kunit-test-') as log:
+			log.write(progress.MAKE_STARTED + '\n')
+			log.flush()
+			shown.build_started('a', os.path.dirname(log.name), log.name)
+			with mock.patch.object(progress, 'count_objects') as count:
+				shown.poll()
+			count.assert_not_called()  # no reading of the builds for nobody
+		shown.boots_started(['a', 'b'])
+		shown.boot_ended('a', 'pass', 4.24)
+		shown.boot_ended('b', 'crash', 10.0, quiet=True)
+		printer.stdout.write('a line\n')
+		printer.close()
+		self.assertEqual(out.getvalue(), 'boot a: pass (4.2 s)\na line\n')
+
+	def test_builds_boots_and_task_on_the_status_line(self) -> None:
+		clock = FakeClock()
+		since = 1_700_000_000 * 10**9
+		tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, tmp)
+		build, log = os.path.join(tmp, 'build'), os.path.join(tmp, 'build.log')
+		for name, age in (('old.o', -10), ('new.o', 1), ('sub/new.o', 2), ('sub/new.c', 3)):
+			write(os.path.join(build, name), '')
+			os.utime(os.path.join(build, name), ns=(since + age * 10**9,) * 2)
+		write(log, 'Populating config with:\n')
+		out = io.StringIO()
+		shown = progress.Progress(progress.Printer(out, tty=True, width=lambda: 200), clock=clock,
+					  wall_ns=lambda: since + progress.MTIME_SLACK_NS)
+		shown.task('step 1/3 0001-x', 'about 2 min 00 s left')
+		shown.build_started('pan,nopan', build, log)
+		clock.now += 65
+		shown.poll()
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | building pan,nopan: configuring, '
+				 '1:05 | about 2 min 00 s left')
+		write(log, 'Populating config with:\nBuilding with:\n$ make ARCH=arm64\n')
+		shown.poll()
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | building pan,nopan: 2 objects, '
+				 '1:05 | about 2 min 00 s left')
+		self.assertTrue(out.getvalue().endswith(CLEAR + shown.status()), out.getvalue())
+		self.assertEqual(shown.build_ended('pan,nopan'), 2)
+		shown.boots_started(['pan', 'nopan'])
+		clock.now += 3
+		shown.boot_ended('pan', 'pass', 2.5)
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | booting nopan 0:03 (pan: pass) | '
+				 'about 2 min 00 s left')
+		shown.boots_ended()
+		shown.task('')
+		self.assertEqual(shown.status(), '')
+		self.assertEqual(without_status(out.getvalue()), 'boot pan: pass (2.5 s)\n')
+
+	def test_installed_owns_stdout_and_stderr(self) -> None:
+		out, err = io.StringIO(), io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+			with progress.installed() as shown:
+				self.assertIs(progress.get(), shown)
+				print('to stdout')
+				print('to stderr', file=sys.stderr)
+				self.assertFalse(sys.stdout.isatty())
+			self.assertIs(sys.stdout, out)
+			self.assertIs(sys.stderr, err)
+		self.assertIsNot(progress.get(), shown)
+		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
+
 class FakeKunitTestCase(TempDirTestCase):
 	"""The commands that build and boot, end to end, with the fake
 	kunit_tool tracing its calls into self.trace."""
@@ -596,6 +704,9 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
 		(start_a, end_a), (start_b, end_b) = execs.values()
 		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
+		self.assertRegex(output, r'\nbuilt [0-9a-f]{12} in [0-9]+ s \(2 objects compiled\)\n')
+		for config in ('pass_pan', 'skip_nopan'):
+			self.assertRegex(output, rf'\nboot {config}: pass \([0-9.]+ s\)\n')
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
 		self.assertIn('status                         pass                 pass', output)
 		self.assertIn('cpu                            max,pauth-impdef=on  cortex-a57', output)
@@ -623,6 +734,7 @@ class RunTest(FakeKunitTestCase):
 		status, output = self.run_cli('--config', 'fail_pan')
 		self.assertEqual(status, 1, output)
 		self.assertIn('fail_pan: fail', output)
+		self.assertRegex(output, r'\nboot fail_pan: fail \([0-9.]+ s\)\n')
 		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
 		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
 

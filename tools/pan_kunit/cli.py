@@ -16,7 +16,8 @@ import time
 import unittest
 from typing import Sequence
 
-from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import (Error, check, configs, export, lkdtm, packages, progress, results, runner,
+		       sources, tree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -271,6 +272,10 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
+	with progress.installed():
+		return _command(args, repo)
+
+def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
 		if args.command == 'selftest':
 			return selftest()

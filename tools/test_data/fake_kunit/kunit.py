@@ -16,7 +16,8 @@
 #   builderror  build: fails
 # Any other mode builds and passes.  A file fake_mode at the top of the
 # tree, holding a mode, overrides the config's.  build copies the
-# --kunitconfig it was given to BUILD_DIR/.kunitconfig.
+# --kunitconfig it was given to BUILD_DIR/.kunitconfig, prints the line
+# kunit.py prints when make starts, and writes OBJECTS into BUILD_DIR.
 #
 # Environment:
 #   FAKE_KUNIT_DATA          tools/test_data, where the fixtures are
@@ -40,6 +41,9 @@ OUTPUTS = {
 	'crash': ('panic.log', 'panic.json', 1),
 }
 
+# What a build compiles, in BUILD_DIR.
+OBJECTS = ('arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/cpufeature_fake_test.o')
+
 # The tree this kunit.py is in: TREE/tools/testing/kunit/kunit.py.
 TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 	os.path.abspath(__file__)))))
@@ -58,11 +62,12 @@ def build(args: argparse.Namespace, mode: str) -> int:
 	trace('build', mode_config(args), args.build_dir)
 	os.makedirs(args.build_dir, exist_ok=True)
 	shutil.copyfile(args.kunitconfig, os.path.join(args.build_dir, '.kunitconfig'))
+	print(f'Building with:\n$ make ARCH=arm64 O={args.build_dir} --jobs={args.jobs}')
 	if mode == 'builderror':
 		print('arch/arm64/kernel/cpufeature_fake_test.c:12:1: error: expected \';\' before \'}\' token')
 		print('make[3]: *** [scripts/Makefile.build:250: arch/arm64/kernel/cpufeature_fake_test.o] Error 1')
 		return 1
-	for path in ('arch/arm64/boot/Image.gz', 'vmlinux'):
+	for path in OBJECTS + ('arch/arm64/boot/Image.gz', 'vmlinux'):
 		os.makedirs(os.path.dirname(os.path.join(args.build_dir, path)), exist_ok=True)
 		with open(os.path.join(args.build_dir, path), 'w') as f:
 			f.write(f'fake kernel built for {mode_config(args)}\n')
