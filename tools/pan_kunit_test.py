@@ -648,6 +648,24 @@ class ProgressTest(unittest.TestCase):
 		self.assertEqual(shown.status(), '')
 		self.assertEqual(without_status(out.getvalue()), 'boot pan: pass (2.5 s)\n')
 
+	def test_time_left_from_the_steps_done(self) -> None:
+		eta = progress.Eta(4)
+		self.assertEqual(eta.text(), '')
+		eta.done(100.0)   # the start: the only step done, so it counts
+		self.assertEqual(eta.text(), 'about 5 min 00 s left')
+		eta.done(10.0)    # now it does not
+		self.assertEqual(eta.text(), 'about 20 s left')
+		eta.done(20.0)
+		self.assertEqual(eta.text(), 'about 15 s left')
+		eta.done(30.0)
+		self.assertEqual(eta.text(), '')
+		eta = progress.Eta(3)
+		eta.done(10.0)
+		eta.skip()
+		self.assertEqual(eta.text(), 'about 10 s left')
+		self.assertEqual([progress.duration(s) for s in (59.4, 61, 3700)],
+				 ['59 s', '1 min 01 s', '1 h 01 min'])
+
 	def test_installed_owns_stdout_and_stderr(self) -> None:
 		out, err = io.StringIO(), io.StringIO()
 		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -840,6 +858,31 @@ class BisectTest(CheckTestCase):
 		self.assertIn('/* my uncommitted edit */', read(cpufeature))
 		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
 
+	def test_progress_on_a_terminal(self) -> None:
+		out = TtyStringIO()
+		with mock.patch.dict(os.environ, {'COLUMNS': '300'}), contextlib.redirect_stdout(out), \
+		     contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'bisect', '--config', 'pass_pan',
+					   '--config', 'skip_nopan'], repo=self.repo)
+		text = out.getvalue()
+		self.assertEqual(status, 0, text)
+		# The status line: the step, its build, its boots, the time left,
+		# each drawn after a line or after clearing the one before.
+		self.assertRegex(text, r'(?:\n|\x1b\[K)step 0/2 start \| building pass_pan,skip_nopan: '
+				 r'configuring, 0:0[0-9]\r')
+		self.assertRegex(text, r'\x1b\[Kstep 1/2 0001-\S+ \| building pass_pan,skip_nopan: '
+				 r'configuring, 0:0[0-9] \| about [0-9]+ s left\r')
+		self.assertRegex(text, r'\x1b\[Kstep 2/2 0002-\S+ \| booting pass_pan, skip_nopan 0:0[0-9] '
+				 r'\| about [0-9]+ s left\r')
+		# It never mixes with the lines, which say what they say on a log.
+		plain = without_status(text)
+		self.assertNotIn('\r', plain)
+		self.assertNotIn(' | ', plain)
+		self.assertRegex(plain, r'\nstep 0/2 start: ok \([0-9.]+ s\); about [0-9]+ s left\n')
+		self.assertRegex(plain, r'\nstep 2/2 0002-\S+: ok \([0-9.]+ s\)\n')
+		self.assertTrue(text.endswith('bisect: all 2 patches good: every step built, and no '
+					      'case that passed stopped passing\n'), text[-300:])
+
 	def test_one_step_again(self) -> None:
 		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
 		self.assertEqual(status, 1, output)
@@ -940,6 +983,10 @@ class MutantsTest(CheckTestCase):
 		self.assertRegex(output, r'\nsurvived +arm64_cpufeature_match +survived +no case of '
 				 r'arm64_cpufeature_match failed\n')
 		self.assertIn('mutants: 2 killed, 2 survived, 1 pending, 1 does not apply', output)
+		# The time left, from the steps that built and booted.
+		self.assertRegex(output, r'\nmutant 1/6 crash: killed \([0-9.]+ s\); about [0-9]+ s '
+				 r'left\n')
+		self.assertRegex(output, r'\nmutant 6/6 survived: survived \([0-9.]+ s\)\n')
 		# Each mutant was applied alone, and the worktree is clean again.
 		wt = self.worktree()
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],

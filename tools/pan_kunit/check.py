@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Set
 
-from pan_kunit import Error, results, runner, tree
+from pan_kunit import Error, progress, results, runner, tree
 from pan_kunit.configs import QemuConfig
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
@@ -310,9 +310,10 @@ def apply(worktree: str, patch: Patch) -> Optional[str]:
 	output = (result.stdout + result.stderr).splitlines()
 	return '\n'.join([l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:])
 
-def print_step(step: Step, total: int) -> None:
+def print_step(step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'
-	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)')
+	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)' +
+	      (f'; {left}' if left else ''))
 	if step.left_out:
 		print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
 	for line in step.regressions[:MAX_CASES * 4]:
@@ -343,6 +344,7 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 		start_with_suites(wt, tree.BASE_REF, sources)
 	steps: List[Step] = []
 	last = len(patches) if only is None else only
+	eta = progress.Eta(last + 1 if only is None else 1)
 	for number in range(last + 1):
 		patch = patches[number - 1] if number else None
 		if patch:
@@ -356,11 +358,15 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 		if only is not None and number < only:
 			continue
 		step = Step(number, patch)
+		progress.get().task(f'step {number}/{len(patches)} {patch.name if patch else "start"}',
+				    eta.text())
 		check.run_step(wt, step)
+		eta.done(step.elapsed)
 		if steps:
 			step.regressions = regressions(steps[-1].configs, step.configs)
 		steps.append(step)
-		print_step(step, len(patches))
+		print_step(step, len(patches), eta.text())
+	progress.get().task('')
 	return steps
 
 def first_bad(steps: List[Step]) -> Optional[Step]:
@@ -460,6 +466,7 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	mutant applied alone on it.  Returns the baseline."""
 	wt = worktree(check.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
+	progress.get().task('baseline (the prepared tree)')
 	check.run_step(wt, baseline)
 	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s)')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs if r.status != results.PASS]
@@ -468,6 +475,9 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])
+	# The baseline, and the mutants that are not pending, build and boot.
+	eta = progress.Eta(1 + sum(any(s in landed for s in m.must_fail) for m in mutants))
+	eta.done(baseline.elapsed)
 	for number, mutant in enumerate(mutants, 1):
 		start = time.monotonic()
 		pending = [s for s in mutant.must_fail if s not in landed]
@@ -480,13 +490,19 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 			if result.returncode != 0:
 				mutant.verdict = DOES_NOT_APPLY
 				mutant.detail = result.stderr.strip()
+				eta.skip()
 			else:
 				step = Step(number, None)
+				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',
+						    eta.text())
 				check.run_step(wt, step)
+				eta.done(step.elapsed)
 				judge_mutant(mutant, step.configs, landed)
 		mutant.elapsed = time.monotonic() - start
+		left = eta.text()
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
-		      f'({mutant.elapsed:.1f} s)')
+		      f'({mutant.elapsed:.1f} s)' + (f'; {left}' if left else ''))
+	progress.get().task('')
 	reset(wt, tree.PREPARED_REF)
 	return baseline
 

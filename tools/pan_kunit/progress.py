@@ -9,10 +9,11 @@
 # then clear to the end of the line) and cleared before any normal line is
 # written, so the two never mix.  When stdout is not a terminal (a CI log)
 # there is no status line, only the normal lines: at most one per build
-# start and end, and per boot end.
+# start and end, per boot end, and per step or mutant end.
 #
 # Progress says on the status line what runs: each build with its elapsed
-# time and the objects it wrote so far, and the boots.  kunit.py sends make's output
+# time and the objects it wrote so far, the boots, and the step of a
+# bisect or mutants run with the time left.  kunit.py sends make's output
 # to /dev/null, so its build log has no CC lines to count: an object is a
 # .o file of the build directory written since the build started.  The
 # caller polls (poll(), e.g. once a second while it waits for the jobs),
@@ -145,6 +146,34 @@ def _make_started(log: str) -> bool:
 			return MAKE_STARTED in f.read()
 	except OSError:
 		return False
+
+class Eta:
+	"""The time a run of @total steps has left, from the steps done so
+	far: the mean of the steps done times the steps left.  The first
+	step (the start of a bisect, the baseline of mutants) builds more
+	than the others, so once another step is done it no longer counts."""
+
+	def __init__(self, total: int) -> None:
+		self.total = total
+		self._done: List[float] = []
+
+	def done(self, elapsed: float) -> None:
+		self._done.append(elapsed)
+
+	def skip(self) -> None:
+		"""A step that will not run after all (a mutant that does not apply)."""
+		self.total -= 1
+
+	def left(self) -> Optional[float]:
+		if not self._done or len(self._done) >= self.total:
+			return None
+		counted = self._done[1:] or self._done
+		return sum(counted) / len(counted) * (self.total - len(self._done))
+
+	def text(self) -> str:
+		"""'about 3 min 20 s left', or '' at the end."""
+		left = self.left()
+		return '' if left is None else f'about {duration(left)} left'
 
 class Progress:
 	"""What runs, on the status line of @printer (none: plain lines on
