@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -24,7 +25,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, check, cli, configs, lkdtm, packages, results, runner, sources, summary, tree
+from pan_kunit import (Error, check, cli, configs, export, hooks, lkdtm, packages, progress, results,
+		       runner, sources, summary, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -860,6 +862,131 @@ class ResultsTest(unittest.TestCase):
 			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
 			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
 
+class TtyStringIO(io.StringIO):
+	"""A terminal, as far as the Printer can tell."""
+
+	def isatty(self) -> bool:
+		return True
+
+class FakeClock:
+
+	def __init__(self) -> None:
+		self.now = 1000.0
+
+	def __call__(self) -> float:
+		return self.now
+
+CLEAR = progress.CLEAR_LINE
+
+def without_status(text: str) -> str:
+	"""What a terminal shows once the status lines are cleared: each is
+	drawn at the start of a line and cleared before the next write."""
+	return re.sub(r'(?m)^(?:[^\n\r]*\r\x1b\[K)+', '', text)
+
+class ProgressTest(unittest.TestCase):
+
+	def test_status_line_is_cleared_before_every_line(self) -> None:
+		out, err = io.StringIO(), io.StringIO()
+		printer = progress.Printer(out, err, tty=True, width=lambda: 41)
+		printer.status('building a: 3 objects, 0:05')
+		printer.stdout.write('built a\n')
+		printer.stdout.write('part')
+		printer.status('x')          # not in the middle of a line
+		printer.stdout.write('ial\n')
+		printer.status('y' * 100)    # cut at the terminal's width
+		printer.stderr.write('oops\n')
+		printer.close()
+		self.assertEqual(out.getvalue(), 'building a: 3 objects, 0:05' + CLEAR + 'built a\n' +
+				 'building a: 3 objects, 0:05' + CLEAR + 'partial\n' + 'x' + CLEAR +
+				 'y' * 40 + CLEAR + 'y' * 40 + CLEAR)
+		self.assertEqual(err.getvalue(), 'oops\n')
+		self.assertEqual(without_status(out.getvalue()), 'built a\npartial\n')
+
+	def test_no_status_line_when_not_a_terminal(self) -> None:
+		out = io.StringIO()
+		printer = progress.Printer(out)
+		shown = progress.Progress(printer, clock=FakeClock())
+		shown.task('step 1/3 x', 'about 1 min 00 s left')
+		with tempfile.NamedTemporaryFile('w', prefix='pan-kunit-test-') as log:
+			log.write(progress.MAKE_STARTED + '\n')
+			log.flush()
+			shown.build_started('a', os.path.dirname(log.name), log.name)
+			with mock.patch.object(progress, 'count_objects') as count:
+				shown.poll()
+			count.assert_not_called()  # no reading of the builds for nobody
+		shown.boots_started(['a', 'b'])
+		shown.boot_ended('a', 'pass', 4.24)
+		shown.boot_ended('b', 'crash', 10.0, quiet=True)
+		printer.stdout.write('a line\n')
+		printer.close()
+		self.assertEqual(out.getvalue(), 'boot a: pass (4.2 s)\na line\n')
+
+	def test_builds_boots_and_task_on_the_status_line(self) -> None:
+		clock = FakeClock()
+		since = 1_700_000_000 * 10**9
+		tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, tmp)
+		build, log = os.path.join(tmp, 'build'), os.path.join(tmp, 'build.log')
+		for name, age in (('old.o', -10), ('new.o', 1), ('sub/new.o', 2), ('sub/new.c', 3)):
+			write(os.path.join(build, name), '')
+			os.utime(os.path.join(build, name), ns=(since + age * 10**9,) * 2)
+		write(log, 'Populating config with:\n')
+		out = io.StringIO()
+		shown = progress.Progress(progress.Printer(out, tty=True, width=lambda: 200), clock=clock,
+					  wall_ns=lambda: since + progress.MTIME_SLACK_NS)
+		shown.task('step 1/3 0001-x', 'about 2 min 00 s left')
+		shown.build_started('pan,nopan', build, log)
+		clock.now += 65
+		shown.poll()
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | building pan,nopan: configuring, '
+				 '1:05 | about 2 min 00 s left')
+		write(log, 'Populating config with:\nBuilding with:\n$ make ARCH=arm64\n')
+		shown.poll()
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | building pan,nopan: 2 objects, '
+				 '1:05 | about 2 min 00 s left')
+		self.assertTrue(out.getvalue().endswith(CLEAR + shown.status()), out.getvalue())
+		self.assertEqual(shown.build_ended('pan,nopan'), 2)
+		shown.boots_started(['pan', 'nopan'])
+		clock.now += 3
+		shown.boot_ended('pan', 'pass', 2.5)
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | booting nopan 0:03 (pan: pass) | '
+				 'about 2 min 00 s left')
+		shown.boots_ended()
+		shown.task('')
+		self.assertEqual(shown.status(), '')
+		self.assertEqual(without_status(out.getvalue()), 'boot pan: pass (2.5 s)\n')
+
+	def test_time_left_from_the_steps_done(self) -> None:
+		eta = progress.Eta(4)
+		self.assertEqual(eta.text(), '')
+		eta.done(100.0)   # the start: the only step done, so it counts
+		self.assertEqual(eta.text(), 'about 5 min 00 s left')
+		eta.done(10.0)    # now it does not
+		self.assertEqual(eta.text(), 'about 20 s left')
+		eta.done(20.0)
+		self.assertEqual(eta.text(), 'about 15 s left')
+		eta.done(30.0)
+		self.assertEqual(eta.text(), '')
+		eta = progress.Eta(3)
+		eta.done(10.0)
+		eta.skip()
+		self.assertEqual(eta.text(), 'about 10 s left')
+		self.assertEqual([progress.duration(s) for s in (59.4, 61, 3700)],
+				 ['59 s', '1 min 01 s', '1 h 01 min'])
+
+	def test_installed_owns_stdout_and_stderr(self) -> None:
+		out, err = io.StringIO(), io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+			with progress.installed() as shown:
+				self.assertIs(progress.get(), shown)
+				print('to stdout')
+				print('to stderr', file=sys.stderr)
+				self.assertFalse(sys.stdout.isatty())
+			self.assertIs(sys.stdout, out)
+			self.assertIs(sys.stderr, err)
+		self.assertIsNot(progress.get(), shown)
+		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
+
 class FakeKunitTestCase(TempDirTestCase):
 	"""The commands that build and boot, end to end, with the fake
 	kunit_tool tracing its calls into self.trace."""
@@ -904,6 +1031,9 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
 		(start_a, end_a), (start_b, end_b) = execs.values()
 		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
+		self.assertRegex(output, r'\nbuilt [0-9a-f]{12} in [0-9]+ s \(2 objects compiled\)\n')
+		for config in ('pass_pan', 'skip_nopan'):
+			self.assertRegex(output, rf'\nboot {config}: pass \([0-9.]+ s\)\n')
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
 		self.assertIn('status                         pass                 pass', output)
 		self.assertIn('cpu                            max,pauth-impdef=on  cortex-a57', output)
@@ -934,6 +1064,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(read(tally), 'run: 1 passed, 1 failed\n')
 		self.assertEqual(status, 1, output)
 		self.assertIn('fail_pan: fail', output)
+		self.assertRegex(output, r'\nboot fail_pan: fail \([0-9.]+ s\)\n')
 		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
 		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
 
@@ -1109,6 +1240,31 @@ class BisectTest(CheckTestCase):
 		self.assertIn('/* my uncommitted edit */', read(cpufeature))
 		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
 
+	def test_progress_on_a_terminal(self) -> None:
+		out = TtyStringIO()
+		with mock.patch.dict(os.environ, {'COLUMNS': '300'}), contextlib.redirect_stdout(out), \
+		     contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'bisect', '--config', 'pass_pan',
+					   '--config', 'skip_nopan'], repo=self.repo)
+		text = out.getvalue()
+		self.assertEqual(status, 0, text)
+		# The status line: the step, its build, its boots, the time left,
+		# each drawn after a line or after clearing the one before.
+		self.assertRegex(text, r'(?:\n|\x1b\[K)step 0/2 start \| building pass_pan,skip_nopan: '
+				 r'configuring, 0:0[0-9]\r')
+		self.assertRegex(text, r'\x1b\[Kstep 1/2 0001-\S+ \| building pass_pan,skip_nopan: '
+				 r'configuring, 0:0[0-9] \| about [0-9]+ s left\r')
+		self.assertRegex(text, r'\x1b\[Kstep 2/2 0002-\S+ \| booting pass_pan, skip_nopan 0:0[0-9] '
+				 r'\| about [0-9]+ s left\r')
+		# It never mixes with the lines, which say what they say on a log.
+		plain = without_status(text)
+		self.assertNotIn('\r', plain)
+		self.assertNotIn(' | ', plain)
+		self.assertRegex(plain, r'\nstep 0/2 start: ok \([0-9.]+ s\); about [0-9]+ s left\n')
+		self.assertRegex(plain, r'\nstep 2/2 0002-\S+: ok \([0-9.]+ s\)\n')
+		self.assertTrue(text.endswith('bisect: all 2 patches good: every step built, and no '
+					      'case that passed stopped passing\n'), text[-300:])
+
 	def test_one_step_again(self) -> None:
 		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
 		self.assertEqual(status, 1, output)
@@ -1251,6 +1407,10 @@ class MutantsTest(CheckTestCase):
 		self.assertRegex(output, r'\nsurvived +arm64_cpufeature_match +survived +no case of '
 				 r'arm64_cpufeature_match failed\n')
 		self.assertIn('mutants: 2 killed, 2 survived, 1 pending, 1 does not apply', output)
+		# The time left, from the steps that built and booted.
+		self.assertRegex(output, r'\nmutant 1/6 crash: killed \([0-9.]+ s\); about [0-9]+ s '
+				 r'left\n')
+		self.assertRegex(output, r'\nmutant 6/6 survived: survived \([0-9.]+ s\)\n')
 		# Each mutant was applied alone, and the worktree is clean again.
 		wt = self.worktree()
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],
@@ -1301,43 +1461,340 @@ class MutantsTest(CheckTestCase):
 		self.assertIn('bare.patch: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]"',
 			      output)
 
+ZOE = 'Zoë Ångström'
+ZOE_EMAIL = 'zoe@example.org'
+# How git format-patch writes ZOE in a From: header (RFC 2047).
+ZOE_FROM = 'From: =?UTF-8?q?Zo=C3=AB=20=C3=85ngstr=C3=B6m?= <zoe@example.org>'
+
+def read_utf8(path: str) -> str:
+	with open(path, encoding='utf-8') as f:
+		return f.read()
+
+def write_gitconfig(path: str, name: Optional[str], email: Optional[str]) -> None:
+	"""A global git configuration with the user's identity, or without."""
+	lines = ['[user]'] + ([f'\tname = {name}'] if name else []) + \
+		([f'\temail = {email}'] if email else [])
+	with open(path, 'w', encoding='utf-8') as f:
+		f.write('\n'.join(lines) + '\n')
+
+def mailinfo(path: str) -> Dict[str, str]:
+	"""The headers of a patch mail, as git mailinfo decodes them."""
+	with open(path, 'rb') as mail:
+		result = subprocess.run(['git', 'mailinfo', os.devnull, os.devnull], stdin=mail,
+					stdout=subprocess.PIPE, check=True)
+	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
+		    if ': ' in line)
+
+def patch_changes(path: str) -> List[hooks.FileChange]:
+	"""The changes of a patch file as hooks.changes() reads them from git
+	diff -U0, with no tree: a change per hunk, whose context and removed
+	lines stand for the old file."""
+	found: List[hooks.FileChange] = []
+	name = ''
+	hunk: Optional[List[str]] = None
+	lines = read(path).split('\n')
+	for line in lines + ['-- ']:
+		if hunk is not None and (line[:1] not in (' ', '+', '-') or line == '-- '):
+			found.append(hunk_change(name, hunk))
+			hunk = None
+		if line.startswith('diff --git '):
+			name = line.split(' b/', 1)[1]
+		elif line.startswith('@@ '):
+			hunk = []
+		elif hunk is not None:
+			hunk.append(line)
+	return found
+
+def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
+	old: List[bytes] = []
+	found: List[hooks.Hunk] = []
+	added: List[bytes] = []
+	removed = 0
+	for line in lines + [' ']:
+		if line.startswith('+'):
+			added.append(line[1:].encode() + b'\n')
+			continue
+		if line.startswith('-'):
+			old.append(line[1:].encode() + b'\n')
+			removed += 1
+			continue
+		if removed:
+			found.append(hooks.Hunk(len(old) - removed, removed, [], [hooks.Item(added)]))
+		elif added:
+			found.append(hooks.Hunk(len(old), 0, *hooks.split_run(name, added)))
+		added, removed = [], 0
+		old.append(line[1:].encode() + b'\n')
+	return hooks.FileChange(name, b''.join(old[:-1]), None, found)
+
+class HooksTest(unittest.TestCase):
+	"""What the patches of patches/ hook in, and their cut per suite."""
+
+	def setUp(self) -> None:
+		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO))}
+		self.symbols: Dict[str, str] = {}
+
+	def changes(self, patch: str) -> List[hooks.FileChange]:
+		changes = patch_changes(os.path.join(REPO, 'patches', patch))
+		hooks.assign(changes, self.suites, self.symbols)
+		return changes
+
+	def test_every_suite_comes_with_the_patch_that_hooks_it_in(self) -> None:
+		cuts = {name: hooks.hooked(self.changes(name), name, set(self.suites))
+			for name in sources.load(REPO).patches}
+		self.assertEqual([cut for _, cut in sorted(cuts.items())], [
+			['arm64_cpufeature_field', 'arm64_cpufeature_match'],
+			['arm64_alternative'],
+			[],   # the refactor
+			['arm64_cpucap_passes', 'arm64_cpucap_table'],
+			['arm64_pan']])
+		self.assertEqual(self.symbols, {
+			'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
+			'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
+			'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
+			'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
+			'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
+			'ARM64_PAN_KUNIT_TEST': 'arm64_pan'})
+
+	def first_cut(self, change: hooks.FileChange, later: str) -> str:
+		data = change.render(lambda item: later not in item.suites)
+		assert data is not None
+		return data.decode()
+
+	def test_0001_cut_field_then_match(self) -> None:
+		kconfig, makefile, cpufeature = self.changes(
+			'0001-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch')
+		self.assertEqual([sorted(i.suites) for i in kconfig.items()],
+				 [['arm64_cpufeature_field'], ['arm64_cpufeature_match']])
+		first = self.first_cut(kconfig, 'arm64_cpufeature_match')
+		self.assertTrue(first.startswith('\tdepends on m\n\ttristate "Relocation testing module"\n'
+						 '\nconfig ARM64_CPUFEATURE_FIELD_KUNIT_TEST\n'), first)
+		# The help text's blank lines are the entry's; the run's last
+		# blank line still closes it.
+		self.assertTrue(first.endswith('\t  refer to the KUnit documentation in '
+					       'Documentation/dev-tools/kunit/.\n\n\t  If unsure, say N.\n'
+					       '\nsource "drivers/hwtracing/coresight/Kconfig"\n'), first)
+		self.assertNotIn('MATCH', first)
+		self.assertIn('+= cpufeature_field_test.o', self.first_cut(makefile, 'arm64_cpufeature_match'))
+		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
+				 (cpufeature.old or b'').decode())
+
+	def test_0004_cut_passes_then_table(self) -> None:
+		kconfig, cpufeature = self.changes(
+			'0004-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
+		# The blank line before each #ifdef goes with it: none is left at the end.
+		self.assertTrue(first.endswith('#include "cpufeature_match_test.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
+					       '#include "cpucap_passes_test.c"\n#endif\n'), first)
+		first = self.first_cut(kconfig, 'arm64_cpucap_table')
+		self.assertIn('config ARM64_CPUCAP_PASSES_KUNIT_TEST', first)
+		self.assertNotIn('TABLE', first)
+		self.assertTrue(first.endswith('If unsure, say N.\n\nsource "drivers/hwtracing/coresight/'
+					       'Kconfig"\n'), first)
+
+	def test_items_of_each_kind_of_file(self) -> None:
+		def items(path: str, text: str) -> List[str]:
+			lead, found = hooks.split_run(path, [l.encode() for l in hooks_lines(text)])
+			return [b''.join(i.lines).decode() for i in found]
+		self.assertEqual(items('arch/arm64/kernel/Makefile',
+				       'obj-$(CONFIG_A) += a.o \\\n\t\t   a_asm.o\nobj-y += b.o\n'),
+				 ['obj-$(CONFIG_A) += a.o \\\n\t\t   a_asm.o\n', 'obj-y += b.o\n'])
+		self.assertEqual(items('arch/arm64/kernel/foo.c',
+				       '#ifdef CONFIG_A\n#include "a.c"\n#endif\n'
+				       'static int f(void)\n{\n\treturn 0;\n}\n'),
+				 ['#ifdef CONFIG_A\n#include "a.c"\n#endif\n',
+				  'static int f(void)\n{\n\treturn 0;\n}\n'])
+		self.assertEqual(items('arch/arm64/Kconfig', 'if A\nconfig B\n\tbool\nendif\n'
+				       'config C\n\thelp\n\t  c\n\n\t  d\n'),
+				 ['if A\nconfig B\n\tbool\nendif\n', 'config C\n\thelp\n\t  c\n\n\t  d\n'])
+
+	def test_a_line_that_hooks_in_two_suites_is_refused(self) -> None:
+		change = hooks.FileChange('arch/arm64/kernel/Makefile', b'', None, [hooks.Hunk(
+			0, 0, *hooks.split_run('arch/arm64/kernel/Makefile', [
+				b'obj-$(CONFIG_X) += cpucap_passes_test.o cpucap_table_test.o\n']))])
+		hooks.assign([change], self.suites, self.symbols)
+		with self.assertRaisesRegex(Error, r'x.patch: one change to arch/arm64/kernel/Makefile '
+					    'hooks in both arm64_cpucap_passes and arm64_cpucap_table'):
+			hooks.hooked([change], 'x.patch', set(self.suites))
+
+def hooks_lines(text: str) -> List[str]:
+	return [l + '\n' for l in text.split('\n')[:-1]]
+
+class ExportMessageTest(unittest.TestCase):
+
+	def test_subject_prefixes(self) -> None:
+		found = export.suites(sources.load(REPO))
+		self.assertEqual({s.name: export.area(s) for s in found}, {
+			'arm64_alternative': 'alternative', 'arm64_cpucap_passes': 'cpucap',
+			'arm64_cpucap_table': 'cpucap', 'arm64_cpufeature_field': 'cpufeature',
+			'arm64_cpufeature_match': 'cpufeature', 'arm64_pan': 'mm'})
+		pan = [s for s in found if s.name == 'arm64_pan'][0]
+		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
+						      'Signed-off-by: Z <z@example.org>'),
+				 'arm64: mm: add the arm64_pan KUnit suite\n\n'
+				 'KUnit tests of Privileged Access Never (PAN) on the running kernel.\n\n'
+				 'The suite is arm64_pan, in fault_pan_test.c; CONFIG_ARM64_PAN_KUNIT_TEST\n'
+				 'builds it.\n\nWhy.\n\nSigned-off-by: Z <z@example.org>\n')
+		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
+		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
+			'arm64: alternative: add the arm64_alternative KUnit suite\n'))
+		self.assertIn('The suite is arm64_alternative, in alternative_test.c,\n'
+			      'alternative_test.h and alternative_test_asm.S.\n',
+			      export.suite_message(alternative, [], [], ''))
+
+	def test_mailinfo_unfolds_the_subject_and_splits_off_the_trailers(self) -> None:
+		mail = export.mailinfo(os.path.join(
+			REPO, 'patches', '0001-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch'))
+		self.assertEqual(mail.subject, 'arm64: cpufeature: add KUnit hooks for ID field and '
+				 'capability matching tests')
+		self.assertEqual(mail.trailers, ['Signed-off-by: Seed dcc55037 maintainers '
+						 '<maintainers@users.noreply.a-seed-dcc55037.example>'])
+		self.assertTrue(mail.paragraphs[0].startswith('The ID register field extractors'))
+		self.assertEqual(mail.paragraphs[-1], 'Both depend on KUNIT=y and default to '
+				 'KUNIT_ALL_TESTS. A kernel built\nwithout them is unchanged.')
+
+	def test_identity_is_the_users_git_config(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			config = os.path.join(tmp, 'gitconfig')
+			env = {'HOME': tmp, 'GIT_CONFIG_GLOBAL': config, 'GIT_CONFIG_NOSYSTEM': '1'}
+			with mock.patch.dict(os.environ, env):
+				write_gitconfig(config, ZOE, ZOE_EMAIL)
+				self.assertEqual(export.identity(tmp), export.Identity(ZOE, ZOE_EMAIL))
+				write_gitconfig(config, None, ZOE_EMAIL)
+				with self.assertRaisesRegex(Error, r'git has no user.name; set it with:\n'
+							    '  git config --global user.name "Your Name"\n'
+							    '  git config --global user.email you@example.org'):
+					export.identity(tmp)
+
 class ExportTest(CheckTestCase):
 
-	def test_suites_then_patches_then_kunitconfig(self) -> None:
-		out = os.path.join(self.tmp, 'out')
-		status, output = self.run_cli('export', out)
+	def setUp(self) -> None:
+		super().setUp()
+		self.gitconfig = os.path.join(self.tmp, 'gitconfig')
+		write_gitconfig(self.gitconfig, ZOE, ZOE_EMAIL)
+		patcher = mock.patch.dict(os.environ, {'HOME': os.path.join(self.tmp, 'home'),
+						       'GIT_CONFIG_GLOBAL': self.gitconfig,
+						       'GIT_CONFIG_NOSYSTEM': '1'})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		self.out = os.path.join(self.tmp, 'out')
+
+	def exported(self) -> List[str]:
+		return sorted(os.listdir(self.out))
+
+	def assert_from_zoe(self, name: str) -> None:
+		path = os.path.join(self.out, name)
+		self.assertIn('\n' + ZOE_FROM + '\n', read_utf8(path), name)
+		self.assertEqual((mailinfo(path)['Author'], mailinfo(path)['Email']), (ZOE, ZOE_EMAIL))
+
+	def signed_off(self, name: str) -> List[str]:
+		return [line for line in read_utf8(os.path.join(self.out, name)).splitlines()
+			if line.startswith('Signed-off-by:')]
+
+	def test_a_patch_per_suite_with_its_hooks_from_your_identity(self) -> None:
+		status, output = self.run_cli('export', self.out)
 		self.assertEqual(status, 0, output)
-		names = sorted(os.listdir(out))
+		names = self.exported()
 		self.assertEqual(names, [
 			'0000-cover-letter.patch',
-			'0001-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
-			'0002-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
-			'0003-arm64-kernel-build-the-cpufeature-KUnit-suite.patch',
-			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
-		cover = read(os.path.join(out, names[0]))
-		self.assertIn('Subject: [PATCH 0/4] Subject line here', cover)
-		self.assertIn('\nFrom: Ada Lovelace <ada@example.org>\n', cover)
+			'0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
+			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		for name in names:
+			self.assert_from_zoe(name)
+		for name in names[1:]:
+			self.assertEqual(self.signed_off(name), [f'Signed-off-by: {ZOE} <{ZOE_EMAIL}>'], name)
+		cover = read_utf8(os.path.join(self.out, names[0]))
+		self.assertIn('Subject: [PATCH 0/3] Subject line here', cover)
 		self.assertIn('Body of the fake cover letter.', cover)
-		suite = read(os.path.join(out, names[1]))
-		self.assertIn('From: Ada Lovelace <ada@example.org>', suite)
-		self.assertIn('A stand-in KUnit suite (pan_kunit_test.py fixture): installed into the\n'
-			      'fake tree as arch/arm64/kernel/cpufeature_fake_test.c. The suite is\n'
-			      'arm64_cpufeature_fake, in cpufeature_fake_test.c,', suite)
-		self.assertIn('Signed-off-by: Ada Lovelace <ada@example.org>', suite)
-		self.assertIn('create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h', suite)
+		# The patch that hooks in no suite, as it is, with its message.
+		refactor = read(os.path.join(self.out, names[1]))
+		self.assertIn('\nThe suites check the matcher against the Arm ARM\'s rules, so it must '
+			      'not\nbe static when CONFIG_KUNIT is enabled.\n', refactor)
+		self.assertIn(' arch/arm64/kernel/cpufeature.c | 3 ++-\n 1 file changed', refactor)
+		# The suite, with the lines that build it, and the hook's message.
+		suite = read_utf8(os.path.join(self.out, names[2]))
+		for line in ('+config ARM64_CPUFEATURE_FAKE_KUNIT_TEST\n',
+			     '+obj-$(CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST)\t+= cpufeature_fake_test.o\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake.h\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake_test.c\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h\n',
+			     'fake tree as arch/arm64/kernel/cpufeature_fake_test.c.\n\n'
+			     'The suite is arm64_cpufeature_fake, in cpufeature_fake_test.c and\n'
+			     'cpufeature_fake_test.h; CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST builds\nit.\n'
+			     '\nHook cpufeature_fake_test.c into the build behind its own Kconfig'):
+			self.assertIn(line, suite)
 		self.assertIn('+CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST=y',
-			      read(os.path.join(out, names[4])))
-		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+			      read(os.path.join(self.out, names[3])))
+		self.assertEqual(output.count('checkpatch --strict: clean'), 3)
 		# Every prefix, from the bare base, was built and booted.
-		self.assertIn('step 4/4 0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
+		self.assertIn('step 3/3 0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
 			      'ok', output)
-		self.assertIn('step 0/4 start: ok', output)
+		self.assertIn('step 2/3 0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch: '
+			      'ok', output)
+		self.assertIn('step 0/3 start: ok', output)
+
+	def test_a_patch_that_hooks_in_two_suites_is_cut_in_two(self) -> None:
+		shutil.copytree(test_data_path('export_two_suites'), self.repo, dirs_exist_ok=True)
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 0, output)
+		names = self.exported()
+		self.assertEqual(names[2:], [
+			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-cpucap-add-the-arm64_cpucap_fake-KUnit-suite.patch',
+			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		fake, cpucap = (read(os.path.join(self.out, n)) for n in names[2:4])
+		self.assertNotIn('CPUCAP', fake)
+		self.assertIn('\n\nARM64_CPUFEATURE_FAKE_KUNIT_TEST builds cpufeature_fake_test.c, which\n'
+			      'calls has_cpuid_feature() through cpufeature_fake.h.\n\nSigned-off-by', fake)
+		self.assertIn(' create mode 100644 arch/arm64/kernel/cpufeature_fake.h\n', fake)
+		for line in ('+config ARM64_CPUCAP_FAKE_KUNIT_TEST\n',
+			     '+#include "cpucap_fake_test.c"\n',
+			     ' create mode 100644 arch/arm64/kernel/cpucap_fake_test.c\n',
+			     '\n\nARM64_CPUCAP_FAKE_KUNIT_TEST includes cpucap_fake_test.c at the end of\n'
+			     'cpufeature.c, so that it can call the static cpu_enable_pan().\n\nSigned'):
+			self.assertIn(line, cpucap)
+		self.assertNotIn('cpufeature_fake_test', cpucap.split('\n---\n', 1)[1])
+		# The first cut: the Kconfig entry of its suite alone, and the
+		# base's cpufeature.c; the last ends at the prepared tree.
+		wt = self.worktree()
+		kconfig = subprocess.run(['git', '-C', wt, 'show', 'HEAD~2:arch/arm64/Kconfig'], check=True,
+					 stdout=subprocess.PIPE, text=True).stdout
+		self.assertTrue(kconfig.endswith('memory directly.\n\nconfig ARM64_CPUFEATURE_FAKE_KUNIT_TEST\n'
+						 '\tbool "KUnit tests for the arm64 cpufeature matcher" if '
+						 '!KUNIT_ALL_TESTS\n\tdepends on KUNIT=y\n'
+						 '\tdefault KUNIT_ALL_TESTS\n'), kconfig)
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD~2', 'HEAD~3', '--',
+						 'arch/arm64/kernel/cpufeature.c'], check=True,
+						stdout=subprocess.PIPE, text=True).stdout, '')
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD', tree.PREPARED_REF],
+						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
+		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+
+	def test_no_git_identity_is_refused_before_setup(self) -> None:
+		write_gitconfig(self.gitconfig, None, None)
+		start = time.monotonic()
+		status, output = self.run_cli('export', self.out)
+		self.assertLess(time.monotonic() - start, 5)
+		self.assertEqual(status, 2, output)
+		self.assertIn('pan-kunit: error: export writes the series as yours, from your git '
+			      'identity, and git has no user.name and no user.email; set it with:\n'
+			      '  git config --global user.name "Your Name"\n'
+			      '  git config --global user.email you@example.org\n', output)
+		self.assertFalse(os.path.exists(self.tree))
+
+	def test_a_suite_no_patch_hooks_in_is_refused(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'arch/arm64/kernel/orphan_test.c'),
+		      '/* An orphan. */\nstatic struct kunit_suite s = { .name = "arm64_orphan" };\n')
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn('hooks in arm64_orphan (no added line names orphan_test.c); export adds '
+			      'each suite with the patch that builds it', output)
 
 	def test_checkpatch_problem_and_non_empty_dir(self) -> None:
 		suite = os.path.join(self.repo, 'kunit/arch/arm64/kernel/cpufeature_fake_test.h')
 		write(suite, read(suite) + '/* FAKE-CHECKPATCH-ERROR */\n')
-		out = os.path.join(self.tmp, 'out')
-		status, output = self.run_cli('export', out, '--no-build')
+		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 1, output)
 		self.assertIn('checkpatch --strict: FAILED', output)
 		self.assertIn('ERROR:FAKE: the fixture\'s error', output)
@@ -1345,9 +1802,9 @@ class ExportTest(CheckTestCase):
 		self.assertNotIn('step 0/', output)
 		# Without builds, export needs no cross compiler and no QEMU.
 		self.assertEqual(packages.require.call_args.args[0], packages.SETUP_TOOLS)
-		status, output = self.run_cli('export', out, '--no-build')
+		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 2, output)
-		self.assertIn(f'{out} exists and is not an empty directory', output)
+		self.assertIn(f'{self.out} exists and is not an empty directory', output)
 
 class ParseTest(unittest.TestCase):
 	"""tools/pan-kunit parse, with the fake kunit_tool's parse."""

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import Error, results, runner, tree
+from pan_kunit import Error, progress, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
@@ -414,9 +414,10 @@ def apply(worktree: str, patch: Patch) -> Optional[str]:
 	output = (result.stdout + result.stderr).splitlines()
 	return '\n'.join([l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:])
 
-def print_step(step: Step, total: int) -> None:
+def print_step(step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'
-	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)')
+	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)' +
+	      (f'; {left}' if left else ''))
 	if step.left_out:
 		print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
 	for line in step.regressions[:MAX_CASES * 4]:
@@ -447,6 +448,7 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 		start_with_suites(wt, tree.BASE_REF, sources)
 	steps: List[Step] = []
 	last = len(patches) if only is None else only
+	eta = progress.Eta(last + 1 if only is None else 1)
 	for number in range(last + 1):
 		patch = patches[number - 1] if number else None
 		if patch:
@@ -460,11 +462,15 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 		if only is not None and number < only:
 			continue
 		step = Step(number, patch)
+		progress.get().task(f'step {number}/{len(patches)} {patch.name if patch else "start"}',
+				    eta.text())
 		check.run_step(wt, step)
+		eta.done(step.elapsed)
 		if steps:
 			step.regressions = regressions(steps[-1].configs, step.configs)
 		steps.append(step)
-		print_step(step, len(patches))
+		print_step(step, len(patches), eta.text())
+	progress.get().task('')
 	return steps
 
 def first_bad(steps: List[Step]) -> Optional[Step]:
@@ -560,15 +566,18 @@ def judge_mutant(mutant: Mutant, configs: List[results.ConfigResult],
 		mutant.detail += f' (not landed yet: {", ".join(pending)})'
 
 def judge_by_groups(check: Bisect, wt: str, mutant: Mutant, number: int,
-		    landed: Set[str]) -> None:
+		    landed: Set[str]) -> float:
 	"""Builds and boots one kconfig group after the other, the largest
 	first, and stops at the first that kills the mutant: a mutant of a
 	widely included header then rebuilds one kernel, not every group's.
-	A mutant that survives has been judged on the whole matrix."""
+	A mutant that survives has been judged on the whole matrix.  Returns
+	the seconds the steps took."""
 	results_so_far: List[results.ConfigResult] = []
+	elapsed = 0.0
 	for group in check.groups():
 		step = Step(number, None)
 		check.run_step(wt, step, group)
+		elapsed += step.elapsed
 		results_so_far.extend(step.configs)
 		judge_mutant(mutant, results_so_far, landed)
 		if mutant.verdict != SURVIVED:
@@ -577,12 +586,14 @@ def judge_by_groups(check: Bisect, wt: str, mutant: Mutant, number: int,
 	unbooted = [c.name for c in check.matrix if c.name not in booted]
 	if unbooted:
 		mutant.detail += f' ({", ".join(unbooted)}: not needed, not built)'
+	return elapsed
 
 def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
 	mutant applied alone on it.  Returns the baseline."""
 	wt = worktree(check.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
+	progress.get().task('baseline (the prepared tree)')
 	check.run_step(wt, baseline)
 	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s)')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs if r.status != results.PASS]
@@ -591,6 +602,9 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])
+	# The baseline, and the mutants that are not pending, build and boot.
+	eta = progress.Eta(1 + sum(any(s in landed for s in m.must_fail) for m in mutants))
+	eta.done(baseline.elapsed)
 	for number, mutant in enumerate(mutants, 1):
 		start = time.monotonic()
 		pending = [s for s in mutant.must_fail if s not in landed]
@@ -603,11 +617,17 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 			if result.returncode != 0:
 				mutant.verdict = DOES_NOT_APPLY
 				mutant.detail = result.stderr.strip()
+				eta.skip()
 			else:
-				judge_by_groups(check, wt, mutant, number, landed)
+				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',
+						    eta.text())
+				elapsed = judge_by_groups(check, wt, mutant, number, landed)
+				eta.done(elapsed)
 		mutant.elapsed = time.monotonic() - start
+		left = eta.text()
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
-		      f'({mutant.elapsed:.1f} s)')
+		      f'({mutant.elapsed:.1f} s)' + (f'; {left}' if left else ''))
+	progress.get().task('')
 	reset(wt, tree.PREPARED_REF)
 	return baseline
 

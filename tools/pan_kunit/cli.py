@@ -19,7 +19,8 @@ import time
 import unittest
 from typing import List, Optional, Sequence
 
-from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, summary, tree
+from pan_kunit import (Error, check, configs, export, lkdtm, packages, progress, results, runner,
+		       sources, summary, tree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -349,11 +350,12 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 
 def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	out = os.path.abspath(args.dir)
+	who = export.identity(repo)
 	checker = _checker(args, tree_dir, repo)
 	wanted = sources.load(repo)
 	worktree = check.worktree(tree_dir, tree.BASE_REF)
-	export.build_series(worktree, repo, wanted)
-	files = export.format_patches(worktree, repo, out, export.series_author(wanted))
+	export.build_series(worktree, wanted, who)
+	files = export.format_patches(worktree, repo, out, who)
 	problems = export.checkpatch(worktree, files[1:])
 	print(f'wrote {len(files) - 1} patches and a cover letter into {out}:')
 	for path in files:
@@ -479,6 +481,10 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
+	with progress.installed():
+		return _command(args, repo)
+
+def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
 		if args.command == 'selftest':
 			return selftest()
@@ -499,6 +505,8 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		if args.command in checks:
 			_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
 			before_setup[args.command](args, repo)
+			if args.command == 'export':
+				export.identity(repo)  # and so does a missing git identity
 			setup(tree_dir, repo, args)
 			with check.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)

@@ -1,23 +1,46 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `pan-kunit export DIR`: the repo as an upstream series, made with git
-# format-patch in the check worktree, on the Debian base:
+# format-patch in the check worktree, on the Debian base.  Every patch is
+# yours: its author, committer and Signed-off-by, and the cover letter's
+# From:, are your git identity (user.name and user.email, as git reads
+# them outside pan-kunit), which git format-patch encodes (RFC 2047).
 #
-#   one patch per suite of kunit/   the suites' files; no Makefile builds
-#                                   them yet, so every prefix builds
-#   the patches of patches/series   the hooks that build them
-#   the .kunitconfig                from kunitconfig
+# Upstream wants a test added together with what builds it.  So each
+# patch of patches/series, applied in order with git am (its subject and
+# message read with git mailinfo), becomes:
 #
-# and a cover letter from patches/cover-letter.  Every patch must pass
-# checkpatch.pl --strict.
+#   a patch that hooks in no suite      itself, with its own message (the
+#                                       refactor 0003): it stays before
+#                                       the suites that need it
+#   a patch that hooks in one suite     one patch: its lines and the
+#                                       suite's files, "arm64: AREA: add
+#                                       the SUITE KUnit suite"
+#   a patch that hooks in N suites      N such patches, cut by hooks.py
+#                                       (0001, 0004): the first holds the
+#                                       Kconfig entries, make statements
+#                                       and #if blocks of the first suite
+#                                       (and those of no suite), each next
+#                                       one adds the next suite's, and the
+#                                       last ends at the patch's result
+#
+# then one that adds the .kunitconfig, and a cover letter from
+# patches/cover-letter.  hooks.py tells which suites a patch hooks in:
+# those whose files its lines name, and whose symbols those lines name.
+# AREA is "mm" for a suite in arch/arm64/mm/, else the first word of its
+# C file's name.  So every prefix builds as the series did: a suite comes
+# with the lines that build it, and no line names a suite that is not
+# there yet.  The last patch ends at exactly the prepared tree (checked),
+# and every patch must pass checkpatch.pl --strict.
 
 import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, check, tree
+from pan_kunit import Error, check, hooks, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
@@ -27,12 +50,80 @@ COVER_LETTER = os.path.join('patches', 'cover-letter')
 CHECKPATCH_IGNORE = 'FILE_PATH_CHANGES'
 # A suite's C file names it in its struct kunit_suite.
 SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
+# A line of a message's trailer block ("Signed-off-by: ...").
+TRAILER = re.compile(r'[A-Za-z][A-Za-z0-9-]*: ')
+SIGNED_OFF_BY = 'Signed-off-by: '
+# A mail's From: header, with its continuation lines.
+_FROM = re.compile(r'^From: .*(?:\n[ \t].*)*$', re.M)
 
 @dataclass
 class Suite:
 	name: str           # the KUnit suite, e.g. arm64_alternative
 	paths: List[str]    # its files, in the tree
 	summary: str        # the first paragraph of its C file's header comment
+
+@dataclass
+class Identity:
+	"""Who sends the series: git's user.name and user.email."""
+	name: str
+	email: str
+
+	def ident(self) -> str:
+		return f'{self.name} <{self.email}>'
+
+	def signed_off_by(self) -> str:
+		return SIGNED_OFF_BY + self.ident()
+
+	def env(self) -> Dict[str, str]:
+		"""git's environment for commits and mails of this identity,
+		with no user or system configuration, as tree.git runs git."""
+		return dict(os.environ, GIT_AUTHOR_NAME=self.name, GIT_AUTHOR_EMAIL=self.email,
+			    GIT_COMMITTER_NAME=self.name, GIT_COMMITTER_EMAIL=self.email,
+			    GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1', LC_ALL='C')
+
+def identity(repo: str) -> Identity:
+	"""user.name and user.email, read by a plain `git config` (tree.git
+	leaves the user's configuration out on purpose)."""
+	values: Dict[str, str] = {}
+	for key in ('user.name', 'user.email'):
+		result = subprocess.run(['git', '-C', repo, 'config', key], stdout=subprocess.PIPE,
+					stderr=subprocess.PIPE, encoding='utf-8',
+					errors='surrogateescape', check=False)
+		if result.returncode not in (0, 1):  # 1: not set
+			raise Error(f'git config {key} failed:\n{result.stderr.strip()}')
+		values[key] = result.stdout.strip()
+	missing = [key for key, value in values.items() if not value]
+	if missing:
+		raise Error(f'export writes the series as yours, from your git identity, and git has '
+			    f'no {" and no ".join(missing)}; set it with:\n'
+			    '  git config --global user.name "Your Name"\n'
+			    '  git config --global user.email you@example.org')
+	return Identity(values['user.name'], values['user.email'])
+
+@dataclass
+class Mail:
+	"""A patch's subject and message, as git mailinfo decodes them."""
+	subject: str
+	paragraphs: List[str]   # the message's, without its trailers
+	trailers: List[str]
+
+def mailinfo(patch: str) -> Mail:
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as tmp:
+		msg, diff = os.path.join(tmp, 'msg'), os.path.join(tmp, 'patch')
+		with open(patch, 'rb') as mail:
+			result = subprocess.run(['git', 'mailinfo', '-u', msg, diff], stdin=mail,
+						stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+						encoding='utf-8', errors='replace', check=False)
+		if result.returncode != 0:
+			raise Error(f'git mailinfo {patch} failed:\n{result.stderr.strip()}')
+		with open(msg, encoding='utf-8', errors='replace') as f:
+			body = f.read()
+	headers = dict(line.split(': ', 1) for line in result.stdout.splitlines() if ': ' in line)
+	paragraphs = [p.strip('\n') for p in re.split(r'\n[ \t]*\n', body) if p.strip()]
+	trailers: List[str] = []
+	if paragraphs and all(TRAILER.match(l) for l in paragraphs[-1].splitlines()):
+		trailers = paragraphs.pop().splitlines()
+	return Mail(headers.get('Subject', '').strip(), paragraphs, trailers)
 
 def _header_comment(text: str) -> str:
 	"""The first paragraph of the first /* */ comment, unwrapped."""
@@ -78,47 +169,62 @@ def _wrap(text: str, width: int=72) -> str:
 			lines.append(word)
 	return '\n'.join(lines)
 
-def _identity(patch: str) -> Tuple[str, str]:
-	"""The author and Signed-off-by line of a patch of the series."""
-	with open(patch, errors='replace') as f:
-		text = f.read()
-	author = re.search(r'^From: (.+(?:\n .+)*)$', text, re.M)
-	signed = re.search(r'^Signed-off-by: .+$', text, re.M)
-	if not author or not signed:
-		raise Error(f'{patch}: no From: or Signed-off-by: line to sign the suite patches with')
-	return ' '.join(author.group(1).split()), signed.group(0)
+def _and(words: List[str]) -> str:
+	return ', '.join(words[:-1]) + ' and ' + words[-1] if len(words) > 1 else ''.join(words)
 
-def suite_message(suite: Suite, signed_off_by: str) -> str:
-	# The subsystem prefix upstream uses: "mm" for arch/arm64/mm, else
-	# the first word of the file (cpufeature, alternative, cpucap).
+def area(suite: Suite) -> str:
+	"""The subsystem prefix upstream uses: "mm" for arch/arm64/mm, else
+	the first word of the file (cpufeature, alternative, cpucap)."""
 	directory = os.path.basename(os.path.dirname(suite.paths[0]))
-	area = directory if directory == 'mm' else \
-		os.path.basename(suite.paths[0]).split('_')[0]
-	files = ', '.join(os.path.basename(p) for p in suite.paths)
-	body = (f'{suite.summary}\n\n' if suite.summary else '') + (
-		f'The suite is {suite.name}, in {files}. No Makefile builds it yet: '
-		'a later patch of this series adds its Kconfig symbol and hooks it in.')
-	return f'arm64: {area}: add the {suite.name} KUnit suite\n\n{_wrap(body)}\n\n{signed_off_by}\n'
+	return directory if directory == 'mm' else os.path.basename(suite.paths[0]).split('_')[0]
 
-def _commit(worktree: str, paths: List[str], message: str, author: str) -> None:
-	tree.git(worktree, '--literal-pathspecs', 'add', '-f', '--', *paths)
-	name, _, email = author.rpartition(' <')
-	env_args = ['-c', f'user.name={name}', '-c', f'user.email={email.rstrip(">")}']
-	result = subprocess.run(['git', '-C', worktree] + env_args +
-				['commit', '-q', '--author', author, '-F', '-'],
-				input=message, text=True, stdout=subprocess.PIPE,
-				stderr=subprocess.PIPE, check=False,
-				env=dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull,
-					 GIT_CONFIG_NOSYSTEM='1'))
+def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
+		  signed_off_by: str) -> str:
+	"""The message of the patch that adds @suite, built by the Kconfig
+	@symbols, with @paragraphs of the message of the patch that hooks it in."""
+	files = _and([os.path.basename(p) for p in suite.paths])
+	built = _and([f'CONFIG_{s}' for s in symbols])
+	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
+	body = ([_wrap(suite.summary)] if suite.summary else []) + [
+		_wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
+	return (f'arm64: {area(suite)}: add the {suite.name} KUnit suite\n\n' +
+		'\n\n'.join(body) + f'\n\n{signed_off_by}\n')
+
+def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
+		    symbols: Dict[str, str], name: str) -> List[str]:
+	"""The paragraphs of a patch that hooks in several suites that name
+	suite @name (its files or symbols) and none of the others, unwrapped
+	and without a list's bullet."""
+	def named(paragraph: str) -> Set[str]:
+		found = {suite for suite, pattern in patterns.items() if pattern.search(paragraph)}
+		return found | {suite for symbol, suite in symbols.items()
+				if suite in patterns and re.search(rf'\b{symbol}\b', paragraph)}
+	return [_wrap(re.sub(r'^\s*[-*]\s+', '', p)) for p in mail.paragraphs
+		if named(p) == {name}]
+
+def _git(worktree: str, who: Identity, *args: str,
+	 stdin: Optional[str]=None) -> 'subprocess.CompletedProcess[str]':
+	result = subprocess.run(['git', '-C', worktree] + list(args), input=stdin, env=who.env(),
+				stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding='utf-8',
+				errors='surrogateescape', check=False)
 	if result.returncode != 0:
-		raise Error(f'git commit failed in {worktree}:\n{result.stderr.strip()}')
+		raise Error(f'git {" ".join(args)} failed in {worktree}:\n{result.stderr.strip()}')
+	return result
 
-def _write(worktree: str, sources: Sources, paths: List[str]) -> None:
-	for path in paths:
-		full = os.path.join(worktree, path)
-		os.makedirs(os.path.dirname(full), exist_ok=True)
-		with open(full, 'wb') as f:
-			f.write(sources.suites[path])
+def _commit(worktree: str, who: Identity, paths: List[str], message: str) -> None:
+	if paths:
+		tree.git(worktree, '--literal-pathspecs', 'add', '-A', '-f', '--', *paths)
+	_git(worktree, who, 'commit', '-q', '--cleanup=whitespace', '-F', '-', stdin=message)
+
+def _write(worktree: str, path: str, data: Optional[bytes]) -> None:
+	full = os.path.join(worktree, path)
+	if data is None:
+		if os.path.lexists(full):
+			os.unlink(full)
+		return
+	os.makedirs(os.path.dirname(full), exist_ok=True)
+	with open(full, 'wb') as f:
+		f.write(data)
 
 def _cover_letter(repo: str) -> Tuple[str, str]:
 	path = os.path.join(repo, COVER_LETTER)
@@ -129,29 +235,81 @@ def _cover_letter(repo: str) -> Tuple[str, str]:
 		raise Error(f'cannot read the cover letter {path}: {e.strerror}')
 	return subject.strip(), body.strip()
 
-def series_author(sources: Sources) -> str:
-	return _identity(sources.patches[0])[0]
+def _message(mail: Mail, signed_off_by: str) -> str:
+	"""The message of a patch exported as it is, signed off by you
+	instead of by whoever signed it off in patches/."""
+	trailers = [t for t in mail.trailers if not t.startswith(SIGNED_OFF_BY)]
+	return '\n\n'.join([mail.subject] + mail.paragraphs +
+			   ['\n'.join(trailers + [signed_off_by])]) + '\n'
 
-def build_series(worktree: str, repo: str, sources: Sources) -> int:
+def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite],
+		  files: Dict[str, bytes], symbols: Dict[str, str]) -> List[Suite]:
+	"""Commits @patch of patches/ on HEAD as one patch, or as one patch
+	per suite of @waiting (the suites not exported yet) it hooks in, with
+	their @files; returns those suites.  @symbols: see hooks.assign()."""
+	mail = mailinfo(patch)
+	before = tree.head(worktree)
+	why = check.apply(worktree, check.Patch(patch, os.path.basename(patch), mail.subject))
+	if why is not None:
+		raise Error(f'{patch} does not apply in the exported series:\n{why}')
+	after = tree.head(worktree)
+	by_name = {suite.name: suite for suite in waiting}
+	changes = hooks.changes(worktree, before, after)
+	hooks.assign(changes, {s.name: s.paths for s in waiting}, symbols)
+	cuts = [by_name[name] for name in hooks.hooked(changes, patch, set(by_name))]
+	tree.git(worktree, 'reset', '-q', '--soft', before)
+	if not cuts:
+		_commit(worktree, who, [], _message(mail, who.signed_off_by()))
+		return []
+	tree.git(worktree, 'reset', '-q', '--hard', before)
+	patterns = hooks.file_patterns({s.name: s.paths for s in cuts})
+	for number, suite in enumerate(cuts):
+		later = {s.name for s in cuts[number + 1:]}
+		if later:
+			for change in changes:
+				_write(worktree, change.path,
+				       change.render(lambda item: not item.suites & later))
+		else:  # the patch's own result, modes included
+			present = [c.path for c in changes if c.new is not None]
+			if present:
+				tree.git(worktree, '--literal-pathspecs', 'checkout', after, '--', *present)
+			for change in changes:
+				if change.new is None:
+					_write(worktree, change.path, None)
+		for path in suite.paths:
+			_write(worktree, path, files[path])
+		paragraphs = mail.paragraphs if len(cuts) == 1 else \
+			_own_paragraphs(mail, patterns, symbols, suite.name)
+		own = [sym for sym, name in symbols.items() if name == suite.name]
+		_commit(worktree, who, [c.path for c in changes] + suite.paths,
+			suite_message(suite, own, paragraphs, who.signed_off_by()))
+	return cuts
+
+def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
 	check.reset(worktree, tree.BASE_REF)
-	author, signed_off_by = _identity(sources.patches[0])
+	waiting = suites(sources)
+	symbols: Dict[str, str] = {}
 	count = 0
-	for suite in suites(sources):
-		_write(worktree, sources, suite.paths)
-		_commit(worktree, suite.paths, suite_message(suite, signed_off_by), author)
-		count += 1
 	for patch in sources.patches:
-		why = check.apply(worktree, check.Patch(patch, os.path.basename(patch), ''))
-		if why is not None:
-			raise Error(f'{patch} does not apply after the suites:\n{why}')
-		count += 1
-	_write(worktree, sources, [TREE_KUNITCONFIG])
-	_commit(worktree, [TREE_KUNITCONFIG],
+		exported = _export_patch(worktree, who, patch, waiting, sources.suites, symbols)
+		waiting = [s for s in waiting if s not in exported]
+		count += max(len(exported), 1)
+	if waiting:
+		raise Error(f'no patch of {", ".join(os.path.basename(p) for p in sources.patches)} '
+			    f'hooks in {_and([s.name for s in waiting])} (no added line names '
+			    f'{_and([os.path.basename(p) for s in waiting for p in s.paths])}); export '
+			    'adds each suite with the patch that builds it')
+	_write(worktree, TREE_KUNITCONFIG, sources.suites[TREE_KUNITCONFIG])
+	_commit(worktree, who, [TREE_KUNITCONFIG],
 		'arm64: kernel: add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
 			'--kunitconfig=arch/arm64/kernel" builds and runs every suite of this '
-			'series.') + f'\n\n{signed_off_by}\n', author)
+			'series.') + f'\n\n{who.signed_off_by()}\n')
+	differ = tree.git(worktree, 'diff', '--stat', 'HEAD', tree.PREPARED_REF).stdout.rstrip()
+	if differ:
+		raise Error(f'the exported series in {worktree} does not end at the prepared tree '
+			    f'({tree.PREPARED_REF}); they differ in:\n{differ}')
 	return count + 1
 
 def check_out_dir(out: str) -> None:
@@ -165,20 +323,26 @@ def check_out_dir(out: str) -> None:
 	if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
 		raise Error(f'cannot create {out}: {parent} is not a directory pan-kunit can write to')
 
-def format_patches(worktree: str, repo: str, out: str, author: str) -> List[str]:
-	"""git format-patch of the series, and its cover letter, from @author."""
+def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
+	"""git format-patch of the series, and its cover letter, from @who."""
 	check_out_dir(out)
 	subject, body = _cover_letter(repo)
-	tree.git(worktree, 'format-patch', '-q', '--cover-letter', '-o', out,
-		 tree.BASE_REF + '..HEAD')
+	# The cover letter is from the committer: @who, as every commit.
+	_git(worktree, who, 'format-patch', '-q', '--cover-letter', '-o', out,
+	     tree.BASE_REF + '..HEAD')
 	files = sorted(os.path.join(out, f) for f in os.listdir(out))
 	cover = files[0]
-	with open(cover) as f:
+	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
 		text = f.read()
 	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
-	text = re.sub(r'^From: .*(?:\n[ \t].*)*$', lambda _: f'From: {author}', text, count=1,
-		      flags=re.M)
-	with open(cover, 'w') as f:
+	# git 2.39 writes the cover letter's From: as it is, unencoded: give
+	# it the From: that git encoded in the patches, which are @who's too.
+	with open(files[1], encoding='utf-8', errors='surrogateescape') as f:
+		encoded = _FROM.search(f.read())
+	if encoded:
+		line = encoded.group(0)
+		text = _FROM.sub(lambda _: line, text, count=1)
+	with open(cover, 'w', encoding='utf-8', errors='surrogateescape') as f:
 		f.write(text)
 	return files
 

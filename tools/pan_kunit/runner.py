@@ -13,9 +13,9 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import results
+from pan_kunit import progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import TREE_KUNITCONFIG
 
@@ -80,18 +80,26 @@ class Job:
 			pass  # the group is empty
 		self._proc.wait()
 
-def run_jobs(jobs: List[Job], watchdog: Optional[float]) -> None:
-	"""Runs the jobs in parallel, a thread waiting on each; on any
+def run_jobs(jobs: List[Job], watchdog: Optional[float],
+	     ended: Optional[Callable[[Job], None]]=None) -> None:
+	"""Runs the jobs in parallel, a thread waiting on each, which calls
+	@ended when its job ended; polls the progress while they run.  On any
 	exception in the main thread (KeyboardInterrupt) kills them all."""
+	def wait(job: Job) -> None:
+		job.wait(watchdog)
+		if ended is not None:
+			ended(job)
 	threads = []
 	try:
 		for job in jobs:
 			job.start()
-			thread = threading.Thread(target=job.wait, args=(watchdog,), daemon=True)
+			thread = threading.Thread(target=wait, args=(job,), daemon=True)
 			thread.start()
 			threads.append(thread)
 		for thread in threads:
-			thread.join()
+			while thread.is_alive():
+				thread.join(progress.POLL_SECONDS)
+				progress.get().poll()
 	except BaseException:
 		for job in jobs:
 			job.kill()
@@ -152,6 +160,10 @@ class Build:
 	def build_dir(self, tree: str) -> str:
 		return state(tree, 'build', self.key)
 
+	def label(self) -> str:
+		"""How progress names the build: by its configs."""
+		return ','.join(c.name for c in self.group)
+
 def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	      quiet: bool=False, options: Optional[KunitOptions]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
@@ -160,6 +172,7 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	ccache, env = ccache_options(tree)
 	added = build_options(options or KunitOptions())
 	build_jobs = []
+	shown = progress.get()
 	for b in builds:
 		os.makedirs(b.build_dir(tree), exist_ok=True)
 		job = Job(f'build {b.key}',
@@ -171,14 +184,20 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			names = ', '.join(c.name for c in b.group)
 			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
 		build_jobs.append(job)
-	run_jobs(build_jobs, None)
+	for b, job in zip(builds, build_jobs):
+		shown.build_started(b.label(), b.build_dir(tree), job.log)
+	try:
+		run_jobs(build_jobs, None)
+	finally:
+		objects = {b.key: shown.build_ended(b.label()) for b in builds}
 	built = {}
 	for b, job in zip(builds, build_jobs):
 		assert job.outcome is not None
 		built[b.key] = job.outcome.returncode == 0
 		if built[b.key]:
 			if not quiet:
-				print(f'built {b.key} in {job.outcome.elapsed:.0f} s')
+				print(f'built {b.key} in {job.outcome.elapsed:.0f} s '
+				      f'({objects[b.key]} objects compiled)')
 			continue
 		print(f'build of {b.build_dir(tree)} failed (kunit.py exit {job.outcome.returncode})')
 		results.print_tail('build log', job.log, BUILD_LOG_LINES)
@@ -241,10 +260,20 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], kunitconfig,
 				       timeout, options.filter_glob)
 		     for c in built}
+	def ended(job: Job) -> None:
+		config = next(c for c in built if c.name == job.label)
+		assert job.outcome is not None
+		status = _collect(config, build_dirs[config.name], _exec_dir(tree, config),
+				  _exec_log(tree, config), job.outcome, timeout).status
+		progress.get().boot_ended(config.name, status, job.outcome.elapsed, quiet)
 	if exec_jobs:
 		if not quiet:
 			print(f'booting {", ".join(exec_jobs)} (timeout {timeout} s) ...')
-		run_jobs(list(exec_jobs.values()), timeout + WATCHDOG_MARGIN)
+		progress.get().boots_started(list(exec_jobs))
+		try:
+			run_jobs(list(exec_jobs.values()), timeout + WATCHDOG_MARGIN, ended)
+		finally:
+			progress.get().boots_ended()
 	collected = []
 	for config in configs:
 		job = exec_jobs.get(config.name)

@@ -23,7 +23,8 @@
 # fake_mode at the top of the tree, holding a mode, overrides the
 # config's.  build writes the --kunitconfig files it was given (kunit.py
 # takes several and merges them) one after the other into
-# BUILD_DIR/.kunitconfig.
+# BUILD_DIR/.kunitconfig, prints the line kunit.py prints when make
+# starts, and writes OBJECTS into BUILD_DIR.
 #
 # Its options are those of the real kunit.py's build and exec (the same
 # in 6.1 and 6.12), parsed the same way: an option either lacks is refused.
@@ -55,6 +56,9 @@ OUTPUTS = {
 	'crash': ('panic.log', 'panic.json', 1),
 }
 
+# What a build compiles, in BUILD_DIR.
+OBJECTS = ('arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/cpufeature_fake_test.o')
+
 # The tree this kunit.py is in: TREE/tools/testing/kunit/kunit.py.
 TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 	os.path.abspath(__file__)))))
@@ -76,11 +80,12 @@ def build(args: argparse.Namespace, mode: str) -> int:
 		for kunitconfig in args.kunitconfig:
 			with open(kunitconfig) as f:
 				merged.write(f.read())
+	print(f'Building with:\n$ make ARCH=arm64 O={args.build_dir} --jobs={args.jobs}')
 	if mode == 'builderror':
 		print('arch/arm64/kernel/cpufeature_fake_test.c:12:1: error: expected \';\' before \'}\' token')
 		print('make[3]: *** [scripts/Makefile.build:250: arch/arm64/kernel/cpufeature_fake_test.o] Error 1')
 		return 1
-	for path in ('arch/arm64/boot/Image.gz', 'vmlinux'):
+	for path in OBJECTS + ('arch/arm64/boot/Image.gz', 'vmlinux'):
 		os.makedirs(os.path.dirname(os.path.join(args.build_dir, path)), exist_ok=True)
 		with open(os.path.join(args.build_dir, path), 'w') as f:
 			f.write(f'fake kernel built for {mode_config(args)}\n')

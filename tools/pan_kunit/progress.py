@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Progress of the long runs: builds, boots, and the steps of bisect and
+# mutants.
+#
+# One Printer owns stdout and stderr: cli.main() installs it as sys.stdout
+# and sys.stderr, so every print() goes through it.  On a terminal it
+# keeps one status line under the normal lines, rewritten in place ("\r",
+# then clear to the end of the line) and cleared before any normal line is
+# written, so the two never mix.  When stdout is not a terminal (a CI log)
+# there is no status line, only the normal lines: at most one per build
+# start and end, per boot end, and per step or mutant end.
+#
+# Progress says on the status line what runs: each build with its elapsed
+# time and the objects it wrote so far, the boots, and the step of a
+# bisect or mutants run with the time left.  kunit.py sends make's output
+# to /dev/null, so its build log has no CC lines to count: an object is a
+# .o file of the build directory written since the build started.  The
+# caller polls (poll(), e.g. once a second while it waits for the jobs),
+# so no thread of its own is needed.
+
+import contextlib
+import os
+import shutil
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, TextIO
+
+CLEAR_LINE = '\r\033[K'
+# kunit.py's line when make starts, after the kconfig was written.
+MAKE_STARTED = 'Building with:'
+# Seconds between two polls of the builds while jobs run.
+POLL_SECONDS = 1.0
+# A build's objects are those written since it started, less this: the
+# kernel stamps files from a clock that lags time.time() by up to a tick.
+MTIME_SLACK_NS = 50_000_000
+
+def duration(seconds: float) -> str:
+	seconds = int(round(seconds))
+	if seconds < 60:
+		return f'{seconds} s'
+	if seconds < 3600:
+		return f'{seconds // 60} min {seconds % 60:02d} s'
+	return f'{seconds // 3600} h {seconds // 60 % 60:02d} min'
+
+def _clock(seconds: float) -> str:
+	seconds = int(seconds)
+	return f'{seconds // 60}:{seconds % 60:02d}'
+
+class Printer:
+	"""Normal lines on @stdout and @stderr, and, when @stdout is a
+	terminal, one status line under them."""
+
+	def __init__(self, stdout: TextIO, stderr: Optional[TextIO]=None,
+		     tty: Optional[bool]=None, width: Callable[[], int]=lambda: 0) -> None:
+		self._stdout = stdout
+		self.live = stdout.isatty() if tty is None else tty
+		self._width = width
+		self._lock = threading.RLock()
+		self._status = ''
+		self._shown = False
+		self._line_start = True
+		self.stdout = _Stream(self, stdout)
+		self.stderr = _Stream(self, stderr or stdout)
+
+	def write(self, text: str, stream: TextIO) -> int:
+		with self._lock:
+			if text:
+				self._erase()
+				stream.write(text)
+				self._line_start = text.endswith('\n')
+				if stream is not self._stdout:
+					stream.flush()
+				self._draw()
+		return len(text)
+
+	def status(self, text: str) -> None:
+		"""Shows @text as the status line ('' for none), on a terminal."""
+		with self._lock:
+			if not self.live or text == self._status:
+				return
+			self._status = text
+			self._erase()
+			self._draw()
+
+	def close(self) -> None:
+		"""Clears the status line."""
+		self.status('')
+
+	def _erase(self) -> None:
+		if self._shown:
+			self._stdout.write(CLEAR_LINE)
+			self._shown = False
+
+	def _draw(self) -> None:
+		if self.live and self._status and self._line_start:
+			width = self._width() or shutil.get_terminal_size().columns
+			self._stdout.write(self._status[:max(width - 1, 1)])
+			self._shown = True
+		self._stdout.flush()
+
+class _Stream:
+	"""sys.stdout or sys.stderr, written through the Printer."""
+
+	def __init__(self, printer: Printer, stream: TextIO) -> None:
+		self._printer = printer
+		self._stream = stream
+
+	def write(self, text: str) -> int:
+		return self._printer.write(text, self._stream)
+
+	def flush(self) -> None:
+		self._stream.flush()
+
+	def __getattr__(self, name: str) -> Any:
+		return getattr(self._stream, name)
+
+@dataclass
+class _Build:
+	label: str
+	build_dir: str
+	log: str
+	start: float      # on the clock
+	since_ns: int     # wall clock, to compare with mtimes
+	objects: int = 0
+	making: bool = False
+
+def count_objects(build_dir: str, since_ns: int) -> int:
+	"""The .o files under @build_dir written at or after @since_ns."""
+	count = 0
+	for root, _, files in os.walk(build_dir):
+		for name in files:
+			if name.endswith('.o'):
+				try:
+					if os.stat(os.path.join(root, name)).st_mtime_ns >= since_ns:
+						count += 1
+				except OSError:
+					pass  # removed while we looked
+	return count
+
+def _make_started(log: str) -> bool:
+	try:
+		with open(log, errors='replace') as f:
+			return MAKE_STARTED in f.read()
+	except OSError:
+		return False
+
+class Eta:
+	"""The time a run of @total steps has left, from the steps done so
+	far: the mean of the steps done times the steps left.  The first
+	step (the start of a bisect, the baseline of mutants) builds more
+	than the others, so once another step is done it no longer counts."""
+
+	def __init__(self, total: int) -> None:
+		self.total = total
+		self._done: List[float] = []
+
+	def done(self, elapsed: float) -> None:
+		self._done.append(elapsed)
+
+	def skip(self) -> None:
+		"""A step that will not run after all (a mutant that does not apply)."""
+		self.total -= 1
+
+	def left(self) -> Optional[float]:
+		if not self._done or len(self._done) >= self.total:
+			return None
+		counted = self._done[1:] or self._done
+		return sum(counted) / len(counted) * (self.total - len(self._done))
+
+	def text(self) -> str:
+		"""'about 3 min 20 s left', or '' at the end."""
+		left = self.left()
+		return '' if left is None else f'about {duration(left)} left'
+
+class Progress:
+	"""What runs, on the status line of @printer (none: plain lines on
+	the sys.stdout of the moment, as when nothing installed a Printer)."""
+
+	def __init__(self, printer: Optional[Printer]=None,
+		     clock: Callable[[], float]=time.monotonic,
+		     wall_ns: Callable[[], int]=time.time_ns) -> None:
+		self._printer = printer
+		self._clock = clock
+		self._wall_ns = wall_ns
+		self._lock = threading.RLock()
+		self._builds: Dict[str, _Build] = {}
+		self._boots: Dict[str, float] = {}    # booting: config -> start
+		self._booted: List[str] = []          # "config: status"
+		self._task = ''
+		self._eta = ''
+
+	@property
+	def live(self) -> bool:
+		return self._printer is not None and self._printer.live
+
+	def line(self, text: str) -> None:
+		"""A normal line, in one write: boots end in threads of their own."""
+		with self._lock:
+			(self._printer.stdout if self._printer else sys.stdout).write(text + '\n')
+
+	def task(self, text: str, eta: str='') -> None:
+		"""What the builds and boots are for, e.g. 'step 3/10 0003-foo',
+		and the time left; '' when it is done."""
+		with self._lock:
+			self._task, self._eta = text, eta
+			self._show()
+
+	def build_started(self, label: str, build_dir: str, log: str) -> None:
+		with self._lock:
+			self._builds[label] = _Build(label, build_dir, log, self._clock(),
+						     self._wall_ns() - MTIME_SLACK_NS)
+			self._show()
+
+	def build_ended(self, label: str) -> int:
+		"""Stops showing the build; returns the objects it wrote."""
+		with self._lock:
+			build = self._builds.pop(label)
+			self._show()
+		return count_objects(build.build_dir, build.since_ns)
+
+	def boots_started(self, names: List[str]) -> None:
+		with self._lock:
+			self._boots = {name: self._clock() for name in names}
+			self._booted = []
+			self._show()
+
+	def boot_ended(self, name: str, status: str, elapsed: float, quiet: bool=False) -> None:
+		"""A line for the boot unless @quiet (a step of bisect or mutants,
+		which has a line of its own), and its status on the status line."""
+		with self._lock:
+			self._boots.pop(name, None)
+			self._booted.append(f'{name}: {status}')
+			if not quiet:
+				self.line(f'boot {name}: {status} ({elapsed:.1f} s)')
+			self._show()
+
+	def poll(self) -> None:
+		"""Reads how far each build got, and shows it: on a terminal only."""
+		if not self.live:
+			return
+		with self._lock:
+			builds = list(self._builds.values())
+		for build in builds:
+			build.making = build.making or _make_started(build.log)
+			if build.making:
+				build.objects = count_objects(build.build_dir, build.since_ns)
+		with self._lock:
+			self._show()
+
+	def status(self) -> str:
+		"""The status line: the task, each build, the boots, the time left."""
+		now = self._clock()
+		parts = [self._task] if self._task else []
+		for build in self._builds.values():
+			what = f'{build.objects} objects' if build.making else 'configuring'
+			parts.append(f'building {build.label}: {what}, {_clock(now - build.start)}')
+		if self._boots:
+			start = min(self._boots.values())
+			parts.append(f'booting {", ".join(self._boots)} {_clock(now - start)}' +
+				     (f' ({", ".join(self._booted)})' if self._booted else ''))
+		if self._eta:
+			parts.append(self._eta)
+		return ' | '.join(parts)
+
+	def boots_ended(self) -> None:
+		with self._lock:
+			self._boots, self._booted = {}, []
+			self._show()
+
+	def _show(self) -> None:
+		if self._printer is not None:
+			self._printer.status(self.status())
+
+_plain = Progress()
+_current: Optional[Progress] = None
+
+def get() -> Progress:
+	"""The Progress that installed() made, else one of plain lines."""
+	return _current or _plain
+
+@contextlib.contextmanager
+def installed(clock: Callable[[], float]=time.monotonic) -> Iterator[Progress]:
+	"""Puts a Printer on sys.stdout and sys.stderr, and a Progress on it,
+	for the time of the block; clears the status line at its end."""
+	global _current
+	saved = (sys.stdout, sys.stderr, _current)
+	printer = Printer(sys.stdout, sys.stderr)
+	_current = Progress(printer, clock)
+	sys.stdout, sys.stderr = printer.stdout, printer.stderr  # type: ignore[assignment]
+	try:
+		yield _current
+	finally:
+		printer.close()
+		sys.stdout, sys.stderr, _current = saved
