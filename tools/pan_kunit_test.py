@@ -494,6 +494,14 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.TIMEOUT)
 		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.TIMEOUT)
 
+	def test_crashed_leaf_is_a_crash(self) -> None:
+		# Whatever kunit.py's exit status and the other leaves say.
+		self.assertEqual(self.classify('panic', 'panic', 0), results.CRASH)
+		kunit = self.kunit('fail')
+		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
+		self.assertEqual(results.classify(kunit, self.console('fail'),
+						  results.Outcome(1, False, 1.0), 300), results.CRASH)
+
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
 			'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
