@@ -22,7 +22,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, check, cli, configs, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import Error, check, cli, configs, ktap, lkdtm, packages, results, runner, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,8 +43,35 @@ USER_GIT_ENV = {
 module_tmpdir = ''
 tarball = ''
 
+# What console/fail_two.log fails, and how run prints it.
+FIELD_PARAM_FAILED = ('arm64_cpufeature_field.cpuid_feature_extract_signed_field_every_position'
+		      '[bits [7:4]]')
+MATCH_CASE_FAILED = 'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu'
+MATCH_CASE_LOG = [
+	'# has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_match_test.c:416',
+	'Expected cpus_have_cap(ARM64_HAS_PAN) to be true, but is false']
+# The KUNIT_FAIL() message and KUNIT_EXPECT_EQ_MSG()'s are printed unindented.
+FAILED_BLOCK_6_1 = [
+	'    [FAILED] ' + FIELD_PARAM_FAILED,
+	'        # cpuid_feature_extract_signed_field_every_position: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_field_test.c:91',
+	'        cpuid_feature_extract_signed_field(0x0000000000000080, field 4, width 4) = 8, '
+	'expected -8',
+	'        # cpuid_feature_extract_signed_field_every_position: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_field_test.c:99',
+	'        Expected c->mismatches == 0U, but',
+	'            c->mismatches == 1',
+	'            0U == 0',
+	'        1 of 32 extractions were wrong',
+	'    [FAILED] ' + MATCH_CASE_FAILED] + ['        ' + line for line in MATCH_CASE_LOG]
+
 def test_data_path(*parts: str) -> str:
 	return os.path.join(TEST_DATA, *parts)
+
+def kunit_tool(kernel: str) -> str:
+	"""A copy of that kernel's kunit_parser.py and kunit_printer.py."""
+	return test_data_path('kunit_tool', kernel)
 
 def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 	return None if '__pycache__' in info.name else info
@@ -559,6 +586,64 @@ class ResultsTest(unittest.TestCase):
 			'name': 'a_pass', 'cpu': 'cortex-a57', 'qemu_config': '/r/qemu_configs/a_pass.py',
 			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
 			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
+
+class KtapTest(unittest.TestCase):
+	"""Consoles parsed with the kunit_parser of 6.1 and of 6.12."""
+
+	def parse(self, console: str, kernel: str) -> Tuple[List[ktap.Case], str]:
+		return ktap.parse(read(test_data_path('console', console + '.log')), kunit_tool(kernel))
+
+	def test_failed_cases_of_every_suite(self) -> None:
+		# 6.1 prints "ok N name"; later kernels "ok N - name", with SKIP on
+		# a parameter's own line.
+		for kernel, console in (('6.1', 'fail_two'), ('6.12', 'fail_two_6.12')):
+			with self.subTest(kernel=kernel):
+				cases, printed = self.parse(console, kernel)
+				failed = [c for c in cases if c.failed()]
+				self.assertEqual([(c.name(), c.status) for c in failed],
+						 [(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
+				self.assertEqual(failed[0].path, [
+					'arm64_cpufeature_field',
+					'cpuid_feature_extract_signed_field_every_position', 'bits [7:4]'])
+				self.assertEqual(failed[0].log[0], FAILED_BLOCK_6_1[1].strip())
+				self.assertEqual(failed[0].log[-1], '1 of 32 extractions were wrong')
+				self.assertEqual(failed[1].log, MATCH_CASE_LOG)
+				self.assertIn('[FAILED] bits [7:4]', printed)
+				self.assertEqual(len(cases), 7)
+		statuses = {c.name(): c.status for c in self.parse('fail_two_6.12', '6.12')[0]}
+		self.assertEqual(statuses['arm64_cpufeature_field.cpuid_feature_extract_signed_field'
+					  '_every_position[bits [63:60]]'], 'SKIP')
+
+	def test_crashed_case_and_no_ktap(self) -> None:
+		cases, _ = self.parse('panic', '6.1')
+		(crashed,) = [c for c in cases if c.failed()]
+		self.assertEqual((crashed.name(), crashed.status),
+				 ('arm64_cpufeature_match.(unnamed)', 'ERROR'))
+		self.assertEqual(crashed.log[-1],
+				 '---[ end Kernel panic - not syncing: Oops: Fatal exception ]---')
+		self.assertEqual([(c.name(), c.status, c.log) for c in self.parse('fail', '6.1')[0]], [
+			('arm64_cpufeature_match.feature_matches_thresholds', 'PASS', []),
+			(MATCH_CASE_FAILED, 'FAIL', [MATCH_CASE_LOG[0].replace(':416', ':393'),
+						     MATCH_CASE_LOG[1]])])
+		cases, printed = self.parse('no_ktap', '6.1')
+		self.assertEqual(cases, [])
+		self.assertIn('could not find any KTAP output', printed)
+
+	def test_the_trees_own_parser_is_loaded_and_left_behind(self) -> None:
+		stand_in = mock.Mock()
+		with mock.patch.dict(sys.modules, {'kunit_parser': stand_in}):
+			for kernel in ('6.1', '6.12'):
+				parser = ktap.load_parser(kunit_tool(kernel))
+				self.assertEqual(parser.__file__,
+						 os.path.join(kunit_tool(kernel), 'kunit_parser.py'))
+			self.assertIs(sys.modules['kunit_parser'], stand_in)
+			self.assertNotIn('kunit_printer', sys.modules)
+		self.assertNotIn(kunit_tool('6.1'), sys.path)
+		for kernel in ('6.1', '6.12'):
+			self.assertFalse(os.path.exists(os.path.join(kunit_tool(kernel), '__pycache__')))
+		with tempfile.TemporaryDirectory() as tmp, \
+		     self.assertRaisesRegex(Error, f'cannot load kunit_parser from {tmp}: '):
+			ktap.load_parser(tmp)
 
 class FakeKunitTestCase(TempDirTestCase):
 	"""The commands that build and boot, end to end, with the fake
