@@ -718,6 +718,37 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
 		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
 
+	def test_stale_results_are_never_read(self) -> None:
+		"""A boot's result comes only from files that boot wrote."""
+		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')
+		exec_log = os.path.join(self.tree, '.pan-kunit', 'logs', 'exec-pass_pan.log')
+		report = os.path.join(self.tmp, 'report.json')
+		self.assertEqual(self.run_cli('--config', 'pass_pan')[0], 0)
+		self.assertTrue(os.path.exists(os.path.join(exec_dir, 'test.log')))
+		# QEMU does not start: no console, no JSON; the last boot's are not this one's.
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'noboot\n')
+		status, output = self.run_cli('--config', 'pass_pan', '--json', report)
+		self.assertEqual(status, 1, output)
+		self.assertIn('pass_pan: crash\n--- kunit.py exec: last 40 lines', output)
+		self.assertIn('unable to find CPU model', output)
+		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+		(record,) = json.loads(read(report))['configs']
+		self.assertIsNone(record['kunit'])
+		for name in ('test.log', 'kunit.json'):
+			self.assertFalse(os.path.exists(os.path.join(exec_dir, name)), name)
+		# A build that fails leaves no result of the boot before it to read.
+		os.unlink(os.path.join(self.repo, 'kunit', 'fake_mode'))
+		self.assertEqual(self.run_cli('--config', 'pass_pan')[0], 0)
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'builderror\n')
+		status, output = self.run_cli('--config', 'pass_pan', '--json', report)
+		self.assertEqual(status, 1, output)
+		self.assertRegex(output, r'\nstatus +build_error\n')
+		(record,) = json.loads(read(report))['configs']
+		self.assertEqual((record['status'], record['kunit'], record['elapsed']),
+				 ('build_error', None, None))
+		self.assertEqual(sorted(os.listdir(exec_dir)), ['arch', 'vmlinux'])
+		self.assertFalse(os.path.exists(exec_log))
+
 	def test_crash_prints_the_console(self) -> None:
 		status, output = self.run_cli('--config', 'crash_pan')
 		self.assertEqual(status, 1, output)
@@ -790,6 +821,13 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(data['steps'][2]['kunitconfig_left_out'], [])
 		self.assertEqual(data['steps'][2]['configs'][0]['kunit']['name'], 'KUnit Test Group')
 		wt = self.worktree()
+		# Each step's logs and boots in a directory of its own, named.
+		for step in data['steps']:
+			logs = os.path.join(wt, '.pan-kunit', 'bisect', f'step-{step["step"]:02d}')
+			self.assertEqual(step['logs'], logs)
+			self.assertRegex(output, f'step {step["step"]}/2 .*; logs: {logs}\\)\n')
+			self.assertTrue(os.path.isfile(os.path.join(logs, 'exec', 'skip_nopan', 'test.log')))
+			self.assertTrue(os.path.isfile(os.path.join(logs, 'logs', 'exec-pass_pan.log')))
 		log = subprocess.run(['git', '-C', wt, 'log', '--format=%s', '-3'], check=True,
 				     text=True, stdout=subprocess.PIPE).stdout.splitlines()
 		self.assertEqual(log[2], check.SUITES_FIRST_SUBJECT)
@@ -816,6 +854,12 @@ class BisectTest(CheckTestCase):
 			      '--config=skip_nopan --step=2', output)
 		# Step 3 still fails, but what failed at step 2 is no regression.
 		self.assertRegex(output, r'\n3 +0003-\S+ +- +2/2/0 +ok \(fail\)\n')
+		# Every step kept its own console: step 1's passed, step 2's failed.
+		steps = os.path.join(self.worktree(), '.pan-kunit', 'bisect')
+		self.assertEqual(read(os.path.join(steps, 'step-01', 'exec', 'pass_pan', 'test.log')),
+				 read(test_data_path('console', 'pass.log')))
+		self.assertEqual(read(os.path.join(steps, 'step-02', 'exec', 'pass_pan', 'test.log')),
+				 read(test_data_path('console', 'fail.log')))
 		self.assertEqual(self.user_state(), before)
 		self.assertIn('/* my uncommitted edit */', read(cpufeature))
 		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
@@ -883,10 +927,20 @@ class BisectTest(CheckTestCase):
 					   '0002-arm64-cpufeature-match-with-greater-than.patch'))
 		write(os.path.join(series, '0001-break-the-build.patch'),
 		      text.replace('+fail', '+builderror'))
-		status, output = self.run_cli('bisect', series)
+		report = os.path.join(self.tmp, 'bisect.json')
+		status, output = self.run_cli('bisect', series, '--json', report)
 		self.assertEqual(status, 1, output)
 		self.assertIn('BUILD FAILED: pass_pan, skip_nopan', output)
 		self.assertIn("error: expected ';' before '}' token", output)
+		# The step that did not build has no boot to read, and not the step 0's.
+		step_1 = json.loads(read(report))['steps'][1]
+		for record in step_1['configs']:
+			self.assertEqual((record['status'], record['kunit']), ('build_error', None))
+		self.assertFalse(os.path.exists(os.path.join(step_1['logs'], 'exec', 'pass_pan',
+							     'test.log')))
+		self.assertIn("error: expected ';' before '}' token",
+			      read(os.path.join(step_1['logs'], 'logs',
+						os.listdir(os.path.join(step_1['logs'], 'logs'))[0])))
 
 class MutantsTest(CheckTestCase):
 
@@ -920,8 +974,20 @@ class MutantsTest(CheckTestCase):
 		self.assertRegex(output, r'\nsurvived +arm64_cpufeature_match +survived +no case of '
 				 r'arm64_cpufeature_match failed\n')
 		self.assertIn('mutants: 2 killed, 2 survived, 1 pending, 1 does not apply', output)
-		# Each mutant was applied alone, and the worktree is clean again.
+		# Each mutant's logs and boots, and the baseline's, in a directory of their own.
 		wt = self.worktree()
+		self.assertIn(f'baseline (the prepared tree): ok (0.', output)
+		self.assertIn(f'; logs: {wt}/.pan-kunit/baseline)\n', output)
+		self.assertEqual(json.loads(read(report))['baseline']['logs'],
+				 os.path.join(wt, '.pan-kunit', 'baseline'))
+		for name in ('crash', 'killed', 'survived'):
+			logs = os.path.join(wt, '.pan-kunit', 'mutants', name)
+			self.assertEqual(verdicts[name]['logs'], logs)
+			self.assertRegex(output, f'mutant [0-9]/6 {name}: .*; logs: {logs}\\)\n')
+		self.assertIn('Kernel panic', read(os.path.join(wt, '.pan-kunit', 'mutants', 'crash',
+							       'exec', 'pass_pan', 'test.log')))
+		self.assertEqual((verdicts['stale']['logs'], verdicts['pending']['logs']), (None, None))
+		# Each mutant was applied alone, and the worktree is clean again.
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],
 						check=True, text=True, stdout=subprocess.PIPE).stdout, '')
 		self.assertFalse(os.path.exists(os.path.join(wt, 'fake_mode')))

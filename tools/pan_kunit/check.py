@@ -241,6 +241,7 @@ class Step:
 	configs: List[results.ConfigResult] = field(default_factory=list)
 	regressions: List[str] = field(default_factory=list)
 	elapsed: float = 0.0
+	logs: str = ''           # its builds' logs and its boots' files (runner.Outputs)
 
 	def build_failed(self) -> List[str]:
 		return [r.name for r in self.configs if r.status == results.BUILD_ERROR]
@@ -267,7 +268,7 @@ class Step:
 			'commit': self.commit, 'bad': self.bad(), 'verdict': self.verdict(),
 			'kunitconfig_left_out': self.left_out,
 			'regressions': self.regressions, 'elapsed': round(self.elapsed, 1),
-			'configs': [r.to_json() for r in self.configs]}
+			'logs': self.logs, 'configs': [r.to_json() for r in self.configs]}
 
 @dataclass
 class Bisect:
@@ -279,14 +280,28 @@ class Bisect:
 	# The kunitconfig of a step that has no .kunitconfig of its own.
 	kunitconfig: Optional[bytes] = None
 
-	def run_step(self, worktree: str, step: Step) -> None:
+	def run_step(self, worktree: str, step: Step, logs: str) -> None:
+		"""Builds and boots the worktree as it is, with its logs and boots
+		in @logs, which holds nothing of an earlier step or check."""
 		start = time.monotonic()
 		step.commit = tree.head(worktree)
 		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
+		shutil.rmtree(logs, ignore_errors=True)
+		step.logs = logs
 		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
 					  self.matrix, self.timeout, self.jobs,
-					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True)
+					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
+					  outputs=runner.Outputs(logs))
 		step.elapsed = time.monotonic() - start
+
+def step_logs(worktree: str, number: int) -> str:
+	return runner.state(worktree, 'bisect', f'step-{number:02d}')
+
+def baseline_logs(worktree: str) -> str:
+	return runner.state(worktree, 'baseline')
+
+def mutant_logs(worktree: str, mutant: 'Mutant') -> str:
+	return runner.state(worktree, 'mutants', mutant.name)
 
 def start_with_suites(worktree: str, base: str, sources: Sources) -> None:
 	"""The start of a check of patches/: the Debian base plus the suites'
@@ -312,7 +327,8 @@ def apply(worktree: str, patch: Patch) -> Optional[str]:
 
 def print_step(step: Step, total: int) -> None:
 	name = step.patch.name if step.patch else 'start'
-	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)')
+	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s; '
+	      f'logs: {step.logs})')
 	if step.left_out:
 		print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
 	for line in step.regressions[:MAX_CASES * 4]:
@@ -356,7 +372,7 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 		if only is not None and number < only:
 			continue
 		step = Step(number, patch)
-		check.run_step(wt, step)
+		check.run_step(wt, step, step_logs(wt, number))
 		if steps:
 			step.regressions = regressions(steps[-1].configs, step.configs)
 		steps.append(step)
@@ -386,6 +402,7 @@ class Mutant:
 	detail: str = ''
 	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
 	elapsed: float = 0.0
+	logs: Optional[str] = None   # when it was built: as Step.logs
 
 	def ok(self) -> bool:
 		return self.verdict in (KILLED, PENDING)
@@ -393,7 +410,8 @@ class Mutant:
 	def to_json(self) -> results.JsonObj:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
 			'must_fail': self.must_fail, 'verdict': self.verdict, 'detail': self.detail,
-			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1)}
+			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1),
+			'logs': self.logs}
 
 def load_mutant(path: str) -> Mutant:
 	headers: Dict[str, str] = {}
@@ -460,8 +478,9 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	mutant applied alone on it.  Returns the baseline."""
 	wt = worktree(check.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
-	check.run_step(wt, baseline)
-	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s)')
+	check.run_step(wt, baseline, baseline_logs(wt))
+	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
+	      f'logs: {baseline.logs})')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs if r.status != results.PASS]
 	if not_passing:
 		results.print_report(baseline.configs)
@@ -482,11 +501,13 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 				mutant.detail = result.stderr.strip()
 			else:
 				step = Step(number, None)
-				check.run_step(wt, step)
+				check.run_step(wt, step, mutant_logs(wt, mutant))
+				mutant.logs = step.logs
 				judge_mutant(mutant, step.configs, landed)
 		mutant.elapsed = time.monotonic() - start
+		logs = f'; logs: {mutant.logs}' if mutant.logs else ''
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
-		      f'({mutant.elapsed:.1f} s)')
+		      f'({mutant.elapsed:.1f} s{logs})')
 	reset(wt, tree.PREPARED_REF)
 	return baseline
 

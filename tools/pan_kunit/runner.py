@@ -100,11 +100,37 @@ def run_jobs(jobs: List[Job], watchdog: Optional[float]) -> None:
 def state(tree: str, *parts: str) -> str:
 	return os.path.join(tree, STATE_DIR, *parts)
 
-def _exec_dir(tree: str, config: QemuConfig) -> str:
-	return state(tree, 'exec', config.name)
+@dataclass
+class Outputs:
+	"""Where a run of the matrix keeps its logs and each boot's files:
+	ROOT/logs/build-KEY.log, ROOT/logs/exec-CONFIG.log, and ROOT/exec/CONFIG,
+	kunit.py exec's --build_dir (links to the kernel, BOOT_FILES).  `run`'s
+	root is the tree's .pan-kunit; each bisect step and mutant has its own."""
+	root: str
 
-def _exec_log(tree: str, config: QemuConfig) -> str:
-	return state(tree, 'logs', f'exec-{config.name}.log')
+	def build_log(self, key: str) -> str:
+		return os.path.join(self.root, 'logs', f'build-{key}.log')
+
+	def exec_log(self, config: QemuConfig) -> str:
+		return os.path.join(self.root, 'logs', f'exec-{config.name}.log')
+
+	def exec_dir(self, config: QemuConfig) -> str:
+		return os.path.join(self.root, 'exec', config.name)
+
+# What a boot writes into its exec dir: kunit_tool's console and JSON.
+CONSOLE = 'test.log'
+KUNIT_JSON = 'kunit.json'
+BOOT_FILES = (CONSOLE, KUNIT_JSON)
+
+def clear_boot(exec_dir: str, exec_log: Optional[str]=None) -> None:
+	"""Removes what an earlier boot left in @exec_dir (and @exec_log).
+	The rule: a boot's result is read only from files that boot wrote, so
+	a boot that writes no console or JSON, or a config that does not build,
+	never reports an earlier boot's result."""
+	stale = [os.path.join(exec_dir, name) for name in BOOT_FILES]
+	for path in stale + ([exec_log] if exec_log else []):
+		if os.path.lexists(path):
+			os.unlink(path)
 
 def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
 	      config: QemuConfig) -> List[str]:
@@ -133,9 +159,11 @@ class Build:
 		return state(tree, 'build', self.key)
 
 def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
-	      quiet: bool=False) -> Dict[str, bool]:
+	      quiet: bool=False, outputs: Optional[Outputs]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
-	walking the tree on one CPU) and returns whether each succeeded, by key."""
+	walking the tree on one CPU) and returns whether each succeeded, by key.
+	The logs go into @outputs (default: the tree's .pan-kunit)."""
+	outputs = outputs or Outputs(state(tree))
 	options, env = ccache_options(tree)
 	build_jobs = []
 	for b in builds:
@@ -143,7 +171,7 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 		job = Job(f'build {b.key}',
 			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0]) +
 			  ['--jobs', str(jobs)] + options,
-			  state(tree, 'logs', f'build-{b.key}.log'), env)
+			  outputs.build_log(b.key), env)
 		if not quiet:
 			names = ', '.join(c.name for c in b.group)
 			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
@@ -177,33 +205,35 @@ def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 		if os.path.lexists(link):
 			os.unlink(link)
 		os.symlink(os.path.join(build_dir, path), link)
-	for stale in ('test.log', 'kunit.json'):
-		if os.path.exists(os.path.join(exec_dir, stale)):
-			os.unlink(os.path.join(exec_dir, stale))
+	clear_boot(exec_dir)
 
-def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
+def _exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: str,
 	      kunitconfig: str, timeout: int) -> Job:
 	"""A kunit.py exec in a directory of the config's own."""
-	exec_dir = _exec_dir(tree, config)
+	exec_dir = outputs.exec_dir(config)
 	link_kernel(exec_dir, build_dir, config)
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
 	# to stdout" and the word after it as the filter_glob.
 	cmd = kunit_cmd(kunit_dir, 'exec', exec_dir, kunitconfig, config) + [
-		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')]
-	return Job(config.name, cmd, _exec_log(tree, config))
+		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, KUNIT_JSON)]
+	return Job(config.name, cmd, outputs.exec_log(config))
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None,
-	quiet: bool=False) -> List[results.ConfigResult]:
+	quiet: bool=False, outputs: Optional[Outputs]=None) -> List[results.ConfigResult]:
 	"""Builds every kconfig group, with @kunitconfig (default: the
-	tree's), then boots every config that built."""
+	tree's), then boots every config that built.  Logs and boots go into
+	@outputs (default: the tree's .pan-kunit)."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
+	outputs = outputs or Outputs(state(tree))
 	builds = [Build(key, group, kunitconfig)
 		  for key, group in group_by_kconfig(configs).items()]
 	build_dirs = {c.name: b.build_dir(tree) for b in builds for c in b.group}
-	ok = build_all(tree, kunit_dir, builds, jobs, quiet)
+	for config in configs:
+		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
+	ok = build_all(tree, kunit_dir, builds, jobs, quiet, outputs)
 	built = [c for b in builds if ok[b.key] for c in b.group]
-	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], kunitconfig,
+	exec_jobs = {c.name: _exec_job(outputs, kunit_dir, c, build_dirs[c.name], kunitconfig,
 				       timeout)
 		     for c in built}
 	if exec_jobs:
@@ -213,20 +243,22 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	collected = []
 	for config in configs:
 		job = exec_jobs.get(config.name)
-		collected.append(_collect(config, build_dirs[config.name],
-					  _exec_dir(tree, config), _exec_log(tree, config),
+		collected.append(_collect(config, build_dirs[config.name], outputs,
 					  job.outcome if job else None, timeout))
 	return collected
 
-def _collect(config: QemuConfig, build_dir: str, exec_dir: str, exec_log: str,
+def _collect(config: QemuConfig, build_dir: str, outputs: Outputs,
 	     outcome: Optional[results.Outcome], timeout: int) -> results.ConfigResult:
-	console_log = os.path.join(exec_dir, 'test.log')
+	"""The result of the config's boot (None: not built), read from the
+	files it wrote."""
+	exec_dir = outputs.exec_dir(config)
+	console_log = os.path.join(exec_dir, CONSOLE)
 	kunit: Optional[results.JsonObj] = None
 	console: Optional[str] = None
 	if outcome is None:
 		status = results.BUILD_ERROR
 	else:
-		kunit = results.read_json(os.path.join(exec_dir, 'kunit.json'))
+		kunit = results.read_json(os.path.join(exec_dir, KUNIT_JSON))
 		console = results.read_text(console_log)
 		status = results.classify(kunit, console, outcome, timeout)
 	return results.ConfigResult(
@@ -234,4 +266,4 @@ def _collect(config: QemuConfig, build_dir: str, exec_dir: str, exec_log: str,
 		build_dir=build_dir, status=status,
 		elapsed=None if outcome is None else round(outcome.elapsed, 1),
 		skip_reasons=results.skip_reasons(console or ''), kunit=kunit,
-		console_log=console_log, exec_log=exec_log)
+		console_log=console_log, exec_log=outputs.exec_log(config))

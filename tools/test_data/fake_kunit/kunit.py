@@ -13,6 +13,7 @@
 #   crash       exec: a kernel panic in the middle of a suite (exit 1)
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
+#   noboot      exec: QEMU does not start; writes no test.log, no JSON (exit 1)
 #   builderror  build: fails
 # Any other mode builds and passes.  A file fake_mode at the top of the
 # tree, holding a mode, overrides the config's.  build copies the
@@ -79,6 +80,10 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 		trace('exec', mode_config(args), start, '-', qemu.pid)
 		while True:
 			time.sleep(600)
+	if mode == 'noboot':
+		print('qemu-system-aarch64: -cpu nosuch: unable to find CPU model', file=sys.stderr)
+		trace('exec', mode_config(args), start, time.time(), '-')
+		return 1
 	console, result, status = OUTPUTS.get(mode, OUTPUTS['pass'])
 	if mode in ('pass', 'skip'):
 		time.sleep(float(os.environ.get('FAKE_KUNIT_EXEC_SECONDS', '0')))
