@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tarfile
@@ -65,6 +66,7 @@ FAILED_BLOCK_6_1 = [
 	'            0U == 0',
 	'        1 of 32 extractions were wrong',
 	'    [FAILED] ' + MATCH_CASE_FAILED] + ['        ' + line for line in MATCH_CASE_LOG]
+COMMIT = 'c0ffee' * 6 + 'c0ff'
 
 def test_data_path(*parts: str) -> str:
 	return os.path.join(TEST_DATA, *parts)
@@ -87,6 +89,9 @@ def setUpModule() -> None:
 		tar.add(test_data_path('fake_source', 'debian.gitignore'), arcname=top + '/.gitignore')
 		tar.add(test_data_path('fake_kunit'), arcname=top + '/tools/testing/kunit',
 			filter=_no_pycache)
+		for name in ('kunit_parser.py', 'kunit_printer.py'):
+			tar.add(test_data_path('kunit_tool', '6.1', name),
+				arcname=f'{top}/tools/testing/kunit/{name}')
 
 def tearDownModule() -> None:
 	shutil.rmtree(module_tmpdir)
@@ -545,13 +550,20 @@ class ResultsTest(unittest.TestCase):
 				'no narrow fields'})
 		self.assertEqual(results.skip_reasons(self.console('pass')), {})
 
-	def result(self, name: str, status: str, kunit: Optional[str]) -> results.ConfigResult:
+	def result(self, name: str, status: str, kunit: Optional[str], console: Optional[str]=None,
+		   kernel: str='6.1') -> results.ConfigResult:
+		"""A result as runner would collect it, its cases parsed from
+		console/CONSOLE.log with @kernel's kunit_parser."""
+		text = self.console(console) if console else ''
 		return results.ConfigResult(
 			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
 			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
 			elapsed=None if status == results.BUILD_ERROR else 12.34,
-			skip_reasons={}, kunit=self.kunit(kunit) if kunit else None,
-			console_log='/t/test.log', exec_log='/t/exec.log')
+			skip_reasons=results.skip_reasons(text),
+			kunit=self.kunit(kunit) if kunit else None,
+			console_log='/t/test.log', exec_log='/t/exec.log',
+			kernel=tree.Kernel('6.1.192', '6.1.192-3', COMMIT, 'pan-kunit'),
+			cases=ktap.parse(text, kunit_tool(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
 		result_list = [self.result('a_pass', results.PASS, 'pass'),
@@ -576,16 +588,91 @@ class ResultsTest(unittest.TestCase):
 			 'test_cases': [{'name': '', 'status': 'ERROR'}]}
 		self.assertEqual(list(results.suite_counts(kunit)), [results.UNNAMED])
 
-	def test_json_report(self) -> None:
-		result = self.result('a_pass', results.PASS, 'pass')
-		result.skip_reasons = {'s.c': 'why'}
+	def test_json_record_is_kunit_tool_json_filled_in(self) -> None:
+		result = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two')
+		result.kconfig = 'CONFIG_A=y\nCONFIG_B=y'
 		report = json.loads(json.dumps(results.report('/t', 'f00', [result])))
-		self.assertEqual(report['tree'], '/t')
-		self.assertEqual(report['head'], 'f00')
-		self.assertEqual(report['configs'], [{
-			'name': 'a_pass', 'cpu': 'cortex-a57', 'qemu_config': '/r/qemu_configs/a_pass.py',
-			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
-			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
+		self.assertEqual((report['tree'], report['head']), ('/t', 'f00'))
+		(record,) = report['configs']
+		kunit = self.kunit('fail_two')
+		common = {'arch': 'arm64', 'defconfig': 'a_fail',
+			  'build_environment': '/t/.pan-kunit/build/0123456789ab',
+			  'lab_name': socket.gethostname(), 'kernel': '6.1.192', 'job': None,
+			  'git_branch': 'pan-kunit', 'git_commit': COMMIT}
+		# kunit_tool's nesting, with real values on every group.
+		def shape(group: results.JsonObj) -> Any:
+			return (group['name'], [shape(g) for g in group['sub_groups']],
+				group['test_cases'])
+		self.assertEqual(shape(record)[1:], shape(kunit)[1:])
+		self.assertEqual(record['name'], 'a_fail')
+		groups = [record] + record['sub_groups'] + record['sub_groups'][0]['sub_groups']
+		self.assertEqual(len(groups), 4)
+		for group in groups:
+			self.assertEqual({k: group[k] for k in common}, common, group['name'])
+		self.assertNotIn('kselftest', json.dumps(record))
+		self.assertEqual({k: record[k] for k in ('status', 'cpu', 'qemu_config', 'kconfig',
+							 'debian_package', 'debian_version',
+							 'elapsed', 'skip_reasons')}, {
+			'status': 'fail', 'cpu': 'cortex-a57', 'qemu_config': '/r/qemu_configs/a_fail.py',
+			'kconfig': ['CONFIG_A=y', 'CONFIG_B=y'], 'debian_package': 'linux-source-6.1',
+			'debian_version': '6.1.192-3', 'elapsed': 12.34, 'skip_reasons': {
+				'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
+				'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n'}})
+		self.assertEqual([(f['name'], f['status']) for f in record['failures']], [
+			(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
+		self.assertEqual(record['failures'][1]['log'], MATCH_CASE_LOG)
+		# A config that did not build is a group too, with no tests.
+		broken = self.result('b_broken', results.BUILD_ERROR, None).to_json()
+		self.assertEqual((broken['name'], broken['sub_groups'], broken['test_cases'],
+				  broken['status'], broken['kernel']),
+				 ('b_broken', [], [], 'build_error', '6.1.192'))
+
+	def report(self, result_list: List[results.ConfigResult]) -> List[str]:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			results.print_report(result_list)
+		return out.getvalue().splitlines()
+
+	def test_every_failed_case_is_named_before_the_table(self) -> None:
+		# The failing parameter is in the first suite, not the last.
+		lines = self.report([self.result('a_fail', results.FAIL, 'fail_two', 'fail_two'),
+				     self.result('b_fail', results.FAIL, 'fail_two', 'fail_two_6.12',
+						 kernel='6.12'),
+				     self.result('c_pass', results.PASS, 'pass', 'pass')])
+		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
+		for config in ('a_fail', 'b_fail'):
+			start = lines.index(f'{config}: fail')
+			self.assertLess(start, table)
+			got = lines[start + 1:start + 1 + len(FAILED_BLOCK_6_1)]
+			if config == 'a_fail':
+				self.assertEqual(got, FAILED_BLOCK_6_1)
+			else:
+				# 6.12 prints the values in hex too.
+				self.assertEqual(got[:5] + got[7:], FAILED_BLOCK_6_1[:5] + FAILED_BLOCK_6_1[7:])
+				self.assertEqual(got[5:7], ['            c->mismatches == 1 (0x1)',
+							    '            0U == 0 (0x0)'])
+		self.assertNotIn('c_pass: pass', lines)
+		# A failed config's console tail is not needed: its cases say why.
+		self.assertFalse([l for l in lines if l.startswith('--- ')], lines)
+
+	def test_crashed_case_and_its_files(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			result = self.result('c_panic', results.CRASH, 'panic', 'panic')
+			result.console_log = os.path.join(tmp, 'test.log')
+			result.parsed_log = os.path.join(tmp, 'parsed.log')
+			result.record = os.path.join(tmp, 'results.json')
+			shutil.copy(test_data_path('console', 'panic.log'), result.console_log)
+			lines = self.report([result])
+		start = lines.index('c_panic: crash')
+		self.assertEqual(lines[start + 1:start + 3], [
+			'    [CRASHED] arm64_cpufeature_match.(unnamed)',
+			'        Unable to handle kernel paging request at virtual address 0000ffff8c6a1000'])
+		self.assertIn(f'--- console: last 40 lines of {result.console_log}', lines)
+		# The files of the boot that exist, named.
+		self.assertIn(f'    console: {result.console_log}', lines)
+		self.assertIn(f'    record: {result.record}', lines)
+		self.assertNotIn(f'    parsed by kunit_parser: {result.parsed_log}', lines)
+		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
 
 class KtapTest(unittest.TestCase):
 	"""Consoles parsed with the kunit_parser of 6.1 and of 6.12."""
@@ -703,10 +790,29 @@ class RunTest(FakeKunitTestCase):
 		pan, nopan = data['configs']
 		self.assertEqual((pan['name'], pan['status'], nopan['name'], nopan['status']),
 				 ('pass_pan', 'pass', 'skip_nopan', 'pass'))
-		self.assertEqual(pan['build_dir'], builds[0][2])
-		self.assertEqual(nopan['build_dir'], builds[0][2])
-		self.assertEqual(pan['kunit']['name'], 'KUnit Test Group')
+		self.assertEqual(pan['build_environment'], builds[0][2])
+		self.assertEqual(nopan['build_environment'], builds[0][2])
+		self.assertEqual([g['name'] for g in pan['sub_groups']],
+				 ['arm64_cpufeature_field', 'arm64_cpufeature_match'])
 		self.assertEqual(len(nopan['skip_reasons']), 2)
+		# The kernel that was built and where.
+		self.assertEqual({k: pan[k] for k in ('kernel', 'debian_version', 'git_branch',
+						      'git_commit', 'defconfig', 'cpu')},
+				 {'kernel': '6.1.192', 'debian_version': VERSION, 'git_branch': 'pan-kunit',
+				  'git_commit': tree.head(self.tree), 'defconfig': 'pass_pan',
+				  'cpu': 'max,pauth-impdef=on'})
+		self.assertIn('CONFIG_SERIAL_AMBA_PL011=y', pan['kconfig'])
+		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')
+		self.assertEqual(pan['files'], {
+			'console': os.path.join(exec_dir, 'test.log'),
+			'kunit_json': os.path.join(exec_dir, 'kunit.json'),
+			'parsed': os.path.join(exec_dir, 'parsed.log'),
+			'record': os.path.join(exec_dir, 'results.json'),
+			'exec_log': os.path.join(self.tree, '.pan-kunit', 'logs', 'exec-pass_pan.log'),
+			'build_log': os.path.join(self.tree, '.pan-kunit', 'logs',
+						  f'build-{os.path.basename(builds[0][2])}.log')})
+		self.assertEqual(json.loads(read(pan['files']['record'])), pan)
+		self.assertIn('Testing complete. Ran 9 tests: passed: 9', read(pan['files']['parsed']))
 		image = os.path.join(self.tree, '.pan-kunit', 'exec', 'skip_nopan', 'arch/arm64/boot/Image.gz')
 		self.assertEqual(os.readlink(image), os.path.join(builds[0][2], 'arch/arm64/boot/Image.gz'))
 		self.assertEqual(tree.changed_files(self.tree), [])
@@ -714,14 +820,36 @@ class RunTest(FakeKunitTestCase):
 	def test_fail(self) -> None:
 		status, output = self.run_cli('--config', 'fail_pan')
 		self.assertEqual(status, 1, output)
-		self.assertIn('fail_pan: fail', output)
-		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
+		self.assertIn('fail_pan: fail\n    [FAILED] ' + MATCH_CASE_FAILED + '\n        # '
+			      'has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at', output)
+		self.assertIn('        Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
 		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
+
+	def test_failed_cases_named_on_every_config(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
+		report = os.path.join(self.tmp, 'report.json')
+		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
+					      '--json', report)
+		self.assertEqual(status, 1, output)
+		table = output.index('\nsuite (passed/failed/skipped)')
+		for config in ('pass_pan', 'skip_nopan'):
+			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
+			self.assertIn(block, output)
+			self.assertLess(output.index(block), table)
+			exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', config)
+			for named in (f'    console: {exec_dir}/test.log',
+				      f'    parsed by kunit_parser: {exec_dir}/parsed.log',
+				      f'    record: {exec_dir}/results.json',
+				      f'    kunit.py exec: {self.tree}/.pan-kunit/logs/exec-{config}.log'):
+				self.assertIn(named + '\n', output[output.index(block):table])
+			self.assertIn('[FAILED] bits [7:4]', read(os.path.join(exec_dir, 'parsed.log')))
+		records = json.loads(read(report))['configs']
+		self.assertEqual([[f['name'] for f in r['failures']] for r in records],
+				 [[FIELD_PARAM_FAILED, MATCH_CASE_FAILED]] * 2)
 
 	def test_stale_results_are_never_read(self) -> None:
 		"""A boot's result comes only from files that boot wrote."""
 		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')
-		exec_log = os.path.join(self.tree, '.pan-kunit', 'logs', 'exec-pass_pan.log')
 		report = os.path.join(self.tmp, 'report.json')
 		self.assertEqual(self.run_cli('--config', 'pass_pan')[0], 0)
 		self.assertTrue(os.path.exists(os.path.join(exec_dir, 'test.log')))
@@ -733,8 +861,9 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('unable to find CPU model', output)
 		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
 		(record,) = json.loads(read(report))['configs']
-		self.assertIsNone(record['kunit'])
-		for name in ('test.log', 'kunit.json'):
+		self.assertEqual((record['sub_groups'], record['failures']), ([], []))
+		self.assertEqual(sorted(record['files']), ['build_log', 'exec_log', 'record'])
+		for name in ('test.log', 'kunit.json', 'parsed.log'):
 			self.assertFalse(os.path.exists(os.path.join(exec_dir, name)), name)
 		# A build that fails leaves no result of the boot before it to read.
 		os.unlink(os.path.join(self.repo, 'kunit', 'fake_mode'))
@@ -744,10 +873,12 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertRegex(output, r'\nstatus +build_error\n')
 		(record,) = json.loads(read(report))['configs']
-		self.assertEqual((record['status'], record['kunit'], record['elapsed']),
-				 ('build_error', None, None))
-		self.assertEqual(sorted(os.listdir(exec_dir)), ['arch', 'vmlinux'])
-		self.assertFalse(os.path.exists(exec_log))
+		self.assertEqual((record['status'], record['sub_groups'], record['elapsed']),
+				 ('build_error', [], None))
+		self.assertEqual(sorted(record['files']), ['build_log', 'record'])
+		self.assertEqual(sorted(os.listdir(exec_dir)), ['arch', 'results.json', 'vmlinux'])
+		self.assertFalse(os.path.exists(os.path.join(self.tree, '.pan-kunit', 'logs',
+							     'exec-pass_pan.log')))
 
 	def test_crash_prints_the_console(self) -> None:
 		status, output = self.run_cli('--config', 'crash_pan')
@@ -819,14 +950,20 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(data['steps'][0]['kunitconfig_left_out'],
 				 ['ARM64_CPUFEATURE_FAKE_KUNIT_TEST'])
 		self.assertEqual(data['steps'][2]['kunitconfig_left_out'], [])
-		self.assertEqual(data['steps'][2]['configs'][0]['kunit']['name'], 'KUnit Test Group')
 		wt = self.worktree()
+		step_2 = data['steps'][2]
+		self.assertEqual([g['name'] for g in step_2['configs'][0]['sub_groups']],
+				 ['arm64_cpufeature_field', 'arm64_cpufeature_match'])
+		self.assertEqual((step_2['configs'][0]['git_commit'], step_2['configs'][0]['git_branch']),
+				 (step_2['commit'], None))
 		# Each step's logs and boots in a directory of its own, named.
 		for step in data['steps']:
 			logs = os.path.join(wt, '.pan-kunit', 'bisect', f'step-{step["step"]:02d}')
 			self.assertEqual(step['logs'], logs)
+			self.assertIn(f'step {step["step"]}/2 ', output)
 			self.assertRegex(output, f'step {step["step"]}/2 .*; logs: {logs}\\)\n')
-			self.assertTrue(os.path.isfile(os.path.join(logs, 'exec', 'skip_nopan', 'test.log')))
+			self.assertEqual(step['configs'][1]['files']['console'],
+					 os.path.join(logs, 'exec', 'skip_nopan', 'test.log'))
 			self.assertTrue(os.path.isfile(os.path.join(logs, 'logs', 'exec-pass_pan.log')))
 		log = subprocess.run(['git', '-C', wt, 'log', '--format=%s', '-3'], check=True,
 				     text=True, stdout=subprocess.PIPE).stdout.splitlines()
@@ -935,12 +1072,12 @@ class BisectTest(CheckTestCase):
 		# The step that did not build has no boot to read, and not the step 0's.
 		step_1 = json.loads(read(report))['steps'][1]
 		for record in step_1['configs']:
-			self.assertEqual((record['status'], record['kunit']), ('build_error', None))
+			self.assertEqual((record['status'], record['sub_groups']), ('build_error', []))
+			self.assertEqual(sorted(record['files']), ['build_log', 'record'])
 		self.assertFalse(os.path.exists(os.path.join(step_1['logs'], 'exec', 'pass_pan',
 							     'test.log')))
 		self.assertIn("error: expected ';' before '}' token",
-			      read(os.path.join(step_1['logs'], 'logs',
-						os.listdir(os.path.join(step_1['logs'], 'logs'))[0])))
+			      read(step_1['configs'][0]['files']['build_log']))
 
 class MutantsTest(CheckTestCase):
 

@@ -83,7 +83,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	for name in ('run', 'bisect', 'mutants'):
 		subparsers.choices[name].add_argument(
 			'--json', metavar='FILE',
-			help='also write the results, with kunit_tool\'s JSON, to FILE')
+			help='also write the results, each config\'s as a KernelCI record (kunit_tool\'s '
+			'JSON with the kernel, commit, config and CPU), to FILE')
 	bisect_parser = subparsers.choices['bisect']
 	bisect_parser.add_argument(
 		'series', nargs='?', metavar='SERIES',

@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import results
+from pan_kunit import ktap, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import TREE_KUNITCONFIG
+from pan_kunit.tree import Kernel, kernel_of
 
 STATE_DIR = '.pan-kunit'
 CROSS_COMPILE = 'aarch64-linux-gnu-'
@@ -117,10 +118,13 @@ class Outputs:
 	def exec_dir(self, config: QemuConfig) -> str:
 		return os.path.join(self.root, 'exec', config.name)
 
-# What a boot writes into its exec dir: kunit_tool's console and JSON.
+# What a boot writes into its exec dir: kunit_tool's console and JSON, what
+# kunit_parser printed for the console, and the config's record.
 CONSOLE = 'test.log'
 KUNIT_JSON = 'kunit.json'
-BOOT_FILES = (CONSOLE, KUNIT_JSON)
+PARSED_LOG = 'parsed.log'
+RECORD = 'results.json'
+BOOT_FILES = (CONSOLE, KUNIT_JSON, PARSED_LOG, RECORD)
 
 def clear_boot(exec_dir: str, exec_log: Optional[str]=None) -> None:
 	"""Removes what an earlier boot left in @exec_dir (and @exec_log).
@@ -226,15 +230,17 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	@outputs (default: the tree's .pan-kunit)."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
 	outputs = outputs or Outputs(state(tree))
+	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
+	kernel = kernel_of(tree)
 	builds = [Build(key, group, kunitconfig)
 		  for key, group in group_by_kconfig(configs).items()]
-	build_dirs = {c.name: b.build_dir(tree) for b in builds for c in b.group}
+	build_of = {c.name: b for b in builds for c in b.group}
 	for config in configs:
 		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
 	ok = build_all(tree, kunit_dir, builds, jobs, quiet, outputs)
 	built = [c for b in builds if ok[b.key] for c in b.group]
-	exec_jobs = {c.name: _exec_job(outputs, kunit_dir, c, build_dirs[c.name], kunitconfig,
-				       timeout)
+	exec_jobs = {c.name: _exec_job(outputs, kunit_dir, c, build_of[c.name].build_dir(tree),
+				       kunitconfig, timeout)
 		     for c in built}
 	if exec_jobs:
 		if not quiet:
@@ -243,27 +249,41 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	collected = []
 	for config in configs:
 		job = exec_jobs.get(config.name)
-		collected.append(_collect(config, build_dirs[config.name], outputs,
+		build = build_of[config.name]
+		collected.append(_collect(config, kunit_dir, outputs, build.build_dir(tree),
+					  outputs.build_log(build.key), kernel,
 					  job.outcome if job else None, timeout))
 	return collected
 
-def _collect(config: QemuConfig, build_dir: str, outputs: Outputs,
-	     outcome: Optional[results.Outcome], timeout: int) -> results.ConfigResult:
+def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: str,
+	     build_log: str, kernel: Kernel, outcome: Optional[results.Outcome],
+	     timeout: int) -> results.ConfigResult:
 	"""The result of the config's boot (None: not built), read from the
-	files it wrote."""
+	files it wrote, and its record written beside them."""
 	exec_dir = outputs.exec_dir(config)
-	console_log = os.path.join(exec_dir, CONSOLE)
 	kunit: Optional[results.JsonObj] = None
 	console: Optional[str] = None
+	cases: List[ktap.Case] = []
 	if outcome is None:
 		status = results.BUILD_ERROR
 	else:
 		kunit = results.read_json(os.path.join(exec_dir, KUNIT_JSON))
-		console = results.read_text(console_log)
+		console = results.read_text(os.path.join(exec_dir, CONSOLE))
 		status = results.classify(kunit, console, outcome, timeout)
-	return results.ConfigResult(
+	if console is not None:
+		cases, parsed = ktap.parse(console, kunit_dir)
+		with open(os.path.join(exec_dir, PARSED_LOG), 'w') as f:
+			f.write(parsed)
+	result = results.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=status,
 		elapsed=None if outcome is None else round(outcome.elapsed, 1),
 		skip_reasons=results.skip_reasons(console or ''), kunit=kunit,
-		console_log=console_log, exec_log=outputs.exec_log(config))
+		console_log=os.path.join(exec_dir, CONSOLE), exec_log=outputs.exec_log(config),
+		kconfig=config.kconfig, kernel=kernel, cases=cases,
+		kunit_json=os.path.join(exec_dir, KUNIT_JSON),
+		parsed_log=os.path.join(exec_dir, PARSED_LOG),
+		record=os.path.join(exec_dir, RECORD), build_log=build_log)
+	os.makedirs(exec_dir, exist_ok=True)
+	results.write_json(result.record, result.to_json())
+	return result

@@ -10,6 +10,7 @@
 #   pass        exec: a run where every case passes
 #   skip        exec: a passing run with skipped cases
 #   fail        exec: a run with a failing case (exit 1, like kunit.py)
+#   failtwo     exec: failing cases in two suites, one a parameter (exit 1)
 #   crash       exec: a kernel panic in the middle of a suite (exit 1)
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
@@ -38,6 +39,7 @@ OUTPUTS = {
 	'pass': ('pass.log', 'pass.json', 0),
 	'skip': ('skips.log', 'skips.json', 0),
 	'fail': ('fail.log', 'fail.json', 1),
+	'failtwo': ('fail_two.log', 'fail_two.json', 1),
 	'crash': ('panic.log', 'panic.json', 1),
 }
 
