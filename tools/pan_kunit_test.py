@@ -18,12 +18,14 @@ import tarfile
 import tempfile
 import time
 import unittest
+import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import Error, check, cli, configs, ktap, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import (Error, check, cli, configs, junit, ktap, lkdtm, packages, results, runner,
+		       sources, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -674,6 +676,65 @@ class ResultsTest(unittest.TestCase):
 		self.assertNotIn(f'    parsed by kunit_parser: {result.parsed_log}', lines)
 		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
 
+	def test_junit(self) -> None:
+		fail = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
+		(param,) = [c for c in fail.cases if c.name() == FIELD_PARAM_FAILED]
+		param.log.append('\x1b[1;31mcoloured\x00')  # XML cannot hold these
+		result_list = [fail, self.result('b_skips', results.PASS, 'skips', 'skips'),
+			       self.result('c_panic', results.CRASH, 'panic', 'panic'),
+			       self.result('d_broken', results.BUILD_ERROR, None),
+			       self.result('e_hang', results.TIMEOUT, None)]
+		with tempfile.TemporaryDirectory() as tmp:
+			path = os.path.join(tmp, 'junit.xml')
+			junit.write(path, junit.document('pan-kunit run', [
+				s for r in result_list for s in junit.config_suites(r)]))
+			top = ET.parse(path).getroot()
+		self.assertEqual(top.tag, 'testsuites')
+		suites = {s.get('name'): s for s in top.findall('testsuite')}
+		self.assertEqual(sorted(suites), [
+			'a_fail/arm64_cpufeature_field', 'a_fail/arm64_cpufeature_match',
+			'b_skips/arm64_cpufeature_field', 'b_skips/arm64_cpufeature_match',
+			'c_panic', 'c_panic/arm64_cpufeature_field', 'c_panic/arm64_cpufeature_match',
+			'd_broken', 'e_hang'])
+		def counts(element: ET.Element) -> Tuple[str, ...]:
+			return tuple(element.get(a, '') for a in ('tests', 'failures', 'errors', 'skipped'))
+		self.assertEqual(counts(top), ('19', '2', '4', '3'))
+		field = suites['a_fail/arm64_cpufeature_field']
+		self.assertEqual(counts(field), ('4', '1', '0', '1'))
+		properties = {p.get('name'): p.get('value') for p in field.iter('property')}
+		self.assertEqual(properties, {
+			'kernel': '6.1.192', 'debian_version': '6.1.192-3', 'git_commit': COMMIT,
+			'git_branch': 'pan-kunit', 'config': 'a_fail', 'cpu': 'cortex-a57',
+			'qemu_config': '/r/qemu_configs/a_fail.py', 'status': 'fail'})
+		cases = {c.get('name'): c for c in field.findall('testcase')}
+		self.assertEqual({c.get('classname') for c in cases.values()}, {'arm64_cpufeature_field'})
+		self.assertEqual(sorted(cases), [
+			'cpuid_feature_extract_field_width_every_width',
+			'cpuid_feature_extract_signed_field_every_position.bits [3:0]',
+			'cpuid_feature_extract_signed_field_every_position.bits [63:60]',
+			'cpuid_feature_extract_signed_field_every_position.bits [7:4]'])
+		failure = cases['cpuid_feature_extract_signed_field_every_position.bits [7:4]'].find('failure')
+		assert failure is not None and failure.text is not None
+		self.assertEqual(failure.get('message'), FAILED_BLOCK_6_1[1].strip())
+		self.assertIn('\n    c->mismatches == 1 (0x1)\n', failure.text)
+		self.assertTrue(failure.text.endswith('\ufffd[1;31mcoloured\ufffd'), failure.text)
+		skipped = cases['cpuid_feature_extract_signed_field_every_position.bits [63:60]']
+		self.assertEqual(skipped.find('skipped').get('message'),  # type: ignore[union-attr]
+				 'no field at bits [63:60] in this register')
+		skipped = [c for c in suites['b_skips/arm64_cpufeature_match'].findall('testcase')
+			   if c.get('name') == 'has_cpuid_feature_pan_every_cpu'][0]
+		self.assertEqual(skipped.find('skipped').get('message'),  # type: ignore[union-attr]
+				 'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0')
+		crashed = suites['c_panic/arm64_cpufeature_match'].find("testcase[@name='(unnamed)']")
+		assert crashed is not None
+		self.assertIn('Kernel panic - not syncing', crashed.find('error').text or '')  # type: ignore[union-attr]
+		for name, what, status in (('c_panic', 'boot', 'crash'), ('d_broken', 'build', 'build_error'),
+					   ('e_hang', 'boot', 'timeout')):
+			(testcase,) = suites[name].findall('testcase')
+			self.assertEqual((testcase.get('classname'), testcase.get('name')), (name, what))
+			self.assertEqual(testcase.find('error').get('type'), status)  # type: ignore[union-attr]
+			self.assertEqual(counts(suites[name]), ('1', '0', '1', '0'))
+
 class KtapTest(unittest.TestCase):
 	"""Consoles parsed with the kunit_parser of 6.1 and of 6.12."""
 
@@ -828,8 +889,9 @@ class RunTest(FakeKunitTestCase):
 	def test_failed_cases_named_on_every_config(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
 		report = os.path.join(self.tmp, 'report.json')
+		xml = os.path.join(self.tmp, 'report.xml')
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
-					      '--json', report)
+					      '--json', report, '--junit', xml)
 		self.assertEqual(status, 1, output)
 		table = output.index('\nsuite (passed/failed/skipped)')
 		for config in ('pass_pan', 'skip_nopan'):
@@ -846,6 +908,10 @@ class RunTest(FakeKunitTestCase):
 		records = json.loads(read(report))['configs']
 		self.assertEqual([[f['name'] for f in r['failures']] for r in records],
 				 [[FIELD_PARAM_FAILED, MATCH_CASE_FAILED]] * 2)
+		suites = ET.parse(xml).getroot().findall('testsuite')
+		self.assertEqual([(s.get('name'), s.get('failures')) for s in suites], [
+			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
+			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
 
 	def test_stale_results_are_never_read(self) -> None:
 		"""A boot's result comes only from files that boot wrote."""
@@ -1065,7 +1131,8 @@ class BisectTest(CheckTestCase):
 		write(os.path.join(series, '0001-break-the-build.patch'),
 		      text.replace('+fail', '+builderror'))
 		report = os.path.join(self.tmp, 'bisect.json')
-		status, output = self.run_cli('bisect', series, '--json', report)
+		xml = os.path.join(self.tmp, 'bisect.xml')
+		status, output = self.run_cli('bisect', series, '--json', report, '--junit', xml)
 		self.assertEqual(status, 1, output)
 		self.assertIn('BUILD FAILED: pass_pan, skip_nopan', output)
 		self.assertIn("error: expected ';' before '}' token", output)
@@ -1078,6 +1145,18 @@ class BisectTest(CheckTestCase):
 							     'test.log')))
 		self.assertIn("error: expected ';' before '}' token",
 			      read(step_1['configs'][0]['files']['build_log']))
+		suites = {s.get('name'): s for s in ET.parse(xml).getroot().findall('testsuite')}
+		self.assertEqual(sorted(suites), [
+			'bisect', 'step-00/pass_pan/arm64_cpufeature_field',
+			'step-00/pass_pan/arm64_cpufeature_match',
+			'step-00/skip_nopan/arm64_cpufeature_field',
+			'step-00/skip_nopan/arm64_cpufeature_match',
+			'step-01/pass_pan', 'step-01/skip_nopan'])
+		steps = suites['bisect'].findall('testcase')
+		self.assertEqual([(c.get('name'), c.find('failure') is not None) for c in steps],
+				 [('step 0 start', False), ('step 1 0001-break-the-build.patch', True)])
+		self.assertEqual(steps[1].find('failure').get('message'),  # type: ignore[union-attr]
+				 'BUILD FAILED: pass_pan, skip_nopan')
 
 class MutantsTest(CheckTestCase):
 
@@ -1130,8 +1209,17 @@ class MutantsTest(CheckTestCase):
 		self.assertFalse(os.path.exists(os.path.join(wt, 'fake_mode')))
 
 	def test_all_killed_or_pending_passes(self) -> None:
-		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending')
+		xml = os.path.join(self.tmp, 'mutants.xml')
+		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending',
+					      '--junit', xml)
 		self.assertEqual(status, 0, output)
+		top = ET.parse(xml).getroot()
+		self.assertEqual((top.get('tests'), top.get('failures'), top.get('errors')), ('17', '0', '0'))
+		(verdicts,) = [s for s in top.findall('testsuite') if s.get('name') == 'mutants']
+		self.assertEqual([(c.get('name'), [e.tag for e in c]) for c in verdicts], [
+			('killed', []), ('pending', ['skipped'])])
+		self.assertEqual(sorted(s.get('name') or '' for s in top.findall('testsuite'))[0],
+				 'baseline/pass_pan/arm64_cpufeature_field')
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
 		self.assertIn('unknown --only nonesuch; the mutants in', output)

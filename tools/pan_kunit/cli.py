@@ -16,7 +16,8 @@ import time
 import unittest
 from typing import Sequence
 
-from pan_kunit import Error, check, configs, export, lkdtm, packages, results, runner, sources, tree
+from pan_kunit import (Error, check, configs, export, junit, lkdtm, packages, results, runner,
+		       sources, tree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -85,6 +86,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 			'--json', metavar='FILE',
 			help='also write the results, each config\'s as a KernelCI record (kunit_tool\'s '
 			'JSON with the kernel, commit, config and CPU), to FILE')
+		subparsers.choices[name].add_argument(
+			'--junit', metavar='FILE',
+			help='also write the results as JUnit XML to FILE: a testsuite per kernel, '
+			'config and suite, a testcase per case')
 	bisect_parser = subparsers.choices['bisect']
 	bisect_parser.add_argument(
 		'series', nargs='?', metavar='SERIES',
@@ -128,6 +133,9 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	results.print_report(result_list)
 	if args.json:
 		_write_json(args.json, results.report(tree_dir, tree.head(tree_dir), result_list))
+	if args.junit:
+		junit.write(args.junit, junit.document('pan-kunit run', [
+			suite for result in result_list for suite in junit.config_suites(result)]))
 	return 0 if all(r.status == results.PASS for r in result_list) else 1
 
 def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
@@ -187,6 +195,14 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 					'series': args.series or os.path.join(repo, sources.SERIES),
 					'first_bad': bad.number if bad else None,
 					'steps': [s.to_json() for s in steps]})
+	if args.junit:
+		verdicts = [{'name': f'step {s.number} {s.patch.name if s.patch else "start"}',
+			     'outcome': 'failure' if s.bad() else 'pass', 'message': s.verdict()}
+			    for s in steps]
+		junit.write(args.junit, junit.document('pan-kunit bisect', [
+			junit.verdict_suite('bisect', verdicts)] + [
+			suite for s in steps for result in s.configs
+			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
 	if args.step is not None:
 		return 1 if steps[-1].bad() or steps[-1].failed() else 0
 	if bad is None:
@@ -221,6 +237,15 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
 					'baseline': baseline.to_json(),
 					'mutants': [m.to_json() for m in mutants]})
+	if args.junit:
+		verdicts = [{'name': m.name, 'message': f'{m.verdict}: {m.detail}',
+			     'outcome': 'pass' if m.verdict == check.KILLED else
+			     'skipped' if m.verdict == check.PENDING else 'failure'}
+			    for m in mutants]
+		junit.write(args.junit, junit.document('pan-kunit mutants', [
+			junit.verdict_suite('mutants', verdicts)] + [
+			suite for result in baseline.configs
+			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in mutants) else 1
 
 def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
