@@ -913,6 +913,23 @@ class RunTest(FakeKunitTestCase):
 			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
 			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
 
+	def test_unwritable_destination_is_refused_before_anything_runs(self) -> None:
+		missing = os.path.join(self.tmp, 'no-such-dir', 'report.xml')
+		for command in ('run', 'bisect', 'mutants'):
+			for option, path, why in (('--junit', missing, 'no such directory: ' +
+						   os.path.dirname(missing)),
+						  ('--json', self.tmp, 'it is a directory')):
+				out = io.StringIO()
+				with mock.patch.object(cli, 'setup') as setup, \
+				     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+					status = cli.main(['--tree', self.tree, command, option, path],
+							  repo=self.repo)
+				self.assertEqual(status, 2, out.getvalue())
+				self.assertEqual(out.getvalue(), f'pan-kunit: error: cannot write {option} '
+						 f'{path}: {why}\n')
+				setup.assert_not_called()
+		self.assertFalse(os.path.exists(self.tree))
+
 	def test_stale_results_are_never_read(self) -> None:
 		"""A boot's result comes only from files that boot wrote."""
 		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')

@@ -146,6 +146,27 @@ def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
 	return 0 if lkdtm.print_report(matrix, verdicts) else 1
 
+def check_destinations(args: argparse.Namespace) -> None:
+	"""Refuses a --json or --junit FILE that cannot be written, before
+	anything runs: its directory must exist and be writable."""
+	for option in ('json', 'junit'):
+		path = getattr(args, option, None)
+		if not path:
+			continue
+		directory = os.path.dirname(os.path.abspath(path))
+		why = None
+		if os.path.isdir(path):
+			why = 'it is a directory'
+		elif not os.path.exists(directory):
+			why = f'no such directory: {directory}'
+		elif not os.path.isdir(directory):
+			why = f'{directory} is not a directory'
+		elif not os.access(directory, os.W_OK | os.X_OK) or (
+				os.path.exists(path) and not os.access(path, os.W_OK)):
+			why = 'permission denied'
+		if why:
+			raise Error(f'cannot write --{option} {path}: {why}')
+
 def _write_json(path: str, data: results.JsonObj) -> None:
 	try:
 		with open(path, 'w') as f:
@@ -297,6 +318,7 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
 	try:
+		check_destinations(args)  # before anything runs
 		if args.command == 'selftest':
 			return selftest()
 		tree_dir = os.path.abspath(args.tree or default_tree())
