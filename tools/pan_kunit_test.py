@@ -13,20 +13,23 @@ import os
 import re
 import shlex
 import shutil
+import shlex
 import signal
+import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
 import unittest
+import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, check, cli, configs, export, hooks, lkdtm, packages, progress, results,
-		       runner, sources, summary, tree)
+from pan_kunit import (Error, check, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
+		       progress, results, runner, sources, summary, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -50,8 +53,36 @@ tarball = ''
 # needs no cross compiler and no QEMU.
 REAL_REQUIRE = packages.require
 
+# What console/fail_two.log fails, and how run prints it.
+FIELD_PARAM_FAILED = ('arm64_cpufeature_field.cpuid_feature_extract_signed_field_every_position'
+		      '[bits [7:4]]')
+MATCH_CASE_FAILED = 'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu'
+MATCH_CASE_LOG = [
+	'# has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_match_test.c:416',
+	'Expected cpus_have_cap(ARM64_HAS_PAN) to be true, but is false']
+# The KUNIT_FAIL() message and KUNIT_EXPECT_EQ_MSG()'s are printed unindented.
+FAILED_BLOCK_6_1 = [
+	'    [FAILED] ' + FIELD_PARAM_FAILED,
+	'        # cpuid_feature_extract_signed_field_every_position: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_field_test.c:91',
+	'        cpuid_feature_extract_signed_field(0x0000000000000080, field 4, width 4) = 8, '
+	'expected -8',
+	'        # cpuid_feature_extract_signed_field_every_position: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_field_test.c:99',
+	'        Expected c->mismatches == 0U, but',
+	'            c->mismatches == 1',
+	'            0U == 0',
+	'        1 of 32 extractions were wrong',
+	'    [FAILED] ' + MATCH_CASE_FAILED] + ['        ' + line for line in MATCH_CASE_LOG]
+COMMIT = 'c0ffee' * 6 + 'c0ff'
+
 def test_data_path(*parts: str) -> str:
 	return os.path.join(TEST_DATA, *parts)
+
+def kunit_tool(kernel: str) -> str:
+	"""A copy of that kernel's kunit_parser.py and kunit_printer.py."""
+	return test_data_path('kunit_tool', kernel)
 
 def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 	return None if '__pycache__' in info.name else info
@@ -67,6 +98,9 @@ def setUpModule() -> None:
 		tar.add(test_data_path('fake_source', 'debian.gitignore'), arcname=top + '/.gitignore')
 		tar.add(test_data_path('fake_kunit'), arcname=top + '/tools/testing/kunit',
 			filter=_no_pycache)
+		for name in ('kunit_parser.py', 'kunit_printer.py'):
+			tar.add(test_data_path('kunit_tool', '6.1', name),
+				arcname=f'{top}/tools/testing/kunit/{name}')
 
 def tearDownModule() -> None:
 	shutil.rmtree(module_tmpdir)
@@ -804,6 +838,14 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.TIMEOUT)
 		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.TIMEOUT)
 
+	def test_crashed_leaf_is_a_crash(self) -> None:
+		# Whatever kunit.py's exit status and the other leaves say.
+		self.assertEqual(self.classify('panic', 'panic', 0), results.CRASH)
+		kunit = self.kunit('fail')
+		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
+		self.assertEqual(results.classify(kunit, self.console('fail'),
+						  results.Outcome(1, False, 1.0), 300), results.CRASH)
+
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
 			'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
@@ -820,13 +862,20 @@ class ResultsTest(unittest.TestCase):
 				'no narrow fields'})
 		self.assertEqual(results.skip_reasons(self.console('pass')), {})
 
-	def result(self, name: str, status: str, kunit: Optional[str]) -> results.ConfigResult:
+	def result(self, name: str, status: str, kunit: Optional[str], console: Optional[str]=None,
+		   kernel: str='6.1') -> results.ConfigResult:
+		"""A result as runner would collect it, its cases parsed from
+		console/CONSOLE.log with @kernel's kunit_parser."""
+		text = self.console(console) if console else ''
 		return results.ConfigResult(
 			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
 			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
 			elapsed=None if status == results.BUILD_ERROR else 12.34,
-			skip_reasons={}, kunit=self.kunit(kunit) if kunit else None,
-			console_log='/t/test.log', exec_log='/t/exec.log')
+			skip_reasons=results.skip_reasons(text),
+			kunit=self.kunit(kunit) if kunit else None,
+			console_log='/t/test.log', exec_log='/t/exec.log',
+			kernel=tree.Kernel('6.1.192', '6.1.192-3', COMMIT, 'pan-kunit'),
+			cases=ktap.parse(text, kunit_tool(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
 		result_list = [self.result('a_pass', results.PASS, 'pass'),
@@ -851,16 +900,208 @@ class ResultsTest(unittest.TestCase):
 			 'test_cases': [{'name': '', 'status': 'ERROR'}]}
 		self.assertEqual(list(results.suite_counts(kunit)), [results.UNNAMED])
 
-	def test_json_report(self) -> None:
-		result = self.result('a_pass', results.PASS, 'pass')
-		result.skip_reasons = {'s.c': 'why'}
+	def test_json_record_is_kunit_tool_json_filled_in(self) -> None:
+		result = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two')
+		result.kconfig = 'CONFIG_A=y\nCONFIG_B=y'
 		report = json.loads(json.dumps(results.report('/t', 'f00', [result])))
-		self.assertEqual(report['tree'], '/t')
-		self.assertEqual(report['head'], 'f00')
-		self.assertEqual(report['configs'], [{
-			'name': 'a_pass', 'cpu': 'cortex-a57', 'qemu_config': '/r/qemu_configs/a_pass.py',
-			'build_dir': '/t/.pan-kunit/build/0123456789ab', 'status': 'pass',
-			'elapsed': 12.34, 'skip_reasons': {'s.c': 'why'}, 'kunit': self.kunit('pass')}])
+		self.assertEqual((report['tree'], report['head']), ('/t', 'f00'))
+		(record,) = report['configs']
+		kunit = self.kunit('fail_two')
+		common = {'arch': 'arm64', 'defconfig': 'a_fail',
+			  'build_environment': '/t/.pan-kunit/build/0123456789ab',
+			  'lab_name': socket.gethostname(), 'kernel': '6.1.192', 'job': None,
+			  'git_branch': 'pan-kunit', 'git_commit': COMMIT}
+		# kunit_tool's nesting, with real values on every group.
+		def shape(group: results.JsonObj) -> Any:
+			return (group['name'], [shape(g) for g in group['sub_groups']],
+				group['test_cases'])
+		self.assertEqual(shape(record)[1:], shape(kunit)[1:])
+		self.assertEqual(record['name'], 'a_fail')
+		groups = [record] + record['sub_groups'] + record['sub_groups'][0]['sub_groups']
+		self.assertEqual(len(groups), 4)
+		for group in groups:
+			self.assertEqual({k: group[k] for k in common}, common, group['name'])
+		self.assertNotIn('kselftest', json.dumps(record))
+		self.assertEqual({k: record[k] for k in ('status', 'cpu', 'qemu_config', 'kconfig',
+							 'debian_package', 'debian_version',
+							 'elapsed', 'skip_reasons')}, {
+			'status': 'fail', 'cpu': 'cortex-a57', 'qemu_config': '/r/qemu_configs/a_fail.py',
+			'kconfig': ['CONFIG_A=y', 'CONFIG_B=y'], 'debian_package': 'linux-source-6.1',
+			'debian_version': '6.1.192-3', 'elapsed': 12.34, 'skip_reasons': {
+				'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
+				'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n'}})
+		self.assertEqual([(f['name'], f['status']) for f in record['failures']], [
+			(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
+		self.assertEqual(record['failures'][1]['log'], MATCH_CASE_LOG)
+		# A config that did not build is a group too, with no tests.
+		broken = self.result('b_broken', results.BUILD_ERROR, None).to_json()
+		self.assertEqual((broken['name'], broken['sub_groups'], broken['test_cases'],
+				  broken['status'], broken['kernel']),
+				 ('b_broken', [], [], 'build_error', '6.1.192'))
+
+	def report(self, result_list: List[results.ConfigResult]) -> List[str]:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			results.print_report(result_list)
+		return out.getvalue().splitlines()
+
+	def test_every_failed_case_is_named_before_the_table(self) -> None:
+		# The failing parameter is in the first suite, not the last.
+		lines = self.report([self.result('a_fail', results.FAIL, 'fail_two', 'fail_two'),
+				     self.result('b_fail', results.FAIL, 'fail_two', 'fail_two_6.12',
+						 kernel='6.12'),
+				     self.result('c_pass', results.PASS, 'pass', 'pass')])
+		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
+		for config in ('a_fail', 'b_fail'):
+			start = lines.index(f'{config}: fail')
+			self.assertLess(start, table)
+			got = lines[start + 1:start + 1 + len(FAILED_BLOCK_6_1)]
+			if config == 'a_fail':
+				self.assertEqual(got, FAILED_BLOCK_6_1)
+			else:
+				# 6.12 prints the values in hex too.
+				self.assertEqual(got[:5] + got[7:], FAILED_BLOCK_6_1[:5] + FAILED_BLOCK_6_1[7:])
+				self.assertEqual(got[5:7], ['            c->mismatches == 1 (0x1)',
+							    '            0U == 0 (0x0)'])
+		self.assertNotIn('c_pass: pass', lines)
+		# A failed config's console tail is not needed: its cases say why.
+		self.assertFalse([l for l in lines if l.startswith('--- ')], lines)
+
+	def test_crashed_case_and_its_files(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			result = self.result('c_panic', results.CRASH, 'panic', 'panic')
+			result.console_log = os.path.join(tmp, 'test.log')
+			result.parsed_log = os.path.join(tmp, 'parsed.log')
+			result.record = os.path.join(tmp, 'results.json')
+			shutil.copy(test_data_path('console', 'panic.log'), result.console_log)
+			lines = self.report([result])
+		start = lines.index('c_panic: crash')
+		self.assertEqual(lines[start + 1:start + 3], [
+			'    [CRASHED] arm64_cpufeature_match.(unnamed)',
+			'        Unable to handle kernel paging request at virtual address 0000ffff8c6a1000'])
+		self.assertIn(f'--- console: last 40 lines of {result.console_log}', lines)
+		# The files of the boot that exist, named.
+		self.assertIn(f'    console: {result.console_log}', lines)
+		self.assertIn(f'    record: {result.record}', lines)
+		self.assertNotIn(f'    parsed by kunit_parser: {result.parsed_log}', lines)
+		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
+
+	def test_junit(self) -> None:
+		fail = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
+		(param,) = [c for c in fail.cases if c.name() == FIELD_PARAM_FAILED]
+		param.log.append('\x1b[1;31mcoloured\x00')  # XML cannot hold these
+		result_list = [fail, self.result('b_skips', results.PASS, 'skips', 'skips'),
+			       self.result('c_panic', results.CRASH, 'panic', 'panic'),
+			       self.result('d_broken', results.BUILD_ERROR, None),
+			       self.result('e_hang', results.TIMEOUT, None)]
+		with tempfile.TemporaryDirectory() as tmp:
+			path = os.path.join(tmp, 'junit.xml')
+			junit.write(path, junit.document('pan-kunit run', [
+				s for r in result_list for s in junit.config_suites(r)]))
+			top = ET.parse(path).getroot()
+		self.assertEqual(top.tag, 'testsuites')
+		suites = {s.get('name'): s for s in top.findall('testsuite')}
+		self.assertEqual(sorted(suites), [
+			'a_fail/arm64_cpufeature_field', 'a_fail/arm64_cpufeature_match',
+			'b_skips/arm64_cpufeature_field', 'b_skips/arm64_cpufeature_match',
+			'c_panic', 'c_panic/arm64_cpufeature_field', 'c_panic/arm64_cpufeature_match',
+			'd_broken', 'e_hang'])
+		def counts(element: ET.Element) -> Tuple[str, ...]:
+			return tuple(element.get(a, '') for a in ('tests', 'failures', 'errors', 'skipped'))
+		self.assertEqual(counts(top), ('19', '2', '4', '3'))
+		field = suites['a_fail/arm64_cpufeature_field']
+		self.assertEqual(counts(field), ('4', '1', '0', '1'))
+		properties = {p.get('name'): p.get('value') for p in field.iter('property')}
+		self.assertEqual(properties, {
+			'kernel': '6.1.192', 'debian_version': '6.1.192-3', 'git_commit': COMMIT,
+			'git_branch': 'pan-kunit', 'config': 'a_fail', 'cpu': 'cortex-a57',
+			'qemu_config': '/r/qemu_configs/a_fail.py', 'status': 'fail'})
+		cases = {c.get('name'): c for c in field.findall('testcase')}
+		self.assertEqual({c.get('classname') for c in cases.values()}, {'arm64_cpufeature_field'})
+		self.assertEqual(sorted(cases), [
+			'cpuid_feature_extract_field_width_every_width',
+			'cpuid_feature_extract_signed_field_every_position.bits [3:0]',
+			'cpuid_feature_extract_signed_field_every_position.bits [63:60]',
+			'cpuid_feature_extract_signed_field_every_position.bits [7:4]'])
+		failure = cases['cpuid_feature_extract_signed_field_every_position.bits [7:4]'].find('failure')
+		assert failure is not None and failure.text is not None
+		self.assertEqual(failure.get('message'), FAILED_BLOCK_6_1[1].strip())
+		self.assertIn('\n    c->mismatches == 1 (0x1)\n', failure.text)
+		self.assertTrue(failure.text.endswith('\ufffd[1;31mcoloured\ufffd'), failure.text)
+		skipped = cases['cpuid_feature_extract_signed_field_every_position.bits [63:60]']
+		self.assertEqual(skipped.find('skipped').get('message'),  # type: ignore[union-attr]
+				 'no field at bits [63:60] in this register')
+		skipped = [c for c in suites['b_skips/arm64_cpufeature_match'].findall('testcase')
+			   if c.get('name') == 'has_cpuid_feature_pan_every_cpu'][0]
+		self.assertEqual(skipped.find('skipped').get('message'),  # type: ignore[union-attr]
+				 'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0')
+		crashed = suites['c_panic/arm64_cpufeature_match'].find("testcase[@name='(unnamed)']")
+		assert crashed is not None
+		self.assertIn('Kernel panic - not syncing', crashed.find('error').text or '')  # type: ignore[union-attr]
+		for name, what, status in (('c_panic', 'boot', 'crash'), ('d_broken', 'build', 'build_error'),
+					   ('e_hang', 'boot', 'timeout')):
+			(testcase,) = suites[name].findall('testcase')
+			self.assertEqual((testcase.get('classname'), testcase.get('name')), (name, what))
+			self.assertEqual(testcase.find('error').get('type'), status)  # type: ignore[union-attr]
+			self.assertEqual(counts(suites[name]), ('1', '0', '1', '0'))
+
+class KtapTest(unittest.TestCase):
+	"""Consoles parsed with the kunit_parser of 6.1 and of 6.12."""
+
+	def parse(self, console: str, kernel: str) -> Tuple[List[ktap.Case], str]:
+		return ktap.parse(read(test_data_path('console', console + '.log')), kunit_tool(kernel))
+
+	def test_failed_cases_of_every_suite(self) -> None:
+		# 6.1 prints "ok N name"; later kernels "ok N - name", with SKIP on
+		# a parameter's own line.
+		for kernel, console in (('6.1', 'fail_two'), ('6.12', 'fail_two_6.12')):
+			with self.subTest(kernel=kernel):
+				cases, printed = self.parse(console, kernel)
+				failed = [c for c in cases if c.failed()]
+				self.assertEqual([(c.name(), c.status) for c in failed],
+						 [(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
+				self.assertEqual(failed[0].path, [
+					'arm64_cpufeature_field',
+					'cpuid_feature_extract_signed_field_every_position', 'bits [7:4]'])
+				self.assertEqual(failed[0].log[0], FAILED_BLOCK_6_1[1].strip())
+				self.assertEqual(failed[0].log[-1], '1 of 32 extractions were wrong')
+				self.assertEqual(failed[1].log, MATCH_CASE_LOG)
+				self.assertIn('[FAILED] bits [7:4]', printed)
+				self.assertEqual(len(cases), 7)
+		statuses = {c.name(): c.status for c in self.parse('fail_two_6.12', '6.12')[0]}
+		self.assertEqual(statuses['arm64_cpufeature_field.cpuid_feature_extract_signed_field'
+					  '_every_position[bits [63:60]]'], 'SKIP')
+
+	def test_crashed_case_and_no_ktap(self) -> None:
+		cases, _ = self.parse('panic', '6.1')
+		(crashed,) = [c for c in cases if c.failed()]
+		self.assertEqual((crashed.name(), crashed.status),
+				 ('arm64_cpufeature_match.(unnamed)', 'ERROR'))
+		self.assertEqual(crashed.log[-1],
+				 '---[ end Kernel panic - not syncing: Oops: Fatal exception ]---')
+		self.assertEqual([(c.name(), c.status, c.log) for c in self.parse('fail', '6.1')[0]], [
+			('arm64_cpufeature_match.feature_matches_thresholds', 'PASS', []),
+			(MATCH_CASE_FAILED, 'FAIL', [MATCH_CASE_LOG[0].replace(':416', ':393'),
+						     MATCH_CASE_LOG[1]])])
+		cases, printed = self.parse('no_ktap', '6.1')
+		self.assertEqual(cases, [])
+		self.assertIn('could not find any KTAP output', printed)
+
+	def test_the_trees_own_parser_is_loaded_and_left_behind(self) -> None:
+		stand_in = mock.Mock()
+		with mock.patch.dict(sys.modules, {'kunit_parser': stand_in}):
+			for kernel in ('6.1', '6.12'):
+				parser = ktap.load_parser(kunit_tool(kernel))
+				self.assertEqual(parser.__file__,
+						 os.path.join(kunit_tool(kernel), 'kunit_parser.py'))
+			self.assertIs(sys.modules['kunit_parser'], stand_in)
+			self.assertNotIn('kunit_printer', sys.modules)
+		self.assertNotIn(kunit_tool('6.1'), sys.path)
+		for kernel in ('6.1', '6.12'):
+			self.assertFalse(os.path.exists(os.path.join(kunit_tool(kernel), '__pycache__')))
+		with tempfile.TemporaryDirectory() as tmp, \
+		     self.assertRaisesRegex(Error, f'cannot load kunit_parser from {tmp}: '):
+			ktap.load_parser(tmp)
 
 class TtyStringIO(io.StringIO):
 	"""A terminal, as far as the Printer can tell."""
@@ -1049,10 +1290,29 @@ class RunTest(FakeKunitTestCase):
 		pan, nopan = data['configs']
 		self.assertEqual((pan['name'], pan['status'], nopan['name'], nopan['status']),
 				 ('pass_pan', 'pass', 'skip_nopan', 'pass'))
-		self.assertEqual(pan['build_dir'], builds[0][2])
-		self.assertEqual(nopan['build_dir'], builds[0][2])
-		self.assertEqual(pan['kunit']['name'], 'KUnit Test Group')
+		self.assertEqual(pan['build_environment'], builds[0][2])
+		self.assertEqual(nopan['build_environment'], builds[0][2])
+		self.assertEqual([g['name'] for g in pan['sub_groups']],
+				 ['arm64_cpufeature_field', 'arm64_cpufeature_match'])
 		self.assertEqual(len(nopan['skip_reasons']), 2)
+		# The kernel that was built and where.
+		self.assertEqual({k: pan[k] for k in ('kernel', 'debian_version', 'git_branch',
+						      'git_commit', 'defconfig', 'cpu')},
+				 {'kernel': '6.1.192', 'debian_version': VERSION, 'git_branch': 'pan-kunit',
+				  'git_commit': tree.head(self.tree), 'defconfig': 'pass_pan',
+				  'cpu': 'max,pauth-impdef=on'})
+		self.assertIn('CONFIG_SERIAL_AMBA_PL011=y', pan['kconfig'])
+		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')
+		self.assertEqual(pan['files'], {
+			'console': os.path.join(exec_dir, 'test.log'),
+			'kunit_json': os.path.join(exec_dir, 'kunit.json'),
+			'parsed': os.path.join(exec_dir, 'parsed.log'),
+			'record': os.path.join(exec_dir, 'results.json'),
+			'exec_log': os.path.join(self.tree, '.pan-kunit', 'logs', 'exec-pass_pan.log'),
+			'build_log': os.path.join(self.tree, '.pan-kunit', 'logs',
+						  f'build-{os.path.basename(builds[0][2])}.log')})
+		self.assertEqual(json.loads(read(pan['files']['record'])), pan)
+		self.assertIn('Testing complete. Ran 9 tests: passed: 9', read(pan['files']['parsed']))
 		image = os.path.join(self.tree, '.pan-kunit', 'exec', 'skip_nopan', 'arch/arm64/boot/Image.gz')
 		self.assertEqual(os.readlink(image), os.path.join(builds[0][2], 'arch/arm64/boot/Image.gz'))
 		self.assertEqual(tree.changed_files(self.tree), [])
@@ -1063,10 +1323,88 @@ class RunTest(FakeKunitTestCase):
 			status, output = self.run_cli('--config', 'fail_pan')
 		self.assertEqual(read(tally), 'run: 1 passed, 1 failed\n')
 		self.assertEqual(status, 1, output)
-		self.assertIn('fail_pan: fail', output)
 		self.assertRegex(output, r'\nboot fail_pan: fail \([0-9.]+ s\)\n')
-		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
+		self.assertIn('fail_pan: fail\n    [FAILED] ' + MATCH_CASE_FAILED + '\n        # '
+			      'has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at', output)
+		self.assertIn('        Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
 		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
+
+	def test_failed_cases_named_on_every_config(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
+		report = os.path.join(self.tmp, 'report.json')
+		xml = os.path.join(self.tmp, 'report.xml')
+		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
+					      '--json', report, '--junit', xml)
+		self.assertEqual(status, 1, output)
+		table = output.index('\nsuite (passed/failed/skipped)')
+		for config in ('pass_pan', 'skip_nopan'):
+			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
+			self.assertIn(block, output)
+			self.assertLess(output.index(block), table)
+			exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', config)
+			for named in (f'    console: {exec_dir}/test.log',
+				      f'    parsed by kunit_parser: {exec_dir}/parsed.log',
+				      f'    record: {exec_dir}/results.json',
+				      f'    kunit.py exec: {self.tree}/.pan-kunit/logs/exec-{config}.log'):
+				self.assertIn(named + '\n', output[output.index(block):table])
+			self.assertIn('[FAILED] bits [7:4]', read(os.path.join(exec_dir, 'parsed.log')))
+		records = json.loads(read(report))['configs']
+		self.assertEqual([[f['name'] for f in r['failures']] for r in records],
+				 [[FIELD_PARAM_FAILED, MATCH_CASE_FAILED]] * 2)
+		suites = ET.parse(xml).getroot().findall('testsuite')
+		self.assertEqual([(s.get('name'), s.get('failures')) for s in suites], [
+			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
+			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
+
+	def test_unwritable_destination_is_refused_before_anything_runs(self) -> None:
+		missing = os.path.join(self.tmp, 'no-such-dir', 'report.xml')
+		for command in ('run', 'bisect', 'mutants'):
+			for option, path, why in (('--junit', missing, 'no such directory: ' +
+						   os.path.dirname(missing)),
+						  ('--json', self.tmp, 'it is a directory')):
+				out = io.StringIO()
+				with mock.patch.object(cli, 'setup') as setup, \
+				     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+					status = cli.main(['--tree', self.tree, command, option, path],
+							  repo=self.repo)
+				self.assertEqual(status, 2, out.getvalue())
+				self.assertEqual(out.getvalue(), f'pan-kunit: error: cannot write {option} '
+						 f'{path}: {why}\n')
+				setup.assert_not_called()
+		self.assertFalse(os.path.exists(self.tree))
+
+	def test_stale_results_are_never_read(self) -> None:
+		"""A boot's result comes only from files that boot wrote."""
+		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')
+		report = os.path.join(self.tmp, 'report.json')
+		self.assertEqual(self.run_cli('--config', 'pass_pan')[0], 0)
+		self.assertTrue(os.path.exists(os.path.join(exec_dir, 'test.log')))
+		# QEMU does not start: no console, no JSON; the last boot's are not this one's.
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'noboot\n')
+		status, output = self.run_cli('--config', 'pass_pan', '--json', report)
+		self.assertEqual(status, 1, output)
+		self.assertIn('pass_pan: crash\n--- kunit.py exec: last 40 lines', output)
+		self.assertIn('unable to find CPU model', output)
+		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+		(record,) = json.loads(read(report))['configs']
+		self.assertEqual((record['sub_groups'], record['failures']), ([], []))
+		self.assertEqual(sorted(record['files']), ['build_log', 'exec_log', 'record'])
+		for name in ('test.log', 'kunit.json', 'parsed.log'):
+			self.assertFalse(os.path.exists(os.path.join(exec_dir, name)), name)
+		# A build that fails leaves no result of the boot before it to read.
+		os.unlink(os.path.join(self.repo, 'kunit', 'fake_mode'))
+		self.assertEqual(self.run_cli('--config', 'pass_pan')[0], 0)
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'builderror\n')
+		status, output = self.run_cli('--config', 'pass_pan', '--json', report)
+		self.assertEqual(status, 1, output)
+		self.assertRegex(output, r'\nstatus +build_error\n')
+		(record,) = json.loads(read(report))['configs']
+		self.assertEqual((record['status'], record['sub_groups'], record['elapsed']),
+				 ('build_error', [], None))
+		self.assertEqual(sorted(record['files']), ['build_log', 'record'])
+		self.assertEqual(sorted(os.listdir(exec_dir)), ['arch', 'results.json', 'vmlinux'])
+		self.assertFalse(os.path.exists(os.path.join(self.tree, '.pan-kunit', 'logs',
+							     'exec-pass_pan.log')))
 
 	def test_crash_prints_the_console(self) -> None:
 		status, output = self.run_cli('--config', 'crash_pan')
@@ -1205,8 +1543,21 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(data['steps'][0]['kunitconfig_left_out'],
 				 ['ARM64_CPUFEATURE_FAKE_KUNIT_TEST'])
 		self.assertEqual(data['steps'][2]['kunitconfig_left_out'], [])
-		self.assertEqual(data['steps'][2]['configs'][0]['kunit']['name'], 'KUnit Test Group')
 		wt = self.worktree()
+		step_2 = data['steps'][2]
+		self.assertEqual([g['name'] for g in step_2['configs'][0]['sub_groups']],
+				 ['arm64_cpufeature_field', 'arm64_cpufeature_match'])
+		self.assertEqual((step_2['configs'][0]['git_commit'], step_2['configs'][0]['git_branch']),
+				 (step_2['commit'], None))
+		# Each step's logs and boots in a directory of its own, named.
+		for step in data['steps']:
+			logs = os.path.join(wt, '.pan-kunit', 'bisect', f'step-{step["step"]:02d}')
+			self.assertEqual(step['logs'], logs)
+			self.assertIn(f'step {step["step"]}/2 ', output)
+			self.assertRegex(output, f'step {step["step"]}/2 .*; logs: {logs}\\)(; about [0-9]+ s left)?\n')
+			self.assertEqual(step['configs'][1]['files']['console'],
+					 os.path.join(logs, 'exec', 'skip_nopan', 'test.log'))
+			self.assertTrue(os.path.isfile(os.path.join(logs, 'logs', 'exec-pass_pan.log')))
 		log = subprocess.run(['git', '-C', wt, 'log', '--format=%s', '-3'], check=True,
 				     text=True, stdout=subprocess.PIPE).stdout.splitlines()
 		self.assertEqual(log[2], check.SUITES_FIRST_SUBJECT)
@@ -1236,6 +1587,12 @@ class BisectTest(CheckTestCase):
 			      '--config=skip_nopan --step=2', output)
 		# Step 3 still fails, but what failed at step 2 is no regression.
 		self.assertRegex(output, r'\n3 +0003-\S+ +- +2/2/0 +ok \(fail\)\n')
+		# Every step kept its own console: step 1's passed, step 2's failed.
+		steps = os.path.join(self.worktree(), '.pan-kunit', 'bisect')
+		self.assertEqual(read(os.path.join(steps, 'step-01', 'exec', 'pass_pan', 'test.log')),
+				 read(test_data_path('console', 'pass.log')))
+		self.assertEqual(read(os.path.join(steps, 'step-02', 'exec', 'pass_pan', 'test.log')),
+				 read(test_data_path('console', 'fail.log')))
 		self.assertEqual(self.user_state(), before)
 		self.assertIn('/* my uncommitted edit */', read(cpufeature))
 		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
@@ -1260,8 +1617,8 @@ class BisectTest(CheckTestCase):
 		plain = without_status(text)
 		self.assertNotIn('\r', plain)
 		self.assertNotIn(' | ', plain)
-		self.assertRegex(plain, r'\nstep 0/2 start: ok \([0-9.]+ s\); about [0-9]+ s left\n')
-		self.assertRegex(plain, r'\nstep 2/2 0002-\S+: ok \([0-9.]+ s\)\n')
+		self.assertRegex(plain, r'\nstep 0/2 start: ok \([0-9.]+ s; logs: [^)]*\); about [0-9]+ s left\n')
+		self.assertRegex(plain, r'\nstep 2/2 0002-\S+: ok \([0-9.]+ s; logs: [^)]*\)\n')
 		self.assertTrue(text.endswith('bisect: all 2 patches good: every step built, and no '
 					      'case that passed stopped passing\n'), text[-300:])
 
@@ -1366,10 +1723,33 @@ class BisectTest(CheckTestCase):
 					   '0002-arm64-cpufeature-match-with-greater-than.patch'))
 		write(os.path.join(series, '0001-break-the-build.patch'),
 		      text.replace('+fail', '+builderror'))
-		status, output = self.run_cli('bisect', series)
+		report = os.path.join(self.tmp, 'bisect.json')
+		xml = os.path.join(self.tmp, 'bisect.xml')
+		status, output = self.run_cli('bisect', series, '--json', report, '--junit', xml)
 		self.assertEqual(status, 1, output)
 		self.assertIn('BUILD FAILED: pass_pan, skip_nopan', output)
 		self.assertIn("error: expected ';' before '}' token", output)
+		# The step that did not build has no boot to read, and not the step 0's.
+		step_1 = json.loads(read(report))['steps'][1]
+		for record in step_1['configs']:
+			self.assertEqual((record['status'], record['sub_groups']), ('build_error', []))
+			self.assertEqual(sorted(record['files']), ['build_log', 'record'])
+		self.assertFalse(os.path.exists(os.path.join(step_1['logs'], 'exec', 'pass_pan',
+							     'test.log')))
+		self.assertIn("error: expected ';' before '}' token",
+			      read(step_1['configs'][0]['files']['build_log']))
+		suites = {s.get('name'): s for s in ET.parse(xml).getroot().findall('testsuite')}
+		self.assertEqual(sorted(suites), [
+			'bisect', 'step-00/pass_pan/arm64_cpufeature_field',
+			'step-00/pass_pan/arm64_cpufeature_match',
+			'step-00/skip_nopan/arm64_cpufeature_field',
+			'step-00/skip_nopan/arm64_cpufeature_match',
+			'step-01/pass_pan', 'step-01/skip_nopan'])
+		steps = suites['bisect'].findall('testcase')
+		self.assertEqual([(c.get('name'), c.find('failure') is not None) for c in steps],
+				 [('step 0 start', False), ('step 1 0001-break-the-build.patch', True)])
+		self.assertEqual(steps[1].find('failure').get('message'),  # type: ignore[union-attr]
+				 'BUILD FAILED: pass_pan, skip_nopan')
 
 class MutantsTest(CheckTestCase):
 
@@ -1408,11 +1788,24 @@ class MutantsTest(CheckTestCase):
 				 r'arm64_cpufeature_match failed\n')
 		self.assertIn('mutants: 2 killed, 2 survived, 1 pending, 1 does not apply', output)
 		# The time left, from the steps that built and booted.
-		self.assertRegex(output, r'\nmutant 1/6 crash: killed \([0-9.]+ s\); about [0-9]+ s '
+		self.assertRegex(output, r'\nmutant 1/6 crash: killed \([0-9.]+ s; logs: [^)]*\); about [0-9]+ s '
 				 r'left\n')
-		self.assertRegex(output, r'\nmutant 6/6 survived: survived \([0-9.]+ s\)\n')
+		self.assertRegex(output, r'\nmutant 6/6 survived: survived \([0-9.]+ s; logs: [^)]*\)\n')
 		# Each mutant was applied alone, and the worktree is clean again.
+		# Each mutant's logs and boots, and the baseline's, in a directory of their own.
 		wt = self.worktree()
+		self.assertIn(f'baseline (the prepared tree): ok (0.', output)
+		self.assertIn(f'; logs: {wt}/.pan-kunit/baseline)\n', output)
+		self.assertEqual(json.loads(read(report))['baseline']['logs'],
+				 os.path.join(wt, '.pan-kunit', 'baseline'))
+		for name in ('crash', 'killed', 'survived'):
+			logs = os.path.join(wt, '.pan-kunit', 'mutants', name)
+			self.assertEqual(verdicts[name]['logs'], logs)
+			self.assertRegex(output, f'mutant [0-9]/6 {name}: .*; logs: {logs}\\)(; about [0-9]+ s left)?\n')
+		self.assertIn('Kernel panic', read(os.path.join(wt, '.pan-kunit', 'mutants', 'crash',
+							       'exec', 'pass_pan', 'test.log')))
+		self.assertEqual((verdicts['stale']['logs'], verdicts['pending']['logs']), (None, None))
+		# Each mutant was applied alone, and the worktree is clean again.
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'status', '--porcelain'],
 						check=True, text=True, stdout=subprocess.PIPE).stdout, '')
 		self.assertFalse(os.path.exists(os.path.join(wt, 'fake_mode')))
@@ -1443,6 +1836,17 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual(len(builds), 2)  # the baseline's and the killed mutant's
 		for argv in builds:
 			self.assertEqual(argv[-2:], ['--kconfig_add=CONFIG_KASAN=y', '--make_options=W=1'])
+		xml = os.path.join(self.tmp, 'mutants.xml')
+		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending',
+					      '--junit', xml)
+		self.assertEqual(status, 0, output)
+		top = ET.parse(xml).getroot()
+		self.assertEqual((top.get('tests'), top.get('failures'), top.get('errors')), ('17', '0', '0'))
+		(verdicts,) = [s for s in top.findall('testsuite') if s.get('name') == 'mutants']
+		self.assertEqual([(c.get('name'), [e.tag for e in c]) for c in verdicts], [
+			('killed', []), ('pending', ['skipped'])])
+		self.assertEqual(sorted(s.get('name') or '' for s in top.findall('testsuite'))[0],
+				 'baseline/pass_pan/arm64_cpufeature_field')
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
 		self.assertIn('unknown --only nonesuch; the mutants in', output)
@@ -1821,8 +2225,11 @@ class ParseTest(unittest.TestCase):
 		os.environ.pop('PAN_KUNIT_TREE', None)
 
 	def tree_with_kunit_tool(self, tree_dir: str) -> str:
-		shutil.copytree(test_data_path('fake_kunit'), os.path.join(tree_dir, 'tools/testing/kunit'),
+		kunit_dir = os.path.join(tree_dir, 'tools/testing/kunit')
+		shutil.copytree(test_data_path('fake_kunit'), kunit_dir,
 				ignore=shutil.ignore_patterns('__pycache__'))
+		for name in ('kunit_parser.py', 'kunit_printer.py'):
+			shutil.copyfile(os.path.join(kunit_tool('6.1'), name), os.path.join(kunit_dir, name))
 		return tree_dir
 
 	def parse(self, tree_dir: str, name: str) -> Tuple[int, str]:

@@ -333,6 +333,7 @@ class Step:
 	configs: List[results.ConfigResult] = field(default_factory=list)
 	regressions: List[str] = field(default_factory=list)
 	elapsed: float = 0.0
+	logs: str = ''           # its builds' logs and its boots' files (runner.Outputs)
 
 	def build_failed(self) -> List[str]:
 		return [r.name for r in self.configs if r.status == results.BUILD_ERROR]
@@ -359,7 +360,7 @@ class Step:
 			'commit': self.commit, 'bad': self.bad(), 'verdict': self.verdict(),
 			'kunitconfig_left_out': self.left_out,
 			'regressions': self.regressions, 'elapsed': round(self.elapsed, 1),
-			'configs': [r.to_json() for r in self.configs]}
+			'logs': self.logs, 'configs': [r.to_json() for r in self.configs]}
 
 @dataclass
 class Bisect:
@@ -374,16 +375,23 @@ class Bisect:
 	# Kconfig files merged into every step's kunitconfig.
 	fragments: Sequence[str] = ()
 
-	def run_step(self, worktree: str, step: Step,
-		     configs: Optional[List[QemuConfig]]=None) -> None:
-		"""Builds and boots @configs (default: the matrix) at this step."""
+	def run_step(self, worktree: str, step: Step, logs: str,
+		     configs: Optional[List[QemuConfig]]=None, fresh: bool=True) -> None:
+		"""Builds and boots @configs (default: the matrix) of the worktree
+		as it is, with its logs and boots in @logs, which holds nothing of
+		an earlier step or check (unless not @fresh: of an earlier group
+		of the same step)."""
 		start = time.monotonic()
 		step.commit = tree.head(worktree)
 		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
+		if fresh:
+			shutil.rmtree(logs, ignore_errors=True)
+		step.logs = logs
 		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
 					  configs or self.matrix, self.timeout, self.jobs,
 					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
-					  options=self.options, fragments=self.fragments)
+					  options=self.options, fragments=self.fragments,
+					  outputs=runner.Outputs(logs))
 		step.elapsed = time.monotonic() - start
 
 	def groups(self) -> List[List[QemuConfig]]:
@@ -391,6 +399,15 @@ class Bisect:
 		(matrix order among groups of the same size)."""
 		groups = list(group_by_kconfig(self.matrix).values())
 		return sorted(groups, key=lambda group: -len(group))
+
+def step_logs(worktree: str, number: int) -> str:
+	return runner.state(worktree, 'bisect', f'step-{number:02d}')
+
+def baseline_logs(worktree: str) -> str:
+	return runner.state(worktree, 'baseline')
+
+def mutant_logs(worktree: str, mutant: 'Mutant') -> str:
+	return runner.state(worktree, 'mutants', mutant.name)
 
 def start_with_suites(worktree: str, base: str, sources: Sources) -> None:
 	"""The start of a check of patches/: the Debian base plus the suites'
@@ -416,8 +433,8 @@ def apply(worktree: str, patch: Patch) -> Optional[str]:
 
 def print_step(step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'
-	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s)' +
-	      (f'; {left}' if left else ''))
+	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s; '
+	      f'logs: {step.logs})' + (f'; {left}' if left else ''))
 	if step.left_out:
 		print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
 	for line in step.regressions[:MAX_CASES * 4]:
@@ -464,7 +481,7 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 		step = Step(number, patch)
 		progress.get().task(f'step {number}/{len(patches)} {patch.name if patch else "start"}',
 				    eta.text())
-		check.run_step(wt, step)
+		check.run_step(wt, step, step_logs(wt, number))
 		eta.done(step.elapsed)
 		if steps:
 			step.regressions = regressions(steps[-1].configs, step.configs)
@@ -496,6 +513,7 @@ class Mutant:
 	detail: str = ''
 	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
 	elapsed: float = 0.0
+	logs: Optional[str] = None   # when it was built: as Step.logs
 
 	def ok(self) -> bool:
 		return self.verdict in (KILLED, PENDING)
@@ -503,7 +521,8 @@ class Mutant:
 	def to_json(self) -> results.JsonObj:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
 			'must_fail': self.must_fail, 'verdict': self.verdict, 'detail': self.detail,
-			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1)}
+			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1),
+			'logs': self.logs}
 
 def load_mutant(path: str) -> Mutant:
 	headers: Dict[str, str] = {}
@@ -574,9 +593,10 @@ def judge_by_groups(check: Bisect, wt: str, mutant: Mutant, number: int,
 	the seconds the steps took."""
 	results_so_far: List[results.ConfigResult] = []
 	elapsed = 0.0
-	for group in check.groups():
+	mutant.logs = mutant_logs(wt, mutant)
+	for index, group in enumerate(check.groups()):
 		step = Step(number, None)
-		check.run_step(wt, step, group)
+		check.run_step(wt, step, mutant.logs, group, fresh=index == 0)
 		elapsed += step.elapsed
 		results_so_far.extend(step.configs)
 		judge_mutant(mutant, results_so_far, landed)
@@ -594,8 +614,9 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	wt = worktree(check.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
 	progress.get().task('baseline (the prepared tree)')
-	check.run_step(wt, baseline)
-	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s)')
+	check.run_step(wt, baseline, baseline_logs(wt))
+	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
+	      f'logs: {baseline.logs})')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs if r.status != results.PASS]
 	if not_passing:
 		results.print_report(baseline.configs)
@@ -625,8 +646,9 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 				eta.done(elapsed)
 		mutant.elapsed = time.monotonic() - start
 		left = eta.text()
+		logs = f'; logs: {mutant.logs}' if mutant.logs else ''
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
-		      f'({mutant.elapsed:.1f} s)' + (f'; {left}' if left else ''))
+		      f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
 	progress.get().task('')
 	reset(wt, tree.PREPARED_REF)
 	return baseline

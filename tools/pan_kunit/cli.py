@@ -19,8 +19,8 @@ import time
 import unittest
 from typing import List, Optional, Sequence
 
-from pan_kunit import (Error, check, configs, export, lkdtm, packages, progress, results, runner,
-		       sources, summary, tree)
+from pan_kunit import (Error, check, configs, export, junit, ktap, lkdtm, packages, progress,
+		       results, runner, sources, summary, tree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -124,7 +124,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	for name in ('run', 'bisect', 'mutants'):
 		subparsers.choices[name].add_argument(
 			'--json', metavar='FILE',
-			help='also write the results, with kunit_tool\'s JSON, to FILE')
+			help='also write the results, each config\'s as a KernelCI record (kunit_tool\'s '
+			'JSON with the kernel, commit, config and CPU), to FILE')
+		subparsers.choices[name].add_argument(
+			'--junit', metavar='FILE',
+			help='also write the results as JUnit XML to FILE: a testsuite per kernel, '
+			'config and suite, a testcase per case')
 	run_parser = subparsers.choices['run']
 	run_parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
 				help='the same as --filter_glob')
@@ -222,6 +227,9 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	summary.record(summary.Tally('run', passed, failed))
 	if args.json:
 		_write_json(args.json, results.report(tree_dir, tree.head(tree_dir), result_list))
+	if args.junit:
+		junit.write(args.junit, junit.document('pan-kunit run', [
+			suite for result in result_list for suite in junit.config_suites(result)]))
 	return 0 if all(r.status == results.PASS for r in result_list) else 1
 
 def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
@@ -234,6 +242,27 @@ def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	passed = sum(v.ok for v in verdicts.values())
 	summary.record(summary.Tally('lkdtm', passed, len(verdicts) - passed))
 	return 0 if lkdtm.print_report(matrix, verdicts) else 1
+
+def check_destinations(args: argparse.Namespace) -> None:
+	"""Refuses a --json or --junit FILE that cannot be written, before
+	anything runs: its directory must exist and be writable."""
+	for option in ('json', 'junit'):
+		path = getattr(args, option, None)
+		if not path:
+			continue
+		directory = os.path.dirname(os.path.abspath(path))
+		why = None
+		if os.path.isdir(path):
+			why = 'it is a directory'
+		elif not os.path.exists(directory):
+			why = f'no such directory: {directory}'
+		elif not os.path.isdir(directory):
+			why = f'{directory} is not a directory'
+		elif not os.access(directory, os.W_OK | os.X_OK) or (
+				os.path.exists(path) and not os.access(path, os.W_OK)):
+			why = 'permission denied'
+		if why:
+			raise Error(f'cannot write --{option} {path}: {why}')
 
 def _write_json(path: str, data: results.JsonObj) -> None:
 	try:
@@ -310,6 +339,14 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 					'series': args.series or os.path.join(repo, sources.SERIES),
 					'first_bad': bad.number if bad else None,
 					'steps': [s.to_json() for s in steps]})
+	if args.junit:
+		verdicts = [{'name': f'step {s.number} {s.patch.name if s.patch else "start"}',
+			     'outcome': 'failure' if s.bad() else 'pass', 'message': s.verdict()}
+			    for s in steps]
+		junit.write(args.junit, junit.document('pan-kunit bisect', [
+			junit.verdict_suite('bisect', verdicts)] + [
+			suite for s in steps for result in s.configs
+			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
 	if args.step is not None:
 		return 1 if steps[-1].bad() or steps[-1].failed() else 0
 	if bad is None:
@@ -346,6 +383,15 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
 					'baseline': baseline.to_json(),
 					'mutants': [m.to_json() for m in mutants]})
+	if args.junit:
+		verdicts = [{'name': m.name, 'message': f'{m.verdict}: {m.detail}',
+			     'outcome': 'pass' if m.verdict == check.KILLED else
+			     'skipped' if m.verdict == check.PENDING else 'failure'}
+			    for m in mutants]
+		junit.write(args.junit, junit.document('pan-kunit mutants', [
+			junit.verdict_suite('mutants', verdicts)] + [
+			suite for result in baseline.configs
+			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in mutants) else 1
 
 def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
@@ -450,10 +496,11 @@ def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
 	# No boot, so no timeout: the exit status and the leaves decide.
 	status = results.classify(kunit, console, results.Outcome(parsed.returncode, False, 0.0),
 				  timeout=1)
+	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
 	results.print_report([results.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
-		console_log=path, exec_log='')])
+		console_log=path, exec_log='', cases=cases)])
 	return 0 if status == results.PASS else 1
 
 def selftest() -> int:
@@ -486,6 +533,7 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
+		check_destinations(args)  # before anything runs
 		if args.command == 'selftest':
 			return selftest()
 		if args.command == 'list':

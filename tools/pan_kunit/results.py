@@ -7,8 +7,13 @@
 import json
 import os
 import re
-from dataclasses import dataclass
+import socket
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
+
+from pan_kunit import Error, ktap
+from pan_kunit.packages import SOURCE_PACKAGE
+from pan_kunit.tree import Kernel
 
 JsonObj = Dict[str, Any]
 
@@ -21,10 +26,16 @@ PASS = 'pass'
 
 # How much of the console print_report() shows for a config that did not pass.
 CONSOLE_LOG_LINES = 40
+# How many lines of a failed case's own log print_report() shows.
+CASE_LOG_LINES = 15
+# What print_report() calls a failed leaf, as kunit.py does.
+FAILED_WORDS = {'FAIL': 'FAILED', 'ERROR': 'CRASHED'}
 
 # Table row of a leaf test case that kunit_tool put outside any suite (its
 # placeholder, named '', for a test that never reported).
-UNNAMED = '(unnamed)'
+UNNAMED = ktap.UNNAMED
+# The arch every build is for (runner.kunit_cmd's --arch).
+ARCH = 'arm64'
 
 # The line kunit_tool's parser starts from (kunit_parser.KTAP_START and
 # TAP_START); a console without one has no KTAP results at all.
@@ -180,6 +191,19 @@ def print_tail(title: str, path: str, count: int) -> None:
 	for line in (read_text(path) or '').splitlines()[-count:]:
 		print('    ' + line)
 
+# The files of a boot, as a record names them, and how print_report() does.
+FILE_LABELS = {
+	'console': 'console',
+	'kunit_json': 'kunit_tool JSON',
+	'parsed': 'parsed by kunit_parser',
+	'record': 'record',
+	'exec_log': 'kunit.py exec',
+	'build_log': 'build log',
+}
+
+def _unknown_kernel() -> Kernel:
+	return Kernel(version='', package_version=None, commit='', branch=None)
+
 @dataclass
 class ConfigResult:
 	name: str
@@ -192,6 +216,14 @@ class ConfigResult:
 	kunit: Optional[JsonObj]
 	console_log: str                # kunit_tool's test.log
 	exec_log: str                   # what kunit.py exec printed
+	kconfig: str = ''               # the QEMU config's (QemuConfig.kconfig)
+	kernel: Kernel = field(default_factory=_unknown_kernel)
+	# The leaf cases, parsed from the console by the tree's kunit_parser.
+	cases: List[ktap.Case] = field(default_factory=list)
+	kunit_json: str = ''            # kunit_tool's JSON
+	parsed_log: str = ''            # what kunit_parser printed for the console
+	record: str = ''                # to_json(), written by runner
+	build_log: str = ''
 
 	def suites(self) -> Dict[str, Counts]:
 		return suite_counts(self.kunit) if self.kunit else {}
@@ -202,11 +234,49 @@ class ConfigResult:
 			counts.merge(suite)
 		return counts
 
+	def failed_cases(self) -> List[ktap.Case]:
+		return [case for case in self.cases if case.failed()]
+
+	def files(self) -> Dict[str, str]:
+		"""The files of this boot and of its build that exist (only the
+		boot itself writes them: see runner.clear_boot()), by FILE_LABELS
+		key."""
+		paths = {'console': self.console_log, 'kunit_json': self.kunit_json,
+			 'parsed': self.parsed_log, 'record': self.record,
+			 'exec_log': self.exec_log, 'build_log': self.build_log}
+		return {key: path for key, path in paths.items()
+			if path and (key == 'record' or os.path.exists(path))}
+
 	def to_json(self) -> JsonObj:
-		return {'name': self.name, 'cpu': self.cpu, 'qemu_config': self.qemu_config,
-			'build_dir': self.build_dir, 'status': self.status,
+		"""The config's record: kunit_tool's JSON (kunit_json.py), a
+		KernelCI test group, with the fields that kunit_tool leaves empty
+		or fixes (kernel, git_branch, ...) filled in on every group, and
+		pan-kunit's own fields beside them on the top group."""
+		common = {'arch': ARCH, 'defconfig': self.name, 'build_environment': self.build_dir,
+			  'lab_name': socket.gethostname(), 'kernel': self.kernel.version or None,
+			  'job': None, 'git_branch': self.kernel.branch,
+			  'git_commit': self.kernel.commit or None}
+		record = {'name': self.name, **_kernelci_group(self.kunit or {}, common)}
+		record['name'] = self.name  # kunit_tool's is "KUnit Test Group"
+		record.update({
+			'status': self.status, 'cpu': self.cpu, 'qemu_config': self.qemu_config,
+			'kconfig': self.kconfig.splitlines(),
+			'debian_package': SOURCE_PACKAGE if self.kernel.package_version else None,
+			'debian_version': self.kernel.package_version,
 			'elapsed': self.elapsed, 'skip_reasons': self.skip_reasons,
-			'kunit': self.kunit}
+			'failures': [{'name': case.name(), 'status': case.status, 'log': case.log}
+				     for case in self.failed_cases()],
+			'files': self.files()})
+		return record
+
+def _kernelci_group(group: JsonObj, common: JsonObj) -> JsonObj:
+	"""A copy of a group of kunit_tool's JSON, and of its sub_groups, with
+	@common's fields."""
+	copy = dict(group)
+	copy['sub_groups'] = [_kernelci_group(g, common) for g in group.get('sub_groups', [])]
+	copy['test_cases'] = list(group.get('test_cases', []))
+	copy.update(common)
+	return copy
 
 def align(rows: List[List[str]]) -> List[str]:
 	"""The rows as lines, each column padded to its widest cell."""
@@ -246,14 +316,31 @@ def total_line(results: List[ConfigResult]) -> str:
 def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
 	return {'tree': tree, 'head': head, 'configs': [r.to_json() for r in results]}
 
+def print_failed(result: ConfigResult) -> None:
+	"""Every failed or crashed leaf, SUITE.CASE[PARAM], with the lines of
+	its own log (its EXPECTATION FAILED lines), as kunit.py prints them."""
+	for case in result.failed_cases():
+		print(f'    [{FAILED_WORDS[case.status]}] {case.name()}')
+		for line in case.log[:CASE_LOG_LINES]:
+			print('        ' + line)
+		if len(case.log) > CASE_LOG_LINES:
+			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
+			      f'{result.parsed_log}')
+
 def print_report(result_list: List[ConfigResult]) -> None:
 	for result in result_list:
-		if result.status not in (PASS, BUILD_ERROR):
+		if result.status != PASS:
 			print(f'{result.name}: {result.status}')
-			if os.path.exists(result.console_log):
-				print_tail('console', result.console_log, CONSOLE_LOG_LINES)
-			else:
-				print_tail('kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
+			print_failed(result)
+			# A failed case says why; a crash, a hang or no tests at all, the console.
+			if result.status not in (FAIL, BUILD_ERROR):
+				if os.path.exists(result.console_log):
+					print_tail('console', result.console_log, CONSOLE_LOG_LINES)
+				else:
+					print_tail('kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
+			for key, path in result.files().items():
+				if key != 'build_log' or result.status == BUILD_ERROR:
+					print(f'    {FILE_LABELS[key]}: {path}')
 		if result.skip_reasons:
 			print(f'{result.name}: skipped')
 			for case, reason in result.skip_reasons.items():
@@ -262,3 +349,11 @@ def print_report(result_list: List[ConfigResult]) -> None:
 	for line in table(result_list):
 		print(line)
 	print(total_line(result_list))
+
+def write_json(path: str, data: JsonObj) -> None:
+	try:
+		with open(path, 'w') as f:
+			json.dump(data, f, indent=4)
+			f.write('\n')
+	except OSError as e:
+		raise Error(f'cannot write {path}: {e.strerror}')

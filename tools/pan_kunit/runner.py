@@ -15,9 +15,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import progress, results
+from pan_kunit import ktap, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import TREE_KUNITCONFIG
+from pan_kunit.tree import Kernel, kernel_of
 
 STATE_DIR = '.pan-kunit'
 CROSS_COMPILE = 'aarch64-linux-gnu-'
@@ -108,11 +109,40 @@ def run_jobs(jobs: List[Job], watchdog: Optional[float],
 def state(tree: str, *parts: str) -> str:
 	return os.path.join(tree, STATE_DIR, *parts)
 
-def _exec_dir(tree: str, config: QemuConfig) -> str:
-	return state(tree, 'exec', config.name)
+@dataclass
+class Outputs:
+	"""Where a run of the matrix keeps its logs and each boot's files:
+	ROOT/logs/build-KEY.log, ROOT/logs/exec-CONFIG.log, and ROOT/exec/CONFIG,
+	kunit.py exec's --build_dir (links to the kernel, BOOT_FILES).  `run`'s
+	root is the tree's .pan-kunit; each bisect step and mutant has its own."""
+	root: str
 
-def _exec_log(tree: str, config: QemuConfig) -> str:
-	return state(tree, 'logs', f'exec-{config.name}.log')
+	def build_log(self, key: str) -> str:
+		return os.path.join(self.root, 'logs', f'build-{key}.log')
+
+	def exec_log(self, config: QemuConfig) -> str:
+		return os.path.join(self.root, 'logs', f'exec-{config.name}.log')
+
+	def exec_dir(self, config: QemuConfig) -> str:
+		return os.path.join(self.root, 'exec', config.name)
+
+# What a boot writes into its exec dir: kunit_tool's console and JSON, what
+# kunit_parser printed for the console, and the config's record.
+CONSOLE = 'test.log'
+KUNIT_JSON = 'kunit.json'
+PARSED_LOG = 'parsed.log'
+RECORD = 'results.json'
+BOOT_FILES = (CONSOLE, KUNIT_JSON, PARSED_LOG, RECORD)
+
+def clear_boot(exec_dir: str, exec_log: Optional[str]=None) -> None:
+	"""Removes what an earlier boot left in @exec_dir (and @exec_log).
+	The rule: a boot's result is read only from files that boot wrote, so
+	a boot that writes no console or JSON, or a config that does not build,
+	never reports an earlier boot's result."""
+	stale = [os.path.join(exec_dir, name) for name in BOOT_FILES]
+	for path in stale + ([exec_log] if exec_log else []):
+		if os.path.lexists(path):
+			os.unlink(path)
 
 @dataclass
 class KunitOptions:
@@ -165,10 +195,13 @@ class Build:
 		return ','.join(c.name for c in self.group)
 
 def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
-	      quiet: bool=False, options: Optional[KunitOptions]=None) -> Dict[str, bool]:
+	      quiet: bool=False, options: Optional[KunitOptions]=None,
+	      outputs: Optional[Outputs]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
 	walking the tree on one CPU) and returns whether each succeeded, by key.
-	The user's --make_options come after ccache's CC=, and so win."""
+	The user's --make_options come after ccache's CC=, and so win.  The
+	logs go into @outputs (default: the tree's .pan-kunit)."""
+	outputs = outputs or Outputs(state(tree))
 	ccache, env = ccache_options(tree)
 	added = build_options(options or KunitOptions())
 	build_jobs = []
@@ -179,7 +212,7 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0],
 				    b.fragments) +
 			  ['--jobs', str(jobs)] + ccache + added,
-			  state(tree, 'logs', f'build-{b.key}.log'), env)
+			  outputs.build_log(b.key), env)
 		if not quiet:
 			names = ', '.join(c.name for c in b.group)
 			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
@@ -219,22 +252,20 @@ def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 		if os.path.lexists(link):
 			os.unlink(link)
 		os.symlink(os.path.join(build_dir, path), link)
-	for stale in ('test.log', 'kunit.json'):
-		if os.path.exists(os.path.join(exec_dir, stale)):
-			os.unlink(os.path.join(exec_dir, stale))
+	clear_boot(exec_dir)
 
-def _exec_job(tree: str, kunit_dir: str, config: QemuConfig, build_dir: str,
+def _exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: str,
 	      kunitconfig: str, timeout: int, filter_glob: str='') -> Job:
 	"""A kunit.py exec in a directory of the config's own."""
-	exec_dir = _exec_dir(tree, config)
+	exec_dir = outputs.exec_dir(config)
 	link_kernel(exec_dir, build_dir, config)
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
 	# to stdout" and the word after it as the filter_glob, which comes
 	# last, after every option.
 	cmd = kunit_cmd(kunit_dir, 'exec', exec_dir, kunitconfig, config) + [
-		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, 'kunit.json')] + (
+		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, KUNIT_JSON)] + (
 		[filter_glob] if filter_glob else [])
-	return Job(config.name, cmd, _exec_log(tree, config))
+	return Job(config.name, cmd, outputs.exec_log(config))
 
 def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[str]=None,
 		   fragments: Sequence[str]=(), kconfig_add: Sequence[str]=()) -> List[Build]:
@@ -246,25 +277,32 @@ def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[s
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
-	options: Optional[KunitOptions]=None,
-	fragments: Sequence[str]=()) -> List[results.ConfigResult]:
+	options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
+	outputs: Optional[Outputs]=None) -> List[results.ConfigResult]:
 	"""Builds every kconfig group, with @kunitconfig (default: the
 	tree's) plus @fragments and @options, then boots every config that
-	built."""
+	built.  Logs and boots go into @outputs (default: the tree's
+	.pan-kunit)."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
 	options = options or KunitOptions()
+	outputs = outputs or Outputs(state(tree))
+	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
+	kernel = kernel_of(tree)
 	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add)
-	build_dirs = {c.name: b.build_dir(tree) for b in builds for c in b.group}
-	ok = build_all(tree, kunit_dir, builds, jobs, quiet, options)
+	build_of = {c.name: b for b in builds for c in b.group}
+	for config in configs:
+		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
+	ok = build_all(tree, kunit_dir, builds, jobs, quiet, options, outputs)
 	built = [c for b in builds if ok[b.key] for c in b.group]
-	exec_jobs = {c.name: _exec_job(tree, kunit_dir, c, build_dirs[c.name], kunitconfig,
-				       timeout, options.filter_glob)
+	exec_jobs = {c.name: _exec_job(outputs, kunit_dir, c, build_of[c.name].build_dir(tree),
+				       kunitconfig, timeout, options.filter_glob)
 		     for c in built}
 	def ended(job: Job) -> None:
+		# In the job's waiting thread: the status only; the console is
+		# parsed in the main thread, once every boot has ended.
 		config = next(c for c in built if c.name == job.label)
 		assert job.outcome is not None
-		status = _collect(config, build_dirs[config.name], _exec_dir(tree, config),
-				  _exec_log(tree, config), job.outcome, timeout).status
+		status = _status(outputs.exec_dir(config), job.outcome, timeout)
 		progress.get().boot_ended(config.name, status, job.outcome.elapsed, quiet)
 	if exec_jobs:
 		if not quiet:
@@ -277,25 +315,46 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	collected = []
 	for config in configs:
 		job = exec_jobs.get(config.name)
-		collected.append(_collect(config, build_dirs[config.name],
-					  _exec_dir(tree, config), _exec_log(tree, config),
+		build = build_of[config.name]
+		collected.append(_collect(config, kunit_dir, outputs, build.build_dir(tree),
+					  outputs.build_log(build.key), kernel,
 					  job.outcome if job else None, timeout))
 	return collected
 
-def _collect(config: QemuConfig, build_dir: str, exec_dir: str, exec_log: str,
-	     outcome: Optional[results.Outcome], timeout: int) -> results.ConfigResult:
-	console_log = os.path.join(exec_dir, 'test.log')
+def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> str:
+	"""The status of a boot that ended, from the files it wrote."""
+	return results.classify(results.read_json(os.path.join(exec_dir, KUNIT_JSON)),
+				results.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
+
+def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: str,
+	     build_log: str, kernel: Kernel, outcome: Optional[results.Outcome],
+	     timeout: int) -> results.ConfigResult:
+	"""The result of the config's boot (None: not built), read from the
+	files it wrote, and its record written beside them."""
+	exec_dir = outputs.exec_dir(config)
 	kunit: Optional[results.JsonObj] = None
 	console: Optional[str] = None
+	cases: List[ktap.Case] = []
 	if outcome is None:
 		status = results.BUILD_ERROR
 	else:
-		kunit = results.read_json(os.path.join(exec_dir, 'kunit.json'))
-		console = results.read_text(console_log)
-		status = results.classify(kunit, console, outcome, timeout)
-	return results.ConfigResult(
+		kunit = results.read_json(os.path.join(exec_dir, KUNIT_JSON))
+		console = results.read_text(os.path.join(exec_dir, CONSOLE))
+		status = _status(exec_dir, outcome, timeout)
+	if console is not None:
+		cases, parsed = ktap.parse(console, kunit_dir)
+		with open(os.path.join(exec_dir, PARSED_LOG), 'w') as f:
+			f.write(parsed)
+	result = results.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=status,
 		elapsed=None if outcome is None else round(outcome.elapsed, 1),
 		skip_reasons=results.skip_reasons(console or ''), kunit=kunit,
-		console_log=console_log, exec_log=exec_log)
+		console_log=os.path.join(exec_dir, CONSOLE), exec_log=outputs.exec_log(config),
+		kconfig=config.kconfig, kernel=kernel, cases=cases,
+		kunit_json=os.path.join(exec_dir, KUNIT_JSON),
+		parsed_log=os.path.join(exec_dir, PARSED_LOG),
+		record=os.path.join(exec_dir, RECORD), build_log=build_log)
+	os.makedirs(exec_dir, exist_ok=True)
+	results.write_json(result.record, result.to_json())
+	return result

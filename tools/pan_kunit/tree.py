@@ -13,9 +13,11 @@
 import glob
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from pan_kunit import Error
@@ -67,6 +69,40 @@ def _rev(tree: str, ref: str) -> Optional[str]:
 
 def head(tree: str) -> str:
 	return git(tree, 'rev-parse', 'HEAD').stdout.strip()
+
+@dataclass
+class Kernel:
+	"""What a tree builds, as a test record names it."""
+	version: str                   # the Makefile's, as `make kernelversion`; '' if unknown
+	package_version: Optional[str]  # of SOURCE_PACKAGE, from the base commit's subject
+	commit: str                    # HEAD
+	branch: Optional[str]          # None on a detached HEAD
+
+_MAKEFILE_VARIABLE = re.compile(r'^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(.*?)\s*$')
+
+def kernel_version(tree: str) -> str:
+	"""VERSION.PATCHLEVEL.SUBLEVEL and EXTRAVERSION of the top Makefile."""
+	found: Dict[str, str] = {}
+	try:
+		with open(os.path.join(tree, 'Makefile'), errors='backslashreplace') as f:
+			for line in f:
+				match = _MAKEFILE_VARIABLE.match(line)
+				if match:
+					found.setdefault(match.group(1), match.group(2))
+	except OSError:
+		return ''
+	if not all(found.get(v) for v in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL')):
+		return ''
+	return (f'{found["VERSION"]}.{found["PATCHLEVEL"]}.{found["SUBLEVEL"]}'
+		f'{found.get("EXTRAVERSION", "")}')
+
+def kernel_of(tree: str) -> Kernel:
+	"""The kernel that @tree (the prepared tree or a worktree of it) builds now."""
+	base = git(tree, 'show', '-s', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
+	branch = git(tree, 'symbolic-ref', '-q', '--short', 'HEAD', check=False).stdout.strip()
+	return Kernel(version=kernel_version(tree),
+		      package_version=base[len(BASE_SUBJECT):] if base.startswith(BASE_SUBJECT) else None,
+		      commit=head(tree), branch=branch or None)
 
 def describe(tree: str, rev: str='HEAD') -> str:
 	"""Returns '<short hash> <subject>'."""

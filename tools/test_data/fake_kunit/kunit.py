@@ -10,9 +10,11 @@
 #   pass        exec: a run where every case passes
 #   skip        exec: a passing run with skipped cases
 #   fail        exec: a run with a failing case (exit 1, like kunit.py)
+#   failtwo     exec: failing cases in two suites, one a parameter (exit 1)
 #   crash       exec: a kernel panic in the middle of a suite (exit 1)
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
+#   noboot      exec: QEMU does not start; writes no test.log, no JSON (exit 1)
 #   builderror  build: fails
 #   parse       (kunit.py parse FILE) the JSON fixture of the console
 #               fixture FILE is a copy of, and that fixture's exit status
@@ -53,6 +55,7 @@ OUTPUTS = {
 	'pass': ('pass.log', 'pass.json', 0),
 	'skip': ('skips.log', 'skips.json', 0),
 	'fail': ('fail.log', 'fail.json', 1),
+	'failtwo': ('fail_two.log', 'fail_two.json', 1),
 	'crash': ('panic.log', 'panic.json', 1),
 }
 
@@ -129,6 +132,10 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 		trace('exec', mode_config(args), start, '-', qemu.pid)
 		while True:
 			time.sleep(600)
+	if mode == 'noboot':
+		print('qemu-system-aarch64: -cpu nosuch: unable to find CPU model', file=sys.stderr)
+		trace('exec', mode_config(args), start, time.time(), '-')
+		return 1
 	console, result, status = OUTPUTS.get(mode, OUTPUTS['pass'])
 	if mode in ('pass', 'skip'):
 		time.sleep(float(os.environ.get('FAKE_KUNIT_EXEC_SECONDS', '0')))

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Results as JUnit XML, which GitLab and Jenkins show natively: one
+# <testsuite> per (kernel, config, suite), one <testcase> per leaf case
+# (name CASE or CASE.PARAM, classname SUITE), with <failure> (the case's own
+# log), <error> (a crashed case) or <skipped message=REASON>.  A config that
+# did not build, crashed, hung or ran no test also gets a testsuite of its
+# own whose one testcase has an <error>.
+
+import re
+import socket
+import xml.etree.ElementTree as ET
+from typing import Dict, List, Optional
+
+from pan_kunit import Error, results
+
+# The testcase of a config's own testsuite, and its error message, by status.
+CONFIG_ERRORS = {
+	results.BUILD_ERROR: ('build', 'the kernel did not build'),
+	results.CRASH: ('boot', 'the kernel crashed, or kunit.py failed'),
+	results.TIMEOUT: ('boot', 'the boot hung and was killed at the timeout'),
+	results.NO_TESTS: ('boot', 'no test ran'),
+}
+# How much of a log an <error> of a config holds.
+LOG_LINES = results.CONSOLE_LOG_LINES
+# What XML 1.0 cannot hold, even escaped; a console may (colours, NULs).
+_NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
+
+def _xml(text: str) -> str:
+	return _NOT_XML.sub('\ufffd', text)
+
+def _testsuite(name: str, properties: Dict[str, Optional[str]]) -> ET.Element:
+	suite = ET.Element('testsuite', name=name, hostname=socket.gethostname())
+	props = ET.SubElement(suite, 'properties')
+	for key, value in properties.items():
+		if value:
+			ET.SubElement(props, 'property', name=key, value=value)
+	return suite
+
+def _count(suite: ET.Element) -> ET.Element:
+	cases = suite.findall('testcase')
+	suite.set('tests', str(len(cases)))
+	for tag, attribute in (('failure', 'failures'), ('error', 'errors'),
+			       ('skipped', 'skipped')):
+		suite.set(attribute, str(sum(case.find(tag) is not None for case in cases)))
+	return suite
+
+def _tail(path: str) -> str:
+	return '\n'.join((results.read_text(path) or '').splitlines()[-LOG_LINES:])
+
+def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> List[ET.Element]:
+	"""The testsuites of one config's boot, named [LABEL/]CONFIG/SUITE
+	(LABEL: which kernel, when a report holds several)."""
+	prefix = f'{label}/' if label else ''
+	properties = {'kernel': result.kernel.version, 'debian_version': result.kernel.package_version,
+		      'git_commit': result.kernel.commit, 'git_branch': result.kernel.branch,
+		      'config': result.name, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
+		      'status': result.status}
+	suites: Dict[str, ET.Element] = {}
+	for case in result.cases:
+		suite = suites.get(case.suite)
+		if suite is None:
+			suite = suites[case.suite] = _testsuite(f'{prefix}{result.name}/{case.suite}',
+								 properties)
+		name = '.'.join(case.path[1:]) or case.suite
+		testcase = ET.SubElement(suite, 'testcase', classname=case.suite, name=name)
+		log = _xml('\n'.join(case.log))
+		first = _xml(case.log[0].strip()) if case.log else ''
+		if case.status == 'FAIL':
+			failure = ET.SubElement(testcase, 'failure', type='FAIL',
+						message=first or 'failed')
+			failure.text = log
+		elif case.status == 'ERROR':
+			error = ET.SubElement(testcase, 'error', type='ERROR',
+					      message=first or 'crashed before reporting')
+			error.text = log
+		elif case.status == 'SKIP':
+			skipped = ET.SubElement(testcase, 'skipped')
+			reason = result.skip_reasons.get(case.key())
+			if reason:
+				skipped.set('message', _xml(reason))
+	found = [_count(suite) for suite in suites.values()]
+	if result.status in CONFIG_ERRORS:
+		what, message = CONFIG_ERRORS[result.status]
+		suite = _testsuite(f'{prefix}{result.name}', properties)
+		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name=what)
+		error = ET.SubElement(testcase, 'error', type=result.status, message=message)
+		files = result.files()
+		log = files.get('console') or files.get('exec_log') or files.get('build_log')
+		error.text = _xml(f'{log}:\n{_tail(log)}') if log else message
+		found.append(_count(suite))
+	return found
+
+def verdict_suite(name: str, verdicts: List[Dict[str, str]]) -> ET.Element:
+	"""A testsuite of checks that are not KUnit cases (bisect steps,
+	mutants): each dict has 'name', 'outcome' ('pass', 'failure' or
+	'skipped') and 'message'."""
+	suite = ET.Element('testsuite', name=name, hostname=socket.gethostname())
+	for verdict in verdicts:
+		testcase = ET.SubElement(suite, 'testcase', classname=name, name=verdict['name'])
+		if verdict['outcome'] != 'pass':
+			ET.SubElement(testcase, verdict['outcome'], message=_xml(verdict['message']))
+	return _count(suite)
+
+def document(name: str, suites: List[ET.Element]) -> ET.ElementTree:
+	top = ET.Element('testsuites', name=name)
+	top.extend(suites)
+	for attribute in ('tests', 'failures', 'errors', 'skipped'):
+		top.set(attribute, str(sum(int(s.get(attribute, '0')) for s in suites)))
+	ET.indent(top)
+	return ET.ElementTree(top)
+
+def write(path: str, junit: ET.ElementTree) -> None:
+	try:
+		junit.write(path, encoding='utf-8', xml_declaration=True)
+	except OSError as e:
+		raise Error(f'cannot write --junit {path}: {e.strerror}')
