@@ -25,7 +25,6 @@ from pan_kunit import Error, progress, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
-KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
 # What kunit.py's --kunitconfig gets at each step: the step's own
 # .kunitconfig, less the symbols its Kconfig does not define yet.
 STEP_KUNITCONFIG = 'kunitconfig'
@@ -387,7 +386,7 @@ class Bisect:
 		if fresh:
 			shutil.rmtree(logs, ignore_errors=True)
 		step.logs = logs
-		step.configs = runner.run(worktree, os.path.join(worktree, KUNIT_TOOL_DIR),
+		step.configs = runner.run(worktree, tree.kunit_dir(worktree),
 					  configs or self.matrix, self.timeout, self.jobs,
 					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
 					  options=self.options, fragments=self.fragments,

@@ -25,7 +25,6 @@ from pan_kunit import (Error, check, configs, export, junit, ktap, lkdtm, packag
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
 DEFAULT_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
-KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
 MUTANTS_DIR = 'mutants'
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
@@ -215,7 +214,7 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
 	setup(tree_dir, repo, args)
 	_note_edits(tree_dir)
-	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
+	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(args, repo, kunit_dir)
 	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
 				 options=_kunit_options(args), fragments=fragments(repo))
@@ -236,7 +235,7 @@ def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	for config in _matrix(args, repo, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
 	setup(tree_dir, repo, args)
-	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
+	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(args, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
 	passed = sum(v.ok for v in verdicts.values())
@@ -273,7 +272,7 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 		raise Error(f'cannot write --json {path}: {e.strerror}')
 
 def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
-	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
+	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(args, repo, kunit_dir)
 	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
 			    options=_kunit_options(args), fragments=fragments(repo))
@@ -464,11 +463,11 @@ def _kunit_py(tree_dir: str) -> str:
 	"""kunit.py of the tree, else of the default tree."""
 	trees = list(dict.fromkeys([tree_dir, os.path.abspath(default_tree())]))
 	for candidate in trees:
-		path = os.path.join(candidate, KUNIT_TOOL_DIR, 'kunit.py')
+		path = os.path.join(tree.kunit_dir(candidate), 'kunit.py')
 		if os.path.isfile(path):
 			return path
 	raise Error('parse needs kunit_tool\'s parser, and there is no '
-		    f'{os.path.join(KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
+		    f'{os.path.join(tree.KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
 		    'run tools/pan-kunit setup first')
 
 def run_parse(args: argparse.Namespace, tree_dir: str) -> int:

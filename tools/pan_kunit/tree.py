@@ -38,6 +38,8 @@ OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
 NO_GIT = 'git is not installed (Debian package git, which setup installs as root on Debian)'
+# Where a tree (the prepared tree, a worktree of it) has its kunit_tool.
+KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
 
 # Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
 # author), and no user or system git configuration takes part.
@@ -69,6 +71,10 @@ def _rev(tree: str, ref: str) -> Optional[str]:
 
 def head(tree: str) -> str:
 	return git(tree, 'rev-parse', 'HEAD').stdout.strip()
+
+def kunit_dir(tree: str) -> str:
+	"""The kunit_tool of @tree, which builds and boots it."""
+	return os.path.join(tree, KUNIT_TOOL_DIR)
 
 @dataclass
 class Kernel:
