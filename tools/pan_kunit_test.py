@@ -13,7 +13,6 @@ import os
 import re
 import shlex
 import shutil
-import shlex
 import signal
 import socket
 import subprocess

@@ -364,7 +364,6 @@ class Step:
 @dataclass
 class Bisect:
 	tree: str
-	kunit_dir: str
 	matrix: List[QemuConfig]
 	timeout: int
 	jobs: int

@@ -272,9 +272,8 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 		raise Error(f'cannot write --json {path}: {e.strerror}')
 
 def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
-	kunit_dir = tree.kunit_dir(tree_dir)
-	matrix = _matrix(args, repo, kunit_dir)
-	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
+	matrix = _matrix(args, repo, tree.kunit_dir(tree_dir))
+	return check.Bisect(tree_dir, matrix, args.timeout, args.jobs,
 			    options=_kunit_options(args), fragments=fragments(repo))
 
 def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:

@@ -236,12 +236,6 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 		results.print_tail('build log', job.log, BUILD_LOG_LINES)
 	return built
 
-def build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
-	  kunitconfig: str, jobs: int) -> bool:
-	"""kunit.py build of the group's kconfig plus @kunitconfig into
-	.pan-kunit/build/@key."""
-	return build_all(tree, kunit_dir, [Build(key, group, kunitconfig)], jobs)[key]
-
 def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 	"""Makes @exec_dir a --build_dir for kunit.py exec that boots the
 	kernel of @build_dir: kunit_tool writes test.log into --build_dir, so

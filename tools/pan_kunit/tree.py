@@ -110,9 +110,9 @@ def kernel_of(tree: str) -> Kernel:
 		      package_version=base[len(BASE_SUBJECT):] if base.startswith(BASE_SUBJECT) else None,
 		      commit=head(tree), branch=branch or None)
 
-def describe(tree: str, rev: str='HEAD') -> str:
-	"""Returns '<short hash> <subject>'."""
-	return git(tree, 'show', '-s', '--format=%h %s', rev).stdout.strip()
+def describe(tree: str) -> str:
+	"""Returns '<short hash> <subject>' of HEAD."""
+	return git(tree, 'show', '-s', '--format=%h %s', 'HEAD').stdout.strip()
 
 def _listing(paths: List[str]) -> str:
 	lines = ['  ' + p for p in paths[:MAX_LISTED]]
