@@ -23,7 +23,7 @@ from typing import IO, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import Error, progress, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
-from pan_kunit.sources import Sources, TREE_KUNITCONFIG
+from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 
 # What kunit.py's --kunitconfig gets at each step: the step's own
 # .kunitconfig, less the symbols its Kconfig does not define yet.
@@ -411,11 +411,7 @@ def start_with_suites(worktree: str, base: str, sources: Sources) -> None:
 	"""The start of a check of patches/: the Debian base plus the suites'
 	files, which no Makefile builds until a patch hooks them in."""
 	reset(worktree, base)
-	for path, data in sorted(sources.suites.items()):
-		full = os.path.join(worktree, path)
-		os.makedirs(os.path.dirname(full), exist_ok=True)
-		with open(full, 'wb') as f:
-			f.write(data)
+	write_files(worktree, sources.suites)
 	tree.git(worktree, '--literal-pathspecs', 'add', '-f', '--', *sorted(sources.suites))
 	tree.git(worktree, 'commit', '-q', '--allow-empty', '-m', SUITES_FIRST_SUBJECT)
 

@@ -22,7 +22,7 @@ from typing import Dict, List, Optional
 
 from pan_kunit import Error
 from pan_kunit.packages import SOURCE_PACKAGE
-from pan_kunit.sources import Sources, SERIES
+from pan_kunit.sources import Sources, SERIES, write_files
 
 BRANCH = 'pan-kunit'
 BASE_REF = 'refs/pan-kunit/base'
@@ -304,18 +304,7 @@ def _install_suites(tree: str, sources: Sources) -> None:
 			except OSError:
 				pass  # not empty
 		removed += 1
-	written = 0
-	for path, data in sorted(sources.suites.items()):
-		full = os.path.join(tree, path)
-		try:
-			with open(full, 'rb') as f:
-				if f.read() == data:
-					continue
-		except FileNotFoundError:
-			os.makedirs(os.path.dirname(full), exist_ok=True)
-		with open(full, 'wb') as f:
-			f.write(data)
-		written += 1
+	written = write_files(tree, sources.suites)
 	git(tree, '--literal-pathspecs', 'add', '-A', '-f', '--',
 	     *sorted(set(previous_paths) | set(sources.suites)))
 	git(tree, 'commit', '-q', '--allow-empty', '-m', SUITES_SUBJECT,
