@@ -28,7 +28,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from pan_kunit import (Error, check, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
-		       progress, results, runner, sources, summary, tree)
+		       progress, results, runner, series, sources, summary, tree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -497,13 +497,13 @@ class SeriesTest(unittest.TestCase):
 		return directory
 
 	def load(self, spec: str) -> List[str]:
-		return [p.name for p in check.load_series(spec, '', self.tmp)]
+		return [p.name for p in series.load(spec, '', self.tmp)]
 
 	def test_series_file_order_is_kept(self) -> None:
 		directory = self.series_dir(DEMO_1, DEMO_2, DEMO_3,
 					    series=f'# not by name\n{DEMO_3}\n\n{DEMO_1}  # first\n{DEMO_2}\n')
 		self.assertEqual(self.load(directory), [DEMO_3, DEMO_1, DEMO_2])
-		patches = check.load_series(directory, '', self.tmp)
+		patches = series.load(directory, '', self.tmp)
 		self.assertEqual(patches[0].subject, 'arm64: cpufeature: name the EPAN level')
 
 	def test_without_series_file_by_name_and_only_patches(self) -> None:
@@ -546,19 +546,19 @@ class SeriesTest(unittest.TestCase):
 		self.assertEqual(self.load(mbox), ['mbox #1', 'mbox #2'])
 
 	def test_only_ranges_directories_and_files(self) -> None:
-		self.assertEqual(check.series_kind('refs/pan-kunit/prepared..my-series'), check.GIT_RANGE)
-		self.assertEqual(check.series_kind('HEAD~2..'), check.GIT_RANGE)
-		self.assertEqual(check.series_kind(self.tmp), check.DIRECTORY)
-		self.assertEqual(check.series_kind(test_data_path('series_demo', DEMO_1)), check.MBOX)
+		self.assertEqual(series.kind('refs/pan-kunit/prepared..my-series'), series.GIT_RANGE)
+		self.assertEqual(series.kind('HEAD~2..'), series.GIT_RANGE)
+		self.assertEqual(series.kind(self.tmp), series.DIRECTORY)
+		self.assertEqual(series.kind(test_data_path('series_demo', DEMO_1)), series.MBOX)
 		with self.assertRaisesRegex(Error, "SERIES 'my-series' is no directory or file, and no "
 					    'git range BASE..TIP; a branch or commit alone would be its '
 					    'whole history, the Debian base included \\(for a branch on the '
 					    'prepared tree: refs/pan-kunit/prepared..my-series\\)'):
-			check.series_kind('my-series')
+			series.kind('my-series')
 		with self.assertRaisesRegex(Error, r"SERIES 'HEAD\.\.\.my-series': A\.\.\.B means"):
-			check.series_kind('HEAD...my-series')
+			series.kind('HEAD...my-series')
 		with self.assertRaisesRegex(Error, 'SERIES /dev/null is neither a directory nor a file'):
-			check.series_kind('/dev/null')
+			series.kind('/dev/null')
 
 	def test_bad_input_fails_before_setup(self) -> None:
 		unusable = self.series_dir(DEMO_1, 'plain.diff')

@@ -20,7 +20,7 @@ import unittest
 from typing import List, Optional, Sequence
 
 from pan_kunit import (Error, check, configs, export, junit, ktap, lkdtm, packages, progress,
-		       results, runner, sources, summary, tree)
+		       results, runner, series, sources, summary, tree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -294,11 +294,11 @@ def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
 	range needs the tree, and is loaded (and --step checked) after."""
 	if args.series is None:
 		patches = len(sources.load(repo).patches)
-	elif check.series_kind(args.series) == check.GIT_RANGE:
+	elif series.kind(args.series) == series.GIT_RANGE:
 		return
 	else:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
-			patches = len(check.load_series(args.series, '', scratch))
+			patches = len(series.load(args.series, '', scratch))
 	_check_step(args, patches)
 
 def _check_mutants_args(args: argparse.Namespace, repo: str) -> None:
@@ -314,12 +314,11 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	checker = _checker(args, tree_dir, repo)
 	work = runner.state(tree_dir, 'check')
 	if args.series:
-		patches = check.load_series(args.series, tree_dir, work)
+		patches = series.load(args.series, tree_dir, work)
 		wanted = None
 	else:
 		wanted = sources.load(repo)
-		patches = [check.Patch(p, os.path.basename(p), check.subject(p))
-			   for p in wanted.patches]
+		patches = [series.patch(p) for p in wanted.patches]
 	_check_step(args, len(patches))
 	start = time.monotonic()
 	steps = check.run_bisect(checker, patches, wanted, args.step)
@@ -412,7 +411,7 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	bad = None
 	if not args.no_build:
 		checker.kunitconfig = wanted.suites[sources.TREE_KUNITCONFIG]
-		patches = [check.Patch(p, os.path.basename(p), check.subject(p)) for p in files[1:]]
+		patches = [series.patch(p) for p in files[1:]]
 		steps = check.run_bisect(checker, patches, None, start=tree.BASE_REF)
 		print()
 		for line in check.bisect_table(steps):

@@ -40,7 +40,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, check, hooks, tree
+from pan_kunit import Error, check, hooks, series, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
@@ -239,7 +239,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 	their @files; returns those suites.  @symbols: see hooks.assign()."""
 	mail = mailinfo(patch)
 	before = tree.head(worktree)
-	why = check.apply(worktree, check.Patch(patch, os.path.basename(patch), mail.subject))
+	why = check.apply(worktree, series.Patch(patch, os.path.basename(patch), mail.subject))
 	if why is not None:
 		raise Error(f'{patch} does not apply in the exported series:\n{why}')
 	after = tree.head(worktree)
