@@ -28,7 +28,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from pan_kunit import (Error, check, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
-		       progress, results, runner, series, sources, summary, tree)
+		       progress, results, runner, series, sources, summary, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1559,7 +1559,7 @@ class BisectTest(CheckTestCase):
 			self.assertTrue(os.path.isfile(os.path.join(logs, 'logs', 'exec-pass_pan.log')))
 		log = subprocess.run(['git', '-C', wt, 'log', '--format=%s', '-3'], check=True,
 				     text=True, stdout=subprocess.PIPE).stdout.splitlines()
-		self.assertEqual(log[2], check.SUITES_FIRST_SUBJECT)
+		self.assertEqual(log[2], worktree.SUITES_FIRST_SUBJECT)
 		# One build directory per kconfig, reused by every step.
 		builds = {b[2] for b in self.traced('build')}
 		self.assertEqual(len(builds), 1)
@@ -1707,7 +1707,7 @@ class BisectTest(CheckTestCase):
 
 	def test_one_check_at_a_time(self) -> None:
 		self.setup_tree()
-		with check.locked(self.tree):
+		with worktree.locked(self.tree):
 			status, output = self.run_cli('bisect')
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'another pan-kunit (pid {os.getpid()}) is using {self.worktree()}',

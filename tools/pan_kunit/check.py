@@ -1,85 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Checks that need a kernel tree of their own: `bisect` (a series, one
-# patch at a time) and `mutants` (each known regression, one at a time).
-#
-# They work in a git worktree of the prepared tree that belongs to
-# pan-kunit, <tree>/.pan-kunit/check/linux, on a detached HEAD: the user's
-# tree, branch, index and uncommitted edits are never touched.  The
-# worktree keeps its build directories (<worktree>/.pan-kunit/build/KEY)
-# from step to step and from run to run, and git rewrites only the files
-# a step changes, so a step costs an incremental build.
+# Checks that need a kernel tree of their own (worktree.py): `bisect` (a
+# series, one patch at a time) and `mutants` (each known regression, one
+# at a time).
 
-import contextlib
-import fcntl
 import os
 import re
 import shutil
 import time
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set
 
-from pan_kunit import Error, progress, results, runner, tree
+from pan_kunit import Error, progress, results, runner, tree, worktree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.series import Patch
-from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
+from pan_kunit.sources import Sources, TREE_KUNITCONFIG
 
 # What kunit.py's --kunitconfig gets at each step: the step's own
 # .kunitconfig, less the symbols its Kconfig does not define yet.
 STEP_KUNITCONFIG = 'kunitconfig'
-SUITES_FIRST_SUBJECT = 'pan-kunit: the KUnit suites, before the patches'
 # Leaf statuses that count as a failure of the case.
 FAILED = ('FAIL', 'ERROR')
 # Config statuses that say nothing about single cases.
 BROKEN = (results.BUILD_ERROR, results.CRASH, results.TIMEOUT)
 # How many failing cases a report line names.
 MAX_CASES = 5
-
-def worktree_path(tree_dir: str) -> str:
-	return runner.state(tree_dir, 'check', 'linux')
-
-@contextlib.contextmanager
-def locked(tree_dir: str) -> Iterator[None]:
-	"""Holds the check worktree for one command: two checks at once would
-	reset it under each other."""
-	path = runner.state(tree_dir, 'check', 'lock')
-	os.makedirs(os.path.dirname(path), exist_ok=True)
-	with open(path, 'a+') as f:
-		try:
-			fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-		except BlockingIOError:
-			f.seek(0)
-			raise Error(f'another pan-kunit (pid {f.read().strip() or "?"}) is using '
-				    f'{worktree_path(tree_dir)}; wait for it to finish')
-		f.truncate(0)
-		f.write(str(os.getpid()))
-		f.flush()
-		try:
-			yield
-		finally:
-			fcntl.flock(f, fcntl.LOCK_UN)
-
-def _git_dir(worktree: str) -> str:
-	return tree.git(worktree, 'rev-parse', '--absolute-git-dir').stdout.strip()
-
-def reset(worktree: str, rev: str) -> None:
-	"""Puts pan-kunit's own worktree at @rev, discarding what a previous
-	check left in it; its build outputs stay."""
-	if os.path.exists(os.path.join(_git_dir(worktree), 'rebase-apply')):
-		tree.git(worktree, 'am', '--abort')
-	tree.git(worktree, 'checkout', '-q', '--detach', '-f', rev)
-	tree.git(worktree, 'clean', '-q', '-fdx', '-e', '/.pan-kunit/', '-e', '/.kunit/')
-
-def worktree(tree_dir: str, rev: str) -> str:
-	"""Creates the worktree on first use, then puts it at @rev."""
-	path = worktree_path(tree_dir)
-	if not os.path.exists(os.path.join(path, '.git')):
-		tree.git(tree_dir, 'worktree', 'prune')
-		print(f'creating the check worktree {path} ...')
-		os.makedirs(os.path.dirname(path), exist_ok=True)
-		tree.git(tree_dir, 'worktree', 'add', '-q', '--detach', path, rev)
-	reset(path, rev)
-	return path
 
 _SYMBOL = re.compile(r'^(?:# )?CONFIG_([A-Za-z0-9_]+)(?:=| is not set)')
 
@@ -236,24 +181,6 @@ def baseline_logs(worktree: str) -> str:
 def mutant_logs(worktree: str, mutant: 'Mutant') -> str:
 	return runner.state(worktree, 'mutants', mutant.name)
 
-def start_with_suites(worktree: str, base: str, sources: Sources) -> None:
-	"""The start of a check of patches/: the Debian base plus the suites'
-	files, which no Makefile builds until a patch hooks them in."""
-	reset(worktree, base)
-	write_files(worktree, sources.suites)
-	tree.git(worktree, '--literal-pathspecs', 'add', '-f', '--', *sorted(sources.suites))
-	tree.git(worktree, 'commit', '-q', '--allow-empty', '-m', SUITES_FIRST_SUBJECT)
-
-def apply(worktree: str, patch: Patch) -> Optional[str]:
-	"""git am of one patch; on failure, aborts it and returns why."""
-	result = tree.git(worktree, 'am', '-q', '--committer-date-is-author-date', patch.path,
-			  check=False)
-	if result.returncode == 0:
-		return None
-	tree.git(worktree, 'am', '--abort', check=False)
-	output = (result.stdout + result.stderr).splitlines()
-	return '\n'.join([l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:])
-
 def print_step(step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'
 	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s; '
@@ -283,16 +210,16 @@ def run_bisect(check: Bisect, patches: List[Patch], sources: Optional[Sources],
 	With @only, applies the patches up to that step and checks it alone.
 	Raises Error for a patch that does not apply, after printing the
 	steps checked so far."""
-	wt = worktree(check.tree, start)
+	wt = worktree.checkout(check.tree, start)
 	if sources is not None:
-		start_with_suites(wt, tree.BASE_REF, sources)
+		worktree.start_with_suites(wt, tree.BASE_REF, sources)
 	steps: List[Step] = []
 	last = len(patches) if only is None else only
 	eta = progress.Eta(last + 1 if only is None else 1)
 	for number in range(last + 1):
 		patch = patches[number - 1] if number else None
 		if patch:
-			why = apply(wt, patch)
+			why = worktree.apply(wt, patch.path)
 			if why is not None:
 				if steps:
 					print('\n'.join(bisect_table(steps)))
@@ -434,7 +361,7 @@ def judge_by_groups(check: Bisect, wt: str, mutant: Mutant, number: int,
 def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
 	mutant applied alone on it.  Returns the baseline."""
-	wt = worktree(check.tree, tree.PREPARED_REF)
+	wt = worktree.checkout(check.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
 	progress.get().task('baseline (the prepared tree)')
 	check.run_step(wt, baseline, baseline_logs(wt))
@@ -456,7 +383,7 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 			mutant.verdict = PENDING
 			mutant.detail = f'not landed yet: {", ".join(pending)}'
 		else:
-			reset(wt, tree.PREPARED_REF)
+			worktree.reset(wt, tree.PREPARED_REF)
 			result = tree.git(wt, 'apply', mutant.path, check=False)
 			if result.returncode != 0:
 				mutant.verdict = DOES_NOT_APPLY
@@ -473,7 +400,7 @@ def run_mutants(check: Bisect, mutants: List[Mutant]) -> Step:
 		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
 		      f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
 	progress.get().task('')
-	reset(wt, tree.PREPARED_REF)
+	worktree.reset(wt, tree.PREPARED_REF)
 	return baseline
 
 def mutants_table(mutants: List[Mutant]) -> List[str]:

@@ -20,7 +20,7 @@ import unittest
 from typing import List, Optional, Sequence
 
 from pan_kunit import (Error, check, configs, export, junit, ktap, lkdtm, packages, progress,
-		       results, runner, series, sources, summary, tree)
+		       results, runner, series, sources, summary, tree, worktree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
@@ -332,7 +332,7 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	bad_steps = sum(s.bad() for s in steps)
 	summary.record(summary.Tally('bisect', len(steps) - bad_steps, bad_steps))
 	if args.json:
-		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
+		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 					'series': args.series or os.path.join(repo, sources.SERIES),
 					'first_bad': bad.number if bad else None,
 					'steps': [s.to_json() for s in steps]})
@@ -377,7 +377,7 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	summary.record(summary.Tally('mutants', counts[check.KILLED],
 				     sum(not m.ok() for m in mutants)))
 	if args.json:
-		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
+		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 					'baseline': baseline.to_json(),
 					'mutants': [m.to_json() for m in mutants]})
 	if args.junit:
@@ -396,10 +396,10 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	who = export.identity(repo)
 	checker = _checker(args, tree_dir, repo)
 	wanted = sources.load(repo)
-	worktree = check.worktree(tree_dir, tree.BASE_REF)
-	export.build_series(worktree, wanted, who)
-	files = export.format_patches(worktree, repo, out, who)
-	problems = export.checkpatch(worktree, files[1:])
+	wt = worktree.checkout(tree_dir, tree.BASE_REF)
+	export.build_series(wt, wanted, who)
+	files = export.format_patches(wt, repo, out, who)
+	problems = export.checkpatch(wt, files[1:])
 	print(f'wrote {len(files) - 1} patches and a cover letter into {out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
@@ -553,7 +553,7 @@ def _command(args: argparse.Namespace, repo: str) -> int:
 			if args.command == 'export':
 				export.identity(repo)  # and so does a missing git identity
 			setup(tree_dir, repo, args)
-			with check.locked(tree_dir):
+			with worktree.locked(tree_dir):
 				return checks[args.command](args, tree_dir, repo)
 		return run(args, tree_dir, repo)
 	except Error as e:

@@ -40,8 +40,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, check, hooks, series, tree
+from pan_kunit import Error, hooks, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
+from pan_kunit.worktree import apply, reset
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
 # checkpatch warns about every patch that adds a file unless it also edits
@@ -239,7 +240,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 	their @files; returns those suites.  @symbols: see hooks.assign()."""
 	mail = mailinfo(patch)
 	before = tree.head(worktree)
-	why = check.apply(worktree, series.Patch(patch, os.path.basename(patch), mail.subject))
+	why = apply(worktree, patch)
 	if why is not None:
 		raise Error(f'{patch} does not apply in the exported series:\n{why}')
 	after = tree.head(worktree)
@@ -273,7 +274,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 
 def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
-	check.reset(worktree, tree.BASE_REF)
+	reset(worktree, tree.BASE_REF)
 	waiting = suites(sources)
 	symbols: Dict[str, str] = {}
 	count = 0
