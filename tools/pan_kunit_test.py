@@ -27,8 +27,9 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, check, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
-		       progress, results, runner, series, sources, summary, tree, worktree)
+from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
+		       progress, results, runner, series, sources, steps, summary, tree,
+		       worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -2467,28 +2468,28 @@ class StepVerdictTest(unittest.TestCase):
 
 	def test_first_bad_is_the_first_of_several(self) -> None:
 		good = self.config(results.PASS, {'a': 'PASS'})
-		steps = [check.Step(0, None, configs=[good]),
-			 check.Step(1, None, configs=[good]),
-			 check.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
-			 check.Step(3, None, configs=[self.config(results.BUILD_ERROR, {})]),
-			 check.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
-		bad = check.first_bad(steps)
+		checked = [steps.Step(0, None, configs=[good]),
+			   steps.Step(1, None, configs=[good]),
+			   steps.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
+			   steps.Step(3, None, configs=[self.config(results.BUILD_ERROR, {})]),
+			   steps.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
+		bad = bisect.first_bad(checked)
 		self.assertIsNotNone(bad)
 		assert bad is not None
 		self.assertEqual(bad.number, 2)
-		self.assertIsNone(check.first_bad(steps[:2]))
+		self.assertIsNone(bisect.first_bad(checked[:2]))
 
 	def test_crash_or_hang_after_a_pass_is_a_regression(self) -> None:
 		before = [self.config(results.PASS, {'a': 'PASS', 'b': 'PASS'})]
 		for status in (results.CRASH, results.TIMEOUT):
 			after = [self.config(status, {'a': 'PASS'})]
-			self.assertEqual(check.regressions(before, after), [f'c: {status}'])
+			self.assertEqual(bisect.regressions(before, after), [f'c: {status}'])
 		# A case that crashed (ERROR) counts as failed, one that vanished does not.
 		after = [self.config(results.CRASH, {'a': 'ERROR'})]
-		self.assertEqual(check.regressions([self.config(results.CRASH, {'a': 'PASS'})], after),
+		self.assertEqual(bisect.regressions([self.config(results.CRASH, {'a': 'PASS'})], after),
 				 ['c: arm64_s.a ERROR'])
 		# What was broken before is no regression when it stays broken.
-		self.assertEqual(check.regressions([self.config(results.CRASH, {})],
+		self.assertEqual(bisect.regressions([self.config(results.CRASH, {})],
 						   [self.config(results.CRASH, {})]), [])
 
 class SummaryTest(TempDirTestCase):

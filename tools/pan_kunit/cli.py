@@ -19,16 +19,13 @@ import time
 import unittest
 from typing import List, Optional, Sequence
 
-from pan_kunit import (Error, check, configs, export, junit, ktap, lkdtm, packages, progress,
-		       results, runner, series, sources, summary, tree, worktree)
+from pan_kunit import (Error, bisect, configs, export, junit, ktap, lkdtm, mutants, packages,
+		       progress, results, runner, series, sources, steps, summary, tree,
+		       worktree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
 DEFAULT_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
-MUTANTS_DIR = 'mutants'
-# kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
-# and a healthy boot of the matrix takes seconds.
-MUTANT_TIMEOUT = 120
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
 
@@ -111,7 +108,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 				       default=argparse.SUPPRESS)
 	for name in ('run', 'lkdtm', 'bisect', 'mutants', 'export'):
 		boot_parser = subparsers.choices[name]
-		timeout = MUTANT_TIMEOUT if name == 'mutants' else 300
+		timeout = mutants.TIMEOUT if name == 'mutants' else 300
 		boot_parser.add_argument('--config', action='append', default=[], metavar='NAME',
 					 help='run only qemu_configs/NAME.py; repeatable')
 		boot_parser.add_argument('--timeout', type=_positive_int, default=timeout,
@@ -271,10 +268,10 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 	except OSError as e:
 		raise Error(f'cannot write --json {path}: {e.strerror}')
 
-def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
+def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> steps.Checker:
 	matrix = _matrix(args, repo, tree.kunit_dir(tree_dir))
-	return check.Bisect(tree_dir, matrix, args.timeout, args.jobs,
-			    options=_kunit_options(args), fragments=fragments(repo))
+	return steps.Checker(tree_dir, matrix, args.timeout, args.jobs,
+			     options=_kunit_options(args), fragments=fragments(repo))
 
 def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
 	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']
@@ -302,7 +299,7 @@ def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
 	_check_step(args, patches)
 
 def _check_mutants_args(args: argparse.Namespace, repo: str) -> None:
-	check.load_mutants(os.path.join(repo, MUTANTS_DIR), args.only)
+	mutants.load(os.path.join(repo, mutants.DIRECTORY), args.only)
 
 def _check_export_args(args: argparse.Namespace, repo: str) -> None:
 	export.check_out_dir(os.path.abspath(args.dir))
@@ -321,31 +318,31 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		patches = [series.patch(p) for p in wanted.patches]
 	_check_step(args, len(patches))
 	start = time.monotonic()
-	steps = check.run_bisect(checker, patches, wanted, args.step)
+	checked = bisect.run(checker, patches, wanted, args.step)
 	print()
-	for line in check.bisect_table(steps):
+	for line in bisect.table(checked):
 		print(line)
-	bad = check.first_bad(steps) if args.step is None else None
+	bad = bisect.first_bad(checked) if args.step is None else None
 	elapsed = time.monotonic() - start
-	timed = sorted(s.elapsed for s in steps[1:]) or [0.0]
-	print(f'{len(steps)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
-	bad_steps = sum(s.bad() for s in steps)
-	summary.record(summary.Tally('bisect', len(steps) - bad_steps, bad_steps))
+	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
+	print(f'{len(checked)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
+	bad_steps = sum(s.bad() for s in checked)
+	summary.record(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
 	if args.json:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 					'series': args.series or os.path.join(repo, sources.SERIES),
 					'first_bad': bad.number if bad else None,
-					'steps': [s.to_json() for s in steps]})
+					'steps': [s.to_json() for s in checked]})
 	if args.junit:
 		verdicts = [{'name': f'step {s.number} {s.patch.name if s.patch else "start"}',
 			     'outcome': 'failure' if s.bad() else 'pass', 'message': s.verdict()}
-			    for s in steps]
+			    for s in checked]
 		junit.write(args.junit, junit.document('pan-kunit bisect', [
 			junit.verdict_suite('bisect', verdicts)] + [
-			suite for s in steps for result in s.configs
+			suite for s in checked for result in s.configs
 			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
 	if args.step is not None:
-		return 1 if steps[-1].bad() or steps[-1].failed() else 0
+		return 1 if checked[-1].bad() or checked[-1].failed() else 0
 	if bad is None:
 		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
 		      'that passed stopped passing')
@@ -359,37 +356,37 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	return 1
 
 def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	mutants = check.load_mutants(os.path.join(repo, MUTANTS_DIR), args.only)
+	found = mutants.load(os.path.join(repo, mutants.DIRECTORY), args.only)
 	checker = _checker(args, tree_dir, repo)
 	start = time.monotonic()
-	baseline = check.run_mutants(checker, mutants)
+	baseline = mutants.run(checker, found)
 	elapsed = time.monotonic() - start
 	print()
-	for line in check.mutants_table(mutants):
+	for line in mutants.table(found):
 		print(line)
-	timed = sorted(m.elapsed for m in mutants if m.verdict != check.PENDING) or [0.0]
-	counts = {v: sum(m.verdict == v for m in mutants)
-		  for v in (check.KILLED, check.SURVIVED, check.PENDING, check.DOES_NOT_APPLY,
-			    check.BUILD_FAILED)}
-	print(f'{len(mutants)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
+	timed = sorted(m.elapsed for m in found if m.verdict != mutants.PENDING) or [0.0]
+	counts = {v: sum(m.verdict == v for m in found)
+		  for v in (mutants.KILLED, mutants.SURVIVED, mutants.PENDING, mutants.DOES_NOT_APPLY,
+			    mutants.BUILD_FAILED)}
+	print(f'{len(found)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
 	      f'median mutant {statistics.median(timed):.1f} s)')
 	print('mutants: ' + ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.record(summary.Tally('mutants', counts[check.KILLED],
-				     sum(not m.ok() for m in mutants)))
+	summary.record(summary.Tally('mutants', counts[mutants.KILLED],
+				     sum(not m.ok() for m in found)))
 	if args.json:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 					'baseline': baseline.to_json(),
-					'mutants': [m.to_json() for m in mutants]})
+					'mutants': [m.to_json() for m in found]})
 	if args.junit:
 		verdicts = [{'name': m.name, 'message': f'{m.verdict}: {m.detail}',
-			     'outcome': 'pass' if m.verdict == check.KILLED else
-			     'skipped' if m.verdict == check.PENDING else 'failure'}
-			    for m in mutants]
+			     'outcome': 'pass' if m.verdict == mutants.KILLED else
+			     'skipped' if m.verdict == mutants.PENDING else 'failure'}
+			    for m in found]
 		junit.write(args.junit, junit.document('pan-kunit mutants', [
 			junit.verdict_suite('mutants', verdicts)] + [
 			suite for result in baseline.configs
 			for suite in junit.config_suites(result, 'baseline')]))
-	return 0 if all(m.ok() for m in mutants) else 1
+	return 0 if all(m.ok() for m in found) else 1
 
 def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	out = os.path.abspath(args.dir)
@@ -412,15 +409,15 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	if not args.no_build:
 		checker.kunitconfig = wanted.suites[sources.TREE_KUNITCONFIG]
 		patches = [series.patch(p) for p in files[1:]]
-		steps = check.run_bisect(checker, patches, None, start=tree.BASE_REF)
+		checked = bisect.run(checker, patches, None, start=tree.BASE_REF)
 		print()
-		for line in check.bisect_table(steps):
+		for line in bisect.table(checked):
 			print(line)
-		bad = check.first_bad(steps)
+		bad = bisect.first_bad(checked)
 		if bad is not None:
 			print(f'export: step {bad.number} is bad: {bad.verdict()}')
-		elif steps[-1].failed():
-			bad = steps[-1]
+		elif checked[-1].failed():
+			bad = checked[-1]
 			print('export: the whole series does not pass')
 	if problems:
 		print(f'export: {len(problems)} patches are not checkpatch clean')
@@ -448,12 +445,12 @@ def run_list(repo: str) -> int:
 		print('    ' + line)
 	print('\nkernels:')
 	print(f'    {packages.SOURCE_PACKAGE}: {_kernel_state(packages.SOURCE_PACKAGE)}')
-	directory = os.path.join(repo, MUTANTS_DIR)
-	mutants = check.load_mutants(directory, []) if os.path.isdir(directory) else []
+	directory = os.path.join(repo, mutants.DIRECTORY)
+	found = mutants.load(directory, []) if os.path.isdir(directory) else []
 	print(f'\nmutants ({directory}):')
 	rows = [['mutant', 'must fail', 'subject']] + [
-		[m.name, ', '.join(m.must_fail), m.subject] for m in mutants]
-	for line in results.align(rows) if mutants else ['(none)']:
+		[m.name, ', '.join(m.must_fail), m.subject] for m in found]
+	for line in results.align(rows) if found else ['(none)']:
 		print('    ' + line)
 	return 0
 
