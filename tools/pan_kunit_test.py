@@ -820,31 +820,43 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(counts['arm64_cpufeature_match'].cell(), '1/1/0')
 
 	def classify(self, name: Optional[str], console: Optional[str], returncode: int,
-		     timed_out: bool=False, elapsed: float=10.0) -> str:
+		     timed_out: bool=False, elapsed: float=10.0) -> results.Status:
 		return results.classify(self.kunit(name) if name else None,
 					self.console(console) if console else None,
 					results.Outcome(returncode, timed_out, elapsed), 300)
 
 	def test_status_rules(self) -> None:
-		self.assertEqual(self.classify('pass', 'pass', 0), results.PASS)
-		self.assertEqual(self.classify('skips', 'skips', 0), results.PASS)
-		self.assertEqual(self.classify('fail', 'fail', 1), results.FAIL)
-		self.assertEqual(self.classify('panic', 'panic', 1), results.CRASH)
-		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), results.CRASH)
-		self.assertEqual(self.classify('no_tests', 'no_tests', 1), results.NO_TESTS)
-		self.assertEqual(self.classify(None, 'pass', 0), results.CRASH)
-		self.assertEqual(self.classify('pass', None, 0), results.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 1), results.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.TIMEOUT)
-		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0), results.Status.PASS)
+		self.assertEqual(self.classify('skips', 'skips', 0), results.Status.PASS)
+		self.assertEqual(self.classify('fail', 'fail', 1), results.Status.FAIL)
+		self.assertEqual(self.classify('panic', 'panic', 1), results.Status.CRASH)
+		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), results.Status.CRASH)
+		self.assertEqual(self.classify('no_tests', 'no_tests', 1), results.Status.NO_TESTS)
+		self.assertEqual(self.classify(None, 'pass', 0), results.Status.CRASH)
+		self.assertEqual(self.classify('pass', None, 0), results.Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 1), results.Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.Status.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.Status.TIMEOUT)
+
+	def test_statuses_are_their_values(self) -> None:
+		"""Printed, formatted, in JSON and XML, and as dict keys."""
+		status = results.Status.BUILD_ERROR
+		self.assertEqual((str(status), f'{status}', f'{status:>12}', '%s' % status),
+				 ('build_error', 'build_error', ' build_error', 'build_error'))
+		self.assertEqual(json.dumps({status: [results.Status.PASS]}), '{"build_error": ["pass"]}')
+		self.assertEqual(ET.tostring(ET.Element('error', type=status)),
+				 b'<error type="build_error" />')
+		self.assertEqual({'build_error': 1}[status], 1)
+		self.assertIn('ERROR', {ktap.CaseStatus.ERROR})
+		self.assertEqual(results.Status('pass'), results.Status.PASS)
 
 	def test_crashed_leaf_is_a_crash(self) -> None:
 		# Whatever kunit.py's exit status and the other leaves say.
-		self.assertEqual(self.classify('panic', 'panic', 0), results.CRASH)
+		self.assertEqual(self.classify('panic', 'panic', 0), results.Status.CRASH)
 		kunit = self.kunit('fail')
 		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
 		self.assertEqual(results.classify(kunit, self.console('fail'),
-						  results.Outcome(1, False, 1.0), 300), results.CRASH)
+						  results.Outcome(1, False, 1.0), 300), results.Status.CRASH)
 
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
@@ -862,15 +874,15 @@ class ResultsTest(unittest.TestCase):
 				'no narrow fields'})
 		self.assertEqual(results.skip_reasons(self.console('pass')), {})
 
-	def result(self, name: str, status: str, kunit: Optional[str], console: Optional[str]=None,
-		   kernel: str='6.1') -> results.ConfigResult:
+	def result(self, name: str, status: results.Status, kunit: Optional[str],
+		   console: Optional[str]=None, kernel: str='6.1') -> results.ConfigResult:
 		"""A result as runner would collect it, its cases parsed from
 		console/CONSOLE.log with @kernel's kunit_parser."""
 		text = self.console(console) if console else ''
 		return results.ConfigResult(
 			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
 			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
-			elapsed=None if status == results.BUILD_ERROR else 12.34,
+			elapsed=None if status == results.Status.BUILD_ERROR else 12.34,
 			skip_reasons=results.skip_reasons(text),
 			kunit=self.kunit(kunit) if kunit else None,
 			console_log='/t/test.log', exec_log='/t/exec.log',
@@ -878,12 +890,12 @@ class ResultsTest(unittest.TestCase):
 			cases=ktap.parse(text, kunit_tool(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
-		result_list = [self.result('a_pass', results.PASS, 'pass'),
-			       self.result('b_skips', results.PASS, 'skips'),
-			       self.result('c_panic', results.CRASH, 'panic'),
-			       self.result('d_no_json', results.CRASH, None),
-			       self.result('e_broken', results.BUILD_ERROR, None),
-			       self.result('f_fail', results.FAIL, 'fail')]
+		result_list = [self.result('a_pass', results.Status.PASS, 'pass'),
+			       self.result('b_skips', results.Status.PASS, 'skips'),
+			       self.result('c_panic', results.Status.CRASH, 'panic'),
+			       self.result('d_no_json', results.Status.CRASH, None),
+			       self.result('e_broken', results.Status.BUILD_ERROR, None),
+			       self.result('f_fail', results.Status.FAIL, 'fail')]
 		self.assertEqual(results.table(result_list), [
 			'suite (passed/failed/skipped)  a_pass      b_skips     c_panic     d_no_json   e_broken     f_fail',
 			'arm64_cpufeature_field         6/0/0       2/0/0       1/0/0       -           -            -',
@@ -901,7 +913,7 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(list(results.suite_counts(kunit)), [results.UNNAMED])
 
 	def test_json_record_is_kunit_tool_json_filled_in(self) -> None:
-		result = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two')
+		result = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two')
 		result.kconfig = 'CONFIG_A=y\nCONFIG_B=y'
 		report = json.loads(json.dumps(results.report('/t', 'f00', [result])))
 		self.assertEqual((report['tree'], report['head']), ('/t', 'f00'))
@@ -934,7 +946,7 @@ class ResultsTest(unittest.TestCase):
 			(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
 		self.assertEqual(record['failures'][1]['log'], MATCH_CASE_LOG)
 		# A config that did not build is a group too, with no tests.
-		broken = self.result('b_broken', results.BUILD_ERROR, None).to_json()
+		broken = self.result('b_broken', results.Status.BUILD_ERROR, None).to_json()
 		self.assertEqual((broken['name'], broken['sub_groups'], broken['test_cases'],
 				  broken['status'], broken['kernel']),
 				 ('b_broken', [], [], 'build_error', '6.1.192'))
@@ -947,10 +959,10 @@ class ResultsTest(unittest.TestCase):
 
 	def test_every_failed_case_is_named_before_the_table(self) -> None:
 		# The failing parameter is in the first suite, not the last.
-		lines = self.report([self.result('a_fail', results.FAIL, 'fail_two', 'fail_two'),
-				     self.result('b_fail', results.FAIL, 'fail_two', 'fail_two_6.12',
+		lines = self.report([self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two'),
+				     self.result('b_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12',
 						 kernel='6.12'),
-				     self.result('c_pass', results.PASS, 'pass', 'pass')])
+				     self.result('c_pass', results.Status.PASS, 'pass', 'pass')])
 		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
 		for config in ('a_fail', 'b_fail'):
 			start = lines.index(f'{config}: fail')
@@ -969,7 +981,7 @@ class ResultsTest(unittest.TestCase):
 
 	def test_crashed_case_and_its_files(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
-			result = self.result('c_panic', results.CRASH, 'panic', 'panic')
+			result = self.result('c_panic', results.Status.CRASH, 'panic', 'panic')
 			result.console_log = os.path.join(tmp, 'test.log')
 			result.parsed_log = os.path.join(tmp, 'parsed.log')
 			result.record = os.path.join(tmp, 'results.json')
@@ -987,13 +999,13 @@ class ResultsTest(unittest.TestCase):
 		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
 
 	def test_junit(self) -> None:
-		fail = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
+		fail = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
 		(param,) = [c for c in fail.cases if c.name() == FIELD_PARAM_FAILED]
 		param.log.append('\x1b[1;31mcoloured\x00')  # XML cannot hold these
-		result_list = [fail, self.result('b_skips', results.PASS, 'skips', 'skips'),
-			       self.result('c_panic', results.CRASH, 'panic', 'panic'),
-			       self.result('d_broken', results.BUILD_ERROR, None),
-			       self.result('e_hang', results.TIMEOUT, None)]
+		result_list = [fail, self.result('b_skips', results.Status.PASS, 'skips', 'skips'),
+			       self.result('c_panic', results.Status.CRASH, 'panic', 'panic'),
+			       self.result('d_broken', results.Status.BUILD_ERROR, None),
+			       self.result('e_hang', results.Status.TIMEOUT, None)]
 		with tempfile.TemporaryDirectory() as tmp:
 			path = os.path.join(tmp, 'junit.xml')
 			junit.write(path, junit.document('pan-kunit run', [
@@ -2457,7 +2469,7 @@ class SignalTest(unittest.TestCase):
 class StepVerdictTest(unittest.TestCase):
 	"""first_bad() and regressions() on synthetic steps."""
 
-	def config(self, status: str, leaves: Dict[str, str]) -> results.ConfigResult:
+	def config(self, status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
 		kunit = {'name': 'KUnit Test Group', 'sub_groups': [
 			{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
 				{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
@@ -2467,11 +2479,11 @@ class StepVerdictTest(unittest.TestCase):
 					    console_log='', exec_log='')
 
 	def test_first_bad_is_the_first_of_several(self) -> None:
-		good = self.config(results.PASS, {'a': 'PASS'})
+		good = self.config(results.Status.PASS, {'a': 'PASS'})
 		checked = [steps.Step(0, None, configs=[good]),
 			   steps.Step(1, None, configs=[good]),
 			   steps.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
-			   steps.Step(3, None, configs=[self.config(results.BUILD_ERROR, {})]),
+			   steps.Step(3, None, configs=[self.config(results.Status.BUILD_ERROR, {})]),
 			   steps.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
 		bad = bisect.first_bad(checked)
 		self.assertIsNotNone(bad)
@@ -2480,17 +2492,17 @@ class StepVerdictTest(unittest.TestCase):
 		self.assertIsNone(bisect.first_bad(checked[:2]))
 
 	def test_crash_or_hang_after_a_pass_is_a_regression(self) -> None:
-		before = [self.config(results.PASS, {'a': 'PASS', 'b': 'PASS'})]
-		for status in (results.CRASH, results.TIMEOUT):
+		before = [self.config(results.Status.PASS, {'a': 'PASS', 'b': 'PASS'})]
+		for status in (results.Status.CRASH, results.Status.TIMEOUT):
 			after = [self.config(status, {'a': 'PASS'})]
 			self.assertEqual(bisect.regressions(before, after), [f'c: {status}'])
 		# A case that crashed (ERROR) counts as failed, one that vanished does not.
-		after = [self.config(results.CRASH, {'a': 'ERROR'})]
-		self.assertEqual(bisect.regressions([self.config(results.CRASH, {'a': 'PASS'})], after),
+		after = [self.config(results.Status.CRASH, {'a': 'ERROR'})]
+		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {'a': 'PASS'})], after),
 				 ['c: arm64_s.a ERROR'])
 		# What was broken before is no regression when it stays broken.
-		self.assertEqual(bisect.regressions([self.config(results.CRASH, {})],
-						   [self.config(results.CRASH, {})]), [])
+		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {})],
+						   [self.config(results.Status.CRASH, {})]), [])
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""

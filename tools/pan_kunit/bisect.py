@@ -9,6 +9,7 @@
 from typing import List, Optional
 
 from pan_kunit import Error, progress, results, runner, tree, worktree
+from pan_kunit.ktap import CaseStatus
 from pan_kunit.series import Patch
 from pan_kunit.sources import Sources
 from pan_kunit.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
@@ -22,7 +23,7 @@ def regressions(before: List[results.ConfigResult],
 	found = []
 	for old, new in zip(before, after):
 		old_leaves = results.leaf_statuses(old.kunit)
-		passed = sorted(c for c, s in old_leaves.items() if s == 'PASS')
+		passed = sorted(c for c, s in old_leaves.items() if s == CaseStatus.PASS)
 		if new.status in BROKEN and old.status not in BROKEN:
 			found.append(f'{new.name}: {new.status}')
 			continue

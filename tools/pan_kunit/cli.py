@@ -226,7 +226,7 @@ def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	if args.junit:
 		junit.write(args.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)]))
-	return 0 if all(r.status == results.PASS for r in result_list) else 1
+	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1
 
 def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	for config in _matrix(args, repo, None):
@@ -495,7 +495,7 @@ def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases)])
-	return 0 if status == results.PASS else 1
+	return 0 if status == results.Status.PASS else 1
 
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""

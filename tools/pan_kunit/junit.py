@@ -13,13 +13,15 @@ import xml.etree.ElementTree as ET
 from typing import Dict, List, Optional
 
 from pan_kunit import Error, results
+from pan_kunit.ktap import CaseStatus
+from pan_kunit.results import Status
 
 # The testcase of a config's own testsuite, and its error message, by status.
 CONFIG_ERRORS = {
-	results.BUILD_ERROR: ('build', 'the kernel did not build'),
-	results.CRASH: ('boot', 'the kernel crashed, or kunit.py failed'),
-	results.TIMEOUT: ('boot', 'the boot hung and was killed at the timeout'),
-	results.NO_TESTS: ('boot', 'no test ran'),
+	Status.BUILD_ERROR: ('build', 'the kernel did not build'),
+	Status.CRASH: ('boot', 'the kernel crashed, or kunit.py failed'),
+	Status.TIMEOUT: ('boot', 'the boot hung and was killed at the timeout'),
+	Status.NO_TESTS: ('boot', 'no test ran'),
 }
 # How much of a log an <error> of a config holds.
 LOG_LINES = results.CONSOLE_LOG_LINES
@@ -55,7 +57,7 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 	properties = {'kernel': result.kernel.version, 'debian_version': result.kernel.package_version,
 		      'git_commit': result.kernel.commit, 'git_branch': result.kernel.branch,
 		      'config': result.name, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
-		      'status': result.status}
+		      'status': result.status.value}
 	suites: Dict[str, ET.Element] = {}
 	for case in result.cases:
 		suite = suites.get(case.suite)
@@ -66,15 +68,15 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 		testcase = ET.SubElement(suite, 'testcase', classname=case.suite, name=name)
 		log = _xml('\n'.join(case.log))
 		first = _xml(case.log[0].strip()) if case.log else ''
-		if case.status == 'FAIL':
-			failure = ET.SubElement(testcase, 'failure', type='FAIL',
+		if case.status == CaseStatus.FAIL:
+			failure = ET.SubElement(testcase, 'failure', type=CaseStatus.FAIL.value,
 						message=first or 'failed')
 			failure.text = log
-		elif case.status == 'ERROR':
-			error = ET.SubElement(testcase, 'error', type='ERROR',
+		elif case.status == CaseStatus.ERROR:
+			error = ET.SubElement(testcase, 'error', type=CaseStatus.ERROR.value,
 					      message=first or 'crashed before reporting')
 			error.text = log
-		elif case.status == 'SKIP':
+		elif case.status == CaseStatus.SKIP:
 			skipped = ET.SubElement(testcase, 'skipped')
 			reason = result.skip_reasons.get(case.key())
 			if reason:
@@ -84,7 +86,7 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 		what, message = CONFIG_ERRORS[result.status]
 		suite = _testsuite(f'{prefix}{result.name}', properties)
 		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name=what)
-		error = ET.SubElement(testcase, 'error', type=result.status, message=message)
+		error = ET.SubElement(testcase, 'error', type=result.status.value, message=message)
 		files = result.files()
 		log = files.get('console') or files.get('exec_log') or files.get('build_log')
 		error.text = _xml(f'{log}:\n{_tail(log)}') if log else message

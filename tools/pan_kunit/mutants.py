@@ -98,7 +98,7 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult],
 	failed_suites = {c.split('.')[0] for cases in mutant.failures.values() for c in cases}
 	wanted = [s for s in mutant.must_fail if s in landed]
 	missed = [s for s in wanted if s not in failed_suites]
-	if any(r.status == results.BUILD_ERROR for r in configs):
+	if any(r.status == results.Status.BUILD_ERROR for r in configs):
 		mutant.verdict, mutant.detail = BUILD_FAILED, '; '.join(broken)
 	elif broken:
 		mutant.verdict, mutant.detail = KILLED, '; '.join(broken)
@@ -150,7 +150,8 @@ def run(checker: Checker, mutants: List[Mutant]) -> Step:
 	checker.run_step(wt, baseline, baseline_logs(wt))
 	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
 	      f'logs: {baseline.logs})')
-	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs if r.status != results.PASS]
+	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs
+		       if r.status != results.Status.PASS]
 	if not_passing:
 		results.print_report(baseline.configs)
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '

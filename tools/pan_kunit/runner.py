@@ -315,7 +315,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 					  job.outcome if job else None, timeout))
 	return collected
 
-def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> str:
+def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> results.Status:
 	"""The status of a boot that ended, from the files it wrote."""
 	return results.classify(results.read_json(os.path.join(exec_dir, KUNIT_JSON)),
 				results.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
@@ -330,7 +330,7 @@ def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: st
 	console: Optional[str] = None
 	cases: List[ktap.Case] = []
 	if outcome is None:
-		status = results.BUILD_ERROR
+		status = results.Status.BUILD_ERROR
 	else:
 		kunit = results.read_json(os.path.join(exec_dir, KUNIT_JSON))
 		console = results.read_text(os.path.join(exec_dir, CONSOLE))

@@ -16,6 +16,8 @@ from typing import List, Optional, Sequence, Set
 
 from pan_kunit import Error, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
+from pan_kunit.ktap import CaseStatus
+from pan_kunit.results import Status
 from pan_kunit.series import Patch
 from pan_kunit.sources import TREE_KUNITCONFIG
 
@@ -23,9 +25,9 @@ from pan_kunit.sources import TREE_KUNITCONFIG
 # .kunitconfig, less the symbols its Kconfig does not define yet.
 STEP_KUNITCONFIG = 'kunitconfig'
 # Leaf statuses that count as a failure of the case.
-FAILED = ('FAIL', 'ERROR')
+FAILED = (CaseStatus.FAIL, CaseStatus.ERROR)
 # Config statuses that say nothing about single cases.
-BROKEN = (results.BUILD_ERROR, results.CRASH, results.TIMEOUT)
+BROKEN = (Status.BUILD_ERROR, Status.CRASH, Status.TIMEOUT)
 # How many failing cases a report line names.
 MAX_CASES = 5
 
@@ -92,11 +94,11 @@ class Step:
 	logs: str = ''           # its builds' logs and its boots' files (runner.Outputs)
 
 	def build_failed(self) -> List[str]:
-		return [r.name for r in self.configs if r.status == results.BUILD_ERROR]
+		return [r.name for r in self.configs if r.status == Status.BUILD_ERROR]
 
 	def failed(self) -> bool:
 		"""A config failed, crashed or hung, whatever the step before did."""
-		return any(r.status in BROKEN + (results.FAIL,) for r in self.configs)
+		return any(r.status in BROKEN + (Status.FAIL,) for r in self.configs)
 
 	def bad(self) -> bool:
 		return bool(self.build_failed() or self.regressions)
@@ -106,7 +108,7 @@ class Step:
 			return 'BUILD FAILED: ' + ', '.join(self.build_failed())
 		if self.regressions:
 			return f'REGRESSED: {len(self.regressions)}'
-		statuses = sorted({r.status for r in self.configs} - {results.PASS})
+		statuses = sorted({r.status for r in self.configs} - {Status.PASS})
 		return 'ok' + (f' ({", ".join(statuses)})' if statuses else '')
 
 	def to_json(self) -> results.JsonObj:
