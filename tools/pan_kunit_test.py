@@ -547,10 +547,10 @@ class SeriesTest(unittest.TestCase):
 		self.assertEqual(self.load(mbox), ['mbox #1', 'mbox #2'])
 
 	def test_only_ranges_directories_and_files(self) -> None:
-		self.assertEqual(series.kind('refs/pan-kunit/prepared..my-series'), series.GIT_RANGE)
-		self.assertEqual(series.kind('HEAD~2..'), series.GIT_RANGE)
-		self.assertEqual(series.kind(self.tmp), series.DIRECTORY)
-		self.assertEqual(series.kind(test_data_path('series_demo', DEMO_1)), series.MBOX)
+		self.assertEqual(series.kind('refs/pan-kunit/prepared..my-series'), series.Kind.GIT_RANGE)
+		self.assertEqual(series.kind('HEAD~2..'), series.Kind.GIT_RANGE)
+		self.assertEqual(series.kind(self.tmp), series.Kind.DIRECTORY)
+		self.assertEqual(series.kind(test_data_path('series_demo', DEMO_1)), series.Kind.MBOX)
 		with self.assertRaisesRegex(Error, "SERIES 'my-series' is no directory or file, and no "
 					    'git range BASE..TIP; a branch or commit alone would be its '
 					    'whole history, the Debian base included \\(for a branch on the '

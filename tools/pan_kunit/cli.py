@@ -291,7 +291,7 @@ def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
 	range needs the tree, and is loaded (and --step checked) after."""
 	if args.series is None:
 		patches = len(sources.load(repo).patches)
-	elif series.kind(args.series) == series.GIT_RANGE:
+	elif series.kind(args.series) == series.Kind.GIT_RANGE:
 		return
 	else:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
@@ -334,11 +334,11 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 					'first_bad': bad.number if bad else None,
 					'steps': [s.to_json() for s in checked]})
 	if args.junit:
-		verdicts = [{'name': f'step {s.number} {s.patch.name if s.patch else "start"}',
-			     'outcome': 'failure' if s.bad() else 'pass', 'message': s.verdict()}
-			    for s in checked]
+		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
+				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS, s.verdict())
+			  for s in checked]
 		junit.write(args.junit, junit.document('pan-kunit bisect', [
-			junit.verdict_suite('bisect', verdicts)] + [
+			junit.checks_suite('bisect', checks)] + [
 			suite for s in checked for result in s.configs
 			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
 	if args.step is not None:
@@ -364,26 +364,24 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	print()
 	for line in mutants.table(found):
 		print(line)
-	timed = sorted(m.elapsed for m in found if m.verdict != mutants.PENDING) or [0.0]
-	counts = {v: sum(m.verdict == v for m in found)
-		  for v in (mutants.KILLED, mutants.SURVIVED, mutants.PENDING, mutants.DOES_NOT_APPLY,
-			    mutants.BUILD_FAILED)}
+	timed = sorted(m.elapsed for m in found if m.verdict != mutants.Verdict.PENDING) or [0.0]
+	counts = {v: sum(m.verdict == v for m in found) for v in mutants.Verdict}
 	print(f'{len(found)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
 	      f'median mutant {statistics.median(timed):.1f} s)')
 	print('mutants: ' + ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.record(summary.Tally('mutants', counts[mutants.KILLED],
+	summary.record(summary.Tally('mutants', counts[mutants.Verdict.KILLED],
 				     sum(not m.ok() for m in found)))
 	if args.json:
 		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 					'baseline': baseline.to_json(),
 					'mutants': [m.to_json() for m in found]})
 	if args.junit:
-		verdicts = [{'name': m.name, 'message': f'{m.verdict}: {m.detail}',
-			     'outcome': 'pass' if m.verdict == mutants.KILLED else
-			     'skipped' if m.verdict == mutants.PENDING else 'failure'}
-			    for m in found]
+		checks = [junit.Check(m.name, junit.Outcome.PASS if m.verdict == mutants.Verdict.KILLED
+				      else junit.Outcome.SKIPPED if m.verdict == mutants.Verdict.PENDING
+				      else junit.Outcome.FAILURE, f'{m.verdict}: {m.detail}')
+			  for m in found]
 		junit.write(args.junit, junit.document('pan-kunit mutants', [
-			junit.verdict_suite('mutants', verdicts)] + [
+			junit.checks_suite('mutants', checks)] + [
 			suite for result in baseline.configs
 			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in found) else 1

@@ -10,9 +10,10 @@
 import re
 import socket
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, results
+from pan_kunit import Error, StrEnum, results
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
 
@@ -93,15 +94,26 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 		found.append(_count(suite))
 	return found
 
-def verdict_suite(name: str, verdicts: List[Dict[str, str]]) -> ET.Element:
-	"""A testsuite of checks that are not KUnit cases (bisect steps,
-	mutants): each dict has 'name', 'outcome' ('pass', 'failure' or
-	'skipped') and 'message'."""
+class Outcome(StrEnum):
+	"""How a Check ended: the element its testcase holds, if any."""
+	PASS = 'pass'
+	FAILURE = 'failure'
+	SKIPPED = 'skipped'
+
+@dataclass
+class Check:
+	"""A check that is no KUnit case: a bisect step, a mutant."""
+	name: str
+	outcome: Outcome
+	message: str
+
+def checks_suite(name: str, checks: List[Check]) -> ET.Element:
+	"""A testsuite of @checks, a testcase each."""
 	suite = ET.Element('testsuite', name=name, hostname=socket.gethostname())
-	for verdict in verdicts:
-		testcase = ET.SubElement(suite, 'testcase', classname=name, name=verdict['name'])
-		if verdict['outcome'] != 'pass':
-			ET.SubElement(testcase, verdict['outcome'], message=_xml(verdict['message']))
+	for check in checks:
+		testcase = ET.SubElement(suite, 'testcase', classname=name, name=check.name)
+		if check.outcome != Outcome.PASS:
+			ET.SubElement(testcase, check.outcome.value, message=_xml(check.message))
 	return _count(suite)
 
 def document(name: str, suites: List[ET.Element]) -> ET.ElementTree:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
-from pan_kunit import Error, progress, results, runner, tree, worktree
+from pan_kunit import Error, StrEnum, progress, results, runner, tree, worktree
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 
 # mutants/, in the repo.
@@ -22,11 +22,13 @@ DIRECTORY = 'mutants'
 # and a healthy boot of the matrix takes seconds.
 TIMEOUT = 120
 
-KILLED = 'killed'
-SURVIVED = 'survived'
-PENDING = 'pending'
-DOES_NOT_APPLY = 'does not apply'
-BUILD_FAILED = 'build failed'
+class Verdict(StrEnum):
+	"""What the check of a mutant found, as its row and its JSON say."""
+	KILLED = 'killed'
+	SURVIVED = 'survived'
+	PENDING = 'pending'
+	DOES_NOT_APPLY = 'does not apply'
+	BUILD_FAILED = 'build failed'
 
 _HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
 
@@ -36,14 +38,14 @@ class Mutant:
 	name: str              # the file name without .patch
 	subject: str
 	must_fail: List[str]   # suites
-	verdict: str = ''
+	verdict: Optional[Verdict] = None   # until it is checked
 	detail: str = ''
 	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
 	elapsed: float = 0.0
 	logs: Optional[str] = None   # when it was built: as Step.logs
 
 	def ok(self) -> bool:
-		return self.verdict in (KILLED, PENDING)
+		return self.verdict in (Verdict.KILLED, Verdict.PENDING)
 
 	def to_json(self) -> results.JsonObj:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
@@ -99,17 +101,17 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult],
 	wanted = [s for s in mutant.must_fail if s in landed]
 	missed = [s for s in wanted if s not in failed_suites]
 	if any(r.status == results.Status.BUILD_ERROR for r in configs):
-		mutant.verdict, mutant.detail = BUILD_FAILED, '; '.join(broken)
+		mutant.verdict, mutant.detail = Verdict.BUILD_FAILED, '; '.join(broken)
 	elif broken:
-		mutant.verdict, mutant.detail = KILLED, '; '.join(broken)
+		mutant.verdict, mutant.detail = Verdict.KILLED, '; '.join(broken)
 	elif not missed:
-		mutant.verdict = KILLED
+		mutant.verdict = Verdict.KILLED
 		caught = {config: [c for c in cases if c.split('.')[0] in wanted]
 			  for config, cases in mutant.failures.items()}
 		mutant.detail = '; '.join(f'{config}: {len(cases)} failed: {abbreviate(cases)}'
 					  for config, cases in sorted(caught.items()) if cases)
 	else:
-		mutant.verdict = SURVIVED
+		mutant.verdict = Verdict.SURVIVED
 		others = sorted({c for cases in mutant.failures.values() for c in cases})
 		mutant.detail = ('no case of ' + ', '.join(missed) + ' failed' +
 				 (f'; failed: {abbreviate(others)}' if others else ''))
@@ -133,7 +135,7 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 		elapsed += step.elapsed
 		results_so_far.extend(step.configs)
 		judge(mutant, results_so_far, landed)
-		if mutant.verdict != SURVIVED:
+		if mutant.verdict != Verdict.SURVIVED:
 			break
 	booted = {r.name for r in results_so_far}
 	unbooted = [c.name for c in checker.matrix if c.name not in booted]
@@ -164,13 +166,13 @@ def run(checker: Checker, mutants: List[Mutant]) -> Step:
 		start = time.monotonic()
 		pending = [s for s in mutant.must_fail if s not in landed]
 		if len(pending) == len(mutant.must_fail):
-			mutant.verdict = PENDING
+			mutant.verdict = Verdict.PENDING
 			mutant.detail = f'not landed yet: {", ".join(pending)}'
 		else:
 			worktree.reset(wt, tree.PREPARED_REF)
 			result = tree.git(wt, 'apply', mutant.path, check=False)
 			if result.returncode != 0:
-				mutant.verdict = DOES_NOT_APPLY
+				mutant.verdict = Verdict.DOES_NOT_APPLY
 				mutant.detail = result.stderr.strip()
 				eta.skip()
 			else:
@@ -189,4 +191,5 @@ def run(checker: Checker, mutants: List[Mutant]) -> Step:
 
 def table(mutants: List[Mutant]) -> List[str]:
 	return results.align([['mutant', 'must fail', 'verdict', 'detail']] +
-			     [[m.name, ', '.join(m.must_fail), m.verdict, m.detail] for m in mutants])
+			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
+			      for m in mutants])

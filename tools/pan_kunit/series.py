@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import IO, List, Optional, Tuple
 
-from pan_kunit import Error, tree
+from pan_kunit import Error, StrEnum, tree
 
 @dataclass
 class Patch:
@@ -42,22 +42,24 @@ def patch(path: str) -> Patch:
 	"""The patch file at @path, named by its file name."""
 	return Patch(path, os.path.basename(path), subject(path))
 
-# What SERIES is.
-DIRECTORY = 'directory'
-MBOX = 'mbox'
-GIT_RANGE = 'git range'
+class Kind(StrEnum):
+	"""What SERIES is; an mbox's patches are named by it."""
+	DIRECTORY = 'directory'
+	MBOX = 'mbox'
+	GIT_RANGE = 'git range'
+
 # The files of a directory without a series file that are patches.
 PATCH_SUFFIXES = ('.patch', '.diff', '.eml', '.mbox')
 # How many unusable patches an error lists.
 MAX_LISTED = 10
 
-def kind(spec: str) -> str:
+def kind(spec: str) -> Kind:
 	"""What SERIES @spec is: a directory, an mbox or a git range; an Error
 	for anything else, which no tree is needed to tell."""
 	if os.path.isdir(spec):
-		return DIRECTORY
+		return Kind.DIRECTORY
 	if os.path.isfile(spec):
-		return MBOX
+		return Kind.MBOX
 	if os.path.exists(spec):
 		raise Error(f'SERIES {spec} is neither a directory nor a file')
 	if '...' in spec:
@@ -67,7 +69,7 @@ def kind(spec: str) -> str:
 		raise Error(f'SERIES {spec!r} is no directory or file, and no git range BASE..TIP; '
 			    'a branch or commit alone would be its whole history, the Debian base '
 			    f'included (for a branch on the prepared tree: {tree.PREPARED_REF}..{spec})')
-	return GIT_RANGE
+	return Kind.GIT_RANGE
 
 def _git_tool(args: List[str],
 	      stdin: Optional[IO[bytes]]=None) -> 'subprocess.CompletedProcess[str]':
@@ -178,13 +180,13 @@ def load(spec: str, tree_dir: str, work: str) -> List[Patch]:
 	by name), an mbox, or a git range BASE..TIP of the tree; each patch
 	one that git am can take.  A directory or an mbox needs no tree."""
 	what = kind(spec)
-	if what == DIRECTORY:
+	if what == Kind.DIRECTORY:
 		paths = _from_directory(spec)
 		_refuse_unusable(spec, [(p, p) for p in paths])
-	elif what == MBOX:
+	elif what == Kind.MBOX:
 		paths = _from_mbox(spec, work)
 		_refuse_unusable(spec, [(p, f'mail {i} of {spec}') for i, p in enumerate(paths, 1)])
 	else:
 		paths = _from_range(tree_dir, spec, work)
-	return [Patch(path=p, name=os.path.basename(p) if what != MBOX else f'{what} #{i}',
+	return [Patch(path=p, name=os.path.basename(p) if what != Kind.MBOX else f'{what} #{i}',
 		      subject=subject(p)) for i, p in enumerate(paths, 1)]
