@@ -27,9 +27,9 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
-		       progress, results, runner, series, sources, steps, summary, tree,
-		       worktree)
+from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, ktap, lkdtm, mutants,
+		       packages, progress, results, runner, series, sources, steps, summary,
+		       tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -171,6 +171,22 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(args.timeout, 300)
 		self.assertEqual(args.jobs, os.cpu_count())
 		self.assertIsNone(args.json)
+
+	def test_each_command_gets_a_request_of_its_own(self) -> None:
+		args = cli.parse_args(['run', 'arm64_*', '--kconfig_add', 'CONFIG_X=y', '--json', 'r.json',
+				       '--config', 'a'])
+		self.assertEqual(cli.run_request(args), cli.RunRequest(
+			configs=['a'], timeout=300, jobs=args.jobs,
+			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
+			junit=None, raw_output=False))
+		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
+		request = cli.bisect_request(args)
+		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
+		self.assertEqual(cli.mutants_request(cli.parse_args(['mutants', '--only', 'x'])).timeout,
+				 mutants.TIMEOUT)
+		request = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
+		self.assertEqual((request.out, request.no_build, request.options),
+				 (os.path.abspath('out'), True, runner.KunitOptions()))
 
 	def test_bad_numbers_are_usage_errors(self) -> None:
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
@@ -1655,7 +1671,7 @@ class BisectTest(CheckTestCase):
 		args = cli.parse_args(['bisect', 'a..b', '--config', 'pass_pan', '--filter_glob',
 				       'arm64_*', '--kconfig_add', '# CONFIG_X is not set',
 				       '--make_options', 'W=1'])
-		self.assertEqual(cli._reproduce(args, '/t', 2),
+		self.assertEqual(cli._reproduce(cli.bisect_request(args), '/t', 2),
 				 "tools/pan-kunit --tree /t bisect a..b --config=pass_pan "
 				 "'--filter_glob=arm64_*' '--kconfig_add=# CONFIG_X is not set' "
 				 '--make_options=W=1 --step=2')

@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 import unittest
+from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from pan_kunit import (Error, bisect, configs, export, junit, ktap, lkdtm, mutants, packages,
@@ -157,16 +158,86 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		help='check only mutants/NAME.patch; repeatable')
 	return parser.parse_args(argv)
 
-def _tools(args: argparse.Namespace) -> List[str]:
-	"""The commands @args's command runs: setup's, and those that build
-	and boot a kernel, unless it does neither."""
-	if args.command == 'setup' or (args.command == 'export' and args.no_build):
-		return packages.SETUP_TOOLS
-	return packages.SETUP_TOOLS + packages.BUILD_TOOLS + packages.BOOT_TOOLS
+# What a command is asked to do, from its arguments, as kunit.py's
+# KunitRequest and its kin are: parse_args() reads the command line, and
+# each command takes the request of its own.
 
-def setup(tree_dir: str, repo: str, args: argparse.Namespace) -> None:
+@dataclass
+class BootRequest:
+	"""A command that builds and boots the matrix (lkdtm takes only this)."""
+	configs: List[str]     # --config: the QEMU configs by name; none: all
+	timeout: int           # kunit.py exec's --timeout
+	jobs: int              # make jobs per build
+	options: runner.KunitOptions   # kunit.py's that are passed on (none: lkdtm, export)
+
+@dataclass
+class ReportRequest(BootRequest):
+	"""One that also writes its results into files."""
+	json: Optional[str]
+	junit: Optional[str]
+
+@dataclass
+class RunRequest(ReportRequest):
+	raw_output: bool       # print every boot's console too
+
+@dataclass
+class BisectRequest(ReportRequest):
+	series: Optional[str]  # SERIES as given; None: patches/ on the Debian base
+	step: Optional[int]    # check this step alone
+
+@dataclass
+class MutantsRequest(ReportRequest):
+	only: List[str]        # the mutants to check, by name; none: all
+
+@dataclass
+class ExportRequest(BootRequest):
+	out: str               # DIR, absolute
+	no_build: bool         # checkpatch the series, do not build its prefixes
+
+@dataclass
+class ParseRequest:
+	file: str              # the console log
+
+def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
+	"""The kunit.py options of @args; a command that takes none has none."""
+	given = vars(args)
+	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
+	if len(globs) > 1:
+		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
+	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
+				   kconfig_add=given.get('kconfig_add', []),
+				   make_options=given.get('make_options', []))
+
+def boot_request(args: argparse.Namespace) -> BootRequest:
+	return BootRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			   options=_kunit_options(args))
+
+def run_request(args: argparse.Namespace) -> RunRequest:
+	return RunRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			  options=_kunit_options(args), json=args.json, junit=args.junit,
+			  raw_output=args.raw_output)
+
+def bisect_request(args: argparse.Namespace) -> BisectRequest:
+	return BisectRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			     options=_kunit_options(args), json=args.json, junit=args.junit,
+			     series=args.series, step=args.step)
+
+def mutants_request(args: argparse.Namespace) -> MutantsRequest:
+	return MutantsRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			      options=_kunit_options(args), json=args.json, junit=args.junit,
+			      only=args.only)
+
+def export_request(args: argparse.Namespace) -> ExportRequest:
+	return ExportRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			     options=_kunit_options(args), out=os.path.abspath(args.dir),
+			     no_build=args.no_build)
+
+def setup(tree_dir: str, repo: str, purpose: str, builds: bool=True) -> None:
+	"""Installs what the command @purpose needs (setup's tools, and those
+	that build and boot a kernel if it @builds), then prepares the tree."""
+	tools = packages.SETUP_TOOLS + (packages.BUILD_TOOLS + packages.BOOT_TOOLS if builds else [])
 	packages.ensure()
-	packages.require(_tools(args), args.command)
+	packages.require(tools, purpose)
 	wanted = sources.load(repo)
 	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
 	tree.setup(tree_dir, wanted, tarball, packages.version(packages.SOURCE_PACKAGE))
@@ -178,22 +249,13 @@ def _note_edits(tree_dir: str) -> None:
 		print(f'note: building with uncommitted changes in {tree_dir}: '
 		      f'{", ".join(edits[:MAX_NOTED])}{more}')
 
-def _matrix(args: argparse.Namespace, repo: str,
+def _matrix(request: BootRequest, repo: str,
 	    kunit_dir: Optional[str]) -> List[configs.QemuConfig]:
 	"""The configs of --config (default: all), loaded with the tree's
 	kunit_tool, or with None, before setup, with pan-kunit's stand-in for
 	it: a config that does not load fails before any work."""
-	return [configs.load(repo, name, kunit_dir) for name in configs.select(repo, args.config)]
-
-def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
-	"""The kunit.py options of @args; a command that takes none has none."""
-	given = vars(args)
-	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
-	if len(globs) > 1:
-		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
-	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
-				   kconfig_add=given.get('kconfig_add', []),
-				   make_options=given.get('make_options', []))
+	return [configs.load(repo, name, kunit_dir)
+		for name in configs.select(repo, request.configs)]
 
 def _print_console(result: results.ConfigResult) -> None:
 	"""--raw_output: the console of @result's boot, as it came."""
@@ -206,44 +268,42 @@ def _print_console(result: results.ConfigResult) -> None:
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
-def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	_kunit_options(args)
-	_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
-	setup(tree_dir, repo, args)
+def run(request: RunRequest, tree_dir: str, repo: str) -> int:
+	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	setup(tree_dir, repo, 'run')
 	_note_edits(tree_dir)
 	kunit_dir = tree.kunit_dir(tree_dir)
-	matrix = _matrix(args, repo, kunit_dir)
-	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
-				 options=_kunit_options(args), fragments=fragments(repo))
-	if args.raw_output:
+	matrix = _matrix(request, repo, kunit_dir)
+	result_list = runner.run(tree_dir, kunit_dir, matrix, request.timeout, request.jobs,
+				 options=request.options, fragments=fragments(repo))
+	if request.raw_output:
 		for result in result_list:
 			_print_console(result)
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
-	if args.json:
-		_write_json(args.json, results.report(tree_dir, tree.head(tree_dir), result_list))
-	if args.junit:
-		junit.write(args.junit, junit.document('pan-kunit run', [
+	if request.json:
+		_write_json(request.json, results.report(tree_dir, tree.head(tree_dir), result_list))
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)]))
 	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1
 
-def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	for config in _matrix(args, repo, None):
+def run_lkdtm(request: BootRequest, tree_dir: str, repo: str) -> int:
+	for config in _matrix(request, repo, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
-	setup(tree_dir, repo, args)
+	setup(tree_dir, repo, 'lkdtm')
 	kunit_dir = tree.kunit_dir(tree_dir)
-	matrix = _matrix(args, repo, kunit_dir)
-	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
+	matrix = _matrix(request, repo, kunit_dir)
+	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs)
 	passed = sum(v.ok for v in verdicts.values())
 	summary.record(summary.Tally('lkdtm', passed, len(verdicts) - passed))
 	return 0 if lkdtm.print_report(matrix, verdicts) else 1
 
-def check_destinations(args: argparse.Namespace) -> None:
+def check_destinations(request: ReportRequest) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before
 	anything runs: its directory must exist and be writable."""
-	for option in ('json', 'junit'):
-		path = getattr(args, option, None)
+	for option, path in (('json', request.json), ('junit', request.junit)):
 		if not path:
 			continue
 		directory = os.path.dirname(os.path.abspath(path))
@@ -268,80 +328,86 @@ def _write_json(path: str, data: results.JsonObj) -> None:
 	except OSError as e:
 		raise Error(f'cannot write --json {path}: {e.strerror}')
 
-def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> steps.Checker:
-	matrix = _matrix(args, repo, tree.kunit_dir(tree_dir))
-	return steps.Checker(tree_dir, matrix, args.timeout, args.jobs,
-			     options=_kunit_options(args), fragments=fragments(repo))
+def _checker(request: BootRequest, tree_dir: str, repo: str,
+	     kunitconfig: Optional[bytes]=None) -> steps.Checker:
+	matrix = _matrix(request, repo, tree.kunit_dir(tree_dir))
+	return steps.Checker(tree_dir, matrix, request.timeout, request.jobs,
+			     kunitconfig=kunitconfig, options=request.options,
+			     fragments=fragments(repo))
 
-def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
+def _series(spec: str) -> str:
+	"""SERIES as bisect's report names it: a file or directory by its
+	absolute path."""
+	return os.path.abspath(spec) if os.path.exists(spec) else spec
+
+def _reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
 	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']
-	words += [args.series] if args.series else []
-	options = _kunit_options(args)
-	words += [f'--config={c}' for c in args.config]
+	words += [_series(request.series)] if request.series else []
+	options = request.options
+	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
 	words += runner.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
-def _check_step(args: argparse.Namespace, patches: int) -> None:
-	if args.step is not None and not 0 <= args.step <= patches:
-		raise Error(f'--step {args.step}: the series has steps 0 to {patches}')
+def _check_step(request: BisectRequest, patches: int) -> None:
+	if request.step is not None and not 0 <= request.step <= patches:
+		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
+def _check_bisect(request: BisectRequest, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
 	range needs the tree, and is loaded (and --step checked) after."""
-	if args.series is None:
+	if request.series is None:
 		patches = len(sources.load(repo).patches)
-	elif series.kind(args.series) == series.Kind.GIT_RANGE:
+	elif series.kind(request.series) == series.Kind.GIT_RANGE:
 		return
 	else:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
-			patches = len(series.load(args.series, '', scratch))
-	_check_step(args, patches)
+			patches = len(series.load(request.series, '', scratch))
+	_check_step(request, patches)
 
-def _check_mutants_args(args: argparse.Namespace, repo: str) -> None:
-	mutants.load(os.path.join(repo, mutants.DIRECTORY), args.only)
+def _check_mutants(request: MutantsRequest, repo: str) -> None:
+	mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
 
-def _check_export_args(args: argparse.Namespace, repo: str) -> None:
-	export.check_out_dir(os.path.abspath(args.dir))
+def _check_export(request: ExportRequest, repo: str) -> None:
+	export.check_out_dir(request.out)
+	export.identity(repo)  # and a missing git identity
 
-def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	if args.series:
-		args.series = os.path.abspath(args.series) if os.path.exists(args.series) \
-			else args.series
-	checker = _checker(args, tree_dir, repo)
+def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
+	checker = _checker(request, tree_dir, repo)
 	work = runner.state(tree_dir, 'check')
-	if args.series:
-		patches = series.load(args.series, tree_dir, work)
+	if request.series:
+		patches = series.load(_series(request.series), tree_dir, work)
 		wanted = None
 	else:
 		wanted = sources.load(repo)
 		patches = [series.patch(p) for p in wanted.patches]
-	_check_step(args, len(patches))
+	_check_step(request, len(patches))
 	start = time.monotonic()
-	checked = bisect.run(checker, patches, wanted, args.step)
+	checked = bisect.run(checker, patches, wanted, request.step)
 	print()
 	for line in bisect.table(checked):
 		print(line)
-	bad = bisect.first_bad(checked) if args.step is None else None
+	bad = bisect.first_bad(checked) if request.step is None else None
 	elapsed = time.monotonic() - start
 	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
 	print(f'{len(checked)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
 	bad_steps = sum(s.bad() for s in checked)
 	summary.record(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
-	if args.json:
-		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
-					'series': args.series or os.path.join(repo, sources.SERIES),
-					'first_bad': bad.number if bad else None,
-					'steps': [s.to_json() for s in checked]})
-	if args.junit:
+	if request.json:
+		_write_json(request.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+					   'series': _series(request.series) if request.series else
+					   os.path.join(repo, sources.SERIES),
+					   'first_bad': bad.number if bad else None,
+					   'steps': [s.to_json() for s in checked]})
+	if request.junit:
 		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
 				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS, s.verdict())
 			  for s in checked]
-		junit.write(args.junit, junit.document('pan-kunit bisect', [
+		junit.write(request.junit, junit.document('pan-kunit bisect', [
 			junit.checks_suite('bisect', checks)] + [
 			suite for s in checked for result in s.configs
 			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
-	if args.step is not None:
+	if request.step is not None:
 		return 1 if checked[-1].bad() or checked[-1].failed() else 0
 	if bad is None:
 		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
@@ -352,12 +418,12 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	print(f'    {bad.verdict()}')
 	for line in bad.regressions:
 		print(f'    {line}')
-	print(f'reproduce that step: {_reproduce(args, tree_dir, bad.number)}')
+	print(f'reproduce that step: {_reproduce(request, tree_dir, bad.number)}')
 	return 1
 
-def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	found = mutants.load(os.path.join(repo, mutants.DIRECTORY), args.only)
-	checker = _checker(args, tree_dir, repo)
+def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
+	found = mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
+	checker = _checker(request, tree_dir, repo)
 	start = time.monotonic()
 	baseline = mutants.run(checker, found)
 	elapsed = time.monotonic() - start
@@ -371,31 +437,32 @@ def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	print('mutants: ' + ', '.join(f'{n} {v}' for v, n in counts.items() if n))
 	summary.record(summary.Tally('mutants', counts[mutants.Verdict.KILLED],
 				     sum(not m.ok() for m in found)))
-	if args.json:
-		_write_json(args.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
-					'baseline': baseline.to_json(),
-					'mutants': [m.to_json() for m in found]})
-	if args.junit:
+	if request.json:
+		_write_json(request.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+					   'baseline': baseline.to_json(),
+					   'mutants': [m.to_json() for m in found]})
+	if request.junit:
 		checks = [junit.Check(m.name, junit.Outcome.PASS if m.verdict == mutants.Verdict.KILLED
 				      else junit.Outcome.SKIPPED if m.verdict == mutants.Verdict.PENDING
 				      else junit.Outcome.FAILURE, f'{m.verdict}: {m.detail}')
 			  for m in found]
-		junit.write(args.junit, junit.document('pan-kunit mutants', [
+		junit.write(request.junit, junit.document('pan-kunit mutants', [
 			junit.checks_suite('mutants', checks)] + [
 			suite for result in baseline.configs
 			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in found) else 1
 
-def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	out = os.path.abspath(args.dir)
+def run_export(request: ExportRequest, tree_dir: str, repo: str) -> int:
 	who = export.identity(repo)
-	checker = _checker(args, tree_dir, repo)
 	wanted = sources.load(repo)
+	# The steps before the series adds its .kunitconfig build with the repo's.
+	checker = _checker(request, tree_dir, repo,
+			   kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = worktree.checkout(tree_dir, tree.BASE_REF)
 	export.build_series(wt, wanted, who)
-	files = export.format_patches(wt, repo, out, who)
+	files = export.format_patches(wt, repo, request.out, who)
 	problems = export.checkpatch(wt, files[1:])
-	print(f'wrote {len(files) - 1} patches and a cover letter into {out}:')
+	print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
 			'checkpatch --strict: FAILED' if path in problems else
@@ -404,8 +471,7 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		for line in problems.get(path, '').splitlines():
 			print(f'        {line}')
 	bad = None
-	if not args.no_build:
-		checker.kunitconfig = wanted.suites[sources.TREE_KUNITCONFIG]
+	if not request.no_build:
 		patches = [series.patch(p) for p in files[1:]]
 		checked = bisect.run(checker, patches, None, start=tree.BASE_REF)
 		print()
@@ -463,10 +529,10 @@ def _kunit_py(tree_dir: str) -> str:
 		    f'{os.path.join(tree.KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
 		    'run tools/pan-kunit setup first')
 
-def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
+def run_parse(request: ParseRequest, tree_dir: str) -> int:
 	"""Parses a console log with the tree's kunit.py parse, and reports it as
 	run reports a config."""
-	path = os.path.abspath(args.file)
+	path = os.path.abspath(request.file)
 	try:
 		with open(path, errors='backslashreplace') as f:
 			console = f.read()
@@ -523,34 +589,71 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	with progress.installed():
 		return _command(args, repo)
 
+# Each command's handler, as kunit.py's: turns the arguments into the
+# command's request, refuses what it can before setup, then runs it.
+
+def _check_tree(args: argparse.Namespace, tree_dir: str) -> None:
+	"""Refuses a tree that setup would create in no directory."""
+	tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
+
+def setup_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	_check_tree(args, tree_dir)
+	setup(tree_dir, repo, 'setup', builds=False)
+	return 0
+
+def run_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = run_request(args)
+	check_destinations(request)  # before anything runs
+	_check_tree(args, tree_dir)
+	return run(request, tree_dir, repo)
+
+def lkdtm_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = boot_request(args)
+	_check_tree(args, tree_dir)
+	return run_lkdtm(request, tree_dir, repo)
+
+def bisect_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = bisect_request(args)
+	check_destinations(request)
+	_check_tree(args, tree_dir)
+	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	_check_bisect(request, repo)
+	setup(tree_dir, repo, 'bisect')
+	with worktree.locked(tree_dir):
+		return run_bisect(request, tree_dir, repo)
+
+def mutants_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = mutants_request(args)
+	check_destinations(request)
+	_check_tree(args, tree_dir)
+	_matrix(request, repo, None)
+	_check_mutants(request, repo)
+	setup(tree_dir, repo, 'mutants')
+	with worktree.locked(tree_dir):
+		return run_mutants(request, tree_dir, repo)
+
+def export_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = export_request(args)
+	_check_tree(args, tree_dir)
+	_matrix(request, repo, None)
+	_check_export(request, repo)
+	setup(tree_dir, repo, 'export', builds=not request.no_build)
+	with worktree.locked(tree_dir):
+		return run_export(request, tree_dir, repo)
+
+HANDLERS = {'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
+	    'bisect': bisect_handler, 'mutants': mutants_handler, 'export': export_handler}
+
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
-		check_destinations(args)  # before anything runs
 		if args.command == 'selftest':
 			return selftest()
 		if args.command == 'list':
 			return run_list(repo)
 		tree_dir = os.path.abspath(args.tree or default_tree())
 		if args.command == 'parse':
-			return run_parse(args, tree_dir)
-		tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
-		if args.command == 'setup':
-			setup(tree_dir, repo, args)
-			return 0
-		if args.command == 'lkdtm':
-			return run_lkdtm(args, tree_dir, repo)
-		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
-		before_setup = {'bisect': _check_bisect_args, 'mutants': _check_mutants_args,
-				'export': _check_export_args}
-		if args.command in checks:
-			_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
-			before_setup[args.command](args, repo)
-			if args.command == 'export':
-				export.identity(repo)  # and so does a missing git identity
-			setup(tree_dir, repo, args)
-			with worktree.locked(tree_dir):
-				return checks[args.command](args, tree_dir, repo)
-		return run(args, tree_dir, repo)
+			return run_parse(ParseRequest(file=args.file), tree_dir)
+		return HANDLERS[args.command](args, tree_dir, repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)
 		return 2
