@@ -1289,7 +1289,8 @@ class RunTest(FakeKunitTestCase):
 		return status, out.getvalue()
 
 	def test_shared_build_and_parallel_boots(self) -> None:
-		os.environ['FAKE_KUNIT_EXEC_SECONDS'] = '1'
+		# Each boot waits until the other has started too.
+		os.environ['FAKE_KUNIT_RENDEZVOUS'] = os.path.join(self.tmp, 'booting') + ':2'
 		report = os.path.join(self.tmp, 'report.json')
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
 					      '--json', report)
@@ -1298,6 +1299,8 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(len(builds), 1)
 		execs = {e[1]: (float(e[2]), float(e[3])) for e in self.traced('exec')}
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
+		self.assertEqual(sorted(r[1:] for r in self.traced('rendezvous')),
+				 [['pass_pan', '2'], ['skip_nopan', '2']], 'the boots did not overlap')
 		(start_a, end_a), (start_b, end_b) = execs.values()
 		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
 		self.assertRegex(output, r'\nbuilt [0-9a-f]{12} in [0-9]+ s \(2 objects compiled\)\n')
@@ -1507,8 +1510,10 @@ class RunTest(FakeKunitTestCase):
 
 	def test_hang_is_killed_with_its_qemu(self) -> None:
 		start = time.monotonic()
-		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 1), \
-		     mock.patch.object(runner, 'KILL_GRACE', 0.5):
+		# The watchdog's margin leaves the fake kunit.py time to start its
+		# QEMU; a QEMU that ignores SIGTERM is SIGKILLed after the grace.
+		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 0.5), \
+		     mock.patch.object(runner, 'KILL_GRACE', 0.1):
 			status, output = self.run_cli('--config', 'hang_pan', '--timeout', '1')
 		self.assertLess(time.monotonic() - start, 20)
 		self.assertEqual(status, 1, output)
