@@ -5,6 +5,8 @@
 #   python3 -m unittest discover -s tools -p '*_test.py'
 # No kernel build, no QEMU, no network: the tree comes from a tiny tarball
 # of test_data/fake_source, and its kunit_tool is test_data/fake_kunit.
+# setUpModule() prepares one tree of it; the tests of what comes after a
+# setup start from a copy of that tree, not from an extraction of their own.
 
 import contextlib
 import io
@@ -22,7 +24,7 @@ import tempfile
 import time
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -49,6 +51,9 @@ USER_GIT_ENV = {
 
 module_tmpdir = ''
 tarball = ''
+# The tree setup makes of the tarball and test_data/fake_repo, made once:
+# FakeKunitTestCase copies it (.git and all) for each test.
+prepared_tree = ''
 # packages.require, which FakeKunitTestCase replaces: the fake kunit_tool
 # needs no cross compiler and no QEMU.
 REAL_REQUIRE = packages.require
@@ -88,8 +93,9 @@ def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 	return None if '__pycache__' in info.name else info
 
 def setUpModule() -> None:
-	"""Packs the fake source, with the fake kunit_tool, as Debian packs its tarball."""
-	global module_tmpdir, tarball
+	"""Packs the fake source, with the fake kunit_tool, as Debian packs its
+	tarball, and prepares a tree of it."""
+	global module_tmpdir, tarball, prepared_tree
 	module_tmpdir = tempfile.mkdtemp(prefix='pan-kunit-test-')
 	tarball = os.path.join(module_tmpdir, 'linux-source-6.1.tar.xz')
 	with tarfile.open(tarball, 'w:xz') as tar:
@@ -101,6 +107,10 @@ def setUpModule() -> None:
 		for name in ('kunit_parser.py', 'kunit_printer.py'):
 			tar.add(test_data_path('kunit_tool', '6.1', name),
 				arcname=f'{top}/tools/testing/kunit/{name}')
+	prepared_tree = os.path.join(module_tmpdir, 'prepared', 'linux-source-6.1')
+	os.mkdir(os.path.dirname(prepared_tree))
+	with contextlib.redirect_stdout(io.StringIO()):
+		tree.setup(prepared_tree, sources.load(test_data_path('fake_repo')), tarball, VERSION)
 
 def tearDownModule() -> None:
 	shutil.rmtree(module_tmpdir)
@@ -144,6 +154,11 @@ class TempDirTestCase(unittest.TestCase):
 		shutil.copyfile(tarball, self.tarball)
 		self.tree = os.path.join(self.tmp, 'cache', 'linux-source-6.1')
 		os.mkdir(os.path.dirname(self.tree))  # as a --tree's directory must exist
+
+	def copy_prepared_tree(self) -> None:
+		"""What self.setup_tree() makes of fake_repo, copied from the tree
+		setUpModule() made: for the tests of what comes after a setup."""
+		shutil.copytree(prepared_tree, self.tree, symlinks=True)
 
 	def setup_tree(self, version: str=VERSION) -> str:
 		"""Runs tree.setup() and returns what it printed."""
@@ -649,7 +664,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(os.listdir(os.path.dirname(self.tree)), ['linux-source-6.1'])
 
 	def test_second_setup_changes_nothing(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
 		before = mtimes(self.tree)
 		os.unlink(self.tarball)  # would fail if it extracted again
@@ -662,7 +677,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(mtimes(self.tree), before)
 
 	def test_changed_suites_replace_only_the_suites_commit(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		patch_commits = self.git('rev-parse', 'HEAD^', 'HEAD^^')
 		before = mtimes(self.tree)
 		write(os.path.join(self.repo, 'kunit', SUITE_C), '/* new suite */\n')
@@ -696,7 +711,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 
 	def test_changed_patches_are_applied_again(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		base = self.git('rev-parse', tree.BASE_REF)
 		self.set_series(PATCH_1, PATCH_2, PATCH_3)
 		os.unlink(self.tarball)
@@ -713,7 +728,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 
 	def test_dirty_tree_is_not_updated(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
 		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
 		with open(cpufeature, 'a') as f:
@@ -737,7 +752,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertTrue(os.path.exists(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c')))
 
 	def test_am_in_progress_is_not_touched(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
 		am = subprocess.run(['git', '-C', self.tree, 'am', test_data_path('patches', STALE_PATCH)],
 				    env=dict(os.environ, **USER_GIT_ENV), stdout=subprocess.PIPE,
@@ -753,7 +768,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 
 	def test_user_commits_are_not_discarded(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		write(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c'), '/* rewritten */\n')
 		self.git('commit', '-q', '-a', '-m', 'arm64: my experiment')
 		head = self.git('rev-parse', 'HEAD')
@@ -797,7 +812,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
 
 	def test_other_package_version_only_warns(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		err = io.StringIO()
 		with contextlib.redirect_stderr(err):
 			self.assertIn('already up to date', self.setup_tree(version='6.1.200-1'))
@@ -1256,12 +1271,24 @@ class ProgressTest(unittest.TestCase):
 		self.assertIsNot(progress.get(), shown)
 		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
 
+F = TypeVar('F', bound=Callable[..., None])
+
+def from_scratch(test: F) -> F:
+	"""A FakeKunitTestCase test that starts with no tree, as a first run
+	does, instead of a copy of the prepared tree."""
+	setattr(test, 'from_scratch', True)
+	return test
+
 class FakeKunitTestCase(TempDirTestCase):
 	"""The commands that build and boot, end to end, with the fake
-	kunit_tool tracing its calls into self.trace."""
+	kunit_tool tracing its calls into self.trace, on a copy of the
+	prepared tree (unless @from_scratch): setup finds it up to date, or
+	updates it."""
 
 	def setUp(self) -> None:
 		super().setUp()
+		if not getattr(getattr(self, self._testMethodName), 'from_scratch', False):
+			self.copy_prepared_tree()
 		self.trace = os.path.join(self.tmp, 'trace')
 		write(self.trace, '')
 		patchers: List[Any] = [
@@ -1288,6 +1315,7 @@ class RunTest(FakeKunitTestCase):
 			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
 		return status, out.getvalue()
 
+	@from_scratch
 	def test_shared_build_and_parallel_boots(self) -> None:
 		# Each boot waits until the other has started too.
 		os.environ['FAKE_KUNIT_RENDEZVOUS'] = os.path.join(self.tmp, 'booting') + ':2'
@@ -1387,6 +1415,7 @@ class RunTest(FakeKunitTestCase):
 			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
 			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
 
+	@from_scratch
 	def test_unwritable_destination_is_refused_before_anything_runs(self) -> None:
 		missing = os.path.join(self.tmp, 'no-such-dir', 'report.xml')
 		for command in ('run', 'bisect', 'mutants'):
@@ -1527,6 +1556,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
 		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
 
+	@from_scratch
 	def test_no_qemu_is_refused_before_setup_builds_anything(self) -> None:
 		no_qemu = lambda c: None if c == 'qemu-system-aarch64' else f'/usr/bin/{c}'
 		with mock.patch.object(packages, 'require',
@@ -1562,6 +1592,7 @@ class CheckTestCase(FakeKunitTestCase):
 
 class BisectTest(CheckTestCase):
 
+	@from_scratch
 	def test_patches_dir_starts_from_base_plus_suites(self) -> None:
 		report = os.path.join(self.tmp, 'bisect.json')
 		status, output = self.run_cli('bisect', '--json', report)
@@ -2208,6 +2239,7 @@ class ExportTest(CheckTestCase):
 						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
 		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
 
+	@from_scratch
 	def test_no_git_identity_is_refused_before_setup(self) -> None:
 		write_gitconfig(self.gitconfig, None, None)
 		start = time.monotonic()
