@@ -401,8 +401,8 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 					   'steps': [s.to_json() for s in checked]})
 	if request.junit:
 		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
-				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS, s.verdict())
-			  for s in checked]
+				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS,
+				      s.verdict()) for s in checked]
 		junit.write(request.junit, junit.document('pan-kunit bisect', [
 			junit.checks_suite('bisect', checks)] + [
 			suite for s in checked for result in s.configs
@@ -420,6 +420,14 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 		print(f'    {line}')
 	print(f'reproduce that step: {_reproduce(request, tree_dir, bad.number)}')
 	return 1
+
+def _mutant_check(mutant: mutants.Mutant) -> junit.Check:
+	"""A mutant as JUnit shows it: a killed one passes, a pending one is
+	skipped, any other fails."""
+	outcome = (junit.Outcome.PASS if mutant.verdict == mutants.Verdict.KILLED else
+		   junit.Outcome.SKIPPED if mutant.verdict == mutants.Verdict.PENDING else
+		   junit.Outcome.FAILURE)
+	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
 
 def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
 	found = mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
@@ -442,12 +450,8 @@ def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
 					   'baseline': baseline.to_json(),
 					   'mutants': [m.to_json() for m in found]})
 	if request.junit:
-		checks = [junit.Check(m.name, junit.Outcome.PASS if m.verdict == mutants.Verdict.KILLED
-				      else junit.Outcome.SKIPPED if m.verdict == mutants.Verdict.PENDING
-				      else junit.Outcome.FAILURE, f'{m.verdict}: {m.detail}')
-			  for m in found]
 		junit.write(request.junit, junit.document('pan-kunit mutants', [
-			junit.checks_suite('mutants', checks)] + [
+			junit.checks_suite('mutants', [_mutant_check(m) for m in found])] + [
 			suite for result in baseline.configs
 			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in found) else 1

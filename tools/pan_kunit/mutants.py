@@ -91,8 +91,7 @@ def load(directory: str, only: List[str]) -> List[Mutant]:
 			    f'{", ".join(m.name for m in mutants)}')
 	return [m for m in mutants if not only or m.name in only]
 
-def judge(mutant: Mutant, configs: List[results.ConfigResult],
-		 landed: Set[str]) -> None:
+def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str]) -> None:
 	"""Killed when every landed Must-Fail suite has a failing case (on
 	some config), or when the kernel crashed or hung."""
 	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
