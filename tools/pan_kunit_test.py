@@ -54,6 +54,10 @@ tarball = ''
 # The tree setup makes of the tarball and test_data/fake_repo, made once:
 # FakeKunitTestCase copies it (.git and all) for each test.
 prepared_tree = ''
+# What FakeKunitTestCase gives pan-kunit as sys.executable, to run the fake
+# kunit.py with: Python without site-packages, which the fake does not
+# need, and whose .pth files can cost more than all that the fake does.
+fake_kunit_python = ''
 # packages.require, which FakeKunitTestCase replaces: the fake kunit_tool
 # needs no cross compiler and no QEMU.
 REAL_REQUIRE = packages.require
@@ -95,7 +99,7 @@ def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 def setUpModule() -> None:
 	"""Packs the fake source, with the fake kunit_tool, as Debian packs its
 	tarball, and prepares a tree of it."""
-	global module_tmpdir, tarball, prepared_tree
+	global module_tmpdir, tarball, prepared_tree, fake_kunit_python
 	module_tmpdir = tempfile.mkdtemp(prefix='pan-kunit-test-')
 	tarball = os.path.join(module_tmpdir, 'linux-source-6.1.tar.xz')
 	with tarfile.open(tarball, 'w:xz') as tar:
@@ -107,6 +111,9 @@ def setUpModule() -> None:
 		for name in ('kunit_parser.py', 'kunit_printer.py'):
 			tar.add(test_data_path('kunit_tool', '6.1', name),
 				arcname=f'{top}/tools/testing/kunit/{name}')
+	fake_kunit_python = os.path.join(module_tmpdir, 'python3-S')
+	write(fake_kunit_python, f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -S "$@"\n')
+	os.chmod(fake_kunit_python, 0o755)
 	prepared_tree = os.path.join(module_tmpdir, 'prepared', 'linux-source-6.1')
 	os.mkdir(os.path.dirname(prepared_tree))
 	with contextlib.redirect_stdout(io.StringIO()):
@@ -1297,7 +1304,8 @@ class FakeKunitTestCase(TempDirTestCase):
 						     'FAKE_KUNIT_TRACE': self.trace}),
 			mock.patch.object(packages, 'ensure'),
 			mock.patch.object(packages, 'require'),
-			mock.patch.object(packages, 'version', return_value=VERSION)]
+			mock.patch.object(packages, 'version', return_value=VERSION),
+			mock.patch.object(sys, 'executable', fake_kunit_python)]
 		for patcher in patchers:
 			patcher.start()
 			self.addCleanup(patcher.stop)
