@@ -118,6 +118,9 @@ def setUpModule() -> None:
 	os.mkdir(os.path.dirname(prepared_tree))
 	with contextlib.redirect_stdout(io.StringIO()):
 		tree.setup(prepared_tree, sources.load(test_data_path('fake_repo')), tarball, VERSION)
+	# One pack, not a directory per object: a copy makes 24 directories, not 63.
+	tree.git(prepared_tree, 'repack', '-a', '-d', '-q')
+	tree.git(prepared_tree, 'prune-packed')
 
 def tearDownModule() -> None:
 	shutil.rmtree(module_tmpdir)
