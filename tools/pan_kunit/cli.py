@@ -6,7 +6,6 @@
 # and setup errors (refusals, missing packages, a patch that does not apply).
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -283,7 +282,8 @@ def run(request: RunRequest, tree_dir: str, repo: str) -> int:
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
 	if request.json:
-		_write_json(request.json, results.report(tree_dir, tree.head(tree_dir), result_list))
+		report = results.report(tree_dir, tree.head(tree_dir), result_list)
+		results.write_json(request.json, report, '--json')
 	if request.junit:
 		junit.write(request.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)]))
@@ -319,14 +319,6 @@ def check_destinations(request: ReportRequest) -> None:
 			why = 'permission denied'
 		if why:
 			raise Error(f'cannot write --{option} {path}: {why}')
-
-def _write_json(path: str, data: results.JsonObj) -> None:
-	try:
-		with open(path, 'w') as f:
-			json.dump(data, f, indent=4)
-			f.write('\n')
-	except OSError as e:
-		raise Error(f'cannot write --json {path}: {e.strerror}')
 
 def _checker(request: BootRequest, tree_dir: str, repo: str,
 	     kunitconfig: Optional[bytes]=None) -> steps.Checker:
@@ -394,11 +386,12 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 	bad_steps = sum(s.bad() for s in checked)
 	summary.record(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
 	if request.json:
-		_write_json(request.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
-					   'series': _series(request.series) if request.series else
-					   os.path.join(repo, sources.SERIES),
-					   'first_bad': bad.number if bad else None,
-					   'steps': [s.to_json() for s in checked]})
+		results.write_json(request.json, {
+			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+			'series': _series(request.series) if request.series else
+			os.path.join(repo, sources.SERIES),
+			'first_bad': bad.number if bad else None,
+			'steps': [s.to_json() for s in checked]}, '--json')
 	if request.junit:
 		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
 				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS,
@@ -446,9 +439,9 @@ def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
 	summary.record(summary.Tally('mutants', counts[mutants.Verdict.KILLED],
 				     sum(not m.ok() for m in found)))
 	if request.json:
-		_write_json(request.json, {'tree': tree_dir, 'worktree': worktree.location(tree_dir),
-					   'baseline': baseline.to_json(),
-					   'mutants': [m.to_json() for m in found]})
+		results.write_json(request.json, {
+			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+			'baseline': baseline.to_json(), 'mutants': [m.to_json() for m in found]}, '--json')
 	if request.junit:
 		junit.write(request.junit, junit.document('pan-kunit mutants', [
 			junit.checks_suite('mutants', [_mutant_check(m) for m in found])] + [

@@ -354,10 +354,11 @@ def print_report(result_list: List[ConfigResult]) -> None:
 		print(line)
 	print(total_line(result_list))
 
-def write_json(path: str, data: JsonObj) -> None:
+def write_json(path: str, data: JsonObj, option: str='') -> None:
+	"""Writes @data to @path, the FILE of @option (e.g. --json), if any."""
 	try:
 		with open(path, 'w') as f:
 			json.dump(data, f, indent=4)
 			f.write('\n')
 	except OSError as e:
-		raise Error(f'cannot write {path}: {e.strerror}')
+		raise Error(f'cannot write {option + " " if option else ""}{path}: {e.strerror}')
