@@ -5,6 +5,8 @@
 #   python3 -m unittest discover -s tools -p '*_test.py'
 # No kernel build, no QEMU, no network: the tree comes from a tiny tarball
 # of test_data/fake_source, and its kunit_tool is test_data/fake_kunit.
+# setUpModule() prepares one tree of it; the tests of what comes after a
+# setup start from a copy of that tree, not from an extraction of their own.
 
 import contextlib
 import io
@@ -13,7 +15,6 @@ import os
 import re
 import shlex
 import shutil
-import shlex
 import signal
 import socket
 import subprocess
@@ -23,13 +24,14 @@ import tempfile
 import time
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, check, cli, configs, export, hooks, junit, ktap, lkdtm, packages,
-		       progress, results, runner, sources, summary, tree)
+from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, ktap, lkdtm, mutants,
+		       packages, progress, results, runner, series, sources, steps, summary,
+		       tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,6 +51,13 @@ USER_GIT_ENV = {
 
 module_tmpdir = ''
 tarball = ''
+# The tree setup makes of the tarball and test_data/fake_repo, made once:
+# FakeKunitTestCase copies it (.git and all) for each test.
+prepared_tree = ''
+# What FakeKunitTestCase gives pan-kunit as sys.executable, to run the fake
+# kunit.py with: Python without site-packages, which the fake does not
+# need, and whose .pth files can cost more than all that the fake does.
+fake_kunit_python = ''
 # packages.require, which FakeKunitTestCase replaces: the fake kunit_tool
 # needs no cross compiler and no QEMU.
 REAL_REQUIRE = packages.require
@@ -88,8 +97,9 @@ def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 	return None if '__pycache__' in info.name else info
 
 def setUpModule() -> None:
-	"""Packs the fake source, with the fake kunit_tool, as Debian packs its tarball."""
-	global module_tmpdir, tarball
+	"""Packs the fake source, with the fake kunit_tool, as Debian packs its
+	tarball, and prepares a tree of it."""
+	global module_tmpdir, tarball, prepared_tree, fake_kunit_python
 	module_tmpdir = tempfile.mkdtemp(prefix='pan-kunit-test-')
 	tarball = os.path.join(module_tmpdir, 'linux-source-6.1.tar.xz')
 	with tarfile.open(tarball, 'w:xz') as tar:
@@ -101,6 +111,16 @@ def setUpModule() -> None:
 		for name in ('kunit_parser.py', 'kunit_printer.py'):
 			tar.add(test_data_path('kunit_tool', '6.1', name),
 				arcname=f'{top}/tools/testing/kunit/{name}')
+	fake_kunit_python = os.path.join(module_tmpdir, 'python3-S')
+	write(fake_kunit_python, f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -S "$@"\n')
+	os.chmod(fake_kunit_python, 0o755)
+	prepared_tree = os.path.join(module_tmpdir, 'prepared', 'linux-source-6.1')
+	os.mkdir(os.path.dirname(prepared_tree))
+	with contextlib.redirect_stdout(io.StringIO()):
+		tree.setup(prepared_tree, sources.load(test_data_path('fake_repo')), tarball, VERSION)
+	# One pack, not a directory per object: a copy makes 24 directories, not 63.
+	tree.git(prepared_tree, 'repack', '-a', '-d', '-q')
+	tree.git(prepared_tree, 'prune-packed')
 
 def tearDownModule() -> None:
 	shutil.rmtree(module_tmpdir)
@@ -145,6 +165,11 @@ class TempDirTestCase(unittest.TestCase):
 		self.tree = os.path.join(self.tmp, 'cache', 'linux-source-6.1')
 		os.mkdir(os.path.dirname(self.tree))  # as a --tree's directory must exist
 
+	def copy_prepared_tree(self) -> None:
+		"""What self.setup_tree() makes of fake_repo, copied from the tree
+		setUpModule() made: for the tests of what comes after a setup."""
+		shutil.copytree(prepared_tree, self.tree, symlinks=True)
+
 	def setup_tree(self, version: str=VERSION) -> str:
 		"""Runs tree.setup() and returns what it printed."""
 		out = io.StringIO()
@@ -171,6 +196,22 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(args.timeout, 300)
 		self.assertEqual(args.jobs, os.cpu_count())
 		self.assertIsNone(args.json)
+
+	def test_each_command_gets_a_request_of_its_own(self) -> None:
+		args = cli.parse_args(['run', 'arm64_*', '--kconfig_add', 'CONFIG_X=y', '--json', 'r.json',
+				       '--config', 'a'])
+		self.assertEqual(cli.run_request(args), cli.RunRequest(
+			configs=['a'], timeout=300, jobs=args.jobs,
+			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
+			junit=None, raw_output=False))
+		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
+		request = cli.bisect_request(args)
+		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
+		self.assertEqual(cli.mutants_request(cli.parse_args(['mutants', '--only', 'x'])).timeout,
+				 mutants.TIMEOUT)
+		request = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
+		self.assertEqual((request.out, request.no_build, request.options),
+				 (os.path.abspath('out'), True, runner.KunitOptions()))
 
 	def test_bad_numbers_are_usage_errors(self) -> None:
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
@@ -498,13 +539,13 @@ class SeriesTest(unittest.TestCase):
 		return directory
 
 	def load(self, spec: str) -> List[str]:
-		return [p.name for p in check.load_series(spec, '', self.tmp)]
+		return [p.name for p in series.load(spec, '', self.tmp)]
 
 	def test_series_file_order_is_kept(self) -> None:
 		directory = self.series_dir(DEMO_1, DEMO_2, DEMO_3,
 					    series=f'# not by name\n{DEMO_3}\n\n{DEMO_1}  # first\n{DEMO_2}\n')
 		self.assertEqual(self.load(directory), [DEMO_3, DEMO_1, DEMO_2])
-		patches = check.load_series(directory, '', self.tmp)
+		patches = series.load(directory, '', self.tmp)
 		self.assertEqual(patches[0].subject, 'arm64: cpufeature: name the EPAN level')
 
 	def test_without_series_file_by_name_and_only_patches(self) -> None:
@@ -547,19 +588,19 @@ class SeriesTest(unittest.TestCase):
 		self.assertEqual(self.load(mbox), ['mbox #1', 'mbox #2'])
 
 	def test_only_ranges_directories_and_files(self) -> None:
-		self.assertEqual(check.series_kind('refs/pan-kunit/prepared..my-series'), check.GIT_RANGE)
-		self.assertEqual(check.series_kind('HEAD~2..'), check.GIT_RANGE)
-		self.assertEqual(check.series_kind(self.tmp), check.DIRECTORY)
-		self.assertEqual(check.series_kind(test_data_path('series_demo', DEMO_1)), check.MBOX)
+		self.assertEqual(series.kind('refs/pan-kunit/prepared..my-series'), series.Kind.GIT_RANGE)
+		self.assertEqual(series.kind('HEAD~2..'), series.Kind.GIT_RANGE)
+		self.assertEqual(series.kind(self.tmp), series.Kind.DIRECTORY)
+		self.assertEqual(series.kind(test_data_path('series_demo', DEMO_1)), series.Kind.MBOX)
 		with self.assertRaisesRegex(Error, "SERIES 'my-series' is no directory or file, and no "
 					    'git range BASE..TIP; a branch or commit alone would be its '
 					    'whole history, the Debian base included \\(for a branch on the '
 					    'prepared tree: refs/pan-kunit/prepared..my-series\\)'):
-			check.series_kind('my-series')
+			series.kind('my-series')
 		with self.assertRaisesRegex(Error, r"SERIES 'HEAD\.\.\.my-series': A\.\.\.B means"):
-			check.series_kind('HEAD...my-series')
+			series.kind('HEAD...my-series')
 		with self.assertRaisesRegex(Error, 'SERIES /dev/null is neither a directory nor a file'):
-			check.series_kind('/dev/null')
+			series.kind('/dev/null')
 
 	def test_bad_input_fails_before_setup(self) -> None:
 		unusable = self.series_dir(DEMO_1, 'plain.diff')
@@ -633,7 +674,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(os.listdir(os.path.dirname(self.tree)), ['linux-source-6.1'])
 
 	def test_second_setup_changes_nothing(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
 		before = mtimes(self.tree)
 		os.unlink(self.tarball)  # would fail if it extracted again
@@ -646,7 +687,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(mtimes(self.tree), before)
 
 	def test_changed_suites_replace_only_the_suites_commit(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		patch_commits = self.git('rev-parse', 'HEAD^', 'HEAD^^')
 		before = mtimes(self.tree)
 		write(os.path.join(self.repo, 'kunit', SUITE_C), '/* new suite */\n')
@@ -680,7 +721,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 
 	def test_changed_patches_are_applied_again(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		base = self.git('rev-parse', tree.BASE_REF)
 		self.set_series(PATCH_1, PATCH_2, PATCH_3)
 		os.unlink(self.tarball)
@@ -697,7 +738,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 
 	def test_dirty_tree_is_not_updated(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
 		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
 		with open(cpufeature, 'a') as f:
@@ -721,7 +762,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertTrue(os.path.exists(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c')))
 
 	def test_am_in_progress_is_not_touched(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
 		am = subprocess.run(['git', '-C', self.tree, 'am', test_data_path('patches', STALE_PATCH)],
 				    env=dict(os.environ, **USER_GIT_ENV), stdout=subprocess.PIPE,
@@ -737,7 +778,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 
 	def test_user_commits_are_not_discarded(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		write(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c'), '/* rewritten */\n')
 		self.git('commit', '-q', '-a', '-m', 'arm64: my experiment')
 		head = self.git('rev-parse', 'HEAD')
@@ -781,7 +822,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
 
 	def test_other_package_version_only_warns(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()
 		err = io.StringIO()
 		with contextlib.redirect_stderr(err):
 			self.assertIn('already up to date', self.setup_tree(version='6.1.200-1'))
@@ -820,31 +861,43 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(counts['arm64_cpufeature_match'].cell(), '1/1/0')
 
 	def classify(self, name: Optional[str], console: Optional[str], returncode: int,
-		     timed_out: bool=False, elapsed: float=10.0) -> str:
+		     timed_out: bool=False, elapsed: float=10.0) -> results.Status:
 		return results.classify(self.kunit(name) if name else None,
 					self.console(console) if console else None,
 					results.Outcome(returncode, timed_out, elapsed), 300)
 
 	def test_status_rules(self) -> None:
-		self.assertEqual(self.classify('pass', 'pass', 0), results.PASS)
-		self.assertEqual(self.classify('skips', 'skips', 0), results.PASS)
-		self.assertEqual(self.classify('fail', 'fail', 1), results.FAIL)
-		self.assertEqual(self.classify('panic', 'panic', 1), results.CRASH)
-		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), results.CRASH)
-		self.assertEqual(self.classify('no_tests', 'no_tests', 1), results.NO_TESTS)
-		self.assertEqual(self.classify(None, 'pass', 0), results.CRASH)
-		self.assertEqual(self.classify('pass', None, 0), results.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 1), results.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.TIMEOUT)
-		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0), results.Status.PASS)
+		self.assertEqual(self.classify('skips', 'skips', 0), results.Status.PASS)
+		self.assertEqual(self.classify('fail', 'fail', 1), results.Status.FAIL)
+		self.assertEqual(self.classify('panic', 'panic', 1), results.Status.CRASH)
+		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), results.Status.CRASH)
+		self.assertEqual(self.classify('no_tests', 'no_tests', 1), results.Status.NO_TESTS)
+		self.assertEqual(self.classify(None, 'pass', 0), results.Status.CRASH)
+		self.assertEqual(self.classify('pass', None, 0), results.Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 1), results.Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.Status.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.Status.TIMEOUT)
+
+	def test_statuses_are_their_values(self) -> None:
+		"""Printed, formatted, in JSON and XML, and as dict keys."""
+		status = results.Status.BUILD_ERROR
+		self.assertEqual((str(status), f'{status}', f'{status:>12}', '%s' % status),
+				 ('build_error', 'build_error', ' build_error', 'build_error'))
+		self.assertEqual(json.dumps({status: [results.Status.PASS]}), '{"build_error": ["pass"]}')
+		self.assertEqual(ET.tostring(ET.Element('error', type=status)),
+				 b'<error type="build_error" />')
+		self.assertEqual({'build_error': 1}[status], 1)
+		self.assertIn('ERROR', {ktap.CaseStatus.ERROR})
+		self.assertEqual(results.Status('pass'), results.Status.PASS)
 
 	def test_crashed_leaf_is_a_crash(self) -> None:
 		# Whatever kunit.py's exit status and the other leaves say.
-		self.assertEqual(self.classify('panic', 'panic', 0), results.CRASH)
+		self.assertEqual(self.classify('panic', 'panic', 0), results.Status.CRASH)
 		kunit = self.kunit('fail')
 		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
 		self.assertEqual(results.classify(kunit, self.console('fail'),
-						  results.Outcome(1, False, 1.0), 300), results.CRASH)
+						  results.Outcome(1, False, 1.0), 300), results.Status.CRASH)
 
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
@@ -862,15 +915,15 @@ class ResultsTest(unittest.TestCase):
 				'no narrow fields'})
 		self.assertEqual(results.skip_reasons(self.console('pass')), {})
 
-	def result(self, name: str, status: str, kunit: Optional[str], console: Optional[str]=None,
-		   kernel: str='6.1') -> results.ConfigResult:
+	def result(self, name: str, status: results.Status, kunit: Optional[str],
+		   console: Optional[str]=None, kernel: str='6.1') -> results.ConfigResult:
 		"""A result as runner would collect it, its cases parsed from
 		console/CONSOLE.log with @kernel's kunit_parser."""
 		text = self.console(console) if console else ''
 		return results.ConfigResult(
 			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
 			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
-			elapsed=None if status == results.BUILD_ERROR else 12.34,
+			elapsed=None if status == results.Status.BUILD_ERROR else 12.34,
 			skip_reasons=results.skip_reasons(text),
 			kunit=self.kunit(kunit) if kunit else None,
 			console_log='/t/test.log', exec_log='/t/exec.log',
@@ -878,12 +931,12 @@ class ResultsTest(unittest.TestCase):
 			cases=ktap.parse(text, kunit_tool(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
-		result_list = [self.result('a_pass', results.PASS, 'pass'),
-			       self.result('b_skips', results.PASS, 'skips'),
-			       self.result('c_panic', results.CRASH, 'panic'),
-			       self.result('d_no_json', results.CRASH, None),
-			       self.result('e_broken', results.BUILD_ERROR, None),
-			       self.result('f_fail', results.FAIL, 'fail')]
+		result_list = [self.result('a_pass', results.Status.PASS, 'pass'),
+			       self.result('b_skips', results.Status.PASS, 'skips'),
+			       self.result('c_panic', results.Status.CRASH, 'panic'),
+			       self.result('d_no_json', results.Status.CRASH, None),
+			       self.result('e_broken', results.Status.BUILD_ERROR, None),
+			       self.result('f_fail', results.Status.FAIL, 'fail')]
 		self.assertEqual(results.table(result_list), [
 			'suite (passed/failed/skipped)  a_pass      b_skips     c_panic     d_no_json   e_broken     f_fail',
 			'arm64_cpufeature_field         6/0/0       2/0/0       1/0/0       -           -            -',
@@ -901,7 +954,7 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(list(results.suite_counts(kunit)), [results.UNNAMED])
 
 	def test_json_record_is_kunit_tool_json_filled_in(self) -> None:
-		result = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two')
+		result = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two')
 		result.kconfig = 'CONFIG_A=y\nCONFIG_B=y'
 		report = json.loads(json.dumps(results.report('/t', 'f00', [result])))
 		self.assertEqual((report['tree'], report['head']), ('/t', 'f00'))
@@ -934,7 +987,7 @@ class ResultsTest(unittest.TestCase):
 			(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
 		self.assertEqual(record['failures'][1]['log'], MATCH_CASE_LOG)
 		# A config that did not build is a group too, with no tests.
-		broken = self.result('b_broken', results.BUILD_ERROR, None).to_json()
+		broken = self.result('b_broken', results.Status.BUILD_ERROR, None).to_json()
 		self.assertEqual((broken['name'], broken['sub_groups'], broken['test_cases'],
 				  broken['status'], broken['kernel']),
 				 ('b_broken', [], [], 'build_error', '6.1.192'))
@@ -947,10 +1000,10 @@ class ResultsTest(unittest.TestCase):
 
 	def test_every_failed_case_is_named_before_the_table(self) -> None:
 		# The failing parameter is in the first suite, not the last.
-		lines = self.report([self.result('a_fail', results.FAIL, 'fail_two', 'fail_two'),
-				     self.result('b_fail', results.FAIL, 'fail_two', 'fail_two_6.12',
+		lines = self.report([self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two'),
+				     self.result('b_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12',
 						 kernel='6.12'),
-				     self.result('c_pass', results.PASS, 'pass', 'pass')])
+				     self.result('c_pass', results.Status.PASS, 'pass', 'pass')])
 		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
 		for config in ('a_fail', 'b_fail'):
 			start = lines.index(f'{config}: fail')
@@ -969,7 +1022,7 @@ class ResultsTest(unittest.TestCase):
 
 	def test_crashed_case_and_its_files(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
-			result = self.result('c_panic', results.CRASH, 'panic', 'panic')
+			result = self.result('c_panic', results.Status.CRASH, 'panic', 'panic')
 			result.console_log = os.path.join(tmp, 'test.log')
 			result.parsed_log = os.path.join(tmp, 'parsed.log')
 			result.record = os.path.join(tmp, 'results.json')
@@ -987,13 +1040,13 @@ class ResultsTest(unittest.TestCase):
 		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
 
 	def test_junit(self) -> None:
-		fail = self.result('a_fail', results.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
+		fail = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
 		(param,) = [c for c in fail.cases if c.name() == FIELD_PARAM_FAILED]
 		param.log.append('\x1b[1;31mcoloured\x00')  # XML cannot hold these
-		result_list = [fail, self.result('b_skips', results.PASS, 'skips', 'skips'),
-			       self.result('c_panic', results.CRASH, 'panic', 'panic'),
-			       self.result('d_broken', results.BUILD_ERROR, None),
-			       self.result('e_hang', results.TIMEOUT, None)]
+		result_list = [fail, self.result('b_skips', results.Status.PASS, 'skips', 'skips'),
+			       self.result('c_panic', results.Status.CRASH, 'panic', 'panic'),
+			       self.result('d_broken', results.Status.BUILD_ERROR, None),
+			       self.result('e_hang', results.Status.TIMEOUT, None)]
 		with tempfile.TemporaryDirectory() as tmp:
 			path = os.path.join(tmp, 'junit.xml')
 			junit.write(path, junit.document('pan-kunit run', [
@@ -1228,12 +1281,24 @@ class ProgressTest(unittest.TestCase):
 		self.assertIsNot(progress.get(), shown)
 		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
 
+F = TypeVar('F', bound=Callable[..., None])
+
+def from_scratch(test: F) -> F:
+	"""A FakeKunitTestCase test that starts with no tree, as a first run
+	does, instead of a copy of the prepared tree."""
+	setattr(test, 'from_scratch', True)
+	return test
+
 class FakeKunitTestCase(TempDirTestCase):
 	"""The commands that build and boot, end to end, with the fake
-	kunit_tool tracing its calls into self.trace."""
+	kunit_tool tracing its calls into self.trace, on a copy of the
+	prepared tree (unless @from_scratch): setup finds it up to date, or
+	updates it."""
 
 	def setUp(self) -> None:
 		super().setUp()
+		if not getattr(getattr(self, self._testMethodName), 'from_scratch', False):
+			self.copy_prepared_tree()
 		self.trace = os.path.join(self.tmp, 'trace')
 		write(self.trace, '')
 		patchers: List[Any] = [
@@ -1242,7 +1307,8 @@ class FakeKunitTestCase(TempDirTestCase):
 						     'FAKE_KUNIT_TRACE': self.trace}),
 			mock.patch.object(packages, 'ensure'),
 			mock.patch.object(packages, 'require'),
-			mock.patch.object(packages, 'version', return_value=VERSION)]
+			mock.patch.object(packages, 'version', return_value=VERSION),
+			mock.patch.object(sys, 'executable', fake_kunit_python)]
 		for patcher in patchers:
 			patcher.start()
 			self.addCleanup(patcher.stop)
@@ -1260,8 +1326,10 @@ class RunTest(FakeKunitTestCase):
 			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
 		return status, out.getvalue()
 
+	@from_scratch
 	def test_shared_build_and_parallel_boots(self) -> None:
-		os.environ['FAKE_KUNIT_EXEC_SECONDS'] = '1'
+		# Each boot waits until the other has started too.
+		os.environ['FAKE_KUNIT_RENDEZVOUS'] = os.path.join(self.tmp, 'booting') + ':2'
 		report = os.path.join(self.tmp, 'report.json')
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
 					      '--json', report)
@@ -1270,6 +1338,8 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(len(builds), 1)
 		execs = {e[1]: (float(e[2]), float(e[3])) for e in self.traced('exec')}
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
+		self.assertEqual(sorted(r[1:] for r in self.traced('rendezvous')),
+				 [['pass_pan', '2'], ['skip_nopan', '2']], 'the boots did not overlap')
 		(start_a, end_a), (start_b, end_b) = execs.values()
 		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
 		self.assertRegex(output, r'\nbuilt [0-9a-f]{12} in [0-9]+ s \(2 objects compiled\)\n')
@@ -1356,6 +1426,7 @@ class RunTest(FakeKunitTestCase):
 			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
 			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
 
+	@from_scratch
 	def test_unwritable_destination_is_refused_before_anything_runs(self) -> None:
 		missing = os.path.join(self.tmp, 'no-such-dir', 'report.xml')
 		for command in ('run', 'bisect', 'mutants'):
@@ -1479,8 +1550,10 @@ class RunTest(FakeKunitTestCase):
 
 	def test_hang_is_killed_with_its_qemu(self) -> None:
 		start = time.monotonic()
-		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 1), \
-		     mock.patch.object(runner, 'KILL_GRACE', 0.5):
+		# The watchdog's margin leaves the fake kunit.py time to start its
+		# QEMU; a QEMU that ignores SIGTERM is SIGKILLed after the grace.
+		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 0.5), \
+		     mock.patch.object(runner, 'KILL_GRACE', 0.1):
 			status, output = self.run_cli('--config', 'hang_pan', '--timeout', '1')
 		self.assertLess(time.monotonic() - start, 20)
 		self.assertEqual(status, 1, output)
@@ -1494,6 +1567,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
 		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
 
+	@from_scratch
 	def test_no_qemu_is_refused_before_setup_builds_anything(self) -> None:
 		no_qemu = lambda c: None if c == 'qemu-system-aarch64' else f'/usr/bin/{c}'
 		with mock.patch.object(packages, 'require',
@@ -1529,6 +1603,7 @@ class CheckTestCase(FakeKunitTestCase):
 
 class BisectTest(CheckTestCase):
 
+	@from_scratch
 	def test_patches_dir_starts_from_base_plus_suites(self) -> None:
 		report = os.path.join(self.tmp, 'bisect.json')
 		status, output = self.run_cli('bisect', '--json', report)
@@ -1560,7 +1635,7 @@ class BisectTest(CheckTestCase):
 			self.assertTrue(os.path.isfile(os.path.join(logs, 'logs', 'exec-pass_pan.log')))
 		log = subprocess.run(['git', '-C', wt, 'log', '--format=%s', '-3'], check=True,
 				     text=True, stdout=subprocess.PIPE).stdout.splitlines()
-		self.assertEqual(log[2], check.SUITES_FIRST_SUBJECT)
+		self.assertEqual(log[2], worktree.SUITES_FIRST_SUBJECT)
 		# One build directory per kconfig, reused by every step.
 		builds = {b[2] for b in self.traced('build')}
 		self.assertEqual(len(builds), 1)
@@ -1643,7 +1718,7 @@ class BisectTest(CheckTestCase):
 		args = cli.parse_args(['bisect', 'a..b', '--config', 'pass_pan', '--filter_glob',
 				       'arm64_*', '--kconfig_add', '# CONFIG_X is not set',
 				       '--make_options', 'W=1'])
-		self.assertEqual(cli._reproduce(args, '/t', 2),
+		self.assertEqual(cli._reproduce(cli.bisect_request(args), '/t', 2),
 				 "tools/pan-kunit --tree /t bisect a..b --config=pass_pan "
 				 "'--filter_glob=arm64_*' '--kconfig_add=# CONFIG_X is not set' "
 				 '--make_options=W=1 --step=2')
@@ -1708,7 +1783,7 @@ class BisectTest(CheckTestCase):
 
 	def test_one_check_at_a_time(self) -> None:
 		self.setup_tree()
-		with check.locked(self.tree):
+		with worktree.locked(self.tree):
 			status, output = self.run_cli('bisect')
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'another pan-kunit (pid {os.getpid()}) is using {self.worktree()}',
@@ -2175,6 +2250,7 @@ class ExportTest(CheckTestCase):
 						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
 		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
 
+	@from_scratch
 	def test_no_git_identity_is_refused_before_setup(self) -> None:
 		write_gitconfig(self.gitconfig, None, None)
 		start = time.monotonic()
@@ -2457,7 +2533,7 @@ class SignalTest(unittest.TestCase):
 class StepVerdictTest(unittest.TestCase):
 	"""first_bad() and regressions() on synthetic steps."""
 
-	def config(self, status: str, leaves: Dict[str, str]) -> results.ConfigResult:
+	def config(self, status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
 		kunit = {'name': 'KUnit Test Group', 'sub_groups': [
 			{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
 				{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
@@ -2467,30 +2543,30 @@ class StepVerdictTest(unittest.TestCase):
 					    console_log='', exec_log='')
 
 	def test_first_bad_is_the_first_of_several(self) -> None:
-		good = self.config(results.PASS, {'a': 'PASS'})
-		steps = [check.Step(0, None, configs=[good]),
-			 check.Step(1, None, configs=[good]),
-			 check.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
-			 check.Step(3, None, configs=[self.config(results.BUILD_ERROR, {})]),
-			 check.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
-		bad = check.first_bad(steps)
+		good = self.config(results.Status.PASS, {'a': 'PASS'})
+		checked = [steps.Step(0, None, configs=[good]),
+			   steps.Step(1, None, configs=[good]),
+			   steps.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
+			   steps.Step(3, None, configs=[self.config(results.Status.BUILD_ERROR, {})]),
+			   steps.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
+		bad = bisect.first_bad(checked)
 		self.assertIsNotNone(bad)
 		assert bad is not None
 		self.assertEqual(bad.number, 2)
-		self.assertIsNone(check.first_bad(steps[:2]))
+		self.assertIsNone(bisect.first_bad(checked[:2]))
 
 	def test_crash_or_hang_after_a_pass_is_a_regression(self) -> None:
-		before = [self.config(results.PASS, {'a': 'PASS', 'b': 'PASS'})]
-		for status in (results.CRASH, results.TIMEOUT):
+		before = [self.config(results.Status.PASS, {'a': 'PASS', 'b': 'PASS'})]
+		for status in (results.Status.CRASH, results.Status.TIMEOUT):
 			after = [self.config(status, {'a': 'PASS'})]
-			self.assertEqual(check.regressions(before, after), [f'c: {status}'])
+			self.assertEqual(bisect.regressions(before, after), [f'c: {status}'])
 		# A case that crashed (ERROR) counts as failed, one that vanished does not.
-		after = [self.config(results.CRASH, {'a': 'ERROR'})]
-		self.assertEqual(check.regressions([self.config(results.CRASH, {'a': 'PASS'})], after),
+		after = [self.config(results.Status.CRASH, {'a': 'ERROR'})]
+		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {'a': 'PASS'})], after),
 				 ['c: arm64_s.a ERROR'])
 		# What was broken before is no regression when it stays broken.
-		self.assertEqual(check.regressions([self.config(results.CRASH, {})],
-						   [self.config(results.CRASH, {})]), [])
+		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {})],
+						   [self.config(results.Status.CRASH, {})]), [])
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""

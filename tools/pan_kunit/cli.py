@@ -6,7 +6,6 @@
 # and setup errors (refusals, missing packages, a patch that does not apply).
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -17,19 +16,16 @@ import sys
 import tempfile
 import time
 import unittest
+from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from pan_kunit import (Error, check, configs, export, junit, ktap, lkdtm, packages, progress,
-		       results, runner, sources, summary, tree)
+from pan_kunit import (Error, bisect, configs, export, junit, ktap, lkdtm, mutants, packages,
+		       progress, results, runner, series, sources, steps, summary, tree,
+		       worktree)
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
 DEFAULT_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
-KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
-MUTANTS_DIR = 'mutants'
-# kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
-# and a healthy boot of the matrix takes seconds.
-MUTANT_TIMEOUT = 120
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
 
@@ -112,7 +108,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 				       default=argparse.SUPPRESS)
 	for name in ('run', 'lkdtm', 'bisect', 'mutants', 'export'):
 		boot_parser = subparsers.choices[name]
-		timeout = MUTANT_TIMEOUT if name == 'mutants' else 300
+		timeout = mutants.TIMEOUT if name == 'mutants' else 300
 		boot_parser.add_argument('--config', action='append', default=[], metavar='NAME',
 					 help='run only qemu_configs/NAME.py; repeatable')
 		boot_parser.add_argument('--timeout', type=_positive_int, default=timeout,
@@ -161,16 +157,86 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		help='check only mutants/NAME.patch; repeatable')
 	return parser.parse_args(argv)
 
-def _tools(args: argparse.Namespace) -> List[str]:
-	"""The commands @args's command runs: setup's, and those that build
-	and boot a kernel, unless it does neither."""
-	if args.command == 'setup' or (args.command == 'export' and args.no_build):
-		return packages.SETUP_TOOLS
-	return packages.SETUP_TOOLS + packages.BUILD_TOOLS + packages.BOOT_TOOLS
+# What a command is asked to do, from its arguments, as kunit.py's
+# KunitRequest and its kin are: parse_args() reads the command line, and
+# each command takes the request of its own.
 
-def setup(tree_dir: str, repo: str, args: argparse.Namespace) -> None:
+@dataclass
+class BootRequest:
+	"""A command that builds and boots the matrix (lkdtm takes only this)."""
+	configs: List[str]     # --config: the QEMU configs by name; none: all
+	timeout: int           # kunit.py exec's --timeout
+	jobs: int              # make jobs per build
+	options: runner.KunitOptions   # kunit.py's that are passed on (none: lkdtm, export)
+
+@dataclass
+class ReportRequest(BootRequest):
+	"""One that also writes its results into files."""
+	json: Optional[str]
+	junit: Optional[str]
+
+@dataclass
+class RunRequest(ReportRequest):
+	raw_output: bool       # print every boot's console too
+
+@dataclass
+class BisectRequest(ReportRequest):
+	series: Optional[str]  # SERIES as given; None: patches/ on the Debian base
+	step: Optional[int]    # check this step alone
+
+@dataclass
+class MutantsRequest(ReportRequest):
+	only: List[str]        # the mutants to check, by name; none: all
+
+@dataclass
+class ExportRequest(BootRequest):
+	out: str               # DIR, absolute
+	no_build: bool         # checkpatch the series, do not build its prefixes
+
+@dataclass
+class ParseRequest:
+	file: str              # the console log
+
+def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
+	"""The kunit.py options of @args; a command that takes none has none."""
+	given = vars(args)
+	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
+	if len(globs) > 1:
+		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
+	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
+				   kconfig_add=given.get('kconfig_add', []),
+				   make_options=given.get('make_options', []))
+
+def boot_request(args: argparse.Namespace) -> BootRequest:
+	return BootRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			   options=_kunit_options(args))
+
+def run_request(args: argparse.Namespace) -> RunRequest:
+	return RunRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			  options=_kunit_options(args), json=args.json, junit=args.junit,
+			  raw_output=args.raw_output)
+
+def bisect_request(args: argparse.Namespace) -> BisectRequest:
+	return BisectRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			     options=_kunit_options(args), json=args.json, junit=args.junit,
+			     series=args.series, step=args.step)
+
+def mutants_request(args: argparse.Namespace) -> MutantsRequest:
+	return MutantsRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			      options=_kunit_options(args), json=args.json, junit=args.junit,
+			      only=args.only)
+
+def export_request(args: argparse.Namespace) -> ExportRequest:
+	return ExportRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+			     options=_kunit_options(args), out=os.path.abspath(args.dir),
+			     no_build=args.no_build)
+
+def setup(tree_dir: str, repo: str, purpose: str, builds: bool=True) -> None:
+	"""Installs what the command @purpose needs (setup's tools, and those
+	that build and boot a kernel if it @builds), then prepares the tree."""
+	tools = packages.SETUP_TOOLS + (packages.BUILD_TOOLS + packages.BOOT_TOOLS if builds else [])
 	packages.ensure()
-	packages.require(_tools(args), args.command)
+	packages.require(tools, purpose)
 	wanted = sources.load(repo)
 	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
 	tree.setup(tree_dir, wanted, tarball, packages.version(packages.SOURCE_PACKAGE))
@@ -182,22 +248,13 @@ def _note_edits(tree_dir: str) -> None:
 		print(f'note: building with uncommitted changes in {tree_dir}: '
 		      f'{", ".join(edits[:MAX_NOTED])}{more}')
 
-def _matrix(args: argparse.Namespace, repo: str,
+def _matrix(request: BootRequest, repo: str,
 	    kunit_dir: Optional[str]) -> List[configs.QemuConfig]:
 	"""The configs of --config (default: all), loaded with the tree's
 	kunit_tool, or with None, before setup, with pan-kunit's stand-in for
 	it: a config that does not load fails before any work."""
-	return [configs.load(repo, name, kunit_dir) for name in configs.select(repo, args.config)]
-
-def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
-	"""The kunit.py options of @args; a command that takes none has none."""
-	given = vars(args)
-	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
-	if len(globs) > 1:
-		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
-	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
-				   kconfig_add=given.get('kconfig_add', []),
-				   make_options=given.get('make_options', []))
+	return [configs.load(repo, name, kunit_dir)
+		for name in configs.select(repo, request.configs)]
 
 def _print_console(result: results.ConfigResult) -> None:
 	"""--raw_output: the console of @result's boot, as it came."""
@@ -210,44 +267,43 @@ def _print_console(result: results.ConfigResult) -> None:
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
-def run(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	_kunit_options(args)
-	_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
-	setup(tree_dir, repo, args)
+def run(request: RunRequest, tree_dir: str, repo: str) -> int:
+	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	setup(tree_dir, repo, 'run')
 	_note_edits(tree_dir)
-	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = _matrix(args, repo, kunit_dir)
-	result_list = runner.run(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
-				 options=_kunit_options(args), fragments=fragments(repo))
-	if args.raw_output:
+	kunit_dir = tree.kunit_dir(tree_dir)
+	matrix = _matrix(request, repo, kunit_dir)
+	result_list = runner.run(tree_dir, kunit_dir, matrix, request.timeout, request.jobs,
+				 options=request.options, fragments=fragments(repo))
+	if request.raw_output:
 		for result in result_list:
 			_print_console(result)
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
-	if args.json:
-		_write_json(args.json, results.report(tree_dir, tree.head(tree_dir), result_list))
-	if args.junit:
-		junit.write(args.junit, junit.document('pan-kunit run', [
+	if request.json:
+		report = results.report(tree_dir, tree.head(tree_dir), result_list)
+		results.write_json(request.json, report, '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)]))
-	return 0 if all(r.status == results.PASS for r in result_list) else 1
+	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1
 
-def run_lkdtm(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	for config in _matrix(args, repo, None):
+def run_lkdtm(request: BootRequest, tree_dir: str, repo: str) -> int:
+	for config in _matrix(request, repo, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
-	setup(tree_dir, repo, args)
-	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = _matrix(args, repo, kunit_dir)
-	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, args.timeout, args.jobs)
+	setup(tree_dir, repo, 'lkdtm')
+	kunit_dir = tree.kunit_dir(tree_dir)
+	matrix = _matrix(request, repo, kunit_dir)
+	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs)
 	passed = sum(v.ok for v in verdicts.values())
 	summary.record(summary.Tally('lkdtm', passed, len(verdicts) - passed))
 	return 0 if lkdtm.print_report(matrix, verdicts) else 1
 
-def check_destinations(args: argparse.Namespace) -> None:
+def check_destinations(request: ReportRequest) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before
 	anything runs: its directory must exist and be writable."""
-	for option in ('json', 'junit'):
-		path = getattr(args, option, None)
+	for option, path in (('json', request.json), ('junit', request.junit)):
 		if not path:
 			continue
 		directory = os.path.dirname(os.path.abspath(path))
@@ -264,91 +320,88 @@ def check_destinations(args: argparse.Namespace) -> None:
 		if why:
 			raise Error(f'cannot write --{option} {path}: {why}')
 
-def _write_json(path: str, data: results.JsonObj) -> None:
-	try:
-		with open(path, 'w') as f:
-			json.dump(data, f, indent=4)
-			f.write('\n')
-	except OSError as e:
-		raise Error(f'cannot write --json {path}: {e.strerror}')
+def _checker(request: BootRequest, tree_dir: str, repo: str,
+	     kunitconfig: Optional[bytes]=None) -> steps.Checker:
+	matrix = _matrix(request, repo, tree.kunit_dir(tree_dir))
+	return steps.Checker(tree_dir, matrix, request.timeout, request.jobs,
+			     kunitconfig=kunitconfig, options=request.options,
+			     fragments=fragments(repo))
 
-def _checker(args: argparse.Namespace, tree_dir: str, repo: str) -> check.Bisect:
-	kunit_dir = os.path.join(tree_dir, KUNIT_TOOL_DIR)
-	matrix = _matrix(args, repo, kunit_dir)
-	return check.Bisect(tree_dir, kunit_dir, matrix, args.timeout, args.jobs,
-			    options=_kunit_options(args), fragments=fragments(repo))
+def _series(spec: str) -> str:
+	"""SERIES as bisect's report names it: a file or directory by its
+	absolute path."""
+	return os.path.abspath(spec) if os.path.exists(spec) else spec
 
-def _reproduce(args: argparse.Namespace, tree_dir: str, step: int) -> str:
+def _reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
 	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']
-	words += [args.series] if args.series else []
-	options = _kunit_options(args)
-	words += [f'--config={c}' for c in args.config]
+	words += [_series(request.series)] if request.series else []
+	options = request.options
+	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
 	words += runner.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
-def _check_step(args: argparse.Namespace, patches: int) -> None:
-	if args.step is not None and not 0 <= args.step <= patches:
-		raise Error(f'--step {args.step}: the series has steps 0 to {patches}')
+def _check_step(request: BisectRequest, patches: int) -> None:
+	if request.step is not None and not 0 <= request.step <= patches:
+		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-def _check_bisect_args(args: argparse.Namespace, repo: str) -> None:
+def _check_bisect(request: BisectRequest, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
 	range needs the tree, and is loaded (and --step checked) after."""
-	if args.series is None:
+	if request.series is None:
 		patches = len(sources.load(repo).patches)
-	elif check.series_kind(args.series) == check.GIT_RANGE:
+	elif series.kind(request.series) == series.Kind.GIT_RANGE:
 		return
 	else:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
-			patches = len(check.load_series(args.series, '', scratch))
-	_check_step(args, patches)
+			patches = len(series.load(request.series, '', scratch))
+	_check_step(request, patches)
 
-def _check_mutants_args(args: argparse.Namespace, repo: str) -> None:
-	check.load_mutants(os.path.join(repo, MUTANTS_DIR), args.only)
+def _check_mutants(request: MutantsRequest, repo: str) -> None:
+	mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
 
-def _check_export_args(args: argparse.Namespace, repo: str) -> None:
-	export.check_out_dir(os.path.abspath(args.dir))
+def _check_export(request: ExportRequest, repo: str) -> None:
+	export.check_out_dir(request.out)
+	export.identity(repo)  # and a missing git identity
 
-def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	if args.series:
-		args.series = os.path.abspath(args.series) if os.path.exists(args.series) \
-			else args.series
-	checker = _checker(args, tree_dir, repo)
+def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
+	checker = _checker(request, tree_dir, repo)
 	work = runner.state(tree_dir, 'check')
-	if args.series:
-		patches = check.load_series(args.series, tree_dir, work)
+	if request.series:
+		patches = series.load(_series(request.series), tree_dir, work)
 		wanted = None
 	else:
 		wanted = sources.load(repo)
-		patches = [check.Patch(p, os.path.basename(p), check.subject(p))
-			   for p in wanted.patches]
-	_check_step(args, len(patches))
+		patches = [series.patch(p) for p in wanted.patches]
+	_check_step(request, len(patches))
 	start = time.monotonic()
-	steps = check.run_bisect(checker, patches, wanted, args.step)
+	checked = bisect.run(checker, patches, wanted, request.step)
 	print()
-	for line in check.bisect_table(steps):
+	for line in bisect.table(checked):
 		print(line)
-	bad = check.first_bad(steps) if args.step is None else None
+	bad = bisect.first_bad(checked) if request.step is None else None
 	elapsed = time.monotonic() - start
-	timed = sorted(s.elapsed for s in steps[1:]) or [0.0]
-	print(f'{len(steps)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
-	bad_steps = sum(s.bad() for s in steps)
-	summary.record(summary.Tally('bisect', len(steps) - bad_steps, bad_steps))
-	if args.json:
-		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
-					'series': args.series or os.path.join(repo, sources.SERIES),
-					'first_bad': bad.number if bad else None,
-					'steps': [s.to_json() for s in steps]})
-	if args.junit:
-		verdicts = [{'name': f'step {s.number} {s.patch.name if s.patch else "start"}',
-			     'outcome': 'failure' if s.bad() else 'pass', 'message': s.verdict()}
-			    for s in steps]
-		junit.write(args.junit, junit.document('pan-kunit bisect', [
-			junit.verdict_suite('bisect', verdicts)] + [
-			suite for s in steps for result in s.configs
+	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
+	print(f'{len(checked)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
+	bad_steps = sum(s.bad() for s in checked)
+	summary.record(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
+	if request.json:
+		results.write_json(request.json, {
+			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+			'series': _series(request.series) if request.series else
+			os.path.join(repo, sources.SERIES),
+			'first_bad': bad.number if bad else None,
+			'steps': [s.to_json() for s in checked]}, '--json')
+	if request.junit:
+		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
+				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS,
+				      s.verdict()) for s in checked]
+		junit.write(request.junit, junit.document('pan-kunit bisect', [
+			junit.checks_suite('bisect', checks)] + [
+			suite for s in checked for result in s.configs
 			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
-	if args.step is not None:
-		return 1 if steps[-1].bad() or steps[-1].failed() else 0
+	if request.step is not None:
+		return 1 if checked[-1].bad() or checked[-1].failed() else 0
 	if bad is None:
 		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
 		      'that passed stopped passing')
@@ -358,52 +411,55 @@ def run_bisect(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	print(f'    {bad.verdict()}')
 	for line in bad.regressions:
 		print(f'    {line}')
-	print(f'reproduce that step: {_reproduce(args, tree_dir, bad.number)}')
+	print(f'reproduce that step: {_reproduce(request, tree_dir, bad.number)}')
 	return 1
 
-def run_mutants(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	mutants = check.load_mutants(os.path.join(repo, MUTANTS_DIR), args.only)
-	checker = _checker(args, tree_dir, repo)
+def _mutant_check(mutant: mutants.Mutant) -> junit.Check:
+	"""A mutant as JUnit shows it: a killed one passes, a pending one is
+	skipped, any other fails."""
+	outcome = (junit.Outcome.PASS if mutant.verdict == mutants.Verdict.KILLED else
+		   junit.Outcome.SKIPPED if mutant.verdict == mutants.Verdict.PENDING else
+		   junit.Outcome.FAILURE)
+	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
+
+def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
+	found = mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
+	checker = _checker(request, tree_dir, repo)
 	start = time.monotonic()
-	baseline = check.run_mutants(checker, mutants)
+	baseline = mutants.run(checker, found)
 	elapsed = time.monotonic() - start
 	print()
-	for line in check.mutants_table(mutants):
+	for line in mutants.table(found):
 		print(line)
-	timed = sorted(m.elapsed for m in mutants if m.verdict != check.PENDING) or [0.0]
-	counts = {v: sum(m.verdict == v for m in mutants)
-		  for v in (check.KILLED, check.SURVIVED, check.PENDING, check.DOES_NOT_APPLY,
-			    check.BUILD_FAILED)}
-	print(f'{len(mutants)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
+	timed = sorted(m.elapsed for m in found if m.verdict != mutants.Verdict.PENDING) or [0.0]
+	counts = {v: sum(m.verdict == v for m in found) for v in mutants.Verdict}
+	print(f'{len(found)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
 	      f'median mutant {statistics.median(timed):.1f} s)')
 	print('mutants: ' + ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.record(summary.Tally('mutants', counts[check.KILLED],
-				     sum(not m.ok() for m in mutants)))
-	if args.json:
-		_write_json(args.json, {'tree': tree_dir, 'worktree': check.worktree_path(tree_dir),
-					'baseline': baseline.to_json(),
-					'mutants': [m.to_json() for m in mutants]})
-	if args.junit:
-		verdicts = [{'name': m.name, 'message': f'{m.verdict}: {m.detail}',
-			     'outcome': 'pass' if m.verdict == check.KILLED else
-			     'skipped' if m.verdict == check.PENDING else 'failure'}
-			    for m in mutants]
-		junit.write(args.junit, junit.document('pan-kunit mutants', [
-			junit.verdict_suite('mutants', verdicts)] + [
+	summary.record(summary.Tally('mutants', counts[mutants.Verdict.KILLED],
+				     sum(not m.ok() for m in found)))
+	if request.json:
+		results.write_json(request.json, {
+			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+			'baseline': baseline.to_json(), 'mutants': [m.to_json() for m in found]}, '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit mutants', [
+			junit.checks_suite('mutants', [_mutant_check(m) for m in found])] + [
 			suite for result in baseline.configs
 			for suite in junit.config_suites(result, 'baseline')]))
-	return 0 if all(m.ok() for m in mutants) else 1
+	return 0 if all(m.ok() for m in found) else 1
 
-def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	out = os.path.abspath(args.dir)
+def run_export(request: ExportRequest, tree_dir: str, repo: str) -> int:
 	who = export.identity(repo)
-	checker = _checker(args, tree_dir, repo)
 	wanted = sources.load(repo)
-	worktree = check.worktree(tree_dir, tree.BASE_REF)
-	export.build_series(worktree, wanted, who)
-	files = export.format_patches(worktree, repo, out, who)
-	problems = export.checkpatch(worktree, files[1:])
-	print(f'wrote {len(files) - 1} patches and a cover letter into {out}:')
+	# The steps before the series adds its .kunitconfig build with the repo's.
+	checker = _checker(request, tree_dir, repo,
+			   kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
+	wt = worktree.checkout(tree_dir, tree.BASE_REF)
+	export.build_series(wt, wanted, who)
+	files = export.format_patches(wt, repo, request.out, who)
+	problems = export.checkpatch(wt, files[1:])
+	print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
 			'checkpatch --strict: FAILED' if path in problems else
@@ -412,18 +468,17 @@ def run_export(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 		for line in problems.get(path, '').splitlines():
 			print(f'        {line}')
 	bad = None
-	if not args.no_build:
-		checker.kunitconfig = wanted.suites[sources.TREE_KUNITCONFIG]
-		patches = [check.Patch(p, os.path.basename(p), check.subject(p)) for p in files[1:]]
-		steps = check.run_bisect(checker, patches, None, start=tree.BASE_REF)
+	if not request.no_build:
+		patches = [series.patch(p) for p in files[1:]]
+		checked = bisect.run(checker, patches, None, start=tree.BASE_REF)
 		print()
-		for line in check.bisect_table(steps):
+		for line in bisect.table(checked):
 			print(line)
-		bad = check.first_bad(steps)
+		bad = bisect.first_bad(checked)
 		if bad is not None:
 			print(f'export: step {bad.number} is bad: {bad.verdict()}')
-		elif steps[-1].failed():
-			bad = steps[-1]
+		elif checked[-1].failed():
+			bad = checked[-1]
 			print('export: the whole series does not pass')
 	if problems:
 		print(f'export: {len(problems)} patches are not checkpatch clean')
@@ -451,12 +506,12 @@ def run_list(repo: str) -> int:
 		print('    ' + line)
 	print('\nkernels:')
 	print(f'    {packages.SOURCE_PACKAGE}: {_kernel_state(packages.SOURCE_PACKAGE)}')
-	directory = os.path.join(repo, MUTANTS_DIR)
-	mutants = check.load_mutants(directory, []) if os.path.isdir(directory) else []
+	directory = os.path.join(repo, mutants.DIRECTORY)
+	found = mutants.load(directory, []) if os.path.isdir(directory) else []
 	print(f'\nmutants ({directory}):')
 	rows = [['mutant', 'must fail', 'subject']] + [
-		[m.name, ', '.join(m.must_fail), m.subject] for m in mutants]
-	for line in results.align(rows) if mutants else ['(none)']:
+		[m.name, ', '.join(m.must_fail), m.subject] for m in found]
+	for line in results.align(rows) if found else ['(none)']:
 		print('    ' + line)
 	return 0
 
@@ -464,17 +519,17 @@ def _kunit_py(tree_dir: str) -> str:
 	"""kunit.py of the tree, else of the default tree."""
 	trees = list(dict.fromkeys([tree_dir, os.path.abspath(default_tree())]))
 	for candidate in trees:
-		path = os.path.join(candidate, KUNIT_TOOL_DIR, 'kunit.py')
+		path = os.path.join(tree.kunit_dir(candidate), 'kunit.py')
 		if os.path.isfile(path):
 			return path
 	raise Error('parse needs kunit_tool\'s parser, and there is no '
-		    f'{os.path.join(KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
+		    f'{os.path.join(tree.KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
 		    'run tools/pan-kunit setup first')
 
-def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
+def run_parse(request: ParseRequest, tree_dir: str) -> int:
 	"""Parses a console log with the tree's kunit.py parse, and reports it as
 	run reports a config."""
-	path = os.path.abspath(args.file)
+	path = os.path.abspath(request.file)
 	try:
 		with open(path, errors='backslashreplace') as f:
 			console = f.read()
@@ -501,7 +556,7 @@ def run_parse(args: argparse.Namespace, tree_dir: str) -> int:
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases)])
-	return 0 if status == results.PASS else 1
+	return 0 if status == results.Status.PASS else 1
 
 def selftest() -> int:
 	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
@@ -531,34 +586,71 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	with progress.installed():
 		return _command(args, repo)
 
+# Each command's handler, as kunit.py's: turns the arguments into the
+# command's request, refuses what it can before setup, then runs it.
+
+def _check_tree(args: argparse.Namespace, tree_dir: str) -> None:
+	"""Refuses a tree that setup would create in no directory."""
+	tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
+
+def setup_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	_check_tree(args, tree_dir)
+	setup(tree_dir, repo, 'setup', builds=False)
+	return 0
+
+def run_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = run_request(args)
+	check_destinations(request)  # before anything runs
+	_check_tree(args, tree_dir)
+	return run(request, tree_dir, repo)
+
+def lkdtm_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = boot_request(args)
+	_check_tree(args, tree_dir)
+	return run_lkdtm(request, tree_dir, repo)
+
+def bisect_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = bisect_request(args)
+	check_destinations(request)
+	_check_tree(args, tree_dir)
+	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	_check_bisect(request, repo)
+	setup(tree_dir, repo, 'bisect')
+	with worktree.locked(tree_dir):
+		return run_bisect(request, tree_dir, repo)
+
+def mutants_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = mutants_request(args)
+	check_destinations(request)
+	_check_tree(args, tree_dir)
+	_matrix(request, repo, None)
+	_check_mutants(request, repo)
+	setup(tree_dir, repo, 'mutants')
+	with worktree.locked(tree_dir):
+		return run_mutants(request, tree_dir, repo)
+
+def export_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	request = export_request(args)
+	_check_tree(args, tree_dir)
+	_matrix(request, repo, None)
+	_check_export(request, repo)
+	setup(tree_dir, repo, 'export', builds=not request.no_build)
+	with worktree.locked(tree_dir):
+		return run_export(request, tree_dir, repo)
+
+HANDLERS = {'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
+	    'bisect': bisect_handler, 'mutants': mutants_handler, 'export': export_handler}
+
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
-		check_destinations(args)  # before anything runs
 		if args.command == 'selftest':
 			return selftest()
 		if args.command == 'list':
 			return run_list(repo)
 		tree_dir = os.path.abspath(args.tree or default_tree())
 		if args.command == 'parse':
-			return run_parse(args, tree_dir)
-		tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
-		if args.command == 'setup':
-			setup(tree_dir, repo, args)
-			return 0
-		if args.command == 'lkdtm':
-			return run_lkdtm(args, tree_dir, repo)
-		checks = {'bisect': run_bisect, 'mutants': run_mutants, 'export': run_export}
-		before_setup = {'bisect': _check_bisect_args, 'mutants': _check_mutants_args,
-				'export': _check_export_args}
-		if args.command in checks:
-			_matrix(args, repo, None)  # a wrong name or a broken config fails before setup
-			before_setup[args.command](args, repo)
-			if args.command == 'export':
-				export.identity(repo)  # and so does a missing git identity
-			setup(tree_dir, repo, args)
-			with check.locked(tree_dir):
-				return checks[args.command](args, tree_dir, repo)
-		return run(args, tree_dir, repo)
+			return run_parse(ParseRequest(file=args.file), tree_dir)
+		return HANDLERS[args.command](args, tree_dir, repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)
 		return 2

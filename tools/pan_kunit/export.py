@@ -40,8 +40,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, check, hooks, tree
-from pan_kunit.sources import Sources, TREE_KUNITCONFIG
+from pan_kunit import Error, hooks, tree
+from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
+from pan_kunit.worktree import apply, reset
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
 # checkpatch warns about every patch that adds a file unless it also edits
@@ -216,16 +217,6 @@ def _commit(worktree: str, who: Identity, paths: List[str], message: str) -> Non
 		tree.git(worktree, '--literal-pathspecs', 'add', '-A', '-f', '--', *paths)
 	_git(worktree, who, 'commit', '-q', '--cleanup=whitespace', '-F', '-', stdin=message)
 
-def _write(worktree: str, path: str, data: Optional[bytes]) -> None:
-	full = os.path.join(worktree, path)
-	if data is None:
-		if os.path.lexists(full):
-			os.unlink(full)
-		return
-	os.makedirs(os.path.dirname(full), exist_ok=True)
-	with open(full, 'wb') as f:
-		f.write(data)
-
 def _cover_letter(repo: str) -> Tuple[str, str]:
 	path = os.path.join(repo, COVER_LETTER)
 	try:
@@ -249,7 +240,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 	their @files; returns those suites.  @symbols: see hooks.assign()."""
 	mail = mailinfo(patch)
 	before = tree.head(worktree)
-	why = check.apply(worktree, check.Patch(patch, os.path.basename(patch), mail.subject))
+	why = apply(worktree, patch)
 	if why is not None:
 		raise Error(f'{patch} does not apply in the exported series:\n{why}')
 	after = tree.head(worktree)
@@ -266,18 +257,14 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 	for number, suite in enumerate(cuts):
 		later = {s.name for s in cuts[number + 1:]}
 		if later:
-			for change in changes:
-				_write(worktree, change.path,
-				       change.render(lambda item: not item.suites & later))
+			write_files(worktree, {change.path: change.render(
+				lambda item: not item.suites & later) for change in changes})
 		else:  # the patch's own result, modes included
 			present = [c.path for c in changes if c.new is not None]
 			if present:
 				tree.git(worktree, '--literal-pathspecs', 'checkout', after, '--', *present)
-			for change in changes:
-				if change.new is None:
-					_write(worktree, change.path, None)
-		for path in suite.paths:
-			_write(worktree, path, files[path])
+			write_files(worktree, {c.path: None for c in changes if c.new is None})
+		write_files(worktree, {path: files[path] for path in suite.paths})
 		paragraphs = mail.paragraphs if len(cuts) == 1 else \
 			_own_paragraphs(mail, patterns, symbols, suite.name)
 		own = [sym for sym, name in symbols.items() if name == suite.name]
@@ -287,7 +274,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 
 def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
-	check.reset(worktree, tree.BASE_REF)
+	reset(worktree, tree.BASE_REF)
 	waiting = suites(sources)
 	symbols: Dict[str, str] = {}
 	count = 0
@@ -300,7 +287,7 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			    f'hooks in {_and([s.name for s in waiting])} (no added line names '
 			    f'{_and([os.path.basename(p) for s in waiting for p in s.paths])}); export '
 			    'adds each suite with the patch that builds it')
-	_write(worktree, TREE_KUNITCONFIG, sources.suites[TREE_KUNITCONFIG])
+	write_files(worktree, {TREE_KUNITCONFIG: sources.suites[TREE_KUNITCONFIG]})
 	_commit(worktree, who, [TREE_KUNITCONFIG],
 		'arm64: kernel: add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '

@@ -29,6 +29,7 @@
 # change of the first suite's cut keeps the items of no suite and of that
 # suite, and leaves out those of the suites cut after it.
 
+import enum
 import os
 import re
 import subprocess
@@ -41,23 +42,31 @@ _HUNK = re.compile(r'^@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@', r
 _CONFIG_REF = re.compile(r'\bCONFIG_([A-Za-z0-9_]+)')
 _KCONFIG_DEF = re.compile(r'^[ \t]*(?:menu)?config[ \t]+([A-Za-z0-9_]+)', re.M)
 
+class FileKind(enum.Enum):
+	"""How a file's added lines are cut into items."""
+	KCONFIG = 'Kconfig*'
+	MAKE = 'Makefile, Kbuild'
+	C = '*.c, *.h, *.S'
+	OTHER = 'other'
+
 # Lines that open and close a block an item keeps whole, by kind of file;
 # matched at column 0 only (an indented "if" in Kconfig is help text).
-_BLOCKS: Dict[str, Tuple[Pattern[str], Pattern[str]]] = {
-	'kconfig': (re.compile(r'(if|menu|choice)\b'), re.compile(r'(endif|endmenu|endchoice)\b')),
-	'make': (re.compile(r'(ifeq|ifneq|ifdef|ifndef)\b'), re.compile(r'endif\b')),
-	'c': (re.compile(r'#[ \t]*if'), re.compile(r'#[ \t]*endif\b')),
+_BLOCKS: Dict[FileKind, Tuple[Pattern[str], Pattern[str]]] = {
+	FileKind.KCONFIG: (re.compile(r'(if|menu|choice)\b'),
+			   re.compile(r'(endif|endmenu|endchoice)\b')),
+	FileKind.MAKE: (re.compile(r'(ifeq|ifneq|ifdef|ifndef)\b'), re.compile(r'endif\b')),
+	FileKind.C: (re.compile(r'#[ \t]*if'), re.compile(r'#[ \t]*endif\b')),
 }
 
-def file_kind(path: str) -> str:
+def file_kind(path: str) -> FileKind:
 	name = os.path.basename(path)
 	if name.startswith('Kconfig'):
-		return 'kconfig'
+		return FileKind.KCONFIG
 	if name.startswith(('Makefile', 'Kbuild')) or name.endswith('.mk'):
-		return 'make'
+		return FileKind.MAKE
 	if name.endswith(('.c', '.h', '.S')):
-		return 'c'
-	return 'other'
+		return FileKind.C
+	return FileKind.OTHER
 
 def lines_of(data: bytes) -> List[bytes]:
 	"""Lines as git counts them: split at \\n only, each with its \\n."""
@@ -106,7 +115,7 @@ def split_run(path: str, lines: List[bytes]) -> Tuple[List[bytes], List[Item]]:
 				depth = max(depth - 1, 0)
 			elif opens.match(line):
 				depth += 1
-		if kind == 'c' and not line.lstrip().startswith(('#', '//', '/*', '*')):
+		if kind == FileKind.C and not line.lstrip().startswith(('#', '//', '/*', '*')):
 			braces = max(braces + line.count('{') - line.count('}'), 0)
 		continued = line.endswith('\\')
 	if items:
@@ -190,7 +199,7 @@ def _hunks(worktree: str, before: str, after: str, path: str,
 	return hunks
 
 def _symbols_of(path: str, text: str) -> Set[str]:
-	if file_kind(path) == 'kconfig':
+	if file_kind(path) == FileKind.KCONFIG:
 		return set(_KCONFIG_DEF.findall(text))
 	return set(_CONFIG_REF.findall(text))
 

@@ -10,16 +10,19 @@
 import re
 import socket
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, results
+from pan_kunit import Error, StrEnum, results
+from pan_kunit.ktap import CaseStatus
+from pan_kunit.results import Status
 
 # The testcase of a config's own testsuite, and its error message, by status.
 CONFIG_ERRORS = {
-	results.BUILD_ERROR: ('build', 'the kernel did not build'),
-	results.CRASH: ('boot', 'the kernel crashed, or kunit.py failed'),
-	results.TIMEOUT: ('boot', 'the boot hung and was killed at the timeout'),
-	results.NO_TESTS: ('boot', 'no test ran'),
+	Status.BUILD_ERROR: ('build', 'the kernel did not build'),
+	Status.CRASH: ('boot', 'the kernel crashed, or kunit.py failed'),
+	Status.TIMEOUT: ('boot', 'the boot hung and was killed at the timeout'),
+	Status.NO_TESTS: ('boot', 'no test ran'),
 }
 # How much of a log an <error> of a config holds.
 LOG_LINES = results.CONSOLE_LOG_LINES
@@ -55,7 +58,7 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 	properties = {'kernel': result.kernel.version, 'debian_version': result.kernel.package_version,
 		      'git_commit': result.kernel.commit, 'git_branch': result.kernel.branch,
 		      'config': result.name, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
-		      'status': result.status}
+		      'status': result.status.value}
 	suites: Dict[str, ET.Element] = {}
 	for case in result.cases:
 		suite = suites.get(case.suite)
@@ -66,15 +69,15 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 		testcase = ET.SubElement(suite, 'testcase', classname=case.suite, name=name)
 		log = _xml('\n'.join(case.log))
 		first = _xml(case.log[0].strip()) if case.log else ''
-		if case.status == 'FAIL':
-			failure = ET.SubElement(testcase, 'failure', type='FAIL',
+		if case.status == CaseStatus.FAIL:
+			failure = ET.SubElement(testcase, 'failure', type=CaseStatus.FAIL.value,
 						message=first or 'failed')
 			failure.text = log
-		elif case.status == 'ERROR':
-			error = ET.SubElement(testcase, 'error', type='ERROR',
+		elif case.status == CaseStatus.ERROR:
+			error = ET.SubElement(testcase, 'error', type=CaseStatus.ERROR.value,
 					      message=first or 'crashed before reporting')
 			error.text = log
-		elif case.status == 'SKIP':
+		elif case.status == CaseStatus.SKIP:
 			skipped = ET.SubElement(testcase, 'skipped')
 			reason = result.skip_reasons.get(case.key())
 			if reason:
@@ -84,22 +87,33 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 		what, message = CONFIG_ERRORS[result.status]
 		suite = _testsuite(f'{prefix}{result.name}', properties)
 		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name=what)
-		error = ET.SubElement(testcase, 'error', type=result.status, message=message)
+		error = ET.SubElement(testcase, 'error', type=result.status.value, message=message)
 		files = result.files()
 		log = files.get('console') or files.get('exec_log') or files.get('build_log')
 		error.text = _xml(f'{log}:\n{_tail(log)}') if log else message
 		found.append(_count(suite))
 	return found
 
-def verdict_suite(name: str, verdicts: List[Dict[str, str]]) -> ET.Element:
-	"""A testsuite of checks that are not KUnit cases (bisect steps,
-	mutants): each dict has 'name', 'outcome' ('pass', 'failure' or
-	'skipped') and 'message'."""
+class Outcome(StrEnum):
+	"""How a Check ended: the element its testcase holds, if any."""
+	PASS = 'pass'
+	FAILURE = 'failure'
+	SKIPPED = 'skipped'
+
+@dataclass
+class Check:
+	"""A check that is no KUnit case: a bisect step, a mutant."""
+	name: str
+	outcome: Outcome
+	message: str
+
+def checks_suite(name: str, checks: List[Check]) -> ET.Element:
+	"""A testsuite of @checks, a testcase each."""
 	suite = ET.Element('testsuite', name=name, hostname=socket.gethostname())
-	for verdict in verdicts:
-		testcase = ET.SubElement(suite, 'testcase', classname=name, name=verdict['name'])
-		if verdict['outcome'] != 'pass':
-			ET.SubElement(testcase, verdict['outcome'], message=_xml(verdict['message']))
+	for check in checks:
+		testcase = ET.SubElement(suite, 'testcase', classname=name, name=check.name)
+		if check.outcome != Outcome.PASS:
+			ET.SubElement(testcase, check.outcome.value, message=_xml(check.message))
 	return _count(suite)
 
 def document(name: str, suites: List[ET.Element]) -> ET.ElementTree:

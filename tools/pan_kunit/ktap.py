@@ -14,22 +14,31 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, List, Tuple
 
-from pan_kunit import Error
+from pan_kunit import Error, StrEnum
 
 PARSER = 'kunit_parser'
 PRINTER = 'kunit_printer'
 # A leaf that kunit_parser made up for a test that never reported (the
 # kernel crashed or hung first) has no name.
 UNNAMED = '(unnamed)'
+
+class CaseStatus(StrEnum):
+	"""A leaf's status, as kunit_tool's JSON (kunit_json.py) writes it."""
+	PASS = 'PASS'
+	FAIL = 'FAIL'
+	SKIP = 'SKIP'
+	ERROR = 'ERROR'   # it crashed
+
 # kunit_parser's TestStatus names as kunit_json.py writes them; every other
-# status is "FAIL" there too.
-STATUS_NAMES = {'SUCCESS': 'PASS', 'SKIPPED': 'SKIP', 'TEST_CRASHED': 'ERROR'}
+# status is FAIL there too.
+STATUS_NAMES = {'SUCCESS': CaseStatus.PASS, 'SKIPPED': CaseStatus.SKIP,
+		'TEST_CRASHED': CaseStatus.ERROR}
 
 @dataclass
 class Case:
 	"""A leaf test case: a case, or one parameter of a parameterised case."""
 	path: List[str]   # [suite, case] or [suite, case, param]
-	status: str       # PASS, FAIL, SKIP or ERROR, as in kunit_tool's JSON
+	status: CaseStatus
 	log: List[str]    # the lines of its own log, less its first line's indentation
 
 	@property
@@ -48,7 +57,7 @@ class Case:
 		return '.'.join(self.path)
 
 	def failed(self) -> bool:
-		return self.status in ('FAIL', 'ERROR')
+		return self.status in (CaseStatus.FAIL, CaseStatus.ERROR)
 
 def load_parser(kunit_dir: str) -> ModuleType:
 	"""Imports @kunit_dir's kunit_parser (and the kunit_printer it imports)
@@ -86,7 +95,7 @@ def _leaves(test: Any, path: List[str], found: List[Case]) -> None:
 		if sub.subtests:
 			_leaves(sub, sub_path, found)
 		else:
-			found.append(Case(sub_path, STATUS_NAMES.get(sub.status.name, 'FAIL'),
+			found.append(Case(sub_path, STATUS_NAMES.get(sub.status.name, CaseStatus.FAIL),
 					  _dedent(sub.log)))
 
 def parse(console: str, kunit_dir: str) -> Tuple[List[Case], str]:

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, results, runner
+from pan_kunit import Error, StrEnum, results, runner
 from pan_kunit.configs import QemuConfig
 
 LKDTM_DIR = 'lkdtm'
@@ -50,18 +50,21 @@ class Verdict:
 # outside uaccess windows, and a stray access to user memory faults too.
 SW_PAN_KCONFIG = 'CONFIG_ARM64_SW_TTBR0_PAN=y'
 
-def pan_source(config: QemuConfig) -> Optional[str]:
-	"""Who provides PAN in this config: 'CPU' (the QEMU model implements
-	FEAT_PAN, which the kernel prefers), 'SW TTBR0' (the config's kconfig
-	emulates it), or None."""
+class PanSource(StrEnum):
+	"""Who provides PAN, as the report says it."""
+	CPU = 'CPU'              # the QEMU model implements FEAT_PAN, which the kernel prefers
+	SW_TTBR0 = 'SW TTBR0'    # the config's kconfig emulates it
+
+def pan_source(config: QemuConfig) -> Optional[PanSource]:
+	"""Who provides PAN in this config, if anyone."""
 	model = config.cpu.split(',')[0]
 	if model not in CPU_HAS_PAN:
 		raise Error(f'{config.path}: no known PAN level for QEMU CPU {model!r}; '
 			    f'add it to CPU_HAS_PAN in {__file__}')
 	if CPU_HAS_PAN[model]:
-		return 'CPU'
+		return PanSource.CPU
 	if SW_PAN_KCONFIG in config.kconfig.splitlines():
-		return 'SW TTBR0'
+		return PanSource.SW_TTBR0
 	return None
 
 def has_pan(config: QemuConfig) -> bool:

@@ -282,13 +282,13 @@ def get() -> Progress:
 	return _current or _plain
 
 @contextlib.contextmanager
-def installed(clock: Callable[[], float]=time.monotonic) -> Iterator[Progress]:
+def installed() -> Iterator[Progress]:
 	"""Puts a Printer on sys.stdout and sys.stderr, and a Progress on it,
 	for the time of the block; clears the status line at its end."""
 	global _current
 	saved = (sys.stdout, sys.stderr, _current)
 	printer = Printer(sys.stdout, sys.stderr)
-	_current = Progress(printer, clock)
+	_current = Progress(printer)
 	sys.stdout, sys.stderr = printer.stdout, printer.stderr  # type: ignore[assignment]
 	try:
 		yield _current

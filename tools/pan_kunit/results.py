@@ -11,25 +11,29 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from pan_kunit import Error, ktap
+from pan_kunit import Error, StrEnum, ktap
+from pan_kunit.ktap import CaseStatus
 from pan_kunit.packages import SOURCE_PACKAGE
 from pan_kunit.tree import Kernel
 
 JsonObj = Dict[str, Any]
 
-BUILD_ERROR = 'build_error'
-TIMEOUT = 'timeout'
-CRASH = 'crash'
-FAIL = 'fail'
-NO_TESTS = 'no_tests'
-PASS = 'pass'
+class Status(StrEnum):
+	"""A config's status: what its report line, its record's "status"
+	and its JUnit testsuite's property say."""
+	BUILD_ERROR = 'build_error'
+	TIMEOUT = 'timeout'
+	CRASH = 'crash'
+	FAIL = 'fail'
+	NO_TESTS = 'no_tests'
+	PASS = 'pass'
 
 # How much of the console print_report() shows for a config that did not pass.
 CONSOLE_LOG_LINES = 40
 # How many lines of a failed case's own log print_report() shows.
 CASE_LOG_LINES = 15
 # What print_report() calls a failed leaf, as kunit.py does.
-FAILED_WORDS = {'FAIL': 'FAILED', 'ERROR': 'CRASHED'}
+FAILED_WORDS = {CaseStatus.FAIL: 'FAILED', CaseStatus.ERROR: 'CRASHED'}
 
 # Table row of a leaf test case that kunit_tool put outside any suite (its
 # placeholder, named '', for a test that never reported).
@@ -83,11 +87,11 @@ class Counts:
 	skipped: int = 0
 
 	def add(self, status: str) -> None:
-		if status == 'PASS':
+		if status == CaseStatus.PASS:
 			self.passed += 1
-		elif status == 'SKIP':
+		elif status == CaseStatus.SKIP:
 			self.skipped += 1
-		elif status == 'ERROR':
+		elif status == CaseStatus.ERROR:
 			self.errors += 1
 		else:
 			self.failed += 1
@@ -150,26 +154,26 @@ class Outcome:
 		return self.timed_out or self.elapsed >= timeout
 
 def classify(kunit: Optional[JsonObj], console: Optional[str],
-	     outcome: Outcome, timeout: int) -> str:
+	     outcome: Outcome, timeout: int) -> Status:
 	"""The status of a config that was built, from its exec."""
 	if outcome.hit_timeout(timeout):
-		return TIMEOUT
+		return Status.TIMEOUT
 	if kunit is None or console is None or not any(
 			KTAP_HEADER.search(line) for line in console.splitlines()):
-		return CRASH
+		return Status.CRASH
 	counts = Counts()
 	for suite in suite_counts(kunit).values():
 		counts.merge(suite)
 	if counts.errors:
-		return CRASH
+		return Status.CRASH
 	# kunit.py exits 1 for zero tests too, so this comes before its exit code.
 	if counts.total() == 0:
-		return NO_TESTS
+		return Status.NO_TESTS
 	if counts.failed:
-		return FAIL
+		return Status.FAIL
 	if outcome.returncode != 0:
-		return CRASH
-	return PASS
+		return Status.CRASH
+	return Status.PASS
 
 def read_json(path: str) -> Optional[JsonObj]:
 	try:
@@ -210,7 +214,7 @@ class ConfigResult:
 	cpu: str
 	qemu_config: str
 	build_dir: str
-	status: str
+	status: Status
 	elapsed: Optional[float]        # of kunit.py exec; None if not built
 	skip_reasons: Dict[str, str]
 	kunit: Optional[JsonObj]
@@ -305,7 +309,7 @@ def totals(results: List[ConfigResult]) -> Tuple[int, int, int]:
 		passed += counts.passed
 		skipped += counts.skipped
 		failed += counts.failed + counts.errors
-		if result.status != PASS and counts.failed + counts.errors == 0:
+		if result.status != Status.PASS and counts.failed + counts.errors == 0:
 			failed += 1
 	return passed, failed, skipped
 
@@ -329,17 +333,17 @@ def print_failed(result: ConfigResult) -> None:
 
 def print_report(result_list: List[ConfigResult]) -> None:
 	for result in result_list:
-		if result.status != PASS:
+		if result.status != Status.PASS:
 			print(f'{result.name}: {result.status}')
 			print_failed(result)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
-			if result.status not in (FAIL, BUILD_ERROR):
+			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):
 					print_tail('console', result.console_log, CONSOLE_LOG_LINES)
 				else:
 					print_tail('kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
 			for key, path in result.files().items():
-				if key != 'build_log' or result.status == BUILD_ERROR:
+				if key != 'build_log' or result.status == Status.BUILD_ERROR:
 					print(f'    {FILE_LABELS[key]}: {path}')
 		if result.skip_reasons:
 			print(f'{result.name}: skipped')
@@ -350,10 +354,11 @@ def print_report(result_list: List[ConfigResult]) -> None:
 		print(line)
 	print(total_line(result_list))
 
-def write_json(path: str, data: JsonObj) -> None:
+def write_json(path: str, data: JsonObj, option: str='') -> None:
+	"""Writes @data to @path, the FILE of @option (e.g. --json), if any."""
 	try:
 		with open(path, 'w') as f:
 			json.dump(data, f, indent=4)
 			f.write('\n')
 	except OSError as e:
-		raise Error(f'cannot write {path}: {e.strerror}')
+		raise Error(f'cannot write {option + " " if option else ""}{path}: {e.strerror}')

@@ -236,12 +236,6 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 		results.print_tail('build log', job.log, BUILD_LOG_LINES)
 	return built
 
-def build(tree: str, kunit_dir: str, key: str, group: List[QemuConfig],
-	  kunitconfig: str, jobs: int) -> bool:
-	"""kunit.py build of the group's kconfig plus @kunitconfig into
-	.pan-kunit/build/@key."""
-	return build_all(tree, kunit_dir, [Build(key, group, kunitconfig)], jobs)[key]
-
 def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 	"""Makes @exec_dir a --build_dir for kunit.py exec that boots the
 	kernel of @build_dir: kunit_tool writes test.log into --build_dir, so
@@ -321,7 +315,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 					  job.outcome if job else None, timeout))
 	return collected
 
-def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> str:
+def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> results.Status:
 	"""The status of a boot that ended, from the files it wrote."""
 	return results.classify(results.read_json(os.path.join(exec_dir, KUNIT_JSON)),
 				results.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
@@ -336,7 +330,7 @@ def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: st
 	console: Optional[str] = None
 	cases: List[ktap.Case] = []
 	if outcome is None:
-		status = results.BUILD_ERROR
+		status = results.Status.BUILD_ERROR
 	else:
 		kunit = results.read_json(os.path.join(exec_dir, KUNIT_JSON))
 		console = results.read_text(os.path.join(exec_dir, CONSOLE))

@@ -6,7 +6,7 @@
 import hashlib
 import os
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Mapping, Optional
 
 from pan_kunit import Error
 
@@ -73,6 +73,31 @@ def _read_suites(repo: str) -> Dict[str, bytes]:
 	except OSError as e:
 		raise Error(f'cannot read {kunitconfig}: {e.strerror}')
 	return suites
+
+def write_files(top: str, files: Mapping[str, Optional[bytes]]) -> int:
+	"""Gives each of @files (a path under @top -> its contents; None: no
+	such file) its contents, writing only the files whose contents
+	change, so that make does not rebuild the others.  Returns how many
+	files it wrote or removed.  Every writer of the suites into a tree
+	(setup, the start of a bisect of patches/, export) writes with it."""
+	changed = 0
+	for path, data in sorted(files.items()):
+		full = os.path.join(top, path)
+		if data is None:
+			if os.path.lexists(full):
+				os.unlink(full)
+				changed += 1
+			continue
+		try:
+			with open(full, 'rb') as f:
+				if f.read() == data:
+					continue
+		except FileNotFoundError:
+			os.makedirs(os.path.dirname(full), exist_ok=True)
+		with open(full, 'wb') as f:
+			f.write(data)
+		changed += 1
+	return changed
 
 def load(repo: str) -> Sources:
 	return Sources(patches=_read_series(repo), suites=_read_suites(repo))

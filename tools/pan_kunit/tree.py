@@ -22,7 +22,7 @@ from typing import Dict, List, Optional
 
 from pan_kunit import Error
 from pan_kunit.packages import SOURCE_PACKAGE
-from pan_kunit.sources import Sources, SERIES
+from pan_kunit.sources import Sources, SERIES, write_files
 
 BRANCH = 'pan-kunit'
 BASE_REF = 'refs/pan-kunit/base'
@@ -38,6 +38,8 @@ OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
 NO_GIT = 'git is not installed (Debian package git, which setup installs as root on Debian)'
+# Where a tree (the prepared tree, a worktree of it) has its kunit_tool.
+KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
 
 # Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
 # author), and no user or system git configuration takes part.
@@ -69,6 +71,10 @@ def _rev(tree: str, ref: str) -> Optional[str]:
 
 def head(tree: str) -> str:
 	return git(tree, 'rev-parse', 'HEAD').stdout.strip()
+
+def kunit_dir(tree: str) -> str:
+	"""The kunit_tool of @tree, which builds and boots it."""
+	return os.path.join(tree, KUNIT_TOOL_DIR)
 
 @dataclass
 class Kernel:
@@ -104,9 +110,9 @@ def kernel_of(tree: str) -> Kernel:
 		      package_version=base[len(BASE_SUBJECT):] if base.startswith(BASE_SUBJECT) else None,
 		      commit=head(tree), branch=branch or None)
 
-def describe(tree: str, rev: str='HEAD') -> str:
-	"""Returns '<short hash> <subject>'."""
-	return git(tree, 'show', '-s', '--format=%h %s', rev).stdout.strip()
+def describe(tree: str) -> str:
+	"""Returns '<short hash> <subject>' of HEAD."""
+	return git(tree, 'show', '-s', '--format=%h %s', 'HEAD').stdout.strip()
 
 def _listing(paths: List[str]) -> str:
 	lines = ['  ' + p for p in paths[:MAX_LISTED]]
@@ -298,18 +304,7 @@ def _install_suites(tree: str, sources: Sources) -> None:
 			except OSError:
 				pass  # not empty
 		removed += 1
-	written = 0
-	for path, data in sorted(sources.suites.items()):
-		full = os.path.join(tree, path)
-		try:
-			with open(full, 'rb') as f:
-				if f.read() == data:
-					continue
-		except FileNotFoundError:
-			os.makedirs(os.path.dirname(full), exist_ok=True)
-		with open(full, 'wb') as f:
-			f.write(data)
-		written += 1
+	written = write_files(tree, sources.suites)
 	git(tree, '--literal-pathspecs', 'add', '-A', '-f', '--',
 	     *sorted(set(previous_paths) | set(sources.suites)))
 	git(tree, 'commit', '-q', '--allow-empty', '-m', SUITES_SUBJECT,

@@ -39,7 +39,11 @@
 #                            "build CONFIG BUILD_DIR",
 #                            "exec CONFIG START END QEMU_PID" or
 #                            "qemu_args CONFIG WORD..." (LKDTM boots)
-#   FAKE_KUNIT_EXEC_SECONDS  how long exec takes in pass and skip modes
+#   FAKE_KUNIT_RENDEZVOUS    DIR:N: exec in pass and skip modes creates
+#                            DIR/CONFIG, then waits until DIR holds N files
+#                            (at most RENDEZVOUS_SECONDS) and traces
+#                            "rendezvous CONFIG FOUND": N boots that run at
+#                            once all find N, without a fixed sleep
 
 import argparse
 import os
@@ -58,6 +62,9 @@ OUTPUTS = {
 	'failtwo': ('fail_two.log', 'fail_two.json', 1),
 	'crash': ('panic.log', 'panic.json', 1),
 }
+
+# How long an exec waits for the other boots of FAKE_KUNIT_RENDEZVOUS.
+RENDEZVOUS_SECONDS = 30
 
 # What a build compiles, in BUILD_DIR.
 OBJECTS = ('arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/cpufeature_fake_test.o')
@@ -137,14 +144,27 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 		trace('exec', mode_config(args), start, time.time(), '-')
 		return 1
 	console, result, status = OUTPUTS.get(mode, OUTPUTS['pass'])
-	if mode in ('pass', 'skip'):
-		time.sleep(float(os.environ.get('FAKE_KUNIT_EXEC_SECONDS', '0')))
+	if mode in ('pass', 'skip') and os.environ.get('FAKE_KUNIT_RENDEZVOUS'):
+		rendezvous(args, os.environ['FAKE_KUNIT_RENDEZVOUS'])
 	data = os.environ['FAKE_KUNIT_DATA']
 	shutil.copyfile(os.path.join(data, 'console', console),
 			os.path.join(args.build_dir, 'test.log'))
 	shutil.copyfile(os.path.join(data, 'kunit_json', result), args.json)
 	trace('exec', mode_config(args), start, time.time(), '-')
 	return status
+
+def rendezvous(args: argparse.Namespace, spec: str) -> None:
+	"""Waits for the other boots: see FAKE_KUNIT_RENDEZVOUS."""
+	directory, count = spec.rsplit(':', 1)
+	os.makedirs(directory, exist_ok=True)
+	with open(os.path.join(directory, mode_config(args)), 'w'):
+		pass
+	deadline = time.monotonic() + RENDEZVOUS_SECONDS
+	found = len(os.listdir(directory))
+	while found < int(count) and time.monotonic() < deadline:
+		time.sleep(0.01)
+		found = len(os.listdir(directory))
+	trace('rendezvous', mode_config(args), found)
 
 # kunit.py parse of a console fixture: its JSON fixture, and exit status.
 PARSED = {

@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# `pan-kunit mutants`: each known regression of mutants/ (a patch whose
+# header names the suites that must catch it, "Must-Fail: SUITE[, SUITE]")
+# applied alone on the prepared tree in the worktree, built and booted.
+# A mutant is killed when each of its suites that has landed fails a case
+# (or the kernel crashes or hangs), survives when one does not, and is
+# pending while none of its suites has landed.
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+from pan_kunit import Error, StrEnum, progress, results, runner, tree, worktree
+from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
+
+# mutants/, in the repo.
+DIRECTORY = 'mutants'
+# kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
+# and a healthy boot of the matrix takes seconds.
+TIMEOUT = 120
+
+class Verdict(StrEnum):
+	"""What the check of a mutant found, as its row and its JSON say."""
+	KILLED = 'killed'
+	SURVIVED = 'survived'
+	PENDING = 'pending'
+	DOES_NOT_APPLY = 'does not apply'
+	BUILD_FAILED = 'build failed'
+
+_HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
+
+@dataclass
+class Mutant:
+	path: str
+	name: str              # the file name without .patch
+	subject: str
+	must_fail: List[str]   # suites
+	verdict: Optional[Verdict] = None   # until it is checked
+	detail: str = ''
+	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
+	elapsed: float = 0.0
+	logs: Optional[str] = None   # when it was built: as Step.logs
+
+	def ok(self) -> bool:
+		return self.verdict in (Verdict.KILLED, Verdict.PENDING)
+
+	def to_json(self) -> results.JsonObj:
+		return {'name': self.name, 'path': self.path, 'subject': self.subject,
+			'must_fail': self.must_fail, 'verdict': self.verdict, 'detail': self.detail,
+			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1),
+			'logs': self.logs}
+
+def baseline_logs(wt: str) -> str:
+	return runner.state(wt, 'baseline')
+
+def mutant_logs(wt: str, mutant: Mutant) -> str:
+	return runner.state(wt, 'mutants', mutant.name)
+
+def load_mutant(path: str) -> Mutant:
+	headers: Dict[str, str] = {}
+	try:
+		with open(path, errors='backslashreplace') as f:
+			for line in f:
+				if line.startswith(('---', 'diff --git')):
+					break
+				match = _HEADER.match(line)
+				if match and not line[0].isspace():
+					headers.setdefault(match.group(1).lower(), match.group(2))
+	except OSError as e:
+		raise Error(f'cannot read {path}: {e.strerror}')
+	must_fail = [s.strip() for s in headers.get('must-fail', '').split(',') if s.strip()]
+	if not headers.get('subject') or not must_fail:
+		raise Error(f'{path}: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]" '
+			    'lines above its diff')
+	name = os.path.basename(path)
+	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
+		      subject=headers['subject'], must_fail=must_fail)
+
+def load(directory: str, only: List[str]) -> List[Mutant]:
+	try:
+		names = sorted(n for n in os.listdir(directory) if n.endswith('.patch'))
+	except OSError as e:
+		raise Error(f'cannot list the mutants in {directory}: {e.strerror}')
+	mutants = [load_mutant(os.path.join(directory, n)) for n in names]
+	unknown = sorted(set(only) - {m.name for m in mutants})
+	if unknown:
+		raise Error(f'unknown --only {", ".join(unknown)}; the mutants in {directory} are: '
+			    f'{", ".join(m.name for m in mutants)}')
+	return [m for m in mutants if not only or m.name in only]
+
+def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str]) -> None:
+	"""Killed when every landed Must-Fail suite has a failing case (on
+	some config), or when the kernel crashed or hung."""
+	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
+	broken = [f'{r.name}: {r.status}' for r in configs if r.status in BROKEN]
+	failed_suites = {c.split('.')[0] for cases in mutant.failures.values() for c in cases}
+	wanted = [s for s in mutant.must_fail if s in landed]
+	missed = [s for s in wanted if s not in failed_suites]
+	if any(r.status == results.Status.BUILD_ERROR for r in configs):
+		mutant.verdict, mutant.detail = Verdict.BUILD_FAILED, '; '.join(broken)
+	elif broken:
+		mutant.verdict, mutant.detail = Verdict.KILLED, '; '.join(broken)
+	elif not missed:
+		mutant.verdict = Verdict.KILLED
+		caught = {config: [c for c in cases if c.split('.')[0] in wanted]
+			  for config, cases in mutant.failures.items()}
+		mutant.detail = '; '.join(f'{config}: {len(cases)} failed: {abbreviate(cases)}'
+					  for config, cases in sorted(caught.items()) if cases)
+	else:
+		mutant.verdict = Verdict.SURVIVED
+		others = sorted({c for cases in mutant.failures.values() for c in cases})
+		mutant.detail = ('no case of ' + ', '.join(missed) + ' failed' +
+				 (f'; failed: {abbreviate(others)}' if others else ''))
+	pending = [s for s in mutant.must_fail if s not in landed]
+	if pending:
+		mutant.detail += f' (not landed yet: {", ".join(pending)})'
+
+def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
+		    landed: Set[str]) -> float:
+	"""Builds and boots one kconfig group after the other, the largest
+	first, and stops at the first that kills the mutant: a mutant of a
+	widely included header then rebuilds one kernel, not every group's.
+	A mutant that survives has been judged on the whole matrix.  Returns
+	the seconds the steps took."""
+	results_so_far: List[results.ConfigResult] = []
+	elapsed = 0.0
+	mutant.logs = mutant_logs(wt, mutant)
+	for index, group in enumerate(checker.groups()):
+		step = Step(number, None)
+		checker.run_step(wt, step, mutant.logs, group, fresh=index == 0)
+		elapsed += step.elapsed
+		results_so_far.extend(step.configs)
+		judge(mutant, results_so_far, landed)
+		if mutant.verdict != Verdict.SURVIVED:
+			break
+	booted = {r.name for r in results_so_far}
+	unbooted = [c.name for c in checker.matrix if c.name not in booted]
+	if unbooted:
+		mutant.detail += f' ({", ".join(unbooted)}: not needed, not built)'
+	return elapsed
+
+def run(checker: Checker, mutants: List[Mutant]) -> Step:
+	"""Checks the prepared tree (the baseline, which must pass), then each
+	mutant applied alone on it.  Returns the baseline."""
+	wt = worktree.checkout(checker.tree, tree.PREPARED_REF)
+	baseline = Step(0, None)
+	progress.get().task('baseline (the prepared tree)')
+	checker.run_step(wt, baseline, baseline_logs(wt))
+	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
+	      f'logs: {baseline.logs})')
+	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs
+		       if r.status != results.Status.PASS]
+	if not_passing:
+		results.print_report(baseline.configs)
+		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
+			    'is only killed by a suite that passes without it')
+	landed = set().union(*[set(r.suites()) for r in baseline.configs])
+	# The baseline, and the mutants that are not pending, build and boot.
+	eta = progress.Eta(1 + sum(any(s in landed for s in m.must_fail) for m in mutants))
+	eta.done(baseline.elapsed)
+	for number, mutant in enumerate(mutants, 1):
+		start = time.monotonic()
+		pending = [s for s in mutant.must_fail if s not in landed]
+		if len(pending) == len(mutant.must_fail):
+			mutant.verdict = Verdict.PENDING
+			mutant.detail = f'not landed yet: {", ".join(pending)}'
+		else:
+			worktree.reset(wt, tree.PREPARED_REF)
+			result = tree.git(wt, 'apply', mutant.path, check=False)
+			if result.returncode != 0:
+				mutant.verdict = Verdict.DOES_NOT_APPLY
+				mutant.detail = result.stderr.strip()
+				eta.skip()
+			else:
+				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',
+						    eta.text())
+				elapsed = judge_by_groups(checker, wt, mutant, number, landed)
+				eta.done(elapsed)
+		mutant.elapsed = time.monotonic() - start
+		left = eta.text()
+		logs = f'; logs: {mutant.logs}' if mutant.logs else ''
+		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
+		      f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
+	progress.get().task('')
+	worktree.reset(wt, tree.PREPARED_REF)
+	return baseline
+
+def table(mutants: List[Mutant]) -> List[str]:
+	return results.align([['mutant', 'must fail', 'verdict', 'detail']] +
+			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
+			      for m in mutants])

@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A step of a check in the worktree (worktree.py): the matrix built and
+# booted on the worktree as it is, with the step's own kunitconfig, and
+# its logs and boots in a directory of its own.  `bisect` runs one per
+# patch of a series, `mutants` one for the baseline and one per kconfig
+# group of each mutant; both report the failed cases of their steps, and
+# their suites' counts in tables.
+
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence, Set
+
+from pan_kunit import Error, results, runner, tree
+from pan_kunit.configs import QemuConfig, group_by_kconfig
+from pan_kunit.ktap import CaseStatus
+from pan_kunit.results import Status
+from pan_kunit.series import Patch
+from pan_kunit.sources import TREE_KUNITCONFIG
+
+# What kunit.py's --kunitconfig gets at each step: the step's own
+# .kunitconfig, less the symbols its Kconfig does not define yet.
+STEP_KUNITCONFIG = 'kunitconfig'
+# Leaf statuses that count as a failure of the case.
+FAILED = (CaseStatus.FAIL, CaseStatus.ERROR)
+# Config statuses that say nothing about single cases.
+BROKEN = (Status.BUILD_ERROR, Status.CRASH, Status.TIMEOUT)
+# How many failing cases a report line names.
+MAX_CASES = 5
+
+_SYMBOL = re.compile(r'^(?:# )?CONFIG_([A-Za-z0-9_]+)(?:=| is not set)')
+
+def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]:
+	"""Writes the kunitconfig of this step and returns the symbols it left
+	out: those of the step's .kunitconfig (else @fallback) that no Kconfig
+	of the step defines."""
+	try:
+		with open(os.path.join(worktree, TREE_KUNITCONFIG)) as f:
+			lines = f.read().splitlines()
+	except FileNotFoundError:
+		if fallback is None:
+			raise Error(f'no {TREE_KUNITCONFIG} in {worktree}')
+		lines = fallback.decode().splitlines()
+	except OSError as e:
+		raise Error(f'cannot read {TREE_KUNITCONFIG} in {worktree}: {e.strerror}')
+	wanted = {m.group(1) for m in map(_SYMBOL.match, lines) if m}
+	defined: Set[str] = set()
+	if wanted:
+		pattern = (r'^[[:space:]]*(menu)?config[[:space:]]+(' + '|'.join(sorted(wanted)) +
+			   r')[[:space:]]*$')
+		found = tree.git(worktree, 'grep', '-h', '-E', pattern, '--', '*Kconfig*', check=False)
+		defined = {line.split()[1] for line in found.stdout.splitlines()}
+	def _kept(line: str) -> bool:
+		match = _SYMBOL.match(line)
+		return match is None or match.group(1) in defined
+	kept = [line for line in lines if _kept(line)]
+	path = runner.state(worktree, STEP_KUNITCONFIG)
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	with open(path, 'w') as f:
+		f.write(''.join(line + '\n' for line in kept))
+	return sorted(wanted - defined)
+
+def failed_cases(result: results.ConfigResult) -> List[str]:
+	return sorted(c for c, s in results.leaf_statuses(result.kunit).items() if s in FAILED)
+
+def abbreviate(items: List[str]) -> str:
+	more = f', and {len(items) - MAX_CASES} more' if len(items) > MAX_CASES else ''
+	return ', '.join(items[:MAX_CASES]) + more
+
+def suite_cells(result_list: List[results.ConfigResult], suites: List[str]) -> List[str]:
+	per_config = [result.suites() for result in result_list]
+	cells = []
+	for suite in suites:
+		counts = results.Counts()
+		for config_suites in per_config:
+			counts.merge(config_suites.get(suite, results.Counts()))
+		seen = any(suite in config_suites for config_suites in per_config)
+		cells.append(counts.cell() if seen else '-')
+	return cells
+
+@dataclass
+class Step:
+	"""One build and boot of the matrix, or of a kconfig group of it."""
+	number: int
+	patch: Optional[Patch]   # None for the starting point
+	commit: str = ''
+	left_out: List[str] = field(default_factory=list)
+	configs: List[results.ConfigResult] = field(default_factory=list)
+	regressions: List[str] = field(default_factory=list)  # since the step before
+	elapsed: float = 0.0
+	logs: str = ''           # its builds' logs and its boots' files (runner.Outputs)
+
+	def build_failed(self) -> List[str]:
+		return [r.name for r in self.configs if r.status == Status.BUILD_ERROR]
+
+	def failed(self) -> bool:
+		"""A config failed, crashed or hung, whatever the step before did."""
+		return any(r.status in BROKEN + (Status.FAIL,) for r in self.configs)
+
+	def bad(self) -> bool:
+		return bool(self.build_failed() or self.regressions)
+
+	def verdict(self) -> str:
+		if self.build_failed():
+			return 'BUILD FAILED: ' + ', '.join(self.build_failed())
+		if self.regressions:
+			return f'REGRESSED: {len(self.regressions)}'
+		statuses = sorted({r.status for r in self.configs} - {Status.PASS})
+		return 'ok' + (f' ({", ".join(statuses)})' if statuses else '')
+
+	def to_json(self) -> results.JsonObj:
+		return {'step': self.number,
+			'patch': self.patch.path if self.patch else None,
+			'subject': self.patch.subject if self.patch else None,
+			'commit': self.commit, 'bad': self.bad(), 'verdict': self.verdict(),
+			'kunitconfig_left_out': self.left_out,
+			'regressions': self.regressions, 'elapsed': round(self.elapsed, 1),
+			'logs': self.logs, 'configs': [r.to_json() for r in self.configs]}
+
+@dataclass
+class Checker:
+	"""Runs the steps of a check: the matrix, built and booted in the
+	worktree as it is, with the step's kunitconfig."""
+	tree: str
+	matrix: List[QemuConfig]
+	timeout: int
+	jobs: int
+	# The kunitconfig of a step that has no .kunitconfig of its own.
+	kunitconfig: Optional[bytes] = None
+	options: runner.KunitOptions = field(default_factory=runner.KunitOptions)
+	# Kconfig files merged into every step's kunitconfig.
+	fragments: Sequence[str] = ()
+
+	def run_step(self, worktree: str, step: Step, logs: str,
+		     configs: Optional[List[QemuConfig]]=None, fresh: bool=True) -> None:
+		"""Builds and boots @configs (default: the matrix) of the worktree
+		as it is, with its logs and boots in @logs, which holds nothing of
+		an earlier step or check (unless not @fresh: of an earlier group
+		of the same step)."""
+		start = time.monotonic()
+		step.commit = tree.head(worktree)
+		step.left_out = step_kunitconfig(worktree, self.kunitconfig)
+		if fresh:
+			shutil.rmtree(logs, ignore_errors=True)
+		step.logs = logs
+		step.configs = runner.run(worktree, tree.kunit_dir(worktree),
+					  configs or self.matrix, self.timeout, self.jobs,
+					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
+					  options=self.options, fragments=self.fragments,
+					  outputs=runner.Outputs(logs))
+		step.elapsed = time.monotonic() - start
+
+	def groups(self) -> List[List[QemuConfig]]:
+		"""The matrix by kconfig group, the group with most configs first
+		(matrix order among groups of the same size)."""
+		groups = list(group_by_kconfig(self.matrix).values())
+		return sorted(groups, key=lambda group: -len(group))
