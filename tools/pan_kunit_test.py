@@ -1281,6 +1281,31 @@ class ProgressTest(unittest.TestCase):
 		self.assertIsNot(progress.get(), shown)
 		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
 
+class JobTest(TempDirTestCase):
+
+	def test_output_reaches_the_log_while_the_job_runs(self) -> None:
+		# A kunit.py that prints without flushing, then waits for the test.
+		log, go = os.path.join(self.tmp, 'build.log'), os.path.join(self.tmp, 'go')
+		script = ('import os, sys, time\n'
+			  f'print({progress.MAKE_STARTED!r})\n'
+			  'deadline = time.monotonic() + 30\n'
+			  f'while not os.path.exists({go!r}) and time.monotonic() < deadline:\n'
+			  '    time.sleep(0.01)\n')
+		environ = {k: v for k, v in os.environ.items() if k != 'PYTHONUNBUFFERED'}
+		with mock.patch.dict(os.environ, environ, clear=True):
+			job = runner.Job('build k', [sys.executable, '-S', '-c', script], log)
+			job.start()
+		try:
+			deadline = time.monotonic() + 10
+			while not progress._make_started(log) and time.monotonic() < deadline:
+				time.sleep(0.01)
+			seen = progress._make_started(log)
+		finally:
+			write(go, '')
+			job.wait(60)
+		self.assertTrue(seen, 'the line reached the log only when the job ended')
+		self.assertEqual(job.outcome and job.outcome.returncode, 0)
+
 F = TypeVar('F', bound=Callable[..., None])
 
 def from_scratch(test: F) -> F:

@@ -29,7 +29,10 @@ KILL_GRACE = 5
 BUILD_LOG_LINES = 30
 
 class Job:
-	"""A kunit.py process, with stdin from /dev/null and its output in a log."""
+	"""A kunit.py process, with stdin from /dev/null and its output in a log.
+	Its Python is unbuffered, so each line reaches the log when it is
+	printed (progress reads kunit.py's "Building with:" there while the
+	build runs), not when kunit.py exits."""
 
 	def __init__(self, label: str, cmd: List[str], log: str,
 		     env: Optional[Dict[str, str]]=None) -> None:
@@ -47,7 +50,8 @@ class Job:
 			self._proc = subprocess.Popen(
 				self.cmd, stdin=subprocess.DEVNULL, stdout=log,
 				stderr=subprocess.STDOUT, start_new_session=True,
-				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', **self.env))
+				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1',
+					 **self.env))
 		self._start = time.monotonic()
 
 	def wait(self, watchdog: Optional[float]) -> None:
