@@ -2431,6 +2431,20 @@ class LkdtmRunTest(FakeKunitTestCase):
 					  f'console=ttyAMA0 panic=-1 kunit.enable=0 pankunit_crash={crash}']
 					 for crash in ('ACCESS_USERSPACE', 'ACCESS_USERSPACE',
 						       'EXEC_USERSPACE', 'EXEC_USERSPACE')])
+		# A line per boot, as run prints its boots.
+		for config in ('pass_pan', 'skip_nopan'):
+			for crash in lkdtm.CRASH_TYPES:
+				self.assertRegex(output, rf'\nboot {config} {crash}: ok \([0-9.]+ s\)\n')
+
+	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
+		out = io.StringIO()
+		with mock.patch.object(lkdtm, '_initramfs', side_effect=Error('gcc failed')), \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
+					  repo=self.repo)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertIn('gcc failed', out.getvalue())
+		self.assertEqual(self.traced('build'), [])
 
 class LkdtmTest(unittest.TestCase):
 	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""
