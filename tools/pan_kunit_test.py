@@ -1637,6 +1637,8 @@ class BisectTest(CheckTestCase):
 		self.assertIn("not in this step's Kconfig, left out: "
 			      'ARM64_CPUFEATURE_FAKE_KUNIT_TEST', output)
 		self.assertIn('bisect: all 2 patches good', output)
+		# Quiet builds and boots: a step has a line of its own.
+		self.assertNotRegex(output, r'(^|\n)(building|built|booting|boot) ')
 		data = json.loads(read(report))
 		self.assertIsNone(data['first_bad'])
 		self.assertEqual([s['step'] for s in data['steps']], [0, 1, 2])
@@ -2413,6 +2415,9 @@ class LkdtmRunTest(FakeKunitTestCase):
 		status, output = self.run_cli('run', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		(run_build,) = self.traced('build')
+		(argv,) = self.traced('argv build')
+		self.assertIn(os.path.join(self.repo, lkdtm.KCONFIG),
+			      [argv[i + 1] for i, word in enumerate(argv) if word == '--kunitconfig'])
 		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
@@ -2437,14 +2442,77 @@ class LkdtmRunTest(FakeKunitTestCase):
 				self.assertRegex(output, rf'\nboot {config} {crash}: ok \([0-9.]+ s\)\n')
 
 	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
+		real_run = subprocess.run
+		def _run(argv: List[str], **kwargs: Any) -> Any:
+			if argv[0] == runner.CROSS_COMPILE + 'gcc':
+				return subprocess.CompletedProcess(argv, 1, 'init.c:1: error: oops', None)
+			return real_run(argv, **kwargs)
 		out = io.StringIO()
-		with mock.patch.object(lkdtm, '_initramfs', side_effect=Error('gcc failed')), \
+		with mock.patch.object(lkdtm.subprocess, 'run', side_effect=_run), \
 		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
 					  repo=self.repo)
 		self.assertEqual(status, 2, out.getvalue())
-		self.assertIn('gcc failed', out.getvalue())
+		self.assertIn('failed:\ninit.c:1: error: oops', out.getvalue())
 		self.assertEqual(self.traced('build'), [])
+
+	def test_initramfs_has_init_and_a_console(self) -> None:
+		calls: List[List[str]] = []
+		listings: List[str] = []
+		def _run(argv: List[str], **kwargs: Any) -> Any:
+			calls.append(argv)
+			if len(argv) == 2:  # gen_init_cpio LISTING
+				listings.append(read(argv[1]))
+			return subprocess.CompletedProcess(argv, 0, '', b'')
+		with mock.patch.object(lkdtm.subprocess, 'run', side_effect=_run):
+			cpio = lkdtm._initramfs(self.tree, self.repo)
+		work = os.path.join(self.tree, '.pan-kunit', 'lkdtm')
+		self.assertEqual(cpio, os.path.join(work, 'initramfs.cpio'))
+		self.assertEqual([argv[0] for argv in calls],
+				 ['aarch64-linux-gnu-gcc', 'gcc', os.path.join(work, 'gen_init_cpio')])
+		self.assertIn(os.path.join(self.repo, lkdtm.INIT_SOURCE), calls[0])
+		self.assertIn(os.path.join(self.tree, 'usr', 'gen_init_cpio.c'), calls[1])
+		self.assertEqual(listings, ['dir /dev 0755 0 0\n'
+					    'nod /dev/console 0600 0 0 c 5 1\n'
+					    f'file /init {os.path.join(work, "init")} 0755 0 0\n'])
+
+	def test_a_boot_never_reads_an_earlier_boots_console(self) -> None:
+		for crash in lkdtm.CRASH_TYPES:  # consoles that would pass
+			write(os.path.join(self.tree, '.pan-kunit', 'exec', f'lkdtm-pass_pan-{crash}',
+					   'test.log'),
+			      read(test_data_path('lkdtm', 'access_caught.log')) +
+			      read(test_data_path('lkdtm', 'exec_caught.log')))
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'noboot\n')  # no console
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('lkdtm', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('    ACCESS_USERSPACE   FAIL init never provoked', output)
+		self.assertTrue(output.endswith('lkdtm: 0 passed, 2 failed\n'), output)
+		self.assertEqual(read(tally), 'lkdtm: 0 passed, 2 failed\n')
+
+	def test_build_failure_fails(self) -> None:
+		status, output = self.run_cli('lkdtm', '--config', 'builderror_pan', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('builderror_pan (max,pauth-impdef=on, PAN by CPU):\n'
+			      '    ACCESS_USERSPACE   FAIL build failed\n'
+			      '    EXEC_USERSPACE     FAIL build failed\n', output)
+		self.assertTrue(output.endswith('lkdtm: 2 passed, 2 failed\n'), output)
+
+	def test_timeout_fails_whatever_the_console_says(self) -> None:
+		exec_dir = os.path.join(self.tmp, 'exec')
+		# Read from runner.CONSOLE, whatever its name.
+		with mock.patch.object(runner, 'CONSOLE', 'console.txt'):
+			write(os.path.join(exec_dir, 'console.txt'),
+			      read(test_data_path('lkdtm', 'access_caught.log')))
+			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+					    results.Outcome(1, False, 3.0), 60)
+			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+					      results.Outcome(1, True, 120.0), 60)
+		self.assertTrue(ok.ok, ok.summary)
+		self.assertFalse(late.ok)
+		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)
+		self.assertIsNotNone(late.log)
 
 class LkdtmTest(unittest.TestCase):
 	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""

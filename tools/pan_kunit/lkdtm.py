@@ -190,7 +190,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 def _verdict(exec_dir: str, crash: str, pan: bool, outcome: results.Outcome,
 	     timeout: int) -> Verdict:
 	"""The verdict of a boot that ended, from the console it wrote."""
-	console = results.read_text(os.path.join(exec_dir, 'test.log'))
+	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE))
 	verdict = judge(console, crash, pan)
 	if outcome.hit_timeout(timeout):
 		verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
