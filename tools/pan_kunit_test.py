@@ -1306,6 +1306,25 @@ class JobTest(TempDirTestCase):
 		self.assertTrue(seen, 'the line reached the log only when the job ended')
 		self.assertEqual(job.outcome and job.outcome.returncode, 0)
 
+	def test_watchdog_says_so_in_one_write(self) -> None:
+		class Writes(io.StringIO):
+			def __init__(self) -> None:
+				super().__init__()
+				self.writes: List[str] = []
+			def write(self, text: str) -> int:
+				self.writes.append(text)
+				return super().write(text)
+		out = Writes()
+		printer = progress.Printer(out, tty=False)
+		job = runner.Job('build k', [sys.executable, '-S', '-c', 'import time; time.sleep(60)'],
+				 os.path.join(self.tmp, 'build.log'))
+		with mock.patch.object(progress, '_current', progress.Progress(printer)), \
+		     contextlib.redirect_stdout(printer.stdout):  # type: ignore[type-var]
+			job.start()
+			job.wait(0.2)
+		self.assertIn('build k: still running after 0 s; killing it\n', out.writes)
+		self.assertTrue(job.outcome and job.outcome.timed_out)
+
 F = TypeVar('F', bound=Callable[..., None])
 
 def from_scratch(test: F) -> F:

@@ -62,7 +62,9 @@ class Job:
 			self._proc.wait(timeout=watchdog)
 		except subprocess.TimeoutExpired:
 			timed_out = True
-			print(f'{self.label}: still running after {watchdog:.0f} s; killing it')
+			# In a waiting thread: one line, in one write, as the boots' lines.
+			progress.get().line(f'{self.label}: still running after {watchdog:.0f} s; '
+					    'killing it')
 		elapsed = time.monotonic() - self._start
 		self.kill()
 		assert self._proc.returncode is not None
