@@ -9,6 +9,7 @@
 # setup start from a copy of that tree, not from an extraction of their own.
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import unittest
 import xml.etree.ElementTree as ET
@@ -2641,6 +2643,39 @@ class CcacheTest(unittest.TestCase):
 	def test_without_ccache_builds_plainly(self) -> None:
 		with mock.patch.object(shutil, 'which', return_value=None):
 			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+
+class BuildLockTest(unittest.TestCase):
+
+	def test_a_build_directory_in_use_is_waited_for(self) -> None:
+		waiting = threading.Event()
+		class Out(io.StringIO):
+			def write(self, text: str) -> int:
+				if text.startswith('waiting for another pan-kunit building in '):
+					waiting.set()
+				return super().write(text)
+		started: List[runner.Job] = []
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Outcome(0, False, 1.0)
+			started.extend(jobs)
+		with tempfile.TemporaryDirectory() as tmp, \
+		     mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     contextlib.redirect_stdout(Out()):
+			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
+						    kernel_path='Image', cpu='max')
+			build = runner.Build('k', [config], '/kc')
+			os.makedirs(build.build_dir(tmp))
+			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
+				fcntl.flock(other, fcntl.LOCK_EX)
+				thread = threading.Thread(target=runner.build_all,
+							  args=(tmp, '/kunit', [build], 2), daemon=True)
+				thread.start()
+				self.assertTrue(waiting.wait(10), 'build_all did not wait for the lock')
+				self.assertEqual(started, [])
+			thread.join(10)
+			self.assertFalse(thread.is_alive())
+			self.assertEqual(len(started), 1)
 
 class SignalTest(unittest.TestCase):
 

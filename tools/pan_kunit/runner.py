@@ -5,6 +5,8 @@
 # all at once.  Each kunit.py runs in a session of its own, and its whole
 # process group is killed when it ends, so no QEMU outlives it.
 
+import contextlib
+import fcntl
 import os
 import shutil
 import signal
@@ -13,7 +15,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import ktap, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -200,6 +202,23 @@ class Build:
 		"""How progress names the build: by its configs."""
 		return ','.join(c.name for c in self.group)
 
+@contextlib.contextmanager
+def build_locks(build_dirs: List[str]) -> Iterator[None]:
+	"""Holds an flock on DIR.lock beside each build directory, for the
+	time of the block: `run` and `lkdtm` (and two runs) share build
+	directories, and two `make O=DIR` at once break each other.  A lock
+	another pan-kunit holds is waited for, with a line that says so; the
+	locks are taken in one order, so two runs never wait for each other."""
+	with contextlib.ExitStack() as held:
+		for build_dir in sorted(set(build_dirs)):
+			lock = held.enter_context(open(build_dir + '.lock', 'w'))
+			try:
+				fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+			except BlockingIOError:
+				print(f'waiting for another pan-kunit building in {build_dir} ...')
+				fcntl.flock(lock, fcntl.LOCK_EX)
+		yield
+
 def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	      quiet: bool=False, options: Optional[KunitOptions]=None,
 	      outputs: Optional[Outputs]=None) -> Dict[str, bool]:
@@ -223,12 +242,13 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			names = ', '.join(c.name for c in b.group)
 			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
 		build_jobs.append(job)
-	for b, job in zip(builds, build_jobs):
-		shown.build_started(b.label(), b.build_dir(tree), job.log)
-	try:
-		run_jobs(build_jobs, None)
-	finally:
-		objects = {b.key: shown.build_ended(b.label()) for b in builds}
+	with build_locks([b.build_dir(tree) for b in builds]):
+		for b, job in zip(builds, build_jobs):
+			shown.build_started(b.label(), b.build_dir(tree), job.log)
+		try:
+			run_jobs(build_jobs, None)
+		finally:
+			objects = {b.key: shown.build_ended(b.label()) for b in builds}
 	built = {}
 	for b, job in zip(builds, build_jobs):
 		assert job.outcome is not None
