@@ -1541,12 +1541,14 @@ class RunTest(FakeKunitTestCase):
 					      '--make_options', 'W=1', '--make_options', 'LLVM=1')
 		self.assertEqual(status, 0, output)
 		(build,) = self.argv('build').values()
-		# One word each; the user's make options after ccache's CC=.
+		# One word each; the user's make options after ccache's CC=, which
+		# is clang with LLVM=1.
 		self.assertEqual(build[-4:], ['--kconfig_add=CONFIG_KASAN=y',
 					      '--kconfig_add=# CONFIG_MODULES is not set',
 					      '--make_options=W=1', '--make_options=LLVM=1'])
 		if shutil.which('ccache'):
-			self.assertEqual(build[-6:-4], ['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'])
+			self.assertEqual(build[-6:-4], ['--make_options', 'CC=ccache clang'])
+		self.assertNotIn('CC=ccache aarch64-linux-gnu-gcc', build)
 		execs = self.argv('exec')
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
 		for argv in execs.values():
@@ -1562,6 +1564,12 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(self.argv('exec')['pass_pan'][-1], 'arm64_*')
 		self.assertNotEqual(self.traced('build')[0][2], kasan_dir)
 		self.assertFalse([a for a in self.argv('build')['pass_pan'] if 'kconfig_add' in a])
+		# So do make options: run --make_options W=1 and lkdtm do not share one.
+		plain_dir = self.traced('build')[0][2]
+		write(self.trace, '')
+		status, output = self.run_cli('--config', 'pass_pan', '--make_options', 'W=1')
+		self.assertEqual(status, 0, output)
+		self.assertNotEqual(self.traced('build')[0][2], plain_dir)
 		status, output = self.run_cli('--config', 'pass_pan', 'a*', '--filter_glob', 'b*')
 		self.assertEqual(status, 2, output)
 		self.assertIn("two filter_globs, 'a*' and 'b*': give one", output)
@@ -2639,6 +2647,26 @@ class CcacheTest(unittest.TestCase):
 			self.assertEqual(job.cmd[job.cmd.index('--make_options') + 1],
 					 'CC=ccache aarch64-linux-gnu-gcc')
 			self.assertEqual(job.env, {'CCACHE_BASEDIR': os.path.realpath(tmp)})
+
+	def test_the_users_compiler_wins(self) -> None:
+		env = {'CCACHE_BASEDIR': os.path.realpath('/t')}
+		with mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'):
+			self.assertEqual(runner.ccache_options('/t', ['W=1']),
+					 (['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'], env))
+			self.assertEqual(runner.ccache_options('/t', ['W=1', 'LLVM=1']),
+					 (['--make_options', 'CC=ccache clang'], env))
+			for options in (['CC=clang'], ['LLVM=-14'], ['LLVM=/usr/lib/llvm-14/bin/']):
+				self.assertEqual(runner.ccache_options('/t', options), ([], {}), options)
+
+	def test_make_options_have_a_build_directory_of_their_own(self) -> None:
+		config = configs.QemuConfig(name='c', path='/c.py', kconfig='CONFIG_X=y',
+					    kernel_path='Image', cpu='max')
+		def key(*make_options: str) -> str:
+			(build,) = runner.kconfig_builds('/t', [config], '/kc', make_options=make_options)
+			return build.key
+		self.assertEqual(key(), config.build_key())  # as before, without any
+		self.assertEqual(key('W=1'), key('W=1'))
+		self.assertEqual(len({key(), key('W=1'), key('LLVM=1'), key('W=1', 'LLVM=1')}), 4)
 
 	def test_without_ccache_builds_plainly(self) -> None:
 		with mock.patch.object(shutil, 'which', return_value=None):

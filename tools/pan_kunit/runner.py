@@ -7,6 +7,7 @@
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
 import signal
@@ -177,15 +178,31 @@ def build_options(options: KunitOptions) -> List[str]:
 	return ([f'--kconfig_add={line}' for line in options.kconfig_add] +
 		[f'--make_options={option}' for option in options.make_options])
 
-def ccache_options(tree: str) -> Tuple[List[str], Dict[str, str]]:
+def ccache_options(tree: str, make_options: Sequence[str]=()) -> Tuple[List[str], Dict[str, str]]:
 	"""kunit.py options and environment that compile through ccache, when
 	it is installed.  With base_dir at the tree, the paths ccache hashes
 	are relative, so builds of the tree and of its check worktree share
-	cache entries."""
+	cache entries.  A make CC= overrides the compiler LLVM= chooses, so
+	with the user's LLVM=1 it is clang through ccache, and with the
+	user's own CC= or another LLVM= (a prefix or suffix) there is none."""
 	if not shutil.which('ccache'):
 		return [], {}
-	return (['--make_options', f'CC=ccache {CROSS_COMPILE}gcc'],
+	given = {option.split('=', 1)[0] for option in make_options}
+	if 'CC' in given or ('LLVM' in given and 'LLVM=1' not in make_options):
+		return [], {}
+	compiler = 'clang' if 'LLVM' in given else f'{CROSS_COMPILE}gcc'
+	return (['--make_options', f'CC=ccache {compiler}'],
 		{'CCACHE_BASEDIR': os.path.realpath(tree)})
+
+def build_key(kconfig_key: str, make_options: Sequence[str]) -> str:
+	"""The KEY of a build's directory: its kconfig group's, and, when
+	there are any, the make options it is built with (W=1, LLVM=1 and none
+	build other objects: each has a directory of its own, so that
+	alternating them does not rebuild everything)."""
+	if not make_options:
+		return kconfig_key
+	text = '\n'.join([kconfig_key] + list(make_options))
+	return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 @dataclass
 class Build:
@@ -224,11 +241,12 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	      outputs: Optional[Outputs]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
 	walking the tree on one CPU) and returns whether each succeeded, by key.
-	The user's --make_options come after ccache's CC=, and so win.  The
+	The user's --make_options come after ccache's CC= (if any).  The
 	logs go into @outputs (default: the tree's .pan-kunit)."""
 	outputs = outputs or Outputs(state(tree))
-	ccache, env = ccache_options(tree)
-	added = build_options(options or KunitOptions())
+	options = options or KunitOptions()
+	ccache, env = ccache_options(tree, options.make_options)
+	added = build_options(options)
 	build_jobs = []
 	shown = progress.get()
 	for b in builds:
@@ -288,11 +306,13 @@ def _exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: s
 	return Job(config.name, cmd, outputs.exec_log(config))
 
 def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[str]=None,
-		   fragments: Sequence[str]=(), kconfig_add: Sequence[str]=()) -> List[Build]:
+		   fragments: Sequence[str]=(), kconfig_add: Sequence[str]=(),
+		   make_options: Sequence[str]=()) -> List[Build]:
 	"""One build per kconfig group of @configs, of @kunitconfig (default:
-	the tree's) plus @fragments; a --kconfig_add is a build of its own."""
+	the tree's) plus @fragments; a --kconfig_add or --make_options is a
+	build of its own."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
-	return [Build(key, group, kunitconfig, fragments)
+	return [Build(build_key(key, make_options), group, kunitconfig, fragments)
 		for key, group in group_by_kconfig(configs, list(kconfig_add)).items()]
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
@@ -308,7 +328,8 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	outputs = outputs or Outputs(state(tree))
 	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
 	kernel = kernel_of(tree)
-	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add)
+	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add,
+				options.make_options)
 	build_of = {c.name: b for b in builds for c in b.group}
 	for config in configs:
 		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
