@@ -9,6 +9,7 @@
 # setup start from a copy of that tree, not from an extraction of their own.
 
 import contextlib
+import fcntl
 import io
 import json
 import os
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import unittest
 import xml.etree.ElementTree as ET
@@ -1281,6 +1283,50 @@ class ProgressTest(unittest.TestCase):
 		self.assertIsNot(progress.get(), shown)
 		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
 
+class JobTest(TempDirTestCase):
+
+	def test_output_reaches_the_log_while_the_job_runs(self) -> None:
+		# A kunit.py that prints without flushing, then waits for the test.
+		log, go = os.path.join(self.tmp, 'build.log'), os.path.join(self.tmp, 'go')
+		script = ('import os, sys, time\n'
+			  f'print({progress.MAKE_STARTED!r})\n'
+			  'deadline = time.monotonic() + 30\n'
+			  f'while not os.path.exists({go!r}) and time.monotonic() < deadline:\n'
+			  '    time.sleep(0.01)\n')
+		environ = {k: v for k, v in os.environ.items() if k != 'PYTHONUNBUFFERED'}
+		with mock.patch.dict(os.environ, environ, clear=True):
+			job = runner.Job('build k', [sys.executable, '-S', '-c', script], log)
+			job.start()
+		try:
+			deadline = time.monotonic() + 10
+			while not progress._make_started(log) and time.monotonic() < deadline:
+				time.sleep(0.01)
+			seen = progress._make_started(log)
+		finally:
+			write(go, '')
+			job.wait(60)
+		self.assertTrue(seen, 'the line reached the log only when the job ended')
+		self.assertEqual(job.outcome and job.outcome.returncode, 0)
+
+	def test_watchdog_says_so_in_one_write(self) -> None:
+		class Writes(io.StringIO):
+			def __init__(self) -> None:
+				super().__init__()
+				self.writes: List[str] = []
+			def write(self, text: str) -> int:
+				self.writes.append(text)
+				return super().write(text)
+		out = Writes()
+		printer = progress.Printer(out, tty=False)
+		job = runner.Job('build k', [sys.executable, '-S', '-c', 'import time; time.sleep(60)'],
+				 os.path.join(self.tmp, 'build.log'))
+		with mock.patch.object(progress, '_current', progress.Progress(printer)), \
+		     contextlib.redirect_stdout(printer.stdout):  # type: ignore[type-var]
+			job.start()
+			job.wait(0.2)
+		self.assertIn('build k: still running after 0 s; killing it\n', out.writes)
+		self.assertTrue(job.outcome and job.outcome.timed_out)
+
 F = TypeVar('F', bound=Callable[..., None])
 
 def from_scratch(test: F) -> F:
@@ -1495,12 +1541,14 @@ class RunTest(FakeKunitTestCase):
 					      '--make_options', 'W=1', '--make_options', 'LLVM=1')
 		self.assertEqual(status, 0, output)
 		(build,) = self.argv('build').values()
-		# One word each; the user's make options after ccache's CC=.
+		# One word each; the user's make options after ccache's CC=, which
+		# is clang with LLVM=1.
 		self.assertEqual(build[-4:], ['--kconfig_add=CONFIG_KASAN=y',
 					      '--kconfig_add=# CONFIG_MODULES is not set',
 					      '--make_options=W=1', '--make_options=LLVM=1'])
 		if shutil.which('ccache'):
-			self.assertEqual(build[-6:-4], ['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'])
+			self.assertEqual(build[-6:-4], ['--make_options', 'CC=ccache clang'])
+		self.assertNotIn('CC=ccache aarch64-linux-gnu-gcc', build)
 		execs = self.argv('exec')
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
 		for argv in execs.values():
@@ -1516,6 +1564,12 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(self.argv('exec')['pass_pan'][-1], 'arm64_*')
 		self.assertNotEqual(self.traced('build')[0][2], kasan_dir)
 		self.assertFalse([a for a in self.argv('build')['pass_pan'] if 'kconfig_add' in a])
+		# So do make options: run --make_options W=1 and lkdtm do not share one.
+		plain_dir = self.traced('build')[0][2]
+		write(self.trace, '')
+		status, output = self.run_cli('--config', 'pass_pan', '--make_options', 'W=1')
+		self.assertEqual(status, 0, output)
+		self.assertNotEqual(self.traced('build')[0][2], plain_dir)
 		status, output = self.run_cli('--config', 'pass_pan', 'a*', '--filter_glob', 'b*')
 		self.assertEqual(status, 2, output)
 		self.assertIn("two filter_globs, 'a*' and 'b*': give one", output)
@@ -1612,6 +1666,8 @@ class BisectTest(CheckTestCase):
 		self.assertIn("not in this step's Kconfig, left out: "
 			      'ARM64_CPUFEATURE_FAKE_KUNIT_TEST', output)
 		self.assertIn('bisect: all 2 patches good', output)
+		# Quiet builds and boots: a step has a line of its own.
+		self.assertNotRegex(output, r'(^|\n)(building|built|booting|boot) ')
 		data = json.loads(read(report))
 		self.assertIsNone(data['first_bad'])
 		self.assertEqual([s['step'] for s in data['steps']], [0, 1, 2])
@@ -2388,6 +2444,9 @@ class LkdtmRunTest(FakeKunitTestCase):
 		status, output = self.run_cli('run', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		(run_build,) = self.traced('build')
+		(argv,) = self.traced('argv build')
+		self.assertIn(os.path.join(self.repo, lkdtm.KCONFIG),
+			      [argv[i + 1] for i, word in enumerate(argv) if word == '--kunitconfig'])
 		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
@@ -2406,6 +2465,83 @@ class LkdtmRunTest(FakeKunitTestCase):
 					  f'console=ttyAMA0 panic=-1 kunit.enable=0 pankunit_crash={crash}']
 					 for crash in ('ACCESS_USERSPACE', 'ACCESS_USERSPACE',
 						       'EXEC_USERSPACE', 'EXEC_USERSPACE')])
+		# A line per boot, as run prints its boots.
+		for config in ('pass_pan', 'skip_nopan'):
+			for crash in lkdtm.CRASH_TYPES:
+				self.assertRegex(output, rf'\nboot {config} {crash}: ok \([0-9.]+ s\)\n')
+
+	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
+		real_run = subprocess.run
+		def _run(argv: List[str], **kwargs: Any) -> Any:
+			if argv[0] == runner.CROSS_COMPILE + 'gcc':
+				return subprocess.CompletedProcess(argv, 1, 'init.c:1: error: oops', None)
+			return real_run(argv, **kwargs)
+		out = io.StringIO()
+		with mock.patch.object(lkdtm.subprocess, 'run', side_effect=_run), \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
+					  repo=self.repo)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertIn('failed:\ninit.c:1: error: oops', out.getvalue())
+		self.assertEqual(self.traced('build'), [])
+
+	def test_initramfs_has_init_and_a_console(self) -> None:
+		calls: List[List[str]] = []
+		listings: List[str] = []
+		def _run(argv: List[str], **kwargs: Any) -> Any:
+			calls.append(argv)
+			if len(argv) == 2:  # gen_init_cpio LISTING
+				listings.append(read(argv[1]))
+			return subprocess.CompletedProcess(argv, 0, '', b'')
+		with mock.patch.object(lkdtm.subprocess, 'run', side_effect=_run):
+			cpio = lkdtm._initramfs(self.tree, self.repo)
+		work = os.path.join(self.tree, '.pan-kunit', 'lkdtm')
+		self.assertEqual(cpio, os.path.join(work, 'initramfs.cpio'))
+		self.assertEqual([argv[0] for argv in calls],
+				 ['aarch64-linux-gnu-gcc', 'gcc', os.path.join(work, 'gen_init_cpio')])
+		self.assertIn(os.path.join(self.repo, lkdtm.INIT_SOURCE), calls[0])
+		self.assertIn(os.path.join(self.tree, 'usr', 'gen_init_cpio.c'), calls[1])
+		self.assertEqual(listings, ['dir /dev 0755 0 0\n'
+					    'nod /dev/console 0600 0 0 c 5 1\n'
+					    f'file /init {os.path.join(work, "init")} 0755 0 0\n'])
+
+	def test_a_boot_never_reads_an_earlier_boots_console(self) -> None:
+		for crash in lkdtm.CRASH_TYPES:  # consoles that would pass
+			write(os.path.join(self.tree, '.pan-kunit', 'exec', f'lkdtm-pass_pan-{crash}',
+					   'test.log'),
+			      read(test_data_path('lkdtm', 'access_caught.log')) +
+			      read(test_data_path('lkdtm', 'exec_caught.log')))
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'noboot\n')  # no console
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('lkdtm', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('    ACCESS_USERSPACE   FAIL init never provoked', output)
+		self.assertTrue(output.endswith('lkdtm: 0 passed, 2 failed\n'), output)
+		self.assertEqual(read(tally), 'lkdtm: 0 passed, 2 failed\n')
+
+	def test_build_failure_fails(self) -> None:
+		status, output = self.run_cli('lkdtm', '--config', 'builderror_pan', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('builderror_pan (max,pauth-impdef=on, PAN by CPU):\n'
+			      '    ACCESS_USERSPACE   FAIL build failed\n'
+			      '    EXEC_USERSPACE     FAIL build failed\n', output)
+		self.assertTrue(output.endswith('lkdtm: 2 passed, 2 failed\n'), output)
+
+	def test_timeout_fails_whatever_the_console_says(self) -> None:
+		exec_dir = os.path.join(self.tmp, 'exec')
+		# Read from runner.CONSOLE, whatever its name.
+		with mock.patch.object(runner, 'CONSOLE', 'console.txt'):
+			write(os.path.join(exec_dir, 'console.txt'),
+			      read(test_data_path('lkdtm', 'access_caught.log')))
+			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+					    results.Outcome(1, False, 3.0), 60)
+			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+					      results.Outcome(1, True, 120.0), 60)
+		self.assertTrue(ok.ok, ok.summary)
+		self.assertFalse(late.ok)
+		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)
+		self.assertIsNotNone(late.log)
 
 class LkdtmTest(unittest.TestCase):
 	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""
@@ -2512,9 +2648,62 @@ class CcacheTest(unittest.TestCase):
 					 'CC=ccache aarch64-linux-gnu-gcc')
 			self.assertEqual(job.env, {'CCACHE_BASEDIR': os.path.realpath(tmp)})
 
+	def test_the_users_compiler_wins(self) -> None:
+		env = {'CCACHE_BASEDIR': os.path.realpath('/t')}
+		with mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'):
+			self.assertEqual(runner.ccache_options('/t', ['W=1']),
+					 (['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'], env))
+			self.assertEqual(runner.ccache_options('/t', ['W=1', 'LLVM=1']),
+					 (['--make_options', 'CC=ccache clang'], env))
+			for options in (['CC=clang'], ['LLVM=-14'], ['LLVM=/usr/lib/llvm-14/bin/']):
+				self.assertEqual(runner.ccache_options('/t', options), ([], {}), options)
+
+	def test_make_options_have_a_build_directory_of_their_own(self) -> None:
+		config = configs.QemuConfig(name='c', path='/c.py', kconfig='CONFIG_X=y',
+					    kernel_path='Image', cpu='max')
+		def key(*make_options: str) -> str:
+			(build,) = runner.kconfig_builds('/t', [config], '/kc', make_options=make_options)
+			return build.key
+		self.assertEqual(key(), config.build_key())  # as before, without any
+		self.assertEqual(key('W=1'), key('W=1'))
+		self.assertEqual(len({key(), key('W=1'), key('LLVM=1'), key('W=1', 'LLVM=1')}), 4)
+
 	def test_without_ccache_builds_plainly(self) -> None:
 		with mock.patch.object(shutil, 'which', return_value=None):
 			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+
+class BuildLockTest(unittest.TestCase):
+
+	def test_a_build_directory_in_use_is_waited_for(self) -> None:
+		waiting = threading.Event()
+		class Out(io.StringIO):
+			def write(self, text: str) -> int:
+				if text.startswith('waiting for another pan-kunit building in '):
+					waiting.set()
+				return super().write(text)
+		started: List[runner.Job] = []
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Outcome(0, False, 1.0)
+			started.extend(jobs)
+		with tempfile.TemporaryDirectory() as tmp, \
+		     mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     contextlib.redirect_stdout(Out()):
+			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
+						    kernel_path='Image', cpu='max')
+			build = runner.Build('k', [config], '/kc')
+			os.makedirs(build.build_dir(tmp))
+			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
+				fcntl.flock(other, fcntl.LOCK_EX)
+				thread = threading.Thread(target=runner.build_all,
+							  args=(tmp, '/kunit', [build], 2), daemon=True)
+				thread.start()
+				self.assertTrue(waiting.wait(10), 'build_all did not wait for the lock')
+				self.assertEqual(started, [])
+			thread.join(10)
+			self.assertFalse(thread.is_alive())
+			self.assertEqual(len(started), 1)
 
 class SignalTest(unittest.TestCase):
 

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, StrEnum, results, runner
+from pan_kunit import Error, StrEnum, progress, results, runner
 from pan_kunit.configs import QemuConfig
 
 LKDTM_DIR = 'lkdtm'
@@ -139,8 +139,12 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	timeout: int, jobs: int) -> Dict[Tuple[str, str], Verdict]:
+	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
+	the kernels, then boots each built config once per crash type, with
+	a line per boot as `run` prints them."""
 	pans = {c.name: has_pan(c) for c in configs}
 	kconfig = os.path.join(repo, KCONFIG)
+	cpio = _initramfs(tree, repo)
 	built: List[Tuple[QemuConfig, str]] = []
 	verdicts: Dict[Tuple[str, str], Verdict] = {}
 	builds = runner.kconfig_builds(tree, configs, fragments=[kconfig])
@@ -152,7 +156,6 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			for config in build.group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = Verdict(False, 'build failed', None)
-	cpio = _initramfs(tree, repo)
 	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
 	for config, build_dir in built:
 		for crash in CRASH_TYPES:
@@ -165,18 +168,33 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			log = runner.state(tree, 'logs', f'lkdtm-{config.name}-{crash}.log')
 			jobs_by_boot[config.name, crash] = (runner.Job(f'{config.name} {crash}', cmd, log),
 							    exec_dir)
+	boot_of = {job.label: (boot, exec_dir) for boot, (job, exec_dir) in jobs_by_boot.items()}
+	def ended(job: runner.Job) -> None:
+		# In the job's waiting thread: each boot has its own key.
+		(name, crash), exec_dir = boot_of[job.label]
+		assert job.outcome is not None
+		verdict = _verdict(exec_dir, crash, pans[name], job.outcome, timeout)
+		verdicts[name, crash] = verdict
+		progress.get().boot_ended(job.label, 'ok' if verdict.ok else 'FAIL',
+					  job.outcome.elapsed)
 	if jobs_by_boot:
 		print(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
-		runner.run_jobs([job for job, _ in jobs_by_boot.values()],
-				timeout + runner.WATCHDOG_MARGIN)
-	for (name, crash), (job, exec_dir) in jobs_by_boot.items():
-		console = results.read_text(os.path.join(exec_dir, 'test.log'))
-		verdict = judge(console, crash, pans[name])
-		assert job.outcome is not None
-		if job.outcome.hit_timeout(timeout):
-			verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
-		verdicts[name, crash] = verdict
+		progress.get().boots_started(list(boot_of))
+		try:
+			runner.run_jobs([job for job, _ in jobs_by_boot.values()],
+					timeout + runner.WATCHDOG_MARGIN, ended)
+		finally:
+			progress.get().boots_ended()
 	return verdicts
+
+def _verdict(exec_dir: str, crash: str, pan: bool, outcome: results.Outcome,
+	     timeout: int) -> Verdict:
+	"""The verdict of a boot that ended, from the console it wrote."""
+	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE))
+	verdict = judge(console, crash, pan)
+	if outcome.hit_timeout(timeout):
+		verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
+	return verdict
 
 def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], Verdict]) -> bool:
 	for (name, crash), verdict in sorted(verdicts.items()):

@@ -5,6 +5,9 @@
 # all at once.  Each kunit.py runs in a session of its own, and its whole
 # process group is killed when it ends, so no QEMU outlives it.
 
+import contextlib
+import fcntl
+import hashlib
 import os
 import shutil
 import signal
@@ -13,7 +16,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import ktap, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -29,7 +32,10 @@ KILL_GRACE = 5
 BUILD_LOG_LINES = 30
 
 class Job:
-	"""A kunit.py process, with stdin from /dev/null and its output in a log."""
+	"""A kunit.py process, with stdin from /dev/null and its output in a log.
+	Its Python is unbuffered, so each line reaches the log when it is
+	printed (progress reads kunit.py's "Building with:" there while the
+	build runs), not when kunit.py exits."""
 
 	def __init__(self, label: str, cmd: List[str], log: str,
 		     env: Optional[Dict[str, str]]=None) -> None:
@@ -47,7 +53,8 @@ class Job:
 			self._proc = subprocess.Popen(
 				self.cmd, stdin=subprocess.DEVNULL, stdout=log,
 				stderr=subprocess.STDOUT, start_new_session=True,
-				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', **self.env))
+				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1',
+					 **self.env))
 		self._start = time.monotonic()
 
 	def wait(self, watchdog: Optional[float]) -> None:
@@ -58,7 +65,9 @@ class Job:
 			self._proc.wait(timeout=watchdog)
 		except subprocess.TimeoutExpired:
 			timed_out = True
-			print(f'{self.label}: still running after {watchdog:.0f} s; killing it')
+			# In a waiting thread: one line, in one write, as the boots' lines.
+			progress.get().line(f'{self.label}: still running after {watchdog:.0f} s; '
+					    'killing it')
 		elapsed = time.monotonic() - self._start
 		self.kill()
 		assert self._proc.returncode is not None
@@ -169,15 +178,31 @@ def build_options(options: KunitOptions) -> List[str]:
 	return ([f'--kconfig_add={line}' for line in options.kconfig_add] +
 		[f'--make_options={option}' for option in options.make_options])
 
-def ccache_options(tree: str) -> Tuple[List[str], Dict[str, str]]:
+def ccache_options(tree: str, make_options: Sequence[str]=()) -> Tuple[List[str], Dict[str, str]]:
 	"""kunit.py options and environment that compile through ccache, when
 	it is installed.  With base_dir at the tree, the paths ccache hashes
 	are relative, so builds of the tree and of its check worktree share
-	cache entries."""
+	cache entries.  A make CC= overrides the compiler LLVM= chooses, so
+	with the user's LLVM=1 it is clang through ccache, and with the
+	user's own CC= or another LLVM= (a prefix or suffix) there is none."""
 	if not shutil.which('ccache'):
 		return [], {}
-	return (['--make_options', f'CC=ccache {CROSS_COMPILE}gcc'],
+	given = {option.split('=', 1)[0] for option in make_options}
+	if 'CC' in given or ('LLVM' in given and 'LLVM=1' not in make_options):
+		return [], {}
+	compiler = 'clang' if 'LLVM' in given else f'{CROSS_COMPILE}gcc'
+	return (['--make_options', f'CC=ccache {compiler}'],
 		{'CCACHE_BASEDIR': os.path.realpath(tree)})
+
+def build_key(kconfig_key: str, make_options: Sequence[str]) -> str:
+	"""The KEY of a build's directory: its kconfig group's, and, when
+	there are any, the make options it is built with (W=1, LLVM=1 and none
+	build other objects: each has a directory of its own, so that
+	alternating them does not rebuild everything)."""
+	if not make_options:
+		return kconfig_key
+	text = '\n'.join([kconfig_key] + list(make_options))
+	return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 @dataclass
 class Build:
@@ -194,16 +219,34 @@ class Build:
 		"""How progress names the build: by its configs."""
 		return ','.join(c.name for c in self.group)
 
+@contextlib.contextmanager
+def build_locks(build_dirs: List[str]) -> Iterator[None]:
+	"""Holds an flock on DIR.lock beside each build directory, for the
+	time of the block: `run` and `lkdtm` (and two runs) share build
+	directories, and two `make O=DIR` at once break each other.  A lock
+	another pan-kunit holds is waited for, with a line that says so; the
+	locks are taken in one order, so two runs never wait for each other."""
+	with contextlib.ExitStack() as held:
+		for build_dir in sorted(set(build_dirs)):
+			lock = held.enter_context(open(build_dir + '.lock', 'w'))
+			try:
+				fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+			except BlockingIOError:
+				print(f'waiting for another pan-kunit building in {build_dir} ...')
+				fcntl.flock(lock, fcntl.LOCK_EX)
+		yield
+
 def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	      quiet: bool=False, options: Optional[KunitOptions]=None,
 	      outputs: Optional[Outputs]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
 	walking the tree on one CPU) and returns whether each succeeded, by key.
-	The user's --make_options come after ccache's CC=, and so win.  The
+	The user's --make_options come after ccache's CC= (if any).  The
 	logs go into @outputs (default: the tree's .pan-kunit)."""
 	outputs = outputs or Outputs(state(tree))
-	ccache, env = ccache_options(tree)
-	added = build_options(options or KunitOptions())
+	options = options or KunitOptions()
+	ccache, env = ccache_options(tree, options.make_options)
+	added = build_options(options)
 	build_jobs = []
 	shown = progress.get()
 	for b in builds:
@@ -217,12 +260,13 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			names = ', '.join(c.name for c in b.group)
 			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
 		build_jobs.append(job)
-	for b, job in zip(builds, build_jobs):
-		shown.build_started(b.label(), b.build_dir(tree), job.log)
-	try:
-		run_jobs(build_jobs, None)
-	finally:
-		objects = {b.key: shown.build_ended(b.label()) for b in builds}
+	with build_locks([b.build_dir(tree) for b in builds]):
+		for b, job in zip(builds, build_jobs):
+			shown.build_started(b.label(), b.build_dir(tree), job.log)
+		try:
+			run_jobs(build_jobs, None)
+		finally:
+			objects = {b.key: shown.build_ended(b.label()) for b in builds}
 	built = {}
 	for b, job in zip(builds, build_jobs):
 		assert job.outcome is not None
@@ -262,11 +306,13 @@ def _exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: s
 	return Job(config.name, cmd, outputs.exec_log(config))
 
 def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[str]=None,
-		   fragments: Sequence[str]=(), kconfig_add: Sequence[str]=()) -> List[Build]:
+		   fragments: Sequence[str]=(), kconfig_add: Sequence[str]=(),
+		   make_options: Sequence[str]=()) -> List[Build]:
 	"""One build per kconfig group of @configs, of @kunitconfig (default:
-	the tree's) plus @fragments; a --kconfig_add is a build of its own."""
+	the tree's) plus @fragments; a --kconfig_add or --make_options is a
+	build of its own."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
-	return [Build(key, group, kunitconfig, fragments)
+	return [Build(build_key(key, make_options), group, kunitconfig, fragments)
 		for key, group in group_by_kconfig(configs, list(kconfig_add)).items()]
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
@@ -282,7 +328,8 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	outputs = outputs or Outputs(state(tree))
 	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
 	kernel = kernel_of(tree)
-	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add)
+	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add,
+				options.make_options)
 	build_of = {c.name: b for b in builds for c in b.group}
 	for config in configs:
 		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))

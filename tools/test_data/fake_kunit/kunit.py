@@ -21,7 +21,8 @@
 # Any other mode builds and passes.  An exec whose kernel command line
 # (the last -append of --qemu_args, else --kernel_args) has
 # pankunit_crash=TYPE is an LKDTM boot: its console is one of lkdtm/'s,
-# as a CPU with PAN (pass mode) or without it takes TYPE.  A file
+# as a CPU with PAN (pass mode) or without it takes TYPE (noboot mode:
+# none, as when QEMU does not start).  A file
 # fake_mode at the top of the tree, holding a mode, overrides the
 # config's.  build writes the --kunitconfig files it was given (kunit.py
 # takes several and merges them) one after the other into
@@ -105,6 +106,8 @@ def lkdtm(args: argparse.Namespace, mode: str, crash: str) -> int:
 	"""An LKDTM boot: the console of lkdtm/, as a CPU with PAN (pass
 	mode) or without it (any other) takes the crash type."""
 	trace('qemu_args', mode_config(args), *qemu_args(args))
+	if mode == 'noboot':
+		return 1
 	if crash == 'EXEC_USERSPACE':
 		console = 'exec_caught.log'
 	else:
