@@ -1826,6 +1826,56 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(steps[1].find('failure').get('message'),  # type: ignore[union-attr]
 				 'BUILD FAILED: pass_pan, skip_nopan')
 
+	def fake_steps(self, *statuses: results.Status) -> Any:
+		"""Checker.run_step as a stand-in giving step N one config of
+		@statuses[N] (with one passing case if PASS)."""
+		def run_step(checker: steps.Checker, wt: str, step: steps.Step, logs: str,
+			     configs: Any=None, fresh: bool=True) -> None:
+			status = statuses[step.number]
+			step.configs = [synthetic_config(status, {'a': 'PASS'} if status ==
+							 results.Status.PASS else {})]
+		return mock.patch.object(steps.Checker, 'run_step', run_step)
+
+	def test_broken_start_is_reported_exit_1(self) -> None:
+		with self.fake_steps(results.Status.BUILD_ERROR, results.Status.PASS,
+				     results.Status.PASS, results.Status.PASS):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 1, output)
+		self.assertIn('bisect: the start (step 0) is broken, no patch can be judged '
+			      'against it: c: build_error', output)
+		self.assertNotIn('step 1/3', output)
+
+	def test_no_tests_is_not_all_good(self) -> None:
+		no = results.Status.NO_TESTS
+		# A given series whose start runs no test is refused at once.
+		with self.fake_steps(no, no, no, no):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 2, output)
+		self.assertIn('no case passed at the start (step 0, ok (no_tests))', output)
+		self.assertNotIn('step 1/3', output)
+		# A pass that becomes no tests is a regression.
+		with self.fake_steps(results.Status.PASS, no, no, no):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 1, output)
+		self.assertIn('bisect: first bad patch: 1 ', output)
+		self.assertIn('    c: no_tests', output)
+		# --step N fails on no tests.
+		with self.fake_steps(no, no, no, no):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
+		self.assertEqual(status, 1, output)
+		# patches/ whose steps all run no test is refused; its step 0 alone is fine.
+		with self.fake_steps(no, no, no):
+			status, output = self.run_cli('bisect')
+		self.assertEqual(status, 2, output)
+		self.assertIn('no step passed any case', output)
+		with self.fake_steps(no, results.Status.PASS, results.Status.PASS):
+			status, output = self.run_cli('bisect')
+		self.assertEqual(status, 0, output)
+		self.assertIn('step 0/2 start: ok (no_tests)', output)
+		with self.fake_steps(no):
+			status, output = self.run_cli('bisect', '--step', '0')
+		self.assertEqual(status, 0, output)
+
 class MutantsTest(CheckTestCase):
 
 	def setUp(self) -> None:
@@ -2530,6 +2580,16 @@ class SignalTest(unittest.TestCase):
 			self.assertEqual(cli.main(['--tree', '/nonexistent', 'run']), 130)
 		self.assertEqual(err.getvalue(), 'pan-kunit: interrupted\n')
 
+def synthetic_config(status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
+	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
+	kunit = {'name': 'KUnit Test Group', 'sub_groups': [
+		{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
+			{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
+		 'test_cases': []}
+	return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
+				    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
+				    console_log='', exec_log='')
+
 class StepVerdictTest(unittest.TestCase):
 	"""first_bad() and regressions() on synthetic steps."""
 
@@ -2567,6 +2627,12 @@ class StepVerdictTest(unittest.TestCase):
 		# What was broken before is no regression when it stays broken.
 		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {})],
 						   [self.config(results.Status.CRASH, {})]), [])
+
+	def test_pass_to_no_tests_is_a_regression(self) -> None:
+		before = [self.config(results.Status.PASS, {'a': 'PASS'})]
+		after = [self.config(results.Status.NO_TESTS, {})]
+		self.assertEqual(bisect.regressions(before, after), ['c: no_tests'])
+		self.assertEqual(bisect.regressions(after, after), [])
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""

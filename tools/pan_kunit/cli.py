@@ -401,7 +401,17 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 			suite for s in checked for result in s.configs
 			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
 	if request.step is not None:
-		return 1 if checked[-1].bad() or checked[-1].failed() else 0
+		no_tests = any(r.status == results.Status.NO_TESTS for r in checked[-1].configs)
+		# Step 0 of patches/ hooks no suite in yet: it runs no test.
+		no_tests = no_tests and not (wanted is not None and request.step == 0)
+		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0
+	if bisect.broken(checked[0]):
+		print('bisect: the start (step 0) is broken, no patch can be judged against it: ' +
+		      ', '.join(bisect.broken(checked[0])))
+		return 1
+	if bad is None and not any(bisect.passed_any(s) for s in checked):
+		raise Error('no step passed any case: every patch would look good; check '
+			    '--filter_glob, --config and the kunitconfig')
 	if bad is None:
 		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
 		      'that passed stopped passing')
