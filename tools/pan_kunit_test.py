@@ -2151,6 +2151,16 @@ def hooks_lines(text: str) -> List[str]:
 
 class ExportMessageTest(unittest.TestCase):
 
+	def test_export_without_git_is_an_error(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			out = io.StringIO()
+			with mock.patch.dict(os.environ, {'PATH': tmp}), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['--tree', os.path.join(tmp, 'linux'), 'export',
+						   os.path.join(tmp, 'out')], repo=REPO)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertIn(tree.NO_GIT, out.getvalue())
+
 	def test_subject_prefixes(self) -> None:
 		found = export.suites(sources.load(REPO))
 		self.assertEqual({s.name: export.area(s) for s in found}, {

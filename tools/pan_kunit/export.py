@@ -87,9 +87,12 @@ def identity(repo: str) -> Identity:
 	leaves the user's configuration out on purpose)."""
 	values: Dict[str, str] = {}
 	for key in ('user.name', 'user.email'):
-		result = subprocess.run(['git', '-C', repo, 'config', key], stdout=subprocess.PIPE,
-					stderr=subprocess.PIPE, encoding='utf-8',
-					errors='surrogateescape', check=False)
+		try:
+			result = subprocess.run(['git', '-C', repo, 'config', key],
+						stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+						encoding='utf-8', errors='surrogateescape', check=False)
+		except FileNotFoundError:
+			raise Error(tree.NO_GIT) from None
 		if result.returncode not in (0, 1):  # 1: not set
 			raise Error(f'git config {key} failed:\n{result.stderr.strip()}')
 		values[key] = result.stdout.strip()
