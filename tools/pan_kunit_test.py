@@ -1742,7 +1742,7 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertRegex(output, r'bisect: first bad patch: 2 0002-[0-9a-f]{12}.patch: '
 				 'arm64: cpufeature: match with greater-than')
-		# What git says of a range, after setup and before any build.
+		# What git says of a range, before setup and any build.
 		write(self.trace, '')
 		status, output = self.run_cli('bisect', 'HEAD..nosuchbranch')
 		self.assertEqual(status, 2, output)
@@ -1767,6 +1767,21 @@ class BisectTest(CheckTestCase):
 			      f'commit:\n  commit {empty}: an empty commit, no diff for git am to apply',
 			      output)
 		self.assertEqual(self.traced('build'), [])
+
+	def test_mistyped_path_or_range_is_refused_before_setup(self) -> None:
+		with mock.patch.object(cli, 'setup') as setup:
+			for spec in ('../my-series', './my..series', 'my-series/..x', '/tmp/a..b'):
+				status, output = self.run_cli('bisect', spec)
+				self.assertEqual(status, 2, output)
+				self.assertIn(f'SERIES {spec}: no such file or directory', output)
+			status, output = self.run_cli('bisect', 'HEAD..nosuchbranch')
+			self.assertEqual(status, 2, output)
+			self.assertIn("fatal: ambiguous argument 'HEAD..nosuchbranch'", output)
+			shutil.rmtree(self.tree)
+			status, output = self.run_cli('bisect', 'refs/pan-kunit/prepared..my-series')
+			self.assertEqual(status, 2, output)
+			self.assertIn('is a git range, and there is no tree', output)
+		setup.assert_not_called()
 
 	def test_patch_that_does_not_apply_stops_and_is_named(self) -> None:
 		series = os.path.join(self.tmp, 'series')

@@ -345,12 +345,18 @@ def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-def _check_bisect(request: BisectRequest, repo: str) -> None:
+def _check_bisect(request: BisectRequest, tree_dir: str, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
-	range needs the tree, and is loaded (and --step checked) after."""
+	range needs the tree: it is refused at once without one, else read
+	now (and loaded after setup, which may update the tree's refs)."""
 	if request.series is None:
 		patches = len(sources.load(repo).patches)
 	elif series.kind(request.series) == series.Kind.GIT_RANGE:
+		if not os.path.isdir(os.path.join(tree_dir, '.git')):
+			raise Error(f'SERIES {request.series} is a git range, and there is no tree '
+				    f'{tree_dir} yet to read it in: run tools/pan-kunit setup first, '
+				    'or give a directory or an mbox')
+		series.range_commits(tree_dir, request.series)
 		return
 	else:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
@@ -624,7 +630,7 @@ def bisect_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	check_destinations(request)
 	_check_tree(args, tree_dir)
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
-	_check_bisect(request, repo)
+	_check_bisect(request, tree_dir, repo)
 	setup(tree_dir, repo, 'bisect')
 	with worktree.locked(tree_dir):
 		return run_bisect(request, tree_dir, repo)

@@ -69,7 +69,23 @@ def kind(spec: str) -> Kind:
 		raise Error(f'SERIES {spec!r} is no directory or file, and no git range BASE..TIP; '
 			    'a branch or commit alone would be its whole history, the Debian base '
 			    f'included (for a branch on the prepared tree: {tree.PREPARED_REF}..{spec})')
+	# ../my-series, ./x..y, dir/..: a path mistyped, not a range.
+	if any(side.startswith(('.', '/')) or side.endswith('/') for side in spec.split('..')):
+		raise Error(f'SERIES {spec}: no such file or directory')
 	return Kind.GIT_RANGE
+
+def range_commits(tree_dir: str, rev_range: str) -> List[str]:
+	"""The commits of the git range @rev_range of the tree, oldest first;
+	an Error when git cannot read it or it is empty."""
+	listed = tree.git(tree_dir, 'rev-list', '--reverse', '--no-merges', '--end-of-options',
+			  rev_range, check=False)
+	if listed.returncode != 0:
+		raise Error(f'SERIES {rev_range!r} is no directory or file, and git cannot read it '
+			    f'as a range of {tree_dir}:\n{listed.stderr.strip()}')
+	commits = listed.stdout.split()
+	if not commits:
+		raise Error(f'the git range {rev_range} of {tree_dir} is empty: no commit to check')
+	return commits
 
 def _git_tool(args: List[str],
 	      stdin: Optional[IO[bytes]]=None) -> 'subprocess.CompletedProcess[str]':
@@ -147,14 +163,7 @@ def _from_mbox(mbox: str, work: str) -> List[str]:
 	return paths
 
 def _from_range(tree_dir: str, rev_range: str, work: str) -> List[str]:
-	listed = tree.git(tree_dir, 'rev-list', '--reverse', '--no-merges', '--end-of-options',
-			  rev_range, check=False)
-	if listed.returncode != 0:
-		raise Error(f'SERIES {rev_range!r} is no directory or file, and git cannot read it '
-			    f'as a range of {tree_dir}:\n{listed.stderr.strip()}')
-	commits = listed.stdout.split()
-	if not commits:
-		raise Error(f'the git range {rev_range} of {tree_dir} is empty: no commit to check')
+	commits = range_commits(tree_dir, rev_range)
 	out = os.path.join(work, 'range')
 	shutil.rmtree(out, ignore_errors=True)
 	os.makedirs(out)
