@@ -1275,7 +1275,8 @@ class ProgressTest(unittest.TestCase):
 				self.assertIs(progress.get(), shown)
 				print('to stdout')
 				print('to stderr', file=sys.stderr)
-				self.assertFalse(sys.stdout.isatty())
+				self.assertIsNot(sys.stdout, out)
+				self.assertIsNot(sys.stderr, err)
 			self.assertIs(sys.stdout, out)
 			self.assertIs(sys.stderr, err)
 		self.assertIsNot(progress.get(), shown)
@@ -1403,9 +1404,12 @@ class RunTest(FakeKunitTestCase):
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
 		report = os.path.join(self.tmp, 'report.json')
 		xml = os.path.join(self.tmp, 'report.xml')
-		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
-					      '--json', report, '--junit', xml)
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
+						      '--json', report, '--junit', xml)
 		self.assertEqual(status, 1, output)
+		self.assertEqual(read(tally), 'run: 8 passed, 4 failed\n')
 		table = output.index('\nsuite (passed/failed/skipped)')
 		for config in ('pass_pan', 'skip_nopan'):
 			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
@@ -1425,6 +1429,12 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual([(s.get('name'), s.get('failures')) for s in suites], [
 			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
 			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
+
+	def test_no_tests_is_a_failure(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'notests\n')
+		status, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertRegex(output, r'\nboot pass_pan: no_tests \([0-9.]+ s\)\n')
 
 	@from_scratch
 	def test_unwritable_destination_is_refused_before_anything_runs(self) -> None:
@@ -2594,16 +2604,21 @@ class CcacheTest(unittest.TestCase):
 class SignalTest(unittest.TestCase):
 
 	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:
-		previous = signal.getsignal(signal.SIGTERM)
-		self.addCleanup(signal.signal, signal.SIGTERM, previous)
-		def _killed(*args: Any) -> int:
-			os.kill(os.getpid(), signal.SIGTERM)
-			return 0
-		err = io.StringIO()
-		with mock.patch.object(cli, 'run', side_effect=_killed), \
-		     contextlib.redirect_stderr(err):
-			self.assertEqual(cli.main(['--tree', '/nonexistent', 'run']), 130)
-		self.assertEqual(err.getvalue(), 'pan-kunit: interrupted\n')
+		# In a child process: without the handler, SIGTERM kills it, not
+		# the whole unittest run.
+		child = ('import os, signal, sys\n'
+			 'from unittest import mock\n'
+			 'from pan_kunit import cli\n'
+			 'def killed(*args):\n'
+			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
+			 '\treturn 0\n'
+			 'with mock.patch.object(cli, "run", side_effect=killed):\n'
+			 '\tsys.exit(cli.main(["--tree", "/nonexistent", "run"]))\n')
+		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
+					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+					timeout=60, check=False)
+		self.assertEqual(result.returncode, 130, result.stderr)
+		self.assertEqual(result.stderr, 'pan-kunit: interrupted\n')
 
 def synthetic_config(status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
 	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
@@ -2653,11 +2668,43 @@ class StepVerdictTest(unittest.TestCase):
 		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {})],
 						   [self.config(results.Status.CRASH, {})]), [])
 
+	def test_no_tests_is_a_junit_error(self) -> None:
+		(suite,) = junit.config_suites(synthetic_config(results.Status.NO_TESTS, {}))
+		error = suite.find('testcase/error')
+		assert error is not None
+		self.assertEqual((error.get('type'), error.get('message')), ('no_tests', 'no test ran'))
+
 	def test_pass_to_no_tests_is_a_regression(self) -> None:
 		before = [self.config(results.Status.PASS, {'a': 'PASS'})]
 		after = [self.config(results.Status.NO_TESTS, {})]
 		self.assertEqual(bisect.regressions(before, after), ['c: no_tests'])
 		self.assertEqual(bisect.regressions(after, after), [])
+
+class JudgeByGroupsTest(TempDirTestCase):
+	"""mutants.judge_by_groups() with runner.run as a stand-in."""
+
+	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
+		matrix = [mock.Mock(), mock.Mock()]
+		matrix[0].name, matrix[1].name = 'a', 'b'
+		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
+			     outputs: runner.Outputs, **kwargs: Any) -> List[results.ConfigResult]:
+			console = os.path.join(outputs.exec_dir(configs[0]), 'test.log')
+			os.makedirs(os.path.dirname(console))
+			write(console, 'boot\n')
+			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
+		wt = os.path.join(self.tmp, 'wt')
+		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
+		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
+		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
+			mutants.judge_by_groups(checker, wt, mutant, 1, {'arm64_s'})
+		self.assertEqual(mutant.verdict, mutants.Verdict.SURVIVED)
+		assert mutant.logs is not None
+		for name in ('a', 'b'):
+			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
+					name)
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
