@@ -1054,11 +1054,12 @@ class ResultsTest(unittest.TestCase):
 			top = ET.parse(path).getroot()
 		self.assertEqual(top.tag, 'testsuites')
 		suites = {s.get('name'): s for s in top.findall('testsuite')}
-		self.assertEqual(sorted(suites), [
+		self.assertEqual(sorted(suites), ['linux-6.1.192/' + name for name in (
 			'a_fail/arm64_cpufeature_field', 'a_fail/arm64_cpufeature_match',
 			'b_skips/arm64_cpufeature_field', 'b_skips/arm64_cpufeature_match',
 			'c_panic', 'c_panic/arm64_cpufeature_field', 'c_panic/arm64_cpufeature_match',
-			'd_broken', 'e_hang'])
+			'd_broken', 'e_hang')])
+		suites = {(name or '')[len('linux-6.1.192/'):]: suite for name, suite in suites.items()}
 		def counts(element: ET.Element) -> Tuple[str, ...]:
 			return tuple(element.get(a, '') for a in ('tests', 'failures', 'errors', 'skipped'))
 		self.assertEqual(counts(top), ('19', '2', '4', '3'))
@@ -1070,7 +1071,7 @@ class ResultsTest(unittest.TestCase):
 			'git_branch': 'pan-kunit', 'config': 'a_fail', 'cpu': 'cortex-a57',
 			'qemu_config': '/r/qemu_configs/a_fail.py', 'status': 'fail'})
 		cases = {c.get('name'): c for c in field.findall('testcase')}
-		self.assertEqual({c.get('classname') for c in cases.values()}, {'arm64_cpufeature_field'})
+		self.assertEqual({c.get('classname') for c in cases.values()}, {'a_fail.arm64_cpufeature_field'})
 		self.assertEqual(sorted(cases), [
 			'cpuid_feature_extract_field_width_every_width',
 			'cpuid_feature_extract_signed_field_every_position.bits [3:0]',
@@ -1427,8 +1428,12 @@ class RunTest(FakeKunitTestCase):
 				 [[FIELD_PARAM_FAILED, MATCH_CASE_FAILED]] * 2)
 		suites = ET.parse(xml).getroot().findall('testsuite')
 		self.assertEqual([(s.get('name'), s.get('failures')) for s in suites], [
-			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
-			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
+			(f'linux-6.1.192/{config}/{suite}', '1') for config in ('pass_pan', 'skip_nopan')
+			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
+		# The same case of two configs is two cases.
+		self.assertEqual(sorted({c.get('classname') or '' for s in suites for c in s.findall('testcase')}), [
+			f'{config}.{suite}' for config in ('pass_pan', 'skip_nopan')
+			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
 
 	def test_no_tests_is_a_failure(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'notests\n')
@@ -1682,6 +1687,18 @@ class BisectTest(CheckTestCase):
 		self.assertIn('/* my uncommitted edit */', read(cpufeature))
 		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
 
+	def test_junit_of_patches_dir_has_no_error_at_step_0(self) -> None:
+		xml = os.path.join(self.tmp, 'bisect.xml')
+		with self.fake_steps(results.Status.NO_TESTS, results.Status.PASS, results.Status.PASS):
+			status, output = self.run_cli('bisect', '--junit', xml)
+		self.assertEqual(status, 0, output)
+		self.assertIn('step 0/2 start: ok (no_tests)', output)
+		top = ET.parse(xml).getroot()
+		self.assertEqual(top.get('errors'), '0')
+		step_0 = [s for s in top.findall('testsuite')
+			  if (s.get('name') or '').startswith('step-00/')]
+		self.assertEqual([s.get('skipped') for s in step_0], ['1'])
+
 	def test_progress_on_a_terminal(self) -> None:
 		out = TtyStringIO()
 		with mock.patch.dict(os.environ, {'COLUMNS': '300'}), contextlib.redirect_stdout(out), \
@@ -1840,11 +1857,11 @@ class BisectTest(CheckTestCase):
 			      read(step_1['configs'][0]['files']['build_log']))
 		suites = {s.get('name'): s for s in ET.parse(xml).getroot().findall('testsuite')}
 		self.assertEqual(sorted(suites), [
-			'bisect', 'step-00/pass_pan/arm64_cpufeature_field',
-			'step-00/pass_pan/arm64_cpufeature_match',
-			'step-00/skip_nopan/arm64_cpufeature_field',
-			'step-00/skip_nopan/arm64_cpufeature_match',
-			'step-01/pass_pan', 'step-01/skip_nopan'])
+			'bisect', 'step-00/linux-6.1.192/pass_pan/arm64_cpufeature_field',
+			'step-00/linux-6.1.192/pass_pan/arm64_cpufeature_match',
+			'step-00/linux-6.1.192/skip_nopan/arm64_cpufeature_field',
+			'step-00/linux-6.1.192/skip_nopan/arm64_cpufeature_match',
+			'step-01/linux-6.1.192/pass_pan', 'step-01/linux-6.1.192/skip_nopan'])
 		steps = suites['bisect'].findall('testcase')
 		self.assertEqual([(c.get('name'), c.find('failure') is not None) for c in steps],
 				 [('step 0 start', False), ('step 1 0001-break-the-build.patch', True)])
@@ -1996,7 +2013,7 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual([(c.get('name'), [e.tag for e in c]) for c in verdicts], [
 			('killed', []), ('pending', ['skipped'])])
 		self.assertEqual(sorted(s.get('name') or '' for s in top.findall('testsuite'))[0],
-				 'baseline/pass_pan/arm64_cpufeature_field')
+				 'baseline/linux-6.1.192/pass_pan/arm64_cpufeature_field')
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
 		self.assertIn('unknown --only nonesuch; the mutants in', output)
@@ -2673,6 +2690,16 @@ class StepVerdictTest(unittest.TestCase):
 		error = suite.find('testcase/error')
 		assert error is not None
 		self.assertEqual((error.get('type'), error.get('message')), ('no_tests', 'no test ran'))
+
+	def test_junit_failed_config_without_cases_and_expected_no_tests(self) -> None:
+		(suite,) = junit.config_suites(synthetic_config(results.Status.FAIL, {}))
+		self.assertEqual(suite.get('name'), 'linux/c')
+		failure = suite.find('testcase/failure')
+		assert failure is not None
+		self.assertEqual(failure.get('message'), junit.NO_CASE_FAILED[1])
+		(suite,) = junit.config_suites(synthetic_config(results.Status.NO_TESTS, {}),
+					       'step-00', no_tests_expected=True)
+		self.assertEqual((suite.get('errors'), suite.get('skipped')), ('0', '1'))
 
 	def test_pass_to_no_tests_is_a_regression(self) -> None:
 		before = [self.config(results.Status.PASS, {'a': 'PASS'})]

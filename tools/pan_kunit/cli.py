@@ -405,7 +405,10 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 		junit.write(request.junit, junit.document('pan-kunit bisect', [
 			junit.checks_suite('bisect', checks)] + [
 			suite for s in checked for result in s.configs
-			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
+			for suite in junit.config_suites(result, f'step-{s.number:02d}',
+							 # patches/ hooks no suite in at step 0
+							 no_tests_expected=wanted is not None and
+							 s.number == 0)]))
 	if request.step is not None:
 		no_tests = any(r.status == results.Status.NO_TESTS for r in checked[-1].configs)
 		# Step 0 of patches/ hooks no suite in yet: it runs no test.
