@@ -548,6 +548,16 @@ class SeriesTest(unittest.TestCase):
 		patches = series.load(directory, '', self.tmp)
 		self.assertEqual(patches[0].subject, 'arm64: cpufeature: name the EPAN level')
 
+	def test_encoded_subject_is_decoded(self) -> None:
+		directory = self.series_dir()
+		text = read(test_data_path('series_demo', DEMO_1))
+		encoded = re.sub(r'^Subject: .*$', 'Subject: [PATCH 1/3] =?UTF-8?q?arm64:_cpufeature:'
+				 '_name_the_EPAN_level_=E2=80=94_caf=C3=A9?=', text, count=1, flags=re.M)
+		self.assertNotEqual(encoded, text)
+		write(os.path.join(directory, DEMO_1), encoded)
+		(patch,) = series.load(directory, '', self.tmp)
+		self.assertEqual(patch.subject, 'arm64: cpufeature: name the EPAN level \u2014 caf\u00e9')
+
 	def test_without_series_file_by_name_and_only_patches(self) -> None:
 		directory = self.series_dir(DEMO_2, DEMO_1)
 		write(os.path.join(directory, 'README'), 'not a patch\n')

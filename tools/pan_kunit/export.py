@@ -36,11 +36,10 @@
 import os
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, hooks, tree
+from pan_kunit import Error, hooks, series, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.worktree import apply, reset
 
@@ -112,17 +111,8 @@ class Mail:
 	trailers: List[str]
 
 def mailinfo(patch: str) -> Mail:
-	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as tmp:
-		msg, diff = os.path.join(tmp, 'msg'), os.path.join(tmp, 'patch')
-		with open(patch, 'rb') as mail:
-			result = subprocess.run(['git', 'mailinfo', '-u', msg, diff], stdin=mail,
-						stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-						encoding='utf-8', errors='replace', check=False)
-		if result.returncode != 0:
-			raise Error(f'git mailinfo {patch} failed:\n{result.stderr.strip()}')
-		with open(msg, encoding='utf-8', errors='replace') as f:
-			body = f.read()
-	headers = dict(line.split(': ', 1) for line in result.stdout.splitlines() if ': ' in line)
+	info = series.mailinfo(patch)
+	headers, body = info.headers, info.message
 	paragraphs = [p.strip('\n') for p in re.split(r'\n[ \t]*\n', body) if p.strip()]
 	trailers: List[str] = []
 	if paragraphs and all(TRAILER.match(l) for l in paragraphs[-1].splitlines()):

@@ -6,12 +6,11 @@
 # name the report gives it and its subject.
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import IO, List, Optional, Tuple
+from typing import IO, Dict, List, Optional, Tuple
 
 from pan_kunit import Error, StrEnum, tree
 
@@ -21,22 +20,31 @@ class Patch:
 	name: str     # how the report names it
 	subject: str
 
+@dataclass
+class MailInfo:
+	"""A patch mail as git mailinfo (as git am) reads it: headers decoded
+	(RFC 2047) and the subject without its [PATCH n/m], the message, UTF-8."""
+	headers: Dict[str, str]
+	message: str
+
+def mailinfo(path: str) -> MailInfo:
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
+		message, diff = os.path.join(scratch, 'message'), os.path.join(scratch, 'diff')
+		try:
+			with open(path, 'rb') as mail:
+				result = _git_tool(['mailinfo', '-u', message, diff], stdin=mail)
+		except OSError as e:
+			raise Error(f'cannot read {path}: {e.strerror}')
+		if result.returncode != 0:
+			raise Error(f'git mailinfo {path} failed:\n{result.stderr.strip()}')
+		with open(message, encoding='utf-8', errors='replace') as f:
+			body = f.read()
+	headers = dict(line.split(': ', 1) for line in result.stdout.splitlines() if ': ' in line)
+	return MailInfo(headers, body)
+
 def subject(path: str) -> str:
-	"""The Subject: of a patch mail, unfolded, without its [PATCH n/m]."""
-	lines: List[str] = []
-	try:
-		with open(path, errors='backslashreplace') as f:
-			for line in f:
-				line = line.rstrip('\n')
-				if lines and line[:1] in (' ', '\t'):
-					lines.append(line.strip())
-				elif lines or not line:
-					break
-				elif line.lower().startswith('subject:'):
-					lines.append(line[len('subject:'):].strip())
-	except OSError as e:
-		raise Error(f'cannot read {path}: {e.strerror}')
-	return re.sub(r'^\[[^]]*\]\s*', '', ' '.join(lines))
+	"""The Subject: of a patch mail, decoded, without its [PATCH n/m]."""
+	return mailinfo(path).headers.get('Subject', '').strip()
 
 def patch(path: str) -> Patch:
 	"""The patch file at @path, named by its file name."""
