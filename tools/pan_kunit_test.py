@@ -590,6 +590,13 @@ class SeriesTest(unittest.TestCase):
 		with self.assertRaisesRegex(Error, f'SERIES {mbox}: git am cannot take this patch:\n'
 					    f'  mail 2 of {mbox}: a mail with no diff'):
 			self.load(mbox)
+		with self.assertRaises(Error) as e:
+			self.load(test_data_path('unusable', 'plain.diff'))
+		self.assertEqual(str(e.exception), f'SERIES {test_data_path("unusable", "plain.diff")}: '
+				 'git am cannot take this patch:\n'
+				 f'  {test_data_path("unusable", "plain.diff")}: no From: line with an '
+				 'e-mail address: git am takes a mail, not a plain diff (git format-patch '
+				 'makes one)')
 		write(mbox, '')
 		with self.assertRaisesRegex(Error, f"error: empty mbox: '{mbox}'"):
 			self.load(mbox)
@@ -1467,6 +1474,17 @@ class RunTest(FakeKunitTestCase):
 				self.assertEqual(out.getvalue(), f'pan-kunit: error: cannot write {option} '
 						 f'{path}: {why}\n')
 				setup.assert_not_called()
+		same = os.path.join(self.tmp, 'report')
+		for command in ('run', 'bisect', 'mutants'):
+			out = io.StringIO()
+			with mock.patch.object(cli, 'setup') as setup, \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['--tree', self.tree, command, '--json', same,
+						   '--junit', os.path.join(self.tmp, '.', 'report')],
+						  repo=self.repo)
+			self.assertEqual(status, 2, out.getvalue())
+			self.assertIn('are one file: give each its own', out.getvalue())
+			setup.assert_not_called()
 		self.assertFalse(os.path.exists(self.tree))
 
 	def test_stale_results_are_never_read(self) -> None:

@@ -302,7 +302,14 @@ def run_lkdtm(request: BootRequest, tree_dir: str, repo: str) -> int:
 
 def check_destinations(request: ReportRequest) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before
-	anything runs: its directory must exist and be writable."""
+	anything runs: its directory must exist and be writable, and the two
+	must not be one file."""
+	if request.json and request.junit and (
+			os.path.abspath(request.json) == os.path.abspath(request.junit) or
+			os.path.exists(request.json) and os.path.exists(request.junit) and
+			os.path.samefile(request.json, request.junit)):
+		raise Error(f'--json {request.json} and --junit {request.junit} are one file: '
+			    'give each its own')
 	for option, path in (('json', request.json), ('junit', request.junit)):
 		if not path:
 			continue

@@ -164,6 +164,9 @@ def _from_mbox(mbox: str, work: str) -> List[str]:
 	os.makedirs(out)
 	result = _git_tool(['mailsplit', '-o' + out, mbox])
 	if result.returncode != 0:
+		# A plain diff is a "corrupt mailbox" to mailsplit: say why.
+		if os.path.getsize(mbox) > 0:
+			_refuse_unusable(mbox, [(mbox, mbox)])
 		raise Error(f'git mailsplit {mbox} failed:\n{result.stderr.strip()}')
 	paths = [os.path.join(out, n) for n in sorted(os.listdir(out))]
 	if not paths:
