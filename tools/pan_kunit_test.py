@@ -1452,6 +1452,15 @@ class RunTest(FakeKunitTestCase):
 			f'{config}.{suite}' for config in ('pass_pan', 'skip_nopan')
 			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
 
+	def test_record_says_the_tree_was_dirty(self) -> None:
+		report = os.path.join(self.tmp, 'report.json')
+		self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report)[0], 0)
+		self.assertIs(json.loads(read(report))['configs'][0]['git_dirty'], False)
+		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
+		write(cpufeature, read(cpufeature) + '/* my uncommitted edit */\n')
+		self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report)[0], 0)
+		self.assertIs(json.loads(read(report))['configs'][0]['git_dirty'], True)
+
 	def test_no_tests_is_a_failure(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'notests\n')
 		status, output = self.run_cli('--config', 'pass_pan')
