@@ -203,7 +203,7 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(cli.run_request(args), cli.RunRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
 			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
-			junit=None, raw_output=False))
+			junit=None, raw_output=None))
 		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
 		request = cli.bisect_request(args)
 		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
@@ -1582,12 +1582,17 @@ class RunTest(FakeKunitTestCase):
 
 	def test_raw_output_prints_every_console(self) -> None:
 		status, output = self.run_cli('--config', 'builderror_pan', '--config', 'pass_pan',
-					      '--raw_output')
+					      '--raw_output=all')
 		self.assertEqual(status, 1, output)
 		console = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan', 'test.log')
 		self.assertIn(f'--- builderror_pan: not booted (build_error)\n'
 			      f'--- pass_pan: console ({console})\n' +
 			      read(test_data_path('console', 'pass.log')), output)
+		# Bare, as kunit.py's: from the KTAP header on.
+		status, output = self.run_cli('--config', 'pass_pan', '--raw_output')
+		self.assertEqual(status, 0, output)
+		self.assertNotIn('Booting Linux on physical CPU', output)
+		self.assertRegex(output, f'--- pass_pan: console \\({re.escape(console)}\\)\n\\[ *[0-9.]+\\] KTAP version')
 		status, output = self.run_cli('--config', 'pass_pan')
 		self.assertNotIn('Booting Linux on physical CPU', output)
 

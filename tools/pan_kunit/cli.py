@@ -130,9 +130,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	run_parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
 				help='the same as --filter_glob')
 	_add_kunit_options(run_parser, filter_glob=True)
-	run_parser.add_argument('--raw_output', action='store_true',
-				help='also print the console of every boot, as kunit.py '
-				'--raw_output=all does')
+	run_parser.add_argument('--raw_output', nargs='?', const='kunit', default=None,
+				choices=['all', 'kunit'],
+				help='also print the console of every boot, as kunit.py does: '
+				'all of it (all), or from the KTAP header on (kunit, the default)')
 	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
 	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
 	subparsers.choices['parse'].add_argument(
@@ -177,7 +178,7 @@ class ReportRequest(BootRequest):
 
 @dataclass
 class RunRequest(ReportRequest):
-	raw_output: bool       # print every boot's console too
+	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
 
 @dataclass
 class BisectRequest(ReportRequest):
@@ -256,14 +257,20 @@ def _matrix(request: BootRequest, repo: str,
 	return [configs.load(repo, name, kunit_dir)
 		for name in configs.select(repo, request.configs)]
 
-def _print_console(result: results.ConfigResult) -> None:
-	"""--raw_output: the console of @result's boot, as it came."""
+def _print_console(result: results.ConfigResult, what: str='all') -> None:
+	"""--raw_output: the console of @result's boot, as it came (@what
+	'all'), or from its KTAP header on ('kunit')."""
 	if result.elapsed is None:
 		print(f'--- {result.name}: not booted ({result.status})')
 		return
 	console = results.read_text(result.console_log)
 	print(f'--- {result.name}: console ({result.console_log})' if console is not None else
 	      f'--- {result.name}: no console ({result.console_log} is missing)')
+	if console and what == 'kunit':
+		lines = console.splitlines(keepends=True)
+		start = next((i for i, line in enumerate(lines)
+			      if results.KTAP_HEADER.search(line)), len(lines))
+		console = ''.join(lines[start:])
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
@@ -277,7 +284,7 @@ def run(request: RunRequest, tree_dir: str, repo: str) -> int:
 				 options=request.options, fragments=fragments(repo))
 	if request.raw_output:
 		for result in result_list:
-			_print_console(result)
+			_print_console(result, request.raw_output)
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
