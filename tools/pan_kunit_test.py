@@ -2254,13 +2254,13 @@ class ExportMessageTest(unittest.TestCase):
 		pan = [s for s in found if s.name == 'arm64_pan'][0]
 		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
 						      'Signed-off-by: Z <z@example.org>'),
-				 'arm64: mm: add the arm64_pan KUnit suite\n\n'
+				 'arm64: mm: Add the arm64_pan KUnit suite\n\n'
 				 'KUnit tests of Privileged Access Never (PAN) on the running kernel.\n\n'
 				 'The suite is arm64_pan, in fault_pan_test.c; CONFIG_ARM64_PAN_KUNIT_TEST\n'
 				 'builds it.\n\nWhy.\n\nSigned-off-by: Z <z@example.org>\n')
 		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
 		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
-			'arm64: alternative: add the arm64_alternative KUnit suite\n'))
+			'arm64: alternative: Add the arm64_alternative KUnit suite\n'))
 		self.assertIn('The suite is arm64_alternative, in alternative_test.c,\n'
 			      'alternative_test.h and alternative_test_asm.S.\n',
 			      export.suite_message(alternative, [], [], ''))
@@ -2321,8 +2321,8 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(names, [
 			'0000-cover-letter.patch',
 			'0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
-			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
-			'0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
 		for name in names:
 			self.assert_from_zoe(name)
 		for name in names[1:]:
@@ -2351,9 +2351,9 @@ class ExportTest(CheckTestCase):
 			      read(os.path.join(self.out, names[3])))
 		self.assertEqual(output.count('checkpatch --strict: clean'), 3)
 		# Every prefix, from the bare base, was built and booted.
-		self.assertIn('step 3/3 0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
+		self.assertIn('step 3/3 0003-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
 			      'ok', output)
-		self.assertIn('step 2/3 0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch: '
+		self.assertIn('step 2/3 0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch: '
 			      'ok', output)
 		self.assertIn('step 0/3 start: ok', output)
 
@@ -2363,9 +2363,9 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(status, 0, output)
 		names = self.exported()
 		self.assertEqual(names[2:], [
-			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
-			'0003-arm64-cpucap-add-the-arm64_cpucap_fake-KUnit-suite.patch',
-			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-cpucap-Add-the-arm64_cpucap_fake-KUnit-suite.patch',
+			'0004-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
 		fake, cpucap = (read(os.path.join(self.out, n)) for n in names[2:4])
 		self.assertNotIn('CPUCAP', fake)
 		self.assertIn('\n\nARM64_CPUFEATURE_FAKE_KUNIT_TEST builds cpufeature_fake_test.c, which\n'

@@ -14,7 +14,7 @@
 #                                       refactor 0003): it stays before
 #                                       the suites that need it
 #   a patch that hooks in one suite     one patch: its lines and the
-#                                       suite's files, "arm64: AREA: add
+#                                       suite's files, "arm64: AREA: Add
 #                                       the SUITE KUnit suite"
 #   a patch that hooks in N suites      N such patches, cut by hooks.py
 #                                       (0001, 0004): the first holds the
@@ -181,7 +181,7 @@ def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
 	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
 	body = ([_wrap(suite.summary)] if suite.summary else []) + [
 		_wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
-	return (f'arm64: {area(suite)}: add the {suite.name} KUnit suite\n\n' +
+	return (f'arm64: {area(suite)}: Add the {suite.name} KUnit suite\n\n' +
 		'\n\n'.join(body) + f'\n\n{signed_off_by}\n')
 
 def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
@@ -282,7 +282,7 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			    'adds each suite with the patch that builds it')
 	write_files(worktree, {TREE_KUNITCONFIG: sources.suites[TREE_KUNITCONFIG]})
 	_commit(worktree, who, [TREE_KUNITCONFIG],
-		'arm64: kernel: add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
+		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
 			'--kunitconfig=arch/arm64/kernel" builds and runs every suite of this '
 			'series.') + f'\n\n{who.signed_off_by()}\n')
