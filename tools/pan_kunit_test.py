@@ -205,7 +205,7 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(cli.run_request(args), cli.RunRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
 			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
-			junit=None, raw_output=False))
+			junit=None, raw_output=None))
 		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
 		request = cli.bisect_request(args)
 		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
@@ -550,6 +550,16 @@ class SeriesTest(unittest.TestCase):
 		patches = series.load(directory, '', self.tmp)
 		self.assertEqual(patches[0].subject, 'arm64: cpufeature: name the EPAN level')
 
+	def test_encoded_subject_is_decoded(self) -> None:
+		directory = self.series_dir()
+		text = read(test_data_path('series_demo', DEMO_1))
+		encoded = re.sub(r'^Subject: .*$', 'Subject: [PATCH 1/3] =?UTF-8?q?arm64:_cpufeature:'
+				 '_name_the_EPAN_level_=E2=80=94_caf=C3=A9?=', text, count=1, flags=re.M)
+		self.assertNotEqual(encoded, text)
+		write(os.path.join(directory, DEMO_1), encoded)
+		(patch,) = series.load(directory, '', self.tmp)
+		self.assertEqual(patch.subject, 'arm64: cpufeature: name the EPAN level \u2014 caf\u00e9')
+
 	def test_without_series_file_by_name_and_only_patches(self) -> None:
 		directory = self.series_dir(DEMO_2, DEMO_1)
 		write(os.path.join(directory, 'README'), 'not a patch\n')
@@ -582,6 +592,13 @@ class SeriesTest(unittest.TestCase):
 		with self.assertRaisesRegex(Error, f'SERIES {mbox}: git am cannot take this patch:\n'
 					    f'  mail 2 of {mbox}: a mail with no diff'):
 			self.load(mbox)
+		with self.assertRaises(Error) as e:
+			self.load(test_data_path('unusable', 'plain.diff'))
+		self.assertEqual(str(e.exception), f'SERIES {test_data_path("unusable", "plain.diff")}: '
+				 'git am cannot take this patch:\n'
+				 f'  {test_data_path("unusable", "plain.diff")}: no From: line with an '
+				 'e-mail address: git am takes a mail, not a plain diff (git format-patch '
+				 'makes one)')
 		write(mbox, '')
 		with self.assertRaisesRegex(Error, f"error: empty mbox: '{mbox}'"):
 			self.load(mbox)
@@ -1056,11 +1073,12 @@ class ResultsTest(unittest.TestCase):
 			top = ET.parse(path).getroot()
 		self.assertEqual(top.tag, 'testsuites')
 		suites = {s.get('name'): s for s in top.findall('testsuite')}
-		self.assertEqual(sorted(suites), [
+		self.assertEqual(sorted(suites), ['linux-6.1.192/' + name for name in (
 			'a_fail/arm64_cpufeature_field', 'a_fail/arm64_cpufeature_match',
 			'b_skips/arm64_cpufeature_field', 'b_skips/arm64_cpufeature_match',
 			'c_panic', 'c_panic/arm64_cpufeature_field', 'c_panic/arm64_cpufeature_match',
-			'd_broken', 'e_hang'])
+			'd_broken', 'e_hang')])
+		suites = {(name or '')[len('linux-6.1.192/'):]: suite for name, suite in suites.items()}
 		def counts(element: ET.Element) -> Tuple[str, ...]:
 			return tuple(element.get(a, '') for a in ('tests', 'failures', 'errors', 'skipped'))
 		self.assertEqual(counts(top), ('19', '2', '4', '3'))
@@ -1072,7 +1090,7 @@ class ResultsTest(unittest.TestCase):
 			'git_branch': 'pan-kunit', 'config': 'a_fail', 'cpu': 'cortex-a57',
 			'qemu_config': '/r/qemu_configs/a_fail.py', 'status': 'fail'})
 		cases = {c.get('name'): c for c in field.findall('testcase')}
-		self.assertEqual({c.get('classname') for c in cases.values()}, {'arm64_cpufeature_field'})
+		self.assertEqual({c.get('classname') for c in cases.values()}, {'a_fail.arm64_cpufeature_field'})
 		self.assertEqual(sorted(cases), [
 			'cpuid_feature_extract_field_width_every_width',
 			'cpuid_feature_extract_signed_field_every_position.bits [3:0]',
@@ -1277,7 +1295,8 @@ class ProgressTest(unittest.TestCase):
 				self.assertIs(progress.get(), shown)
 				print('to stdout')
 				print('to stderr', file=sys.stderr)
-				self.assertFalse(sys.stdout.isatty())
+				self.assertIsNot(sys.stdout, out)
+				self.assertIsNot(sys.stderr, err)
 			self.assertIs(sys.stdout, out)
 			self.assertIs(sys.stderr, err)
 		self.assertIsNot(progress.get(), shown)
@@ -1449,9 +1468,12 @@ class RunTest(FakeKunitTestCase):
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
 		report = os.path.join(self.tmp, 'report.json')
 		xml = os.path.join(self.tmp, 'report.xml')
-		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
-					      '--json', report, '--junit', xml)
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
+						      '--json', report, '--junit', xml)
 		self.assertEqual(status, 1, output)
+		self.assertEqual(read(tally), 'run: 8 passed, 4 failed\n')
 		table = output.index('\nsuite (passed/failed/skipped)')
 		for config in ('pass_pan', 'skip_nopan'):
 			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
@@ -1469,8 +1491,27 @@ class RunTest(FakeKunitTestCase):
 				 [[FIELD_PARAM_FAILED, MATCH_CASE_FAILED]] * 2)
 		suites = ET.parse(xml).getroot().findall('testsuite')
 		self.assertEqual([(s.get('name'), s.get('failures')) for s in suites], [
-			('pass_pan/arm64_cpufeature_field', '1'), ('pass_pan/arm64_cpufeature_match', '1'),
-			('skip_nopan/arm64_cpufeature_field', '1'), ('skip_nopan/arm64_cpufeature_match', '1')])
+			(f'linux-6.1.192/{config}/{suite}', '1') for config in ('pass_pan', 'skip_nopan')
+			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
+		# The same case of two configs is two cases.
+		self.assertEqual(sorted({c.get('classname') or '' for s in suites for c in s.findall('testcase')}), [
+			f'{config}.{suite}' for config in ('pass_pan', 'skip_nopan')
+			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
+
+	def test_record_says_the_tree_was_dirty(self) -> None:
+		report = os.path.join(self.tmp, 'report.json')
+		self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report)[0], 0)
+		self.assertIs(json.loads(read(report))['configs'][0]['git_dirty'], False)
+		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
+		write(cpufeature, read(cpufeature) + '/* my uncommitted edit */\n')
+		self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report)[0], 0)
+		self.assertIs(json.loads(read(report))['configs'][0]['git_dirty'], True)
+
+	def test_no_tests_is_a_failure(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'notests\n')
+		status, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertRegex(output, r'\nboot pass_pan: no_tests \([0-9.]+ s\)\n')
 
 	@from_scratch
 	def test_unwritable_destination_is_refused_before_anything_runs(self) -> None:
@@ -1488,6 +1529,17 @@ class RunTest(FakeKunitTestCase):
 				self.assertEqual(out.getvalue(), f'pan-kunit: error: cannot write {option} '
 						 f'{path}: {why}\n')
 				setup.assert_not_called()
+		same = os.path.join(self.tmp, 'report')
+		for command in ('run', 'bisect', 'mutants'):
+			out = io.StringIO()
+			with mock.patch.object(cli, 'setup') as setup, \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['--tree', self.tree, command, '--json', same,
+						   '--junit', os.path.join(self.tmp, '.', 'report')],
+						  repo=self.repo)
+			self.assertEqual(status, 2, out.getvalue())
+			self.assertIn('are one file: give each its own', out.getvalue())
+			setup.assert_not_called()
 		self.assertFalse(os.path.exists(self.tree))
 
 	def test_stale_results_are_never_read(self) -> None:
@@ -1584,12 +1636,17 @@ class RunTest(FakeKunitTestCase):
 
 	def test_raw_output_prints_every_console(self) -> None:
 		status, output = self.run_cli('--config', 'builderror_pan', '--config', 'pass_pan',
-					      '--raw_output')
+					      '--raw_output=all')
 		self.assertEqual(status, 1, output)
 		console = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan', 'test.log')
 		self.assertIn(f'--- builderror_pan: not booted (build_error)\n'
 			      f'--- pass_pan: console ({console})\n' +
 			      read(test_data_path('console', 'pass.log')), output)
+		# Bare, as kunit.py's: from the KTAP header on.
+		status, output = self.run_cli('--config', 'pass_pan', '--raw_output')
+		self.assertEqual(status, 0, output)
+		self.assertNotIn('Booting Linux on physical CPU', output)
+		self.assertRegex(output, f'--- pass_pan: console \\({re.escape(console)}\\)\n\\[ *[0-9.]+\\] KTAP version')
 		status, output = self.run_cli('--config', 'pass_pan')
 		self.assertNotIn('Booting Linux on physical CPU', output)
 
@@ -1728,6 +1785,18 @@ class BisectTest(CheckTestCase):
 		self.assertIn('/* my uncommitted edit */', read(cpufeature))
 		self.assertNotIn('greater-than', self.git('log', '--format=%s', '--branches', '--tags'))
 
+	def test_junit_of_patches_dir_has_no_error_at_step_0(self) -> None:
+		xml = os.path.join(self.tmp, 'bisect.xml')
+		with self.fake_steps(results.Status.NO_TESTS, results.Status.PASS, results.Status.PASS):
+			status, output = self.run_cli('bisect', '--junit', xml)
+		self.assertEqual(status, 0, output)
+		self.assertIn('step 0/2 start: ok (no_tests)', output)
+		top = ET.parse(xml).getroot()
+		self.assertEqual(top.get('errors'), '0')
+		step_0 = [s for s in top.findall('testsuite')
+			  if (s.get('name') or '').startswith('step-00/')]
+		self.assertEqual([s.get('skipped') for s in step_0], ['1'])
+
 	def test_progress_on_a_terminal(self) -> None:
 		out = TtyStringIO()
 		with mock.patch.dict(os.environ, {'COLUMNS': '300'}), contextlib.redirect_stdout(out), \
@@ -1798,7 +1867,7 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertRegex(output, r'bisect: first bad patch: 2 0002-[0-9a-f]{12}.patch: '
 				 'arm64: cpufeature: match with greater-than')
-		# What git says of a range, after setup and before any build.
+		# What git says of a range, before setup and any build.
 		write(self.trace, '')
 		status, output = self.run_cli('bisect', 'HEAD..nosuchbranch')
 		self.assertEqual(status, 2, output)
@@ -1823,6 +1892,21 @@ class BisectTest(CheckTestCase):
 			      f'commit:\n  commit {empty}: an empty commit, no diff for git am to apply',
 			      output)
 		self.assertEqual(self.traced('build'), [])
+
+	def test_mistyped_path_or_range_is_refused_before_setup(self) -> None:
+		with mock.patch.object(cli, 'setup') as setup:
+			for spec in ('../my-series', './my..series', 'my-series/..x', '/tmp/a..b'):
+				status, output = self.run_cli('bisect', spec)
+				self.assertEqual(status, 2, output)
+				self.assertIn(f'SERIES {spec}: no such file or directory', output)
+			status, output = self.run_cli('bisect', 'HEAD..nosuchbranch')
+			self.assertEqual(status, 2, output)
+			self.assertIn("fatal: ambiguous argument 'HEAD..nosuchbranch'", output)
+			shutil.rmtree(self.tree)
+			status, output = self.run_cli('bisect', 'refs/pan-kunit/prepared..my-series')
+			self.assertEqual(status, 2, output)
+			self.assertIn('is a git range, and there is no tree', output)
+		setup.assert_not_called()
 
 	def test_patch_that_does_not_apply_stops_and_is_named(self) -> None:
 		series = os.path.join(self.tmp, 'series')
@@ -1871,16 +1955,66 @@ class BisectTest(CheckTestCase):
 			      read(step_1['configs'][0]['files']['build_log']))
 		suites = {s.get('name'): s for s in ET.parse(xml).getroot().findall('testsuite')}
 		self.assertEqual(sorted(suites), [
-			'bisect', 'step-00/pass_pan/arm64_cpufeature_field',
-			'step-00/pass_pan/arm64_cpufeature_match',
-			'step-00/skip_nopan/arm64_cpufeature_field',
-			'step-00/skip_nopan/arm64_cpufeature_match',
-			'step-01/pass_pan', 'step-01/skip_nopan'])
+			'bisect', 'step-00/linux-6.1.192/pass_pan/arm64_cpufeature_field',
+			'step-00/linux-6.1.192/pass_pan/arm64_cpufeature_match',
+			'step-00/linux-6.1.192/skip_nopan/arm64_cpufeature_field',
+			'step-00/linux-6.1.192/skip_nopan/arm64_cpufeature_match',
+			'step-01/linux-6.1.192/pass_pan', 'step-01/linux-6.1.192/skip_nopan'])
 		steps = suites['bisect'].findall('testcase')
 		self.assertEqual([(c.get('name'), c.find('failure') is not None) for c in steps],
 				 [('step 0 start', False), ('step 1 0001-break-the-build.patch', True)])
 		self.assertEqual(steps[1].find('failure').get('message'),  # type: ignore[union-attr]
 				 'BUILD FAILED: pass_pan, skip_nopan')
+
+	def fake_steps(self, *statuses: results.Status) -> Any:
+		"""Checker.run_step as a stand-in giving step N one config of
+		@statuses[N] (with one passing case if PASS)."""
+		def run_step(checker: steps.Checker, wt: str, step: steps.Step, logs: str,
+			     configs: Any=None, fresh: bool=True) -> None:
+			status = statuses[step.number]
+			step.configs = [synthetic_config(status, {'a': 'PASS'} if status ==
+							 results.Status.PASS else {})]
+		return mock.patch.object(steps.Checker, 'run_step', run_step)
+
+	def test_broken_start_is_reported_exit_1(self) -> None:
+		with self.fake_steps(results.Status.BUILD_ERROR, results.Status.PASS,
+				     results.Status.PASS, results.Status.PASS):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 1, output)
+		self.assertIn('bisect: the start (step 0) is broken, no patch can be judged '
+			      'against it: c: build_error', output)
+		self.assertNotIn('step 1/3', output)
+
+	def test_no_tests_is_not_all_good(self) -> None:
+		no = results.Status.NO_TESTS
+		# A given series whose start runs no test is refused at once.
+		with self.fake_steps(no, no, no, no):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 2, output)
+		self.assertIn('no case passed at the start (step 0, ok (no_tests))', output)
+		self.assertNotIn('step 1/3', output)
+		# A pass that becomes no tests is a regression.
+		with self.fake_steps(results.Status.PASS, no, no, no):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'))
+		self.assertEqual(status, 1, output)
+		self.assertIn('bisect: first bad patch: 1 ', output)
+		self.assertIn('    c: no_tests', output)
+		# --step N fails on no tests.
+		with self.fake_steps(no, no, no, no):
+			status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
+		self.assertEqual(status, 1, output)
+		# patches/ whose steps all run no test is refused; its step 0 alone is fine.
+		with self.fake_steps(no, no, no):
+			status, output = self.run_cli('bisect')
+		self.assertEqual(status, 2, output)
+		self.assertIn('no step passed any case', output)
+		with self.fake_steps(no, results.Status.PASS, results.Status.PASS):
+			status, output = self.run_cli('bisect')
+		self.assertEqual(status, 0, output)
+		self.assertIn('step 0/2 start: ok (no_tests)', output)
+		with self.fake_steps(no):
+			status, output = self.run_cli('bisect', '--step', '0')
+		self.assertEqual(status, 0, output)
 
 class MutantsTest(CheckTestCase):
 
@@ -1977,7 +2111,7 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual([(c.get('name'), [e.tag for e in c]) for c in verdicts], [
 			('killed', []), ('pending', ['skipped'])])
 		self.assertEqual(sorted(s.get('name') or '' for s in top.findall('testsuite'))[0],
-				 'baseline/pass_pan/arm64_cpufeature_field')
+				 'baseline/linux-6.1.192/pass_pan/arm64_cpufeature_field')
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
 		self.assertIn('unknown --only nonesuch; the mutants in', output)
@@ -2157,6 +2291,16 @@ def hooks_lines(text: str) -> List[str]:
 
 class ExportMessageTest(unittest.TestCase):
 
+	def test_export_without_git_is_an_error(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			out = io.StringIO()
+			with mock.patch.dict(os.environ, {'PATH': tmp}), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['--tree', os.path.join(tmp, 'linux'), 'export',
+						   os.path.join(tmp, 'out')], repo=REPO)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertIn(tree.NO_GIT, out.getvalue())
+
 	def test_subject_prefixes(self) -> None:
 		found = export.suites(sources.load(REPO))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
@@ -2166,13 +2310,13 @@ class ExportMessageTest(unittest.TestCase):
 		pan = [s for s in found if s.name == 'arm64_pan'][0]
 		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
 						      'Signed-off-by: Z <z@example.org>'),
-				 'arm64: mm: add the arm64_pan KUnit suite\n\n'
+				 'arm64: mm: Add the arm64_pan KUnit suite\n\n'
 				 'KUnit tests of Privileged Access Never (PAN) on the running kernel.\n\n'
 				 'The suite is arm64_pan, in fault_pan_test.c; CONFIG_ARM64_PAN_KUNIT_TEST\n'
 				 'builds it.\n\nWhy.\n\nSigned-off-by: Z <z@example.org>\n')
 		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
 		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
-			'arm64: alternative: add the arm64_alternative KUnit suite\n'))
+			'arm64: alternative: Add the arm64_alternative KUnit suite\n'))
 		self.assertIn('The suite is arm64_alternative, in alternative_test.c,\n'
 			      'alternative_test.h and alternative_test_asm.S.\n',
 			      export.suite_message(alternative, [], [], ''))
@@ -2233,8 +2377,8 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(names, [
 			'0000-cover-letter.patch',
 			'0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
-			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
-			'0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
 		for name in names:
 			self.assert_from_zoe(name)
 		for name in names[1:]:
@@ -2263,9 +2407,9 @@ class ExportTest(CheckTestCase):
 			      read(os.path.join(self.out, names[3])))
 		self.assertEqual(output.count('checkpatch --strict: clean'), 3)
 		# Every prefix, from the bare base, was built and booted.
-		self.assertIn('step 3/3 0003-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
+		self.assertIn('step 3/3 0003-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
 			      'ok', output)
-		self.assertIn('step 2/3 0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch: '
+		self.assertIn('step 2/3 0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch: '
 			      'ok', output)
 		self.assertIn('step 0/3 start: ok', output)
 
@@ -2275,9 +2419,9 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(status, 0, output)
 		names = self.exported()
 		self.assertEqual(names[2:], [
-			'0002-arm64-cpufeature-add-the-arm64_cpufeature_fake-KUnit.patch',
-			'0003-arm64-cpucap-add-the-arm64_cpucap_fake-KUnit-suite.patch',
-			'0004-arm64-kernel-add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-cpucap-Add-the-arm64_cpucap_fake-KUnit-suite.patch',
+			'0004-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
 		fake, cpucap = (read(os.path.join(self.out, n)) for n in names[2:4])
 		self.assertNotIn('CPUCAP', fake)
 		self.assertIn('\n\nARM64_CPUFEATURE_FAKE_KUNIT_TEST builds cpufeature_fake_test.c, which\n'
@@ -2708,16 +2852,31 @@ class BuildLockTest(unittest.TestCase):
 class SignalTest(unittest.TestCase):
 
 	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:
-		previous = signal.getsignal(signal.SIGTERM)
-		self.addCleanup(signal.signal, signal.SIGTERM, previous)
-		def _killed(*args: Any) -> int:
-			os.kill(os.getpid(), signal.SIGTERM)
-			return 0
-		err = io.StringIO()
-		with mock.patch.object(cli, 'run', side_effect=_killed), \
-		     contextlib.redirect_stderr(err):
-			self.assertEqual(cli.main(['--tree', '/nonexistent', 'run']), 130)
-		self.assertEqual(err.getvalue(), 'pan-kunit: interrupted\n')
+		# In a child process: without the handler, SIGTERM kills it, not
+		# the whole unittest run.
+		child = ('import os, signal, sys\n'
+			 'from unittest import mock\n'
+			 'from pan_kunit import cli\n'
+			 'def killed(*args):\n'
+			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
+			 '\treturn 0\n'
+			 'with mock.patch.object(cli, "run", side_effect=killed):\n'
+			 '\tsys.exit(cli.main(["--tree", "/nonexistent", "run"]))\n')
+		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
+					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+					timeout=60, check=False)
+		self.assertEqual(result.returncode, 130, result.stderr)
+		self.assertEqual(result.stderr, 'pan-kunit: interrupted\n')
+
+def synthetic_config(status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
+	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
+	kunit = {'name': 'KUnit Test Group', 'sub_groups': [
+		{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
+			{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
+		 'test_cases': []}
+	return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
+				    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
+				    console_log='', exec_log='')
 
 class StepVerdictTest(unittest.TestCase):
 	"""first_bad() and regressions() on synthetic steps."""
@@ -2756,6 +2915,54 @@ class StepVerdictTest(unittest.TestCase):
 		# What was broken before is no regression when it stays broken.
 		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {})],
 						   [self.config(results.Status.CRASH, {})]), [])
+
+	def test_no_tests_is_a_junit_error(self) -> None:
+		(suite,) = junit.config_suites(synthetic_config(results.Status.NO_TESTS, {}))
+		error = suite.find('testcase/error')
+		assert error is not None
+		self.assertEqual((error.get('type'), error.get('message')), ('no_tests', 'no test ran'))
+
+	def test_junit_failed_config_without_cases_and_expected_no_tests(self) -> None:
+		(suite,) = junit.config_suites(synthetic_config(results.Status.FAIL, {}))
+		self.assertEqual(suite.get('name'), 'linux/c')
+		failure = suite.find('testcase/failure')
+		assert failure is not None
+		self.assertEqual(failure.get('message'), junit.NO_CASE_FAILED[1])
+		(suite,) = junit.config_suites(synthetic_config(results.Status.NO_TESTS, {}),
+					       'step-00', no_tests_expected=True)
+		self.assertEqual((suite.get('errors'), suite.get('skipped')), ('0', '1'))
+
+	def test_pass_to_no_tests_is_a_regression(self) -> None:
+		before = [self.config(results.Status.PASS, {'a': 'PASS'})]
+		after = [self.config(results.Status.NO_TESTS, {})]
+		self.assertEqual(bisect.regressions(before, after), ['c: no_tests'])
+		self.assertEqual(bisect.regressions(after, after), [])
+
+class JudgeByGroupsTest(TempDirTestCase):
+	"""mutants.judge_by_groups() with runner.run as a stand-in."""
+
+	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
+		matrix = [mock.Mock(), mock.Mock()]
+		matrix[0].name, matrix[1].name = 'a', 'b'
+		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
+			     outputs: runner.Outputs, **kwargs: Any) -> List[results.ConfigResult]:
+			console = os.path.join(outputs.exec_dir(configs[0]), 'test.log')
+			os.makedirs(os.path.dirname(console))
+			write(console, 'boot\n')
+			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
+		wt = os.path.join(self.tmp, 'wt')
+		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
+		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
+		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
+			mutants.judge_by_groups(checker, wt, mutant, 1, {'arm64_s'})
+		self.assertEqual(mutant.verdict, mutants.Verdict.SURVIVED)
+		assert mutant.logs is not None
+		for name in ('a', 'b'):
+			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
+					name)
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""

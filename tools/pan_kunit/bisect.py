@@ -10,6 +10,7 @@ from typing import List, Optional
 
 from pan_kunit import Error, progress, results, runner, tree, worktree
 from pan_kunit.ktap import CaseStatus
+from pan_kunit.results import Status
 from pan_kunit.series import Patch
 from pan_kunit.sources import Sources
 from pan_kunit.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
@@ -27,10 +28,21 @@ def regressions(before: List[results.ConfigResult],
 		if new.status in BROKEN and old.status not in BROKEN:
 			found.append(f'{new.name}: {new.status}')
 			continue
+		if new.status == Status.NO_TESTS and passed:
+			found.append(f'{new.name}: {new.status}')
+			continue
 		new_leaves = results.leaf_statuses(new.kunit)
 		found.extend(f'{new.name}: {case} {new_leaves[case]}' for case in passed
 			     if new_leaves.get(case) in FAILED)
 	return found
+
+def broken(step: Step) -> List[str]:
+	"""The configs of @step that did not build, crashed or hung."""
+	return [f'{r.name}: {r.status}' for r in step.configs if r.status in BROKEN]
+
+def passed_any(step: Step) -> bool:
+	return any(s == CaseStatus.PASS for r in step.configs
+		   for s in results.leaf_statuses(r.kunit).values())
 
 def print_step(step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'
@@ -59,8 +71,11 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 	ones: @start (the prepared tree) plus @patches, or, with @sources, the
 	base plus the suites' files plus @patches (a check of patches/ itself).
 	With @only, applies the patches up to that step and checks it alone.
-	Raises Error for a patch that does not apply, after printing the
-	steps checked so far."""
+	Stops after the start when it is broken (see broken()): no patch can
+	be judged against it.  Raises Error for a patch that does not apply,
+	after printing the steps checked so far, and for the start of a
+	given series (not @sources) where no case passed: a series whose
+	start tests nothing would be all good."""
 	wt = worktree.checkout(checker.tree, start)
 	if sources is not None:
 		worktree.start_with_suites(wt, tree.BASE_REF, sources)
@@ -88,6 +103,14 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 			step.regressions = regressions(steps[-1].configs, step.configs)
 		steps.append(step)
 		print_step(step, len(patches), eta.text())
+		if number == 0 and only is None:
+			if broken(step):
+				break
+			if sources is None and not passed_any(step):
+				progress.get().task('')
+				raise Error('no case passed at the start (step 0, ' + step.verdict() +
+					    '): every patch would look good; check --filter_glob, '
+					    '--config and the kunitconfig')
 	progress.get().task('')
 	return steps
 

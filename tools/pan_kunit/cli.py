@@ -130,9 +130,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	run_parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
 				help='the same as --filter_glob')
 	_add_kunit_options(run_parser, filter_glob=True)
-	run_parser.add_argument('--raw_output', action='store_true',
-				help='also print the console of every boot, as kunit.py '
-				'--raw_output=all does')
+	run_parser.add_argument('--raw_output', nargs='?', const='kunit', default=None,
+				choices=['all', 'kunit'],
+				help='also print the console of every boot, as kunit.py does: '
+				'all of it (all), or from the KTAP header on (kunit, the default)')
 	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
 	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
 	subparsers.choices['parse'].add_argument(
@@ -177,7 +178,7 @@ class ReportRequest(BootRequest):
 
 @dataclass
 class RunRequest(ReportRequest):
-	raw_output: bool       # print every boot's console too
+	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
 
 @dataclass
 class BisectRequest(ReportRequest):
@@ -256,14 +257,20 @@ def _matrix(request: BootRequest, repo: str,
 	return [configs.load(repo, name, kunit_dir)
 		for name in configs.select(repo, request.configs)]
 
-def _print_console(result: results.ConfigResult) -> None:
-	"""--raw_output: the console of @result's boot, as it came."""
+def _print_console(result: results.ConfigResult, what: str='all') -> None:
+	"""--raw_output: the console of @result's boot, as it came (@what
+	'all'), or from its KTAP header on ('kunit')."""
 	if result.elapsed is None:
 		print(f'--- {result.name}: not booted ({result.status})')
 		return
 	console = results.read_text(result.console_log)
 	print(f'--- {result.name}: console ({result.console_log})' if console is not None else
 	      f'--- {result.name}: no console ({result.console_log} is missing)')
+	if console and what == 'kunit':
+		lines = console.splitlines(keepends=True)
+		start = next((i for i, line in enumerate(lines)
+			      if results.KTAP_HEADER.search(line)), len(lines))
+		console = ''.join(lines[start:])
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
@@ -277,7 +284,7 @@ def run(request: RunRequest, tree_dir: str, repo: str) -> int:
 				 options=request.options, fragments=fragments(repo))
 	if request.raw_output:
 		for result in result_list:
-			_print_console(result)
+			_print_console(result, request.raw_output)
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
 	summary.record(summary.Tally('run', passed, failed))
@@ -302,7 +309,14 @@ def run_lkdtm(request: BootRequest, tree_dir: str, repo: str) -> int:
 
 def check_destinations(request: ReportRequest) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before
-	anything runs: its directory must exist and be writable."""
+	anything runs: its directory must exist and be writable, and the two
+	must not be one file."""
+	if request.json and request.junit and (
+			os.path.abspath(request.json) == os.path.abspath(request.junit) or
+			os.path.exists(request.json) and os.path.exists(request.junit) and
+			os.path.samefile(request.json, request.junit)):
+		raise Error(f'--json {request.json} and --junit {request.junit} are one file: '
+			    'give each its own')
 	for option, path in (('json', request.json), ('junit', request.junit)):
 		if not path:
 			continue
@@ -345,12 +359,18 @@ def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-def _check_bisect(request: BisectRequest, repo: str) -> None:
+def _check_bisect(request: BisectRequest, tree_dir: str, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
-	range needs the tree, and is loaded (and --step checked) after."""
+	range needs the tree: it is refused at once without one, else read
+	now (and loaded after setup, which may update the tree's refs)."""
 	if request.series is None:
 		patches = len(sources.load(repo).patches)
 	elif series.kind(request.series) == series.Kind.GIT_RANGE:
+		if not os.path.isdir(os.path.join(tree_dir, '.git')):
+			raise Error(f'SERIES {request.series} is a git range, and there is no tree '
+				    f'{tree_dir} yet to read it in: run tools/pan-kunit setup first, '
+				    'or give a directory or an mbox')
+		series.range_commits(tree_dir, request.series)
 		return
 	else:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
@@ -399,9 +419,22 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 		junit.write(request.junit, junit.document('pan-kunit bisect', [
 			junit.checks_suite('bisect', checks)] + [
 			suite for s in checked for result in s.configs
-			for suite in junit.config_suites(result, f'step-{s.number:02d}')]))
+			for suite in junit.config_suites(result, f'step-{s.number:02d}',
+							 # patches/ hooks no suite in at step 0
+							 no_tests_expected=wanted is not None and
+							 s.number == 0)]))
 	if request.step is not None:
-		return 1 if checked[-1].bad() or checked[-1].failed() else 0
+		no_tests = any(r.status == results.Status.NO_TESTS for r in checked[-1].configs)
+		# Step 0 of patches/ hooks no suite in yet: it runs no test.
+		no_tests = no_tests and not (wanted is not None and request.step == 0)
+		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0
+	if bisect.broken(checked[0]):
+		print('bisect: the start (step 0) is broken, no patch can be judged against it: ' +
+		      ', '.join(bisect.broken(checked[0])))
+		return 1
+	if bad is None and not any(bisect.passed_any(s) for s in checked):
+		raise Error('no step passed any case: every patch would look good; check '
+			    '--filter_glob, --config and the kunitconfig')
 	if bad is None:
 		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
 		      'that passed stopped passing')
@@ -614,7 +647,7 @@ def bisect_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
 	check_destinations(request)
 	_check_tree(args, tree_dir)
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
-	_check_bisect(request, repo)
+	_check_bisect(request, tree_dir, repo)
 	setup(tree_dir, repo, 'bisect')
 	with worktree.locked(tree_dir):
 		return run_bisect(request, tree_dir, repo)

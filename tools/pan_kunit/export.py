@@ -14,7 +14,7 @@
 #                                       refactor 0003): it stays before
 #                                       the suites that need it
 #   a patch that hooks in one suite     one patch: its lines and the
-#                                       suite's files, "arm64: AREA: add
+#                                       suite's files, "arm64: AREA: Add
 #                                       the SUITE KUnit suite"
 #   a patch that hooks in N suites      N such patches, cut by hooks.py
 #                                       (0001, 0004): the first holds the
@@ -36,11 +36,10 @@
 import os
 import re
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, hooks, tree
+from pan_kunit import Error, hooks, series, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.worktree import apply, reset
 
@@ -87,9 +86,12 @@ def identity(repo: str) -> Identity:
 	leaves the user's configuration out on purpose)."""
 	values: Dict[str, str] = {}
 	for key in ('user.name', 'user.email'):
-		result = subprocess.run(['git', '-C', repo, 'config', key], stdout=subprocess.PIPE,
-					stderr=subprocess.PIPE, encoding='utf-8',
-					errors='surrogateescape', check=False)
+		try:
+			result = subprocess.run(['git', '-C', repo, 'config', key],
+						stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+						encoding='utf-8', errors='surrogateescape', check=False)
+		except FileNotFoundError:
+			raise Error(tree.NO_GIT) from None
 		if result.returncode not in (0, 1):  # 1: not set
 			raise Error(f'git config {key} failed:\n{result.stderr.strip()}')
 		values[key] = result.stdout.strip()
@@ -109,17 +111,8 @@ class Mail:
 	trailers: List[str]
 
 def mailinfo(patch: str) -> Mail:
-	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as tmp:
-		msg, diff = os.path.join(tmp, 'msg'), os.path.join(tmp, 'patch')
-		with open(patch, 'rb') as mail:
-			result = subprocess.run(['git', 'mailinfo', '-u', msg, diff], stdin=mail,
-						stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-						encoding='utf-8', errors='replace', check=False)
-		if result.returncode != 0:
-			raise Error(f'git mailinfo {patch} failed:\n{result.stderr.strip()}')
-		with open(msg, encoding='utf-8', errors='replace') as f:
-			body = f.read()
-	headers = dict(line.split(': ', 1) for line in result.stdout.splitlines() if ': ' in line)
+	info = series.mailinfo(patch)
+	headers, body = info.headers, info.message
 	paragraphs = [p.strip('\n') for p in re.split(r'\n[ \t]*\n', body) if p.strip()]
 	trailers: List[str] = []
 	if paragraphs and all(TRAILER.match(l) for l in paragraphs[-1].splitlines()):
@@ -188,7 +181,7 @@ def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
 	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
 	body = ([_wrap(suite.summary)] if suite.summary else []) + [
 		_wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
-	return (f'arm64: {area(suite)}: add the {suite.name} KUnit suite\n\n' +
+	return (f'arm64: {area(suite)}: Add the {suite.name} KUnit suite\n\n' +
 		'\n\n'.join(body) + f'\n\n{signed_off_by}\n')
 
 def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
@@ -289,7 +282,7 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			    'adds each suite with the patch that builds it')
 	write_files(worktree, {TREE_KUNITCONFIG: sources.suites[TREE_KUNITCONFIG]})
 	_commit(worktree, who, [TREE_KUNITCONFIG],
-		'arm64: kernel: add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
+		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
 			'--kunitconfig=arch/arm64/kernel" builds and runs every suite of this '
 			'series.') + f'\n\n{who.signed_off_by()}\n')

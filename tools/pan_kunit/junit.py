@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Results as JUnit XML, which GitLab and Jenkins show natively: one
-# <testsuite> per (kernel, config, suite), one <testcase> per leaf case
-# (name CASE or CASE.PARAM, classname SUITE), with <failure> (the case's own
-# log), <error> (a crashed case) or <skipped message=REASON>.  A config that
-# did not build, crashed, hung or ran no test also gets a testsuite of its
-# own whose one testcase has an <error>.
+# <testsuite> per (kernel, config, suite), named KERNEL/CONFIG/SUITE (KERNEL:
+# linux-VERSION, the Makefile's), one <testcase> per leaf case (name CASE or
+# CASE.PARAM, classname CONFIG.SUITE, so that the same case of two configs
+# stays two), with <failure> (the case's own log), <error> (a crashed case)
+# or <skipped message=REASON>.  A config that did not build, crashed, hung
+# or ran no test also gets a testsuite of its own whose one testcase has an
+# <error>; one that failed with no case parsed, a <failure>.
 
 import re
 import socket
@@ -51,10 +53,23 @@ def _count(suite: ET.Element) -> ET.Element:
 def _tail(path: str) -> str:
 	return '\n'.join((results.read_text(path) or '').splitlines()[-LOG_LINES:])
 
-def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> List[ET.Element]:
-	"""The testsuites of one config's boot, named [LABEL/]CONFIG/SUITE
-	(LABEL: which kernel, when a report holds several)."""
+# A config's testcase when it failed and no case of it was parsed.
+NO_CASE_FAILED = ('boot', 'kunit.py reported a failure, and no case was parsed')
+# A config's testcase when it ran no test and was expected to (see
+# config_suites()'s @no_tests_expected).
+NO_TESTS_EXPECTED = 'no test ran, as expected: no suite is hooked in yet'
+
+def kernel_name(result: results.ConfigResult) -> str:
+	"""KERNEL of the testsuites' names: linux-VERSION (the Makefile's)."""
+	return f'linux-{result.kernel.version}' if result.kernel.version else 'linux'
+
+def config_suites(result: results.ConfigResult, label: Optional[str]=None,
+		  no_tests_expected: bool=False) -> List[ET.Element]:
+	"""The testsuites of one config's boot, named [LABEL/]KERNEL/CONFIG/SUITE
+	(LABEL: a step or the baseline of a check).  With @no_tests_expected,
+	a config that ran no test gets a skipped testcase, not an error."""
 	prefix = f'{label}/' if label else ''
+	prefix += f'{kernel_name(result)}/'
 	properties = {'kernel': result.kernel.version, 'debian_version': result.kernel.package_version,
 		      'git_commit': result.kernel.commit, 'git_branch': result.kernel.branch,
 		      'config': result.name, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
@@ -66,7 +81,8 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 			suite = suites[case.suite] = _testsuite(f'{prefix}{result.name}/{case.suite}',
 								 properties)
 		name = '.'.join(case.path[1:]) or case.suite
-		testcase = ET.SubElement(suite, 'testcase', classname=case.suite, name=name)
+		testcase = ET.SubElement(suite, 'testcase', classname=f'{result.name}.{case.suite}',
+					 name=name)
 		log = _xml('\n'.join(case.log))
 		first = _xml(case.log[0].strip()) if case.log else ''
 		if case.status == CaseStatus.FAIL:
@@ -83,11 +99,17 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None) -> Li
 			if reason:
 				skipped.set('message', _xml(reason))
 	found = [_count(suite) for suite in suites.values()]
-	if result.status in CONFIG_ERRORS:
-		what, message = CONFIG_ERRORS[result.status]
+	if no_tests_expected and result.status == Status.NO_TESTS:
+		suite = _testsuite(f'{prefix}{result.name}', properties)
+		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name='boot')
+		ET.SubElement(testcase, 'skipped', message=NO_TESTS_EXPECTED)
+		found.append(_count(suite))
+	elif result.status in CONFIG_ERRORS or (result.status == Status.FAIL and not result.cases):
+		tag = 'failure' if result.status == Status.FAIL else 'error'
+		what, message = CONFIG_ERRORS.get(result.status, NO_CASE_FAILED)
 		suite = _testsuite(f'{prefix}{result.name}', properties)
 		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name=what)
-		error = ET.SubElement(testcase, 'error', type=result.status.value, message=message)
+		error = ET.SubElement(testcase, tag, type=result.status.value, message=message)
 		files = result.files()
 		log = files.get('console') or files.get('exec_log') or files.get('build_log')
 		error.text = _xml(f'{log}:\n{_tail(log)}') if log else message

@@ -259,7 +259,7 @@ class ConfigResult:
 		common = {'arch': ARCH, 'defconfig': self.name, 'build_environment': self.build_dir,
 			  'lab_name': socket.gethostname(), 'kernel': self.kernel.version or None,
 			  'job': None, 'git_branch': self.kernel.branch,
-			  'git_commit': self.kernel.commit or None}
+			  'git_commit': self.kernel.commit or None, 'git_dirty': self.kernel.dirty}
 		record = {'name': self.name, **_kernelci_group(self.kunit or {}, common)}
 		record['name'] = self.name  # kunit_tool's is "KUnit Test Group"
 		record.update({

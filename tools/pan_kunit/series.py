@@ -6,12 +6,11 @@
 # name the report gives it and its subject.
 
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import IO, List, Optional, Tuple
+from typing import IO, Dict, List, Optional, Tuple
 
 from pan_kunit import Error, StrEnum, tree
 
@@ -21,22 +20,31 @@ class Patch:
 	name: str     # how the report names it
 	subject: str
 
+@dataclass
+class MailInfo:
+	"""A patch mail as git mailinfo (as git am) reads it: headers decoded
+	(RFC 2047) and the subject without its [PATCH n/m], the message, UTF-8."""
+	headers: Dict[str, str]
+	message: str
+
+def mailinfo(path: str) -> MailInfo:
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
+		message, diff = os.path.join(scratch, 'message'), os.path.join(scratch, 'diff')
+		try:
+			with open(path, 'rb') as mail:
+				result = _git_tool(['mailinfo', '-u', message, diff], stdin=mail)
+		except OSError as e:
+			raise Error(f'cannot read {path}: {e.strerror}')
+		if result.returncode != 0:
+			raise Error(f'git mailinfo {path} failed:\n{result.stderr.strip()}')
+		with open(message, encoding='utf-8', errors='replace') as f:
+			body = f.read()
+	headers = dict(line.split(': ', 1) for line in result.stdout.splitlines() if ': ' in line)
+	return MailInfo(headers, body)
+
 def subject(path: str) -> str:
-	"""The Subject: of a patch mail, unfolded, without its [PATCH n/m]."""
-	lines: List[str] = []
-	try:
-		with open(path, errors='backslashreplace') as f:
-			for line in f:
-				line = line.rstrip('\n')
-				if lines and line[:1] in (' ', '\t'):
-					lines.append(line.strip())
-				elif lines or not line:
-					break
-				elif line.lower().startswith('subject:'):
-					lines.append(line[len('subject:'):].strip())
-	except OSError as e:
-		raise Error(f'cannot read {path}: {e.strerror}')
-	return re.sub(r'^\[[^]]*\]\s*', '', ' '.join(lines))
+	"""The Subject: of a patch mail, decoded, without its [PATCH n/m]."""
+	return mailinfo(path).headers.get('Subject', '').strip()
 
 def patch(path: str) -> Patch:
 	"""The patch file at @path, named by its file name."""
@@ -69,7 +77,23 @@ def kind(spec: str) -> Kind:
 		raise Error(f'SERIES {spec!r} is no directory or file, and no git range BASE..TIP; '
 			    'a branch or commit alone would be its whole history, the Debian base '
 			    f'included (for a branch on the prepared tree: {tree.PREPARED_REF}..{spec})')
+	# ../my-series, ./x..y, dir/..: a path mistyped, not a range.
+	if any(side.startswith(('.', '/')) or side.endswith('/') for side in spec.split('..')):
+		raise Error(f'SERIES {spec}: no such file or directory')
 	return Kind.GIT_RANGE
+
+def range_commits(tree_dir: str, rev_range: str) -> List[str]:
+	"""The commits of the git range @rev_range of the tree, oldest first;
+	an Error when git cannot read it or it is empty."""
+	listed = tree.git(tree_dir, 'rev-list', '--reverse', '--no-merges', '--end-of-options',
+			  rev_range, check=False)
+	if listed.returncode != 0:
+		raise Error(f'SERIES {rev_range!r} is no directory or file, and git cannot read it '
+			    f'as a range of {tree_dir}:\n{listed.stderr.strip()}')
+	commits = listed.stdout.split()
+	if not commits:
+		raise Error(f'the git range {rev_range} of {tree_dir} is empty: no commit to check')
+	return commits
 
 def _git_tool(args: List[str],
 	      stdin: Optional[IO[bytes]]=None) -> 'subprocess.CompletedProcess[str]':
@@ -140,6 +164,9 @@ def _from_mbox(mbox: str, work: str) -> List[str]:
 	os.makedirs(out)
 	result = _git_tool(['mailsplit', '-o' + out, mbox])
 	if result.returncode != 0:
+		# A plain diff is a "corrupt mailbox" to mailsplit: say why.
+		if os.path.getsize(mbox) > 0:
+			_refuse_unusable(mbox, [(mbox, mbox)])
 		raise Error(f'git mailsplit {mbox} failed:\n{result.stderr.strip()}')
 	paths = [os.path.join(out, n) for n in sorted(os.listdir(out))]
 	if not paths:
@@ -147,14 +174,7 @@ def _from_mbox(mbox: str, work: str) -> List[str]:
 	return paths
 
 def _from_range(tree_dir: str, rev_range: str, work: str) -> List[str]:
-	listed = tree.git(tree_dir, 'rev-list', '--reverse', '--no-merges', '--end-of-options',
-			  rev_range, check=False)
-	if listed.returncode != 0:
-		raise Error(f'SERIES {rev_range!r} is no directory or file, and git cannot read it '
-			    f'as a range of {tree_dir}:\n{listed.stderr.strip()}')
-	commits = listed.stdout.split()
-	if not commits:
-		raise Error(f'the git range {rev_range} of {tree_dir} is empty: no commit to check')
+	commits = range_commits(tree_dir, rev_range)
 	out = os.path.join(work, 'range')
 	shutil.rmtree(out, ignore_errors=True)
 	os.makedirs(out)

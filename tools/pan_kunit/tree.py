@@ -83,6 +83,7 @@ class Kernel:
 	package_version: Optional[str]  # of SOURCE_PACKAGE, from the base commit's subject
 	commit: str                    # HEAD
 	branch: Optional[str]          # None on a detached HEAD
+	dirty: bool = False            # built with edits HEAD does not hold (changed_files())
 
 _MAKEFILE_VARIABLE = re.compile(r'^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(.*?)\s*$')
 
@@ -108,7 +109,7 @@ def kernel_of(tree: str) -> Kernel:
 	branch = git(tree, 'symbolic-ref', '-q', '--short', 'HEAD', check=False).stdout.strip()
 	return Kernel(version=kernel_version(tree),
 		      package_version=base[len(BASE_SUBJECT):] if base.startswith(BASE_SUBJECT) else None,
-		      commit=head(tree), branch=branch or None)
+		      commit=head(tree), branch=branch or None, dirty=bool(changed_files(tree)))
 
 def describe(tree: str) -> str:
 	"""Returns '<short hash> <subject>' of HEAD."""

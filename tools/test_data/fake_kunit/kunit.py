@@ -12,6 +12,7 @@
 #   fail        exec: a run with a failing case (exit 1, like kunit.py)
 #   failtwo     exec: failing cases in two suites, one a parameter (exit 1)
 #   crash       exec: a kernel panic in the middle of a suite (exit 1)
+#   notests     exec: a boot that runs no test (exit 1, like kunit.py)
 #   hang        exec: starts a stand-in for QEMU (`sleep 600`, in our
 #               process group, ignoring SIGTERM) and never exits
 #   noboot      exec: QEMU does not start; writes no test.log, no JSON (exit 1)
@@ -62,6 +63,7 @@ OUTPUTS = {
 	'fail': ('fail.log', 'fail.json', 1),
 	'failtwo': ('fail_two.log', 'fail_two.json', 1),
 	'crash': ('panic.log', 'panic.json', 1),
+	'notests': ('no_tests.log', 'no_tests.json', 1),
 }
 
 # How long an exec waits for the other boots of FAKE_KUNIT_RENDEZVOUS.
