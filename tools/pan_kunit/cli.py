@@ -17,7 +17,7 @@ import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, bisect, configs, export, junit, ktap, lkdtm, mutants, packages,
 		       progress, results, runner, series, sources, steps, summary, tree,
@@ -208,28 +208,29 @@ def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
 				   kconfig_add=given.get('kconfig_add', []),
 				   make_options=given.get('make_options', []))
 
+def _boot_fields(args: argparse.Namespace) -> Dict[str, Any]:
+	"""The fields of BootRequest, which every command that boots has."""
+	return dict(configs=args.config, timeout=args.timeout, jobs=args.jobs,
+		    options=_kunit_options(args))
+
+def _report_fields(args: argparse.Namespace) -> Dict[str, Any]:
+	"""The fields of ReportRequest."""
+	return dict(_boot_fields(args), json=args.json, junit=args.junit)
+
 def boot_request(args: argparse.Namespace) -> BootRequest:
-	return BootRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
-			   options=_kunit_options(args))
+	return BootRequest(**_boot_fields(args))
 
 def run_request(args: argparse.Namespace) -> RunRequest:
-	return RunRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
-			  options=_kunit_options(args), json=args.json, junit=args.junit,
-			  raw_output=args.raw_output)
+	return RunRequest(**_report_fields(args), raw_output=args.raw_output)
 
 def bisect_request(args: argparse.Namespace) -> BisectRequest:
-	return BisectRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
-			     options=_kunit_options(args), json=args.json, junit=args.junit,
-			     series=args.series, step=args.step)
+	return BisectRequest(**_report_fields(args), series=args.series, step=args.step)
 
 def mutants_request(args: argparse.Namespace) -> MutantsRequest:
-	return MutantsRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
-			      options=_kunit_options(args), json=args.json, junit=args.junit,
-			      only=args.only)
+	return MutantsRequest(**_report_fields(args), only=args.only)
 
 def export_request(args: argparse.Namespace) -> ExportRequest:
-	return ExportRequest(configs=args.config, timeout=args.timeout, jobs=args.jobs,
-			     options=_kunit_options(args), out=os.path.abspath(args.dir),
+	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
 			     no_build=args.no_build)
 
 def setup(tree_dir: str, repo: str, purpose: str, builds: bool=True) -> None:
