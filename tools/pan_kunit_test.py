@@ -2882,13 +2882,7 @@ class StepVerdictTest(unittest.TestCase):
 	"""first_bad() and regressions() on synthetic steps."""
 
 	def config(self, status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
-		kunit = {'name': 'KUnit Test Group', 'sub_groups': [
-			{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
-				{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
-			 'test_cases': []}
-		return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
-					    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
-					    console_log='', exec_log='')
+		return synthetic_config(status, leaves)
 
 	def test_first_bad_is_the_first_of_several(self) -> None:
 		good = self.config(results.Status.PASS, {'a': 'PASS'})
