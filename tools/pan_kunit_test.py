@@ -1418,7 +1418,8 @@ class RunTest(FakeKunitTestCase):
 			      'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n\n'
 			      '    arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu: '
 			      'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0\n', output)
-		self.assertTrue(output.endswith('total: 14 passed, 0 failed, 1 skipped\n'), output)
+		self.assertTrue(output.endswith('total: 14 passed, 0 failed, 1 skipped\n'
+						'run: 14 passed, 0 failed\n'), output)
 		data = json.loads(read(report))
 		self.assertEqual(data['tree'], self.tree)
 		self.assertEqual(data['head'], tree.head(self.tree))
@@ -1462,7 +1463,8 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('fail_pan: fail\n    [FAILED] ' + MATCH_CASE_FAILED + '\n        # '
 			      'has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at', output)
 		self.assertIn('        Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
-		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'), output)
+		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'
+						'run: 1 passed, 1 failed\n'), output)
 
 	def test_failed_cases_named_on_every_config(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
@@ -1554,7 +1556,8 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertIn('pass_pan: crash\n--- kunit.py exec: last 40 lines', output)
 		self.assertIn('unable to find CPU model', output)
-		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'
+						'run: 0 passed, 1 failed\n'), output)
 		(record,) = json.loads(read(report))['configs']
 		self.assertEqual((record['sub_groups'], record['failures']), ([], []))
 		self.assertEqual(sorted(record['files']), ['build_log', 'exec_log', 'record'])
@@ -1580,7 +1583,8 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertIn('crash_pan: crash', output)
 		self.assertIn('Kernel panic - not syncing: Oops: Fatal exception', output)
-		self.assertTrue(output.endswith('total: 2 passed, 1 failed, 0 skipped\n'), output)
+		self.assertTrue(output.endswith('total: 2 passed, 1 failed, 0 skipped\n'
+						'run: 2 passed, 1 failed\n'), output)
 
 	def argv(self, subcommand: str) -> Dict[str, List[str]]:
 		"""What each config's kunit.py @subcommand was given, by config."""
@@ -1657,7 +1661,8 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual([e[1] for e in self.traced('exec')], ['pass_pan'])
 		self.assertIn("error: expected ';' before '}' token", output)
 		self.assertRegex(output, r'\nstatus +build_error +pass\n')
-		self.assertTrue(output.endswith('total: 9 passed, 1 failed, 0 skipped\n'), output)
+		self.assertTrue(output.endswith('total: 9 passed, 1 failed, 0 skipped\n'
+						'run: 9 passed, 1 failed\n'), output)
 
 	def test_hang_is_killed_with_its_qemu(self) -> None:
 		start = time.monotonic()
@@ -1676,7 +1681,8 @@ class RunTest(FakeKunitTestCase):
 				break
 			time.sleep(0.1)
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
-		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'), output)
+		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'
+						'run: 0 passed, 1 failed\n'), output)
 
 	@from_scratch
 	def test_no_qemu_is_refused_before_setup_builds_anything(self) -> None:
@@ -1820,7 +1826,9 @@ class BisectTest(CheckTestCase):
 		self.assertRegex(plain, r'\nstep 0/2 start: ok \([0-9.]+ s; logs: [^)]*\); about [0-9]+ s left\n')
 		self.assertRegex(plain, r'\nstep 2/2 0002-\S+: ok \([0-9.]+ s; logs: [^)]*\)\n')
 		self.assertTrue(text.endswith('bisect: all 2 patches good: every step built, and no '
-					      'case that passed stopped passing\n'), text[-300:])
+					      'case that passed stopped passing\n'
+					      'bisect: 3 passed, 0 failed\n'), text[-300:])
+		self.assertNotRegex(text, r'\d+ \w+ in [0-9.]+ ?s')
 
 	def test_one_step_again(self) -> None:
 		status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
@@ -2051,7 +2059,10 @@ class MutantsTest(CheckTestCase):
 			      verdicts['stale']['detail'])
 		self.assertRegex(output, r'\nsurvived +arm64_cpufeature_match +survived +no case of '
 				 r'arm64_cpufeature_match failed\n')
-		self.assertIn('mutants: 2 killed, 2 survived, 1 pending, 1 does not apply', output)
+		self.assertIn(': 2 killed, 2 survived, 1 pending, 1 does not apply\n'
+			      'mutants: 2 passed, 3 failed\n', output)
+		# No line reads as a test runner's `N tests in T s` but the closing one.
+		self.assertNotRegex(output, r'\d+ \w+ in [0-9.]+ ?s')
 		# The time left, from the steps that built and booted.
 		self.assertRegex(output, r'\nmutant 1/6 crash: killed \([0-9.]+ s; logs: [^)]*\); about [0-9]+ s '
 				 r'left\n')
@@ -2569,9 +2580,14 @@ class SelftestTest(unittest.TestCase):
 				      'import unittest\n'
 				      'class T(unittest.TestCase):\n'
 				      f'\tdef test(self):\n\t\tself.assertTrue({ok})\n')
+				out = io.StringIO()
 				with mock.patch.object(cli, 'TOOLS_DIR', directory), \
-				     contextlib.redirect_stderr(io.StringIO()):
+				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
 					self.assertEqual(cli.selftest(), 0 if ok else 1)
+				# Its closing line, and none that reads as unittest's.
+				self.assertTrue(out.getvalue().endswith(
+					f'selftest: {int(ok)} passed, {int(not ok)} failed\n'), out.getvalue())
+				self.assertNotRegex(out.getvalue(), r'\d+ \w+ in [0-9.]+ ?s')
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -3009,7 +3025,7 @@ class SummaryTest(TempDirTestCase):
 		      '\t@unittest.skip("x")\n\tdef test_c(self):\n\t\tpass\n')
 		with mock.patch.object(cli, 'TOOLS_DIR', directory), \
 		     mock.patch.dict(os.environ, {summary.ENV: path}), \
-		     contextlib.redirect_stderr(io.StringIO()):
+		     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
 			self.assertEqual(cli.selftest(), 1)
 			self.assertEqual(os.environ[summary.ENV], path)
 		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')

@@ -288,7 +288,7 @@ def run(request: RunRequest, tree_dir: str, repo: str) -> int:
 			_print_console(result, request.raw_output)
 	results.print_report(result_list)
 	passed, failed, _ = results.totals(result_list)
-	summary.record(summary.Tally('run', passed, failed))
+	summary.report(summary.Tally('run', passed, failed))
 	if request.json:
 		report = results.report(tree_dir, tree.head(tree_dir), result_list)
 		results.write_json(request.json, report, '--json')
@@ -305,8 +305,9 @@ def run_lkdtm(request: BootRequest, tree_dir: str, repo: str) -> int:
 	matrix = _matrix(request, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs)
 	passed = sum(v.ok for v in verdicts.values())
-	summary.record(summary.Tally('lkdtm', passed, len(verdicts) - passed))
-	return 0 if lkdtm.print_report(matrix, verdicts) else 1
+	ok = lkdtm.print_report(matrix, verdicts)
+	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))
+	return 0 if ok else 1
 
 def check_destinations(request: ReportRequest) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before
@@ -386,6 +387,14 @@ def _check_export(request: ExportRequest, repo: str) -> None:
 	export.identity(repo)  # and a missing git identity
 
 def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
+	tallies: List[summary.Tally] = []
+	status = _bisect(request, tree_dir, repo, tallies)
+	for tally in tallies:  # the closing line, after the verdict
+		summary.report(tally)
+	return status
+
+def _bisect(request: BisectRequest, tree_dir: str, repo: str,
+	    tallies: List[summary.Tally]) -> int:
 	checker = _checker(request, tree_dir, repo)
 	work = runner.state(tree_dir, 'check')
 	if request.series:
@@ -403,9 +412,10 @@ def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
 	bad = bisect.first_bad(checked) if request.step is None else None
 	elapsed = time.monotonic() - start
 	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
-	print(f'{len(checked)} steps in {elapsed:.0f} s; median step {statistics.median(timed):.1f} s')
+	print(f'bisect took {elapsed:.0f} s for {len(checked)} steps '
+	      f'(median step {statistics.median(timed):.1f} s)')
 	bad_steps = sum(s.bad() for s in checked)
-	summary.record(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
+	tallies.append(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
 	if request.json:
 		results.write_json(request.json, {
 			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
@@ -467,10 +477,10 @@ def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
 		print(line)
 	timed = sorted(m.elapsed for m in found if m.verdict != mutants.Verdict.PENDING) or [0.0]
 	counts = {v: sum(m.verdict == v for m in found) for v in mutants.Verdict}
-	print(f'{len(found)} mutants in {elapsed:.0f} s (baseline {baseline.elapsed:.0f} s, '
-	      f'median mutant {statistics.median(timed):.1f} s)')
-	print('mutants: ' + ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.record(summary.Tally('mutants', counts[mutants.Verdict.KILLED],
+	print(f'mutants took {elapsed:.0f} s for {len(found)} mutants (baseline '
+	      f'{baseline.elapsed:.0f} s, median mutant {statistics.median(timed):.1f} s): ' +
+	      ', '.join(f'{n} {v}' for v, n in counts.items() if n))
+	summary.report(summary.Tally('mutants', counts[mutants.Verdict.KILLED],
 				     sum(not m.ok() for m in found)))
 	if request.json:
 		results.write_json(request.json, {
@@ -592,20 +602,37 @@ def run_parse(request: ParseRequest, tree_dir: str) -> int:
 		console_log=path, exec_log='', cases=cases)])
 	return 0 if status == results.Status.PASS else 1
 
+class _Stream:
+	"""sys.stderr, as unittest's results write to it."""
+	def write(self, text: str) -> None:
+		sys.stderr.write(text)
+
+	def writeln(self, text: str='') -> None:
+		sys.stderr.write(text + '\n')
+
+	def flush(self) -> None:
+		sys.stderr.flush()
+
 def selftest() -> int:
-	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process."""
+	"""`python3 -m unittest discover -s tools -p '*_test.py'`, in-process;
+	it closes with its tally, as the other commands do, instead of
+	unittest's `Ran N tests in T s`."""
 	# The commands the tests run must not add to the caller's summary.
 	summary_file = os.environ.pop(summary.ENV, '')
+	start = time.monotonic()
 	try:
-		program = unittest.main(module=None, exit=False, testLoader=unittest.TestLoader(),
-					argv=['pan-kunit selftest', 'discover', '-s', TOOLS_DIR,
-					      '-p', '*_test.py'])
+		suite = unittest.TestLoader().discover(TOOLS_DIR, pattern='*_test.py')
+		result = unittest.TextTestResult(_Stream(), descriptions=True, verbosity=1)
+		suite.run(result)
+		print(file=sys.stderr)
+		result.printErrors()
 	finally:
 		if summary_file:
 			os.environ[summary.ENV] = summary_file
-	result = program.result
 	failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-	summary.record(summary.Tally('selftest', result.testsRun - failed - len(result.skipped),
+	print(f'selftest took {time.monotonic() - start:.1f} s for {result.testsRun} unit tests'
+	      + (f' ({len(result.skipped)} skipped)' if result.skipped else ''))
+	summary.report(summary.Tally('selftest', result.testsRun - failed - len(result.skipped),
 				     failed))
 	return 0 if result.wasSuccessful() else 1
 
