@@ -31,13 +31,15 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, ktap, lkdtm, mutants,
-		       packages, progress, results, runner, series, sources, steps, summary,
-		       tree, worktree)
+from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, kernels, ktap, lkdtm,
+		       mutants, packages, progress, results, runner, series, sources, steps,
+		       summary, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = '6.1.192-3'
+KERNEL = kernels.by_name('6.1')
+assert KERNEL is not None
 PATCH_1 = '0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch'
 PATCH_2 = '0002-arm64-kernel-build-the-cpufeature-KUnit-suite.patch'
 PATCH_3 = '0003-arm64-cpufeature-document-the-PAN-levels.patch'
@@ -119,7 +121,7 @@ def setUpModule() -> None:
 	prepared_tree = os.path.join(module_tmpdir, 'prepared', 'linux-source-6.1')
 	os.mkdir(os.path.dirname(prepared_tree))
 	with contextlib.redirect_stdout(io.StringIO()):
-		tree.setup(prepared_tree, sources.load(test_data_path('fake_repo')), tarball, VERSION)
+		tree.setup(prepared_tree, KERNEL, sources.load(test_data_path('fake_repo'), KERNEL), tarball, VERSION)
 	# One pack, not a directory per object: a copy makes 24 directories, not 63.
 	tree.git(prepared_tree, 'repack', '-a', '-d', '-q')
 	tree.git(prepared_tree, 'prune-packed')
@@ -176,7 +178,7 @@ class TempDirTestCase(unittest.TestCase):
 		"""Runs tree.setup() and returns what it printed."""
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			tree.setup(self.tree, sources.load(self.repo), self.tarball, version)
+			tree.setup(self.tree, KERNEL, sources.load(self.repo, KERNEL), self.tarball, version)
 		return out.getvalue()
 
 	def git(self, *args: str) -> str:
@@ -186,9 +188,10 @@ class TempDirTestCase(unittest.TestCase):
 
 	def set_series(self, *names: str) -> None:
 		for name in names:
-			if not os.path.exists(os.path.join(self.repo, 'patches', name)):
-				shutil.copy(test_data_path('patches', name), os.path.join(self.repo, 'patches'))
-		write(os.path.join(self.repo, 'patches', 'series'), '\n'.join(names) + '\n')
+			if not os.path.exists(os.path.join(self.repo, 'patches', '6.1', name)):
+				shutil.copy(test_data_path('patches', name),
+					    os.path.join(self.repo, 'patches', '6.1'))
+		write(os.path.join(self.repo, 'patches', '6.1', 'series'), '\n'.join(names) + '\n')
 
 class ArgsTest(unittest.TestCase):
 
@@ -280,7 +283,7 @@ class ListTest(unittest.TestCase):
 		out = io.StringIO()
 		with mock.patch.object(packages, 'is_installed', return_value=installed), \
 		     mock.patch.object(packages, 'version', return_value=VERSION), \
-		     mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL': '/nonexistent.tar.xz'}), \
+		     mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': '/nonexistent'}), \
 		     contextlib.redirect_stdout(out):
 			self.assertEqual(cli.main(['list'], repo=repo), 0)
 		return out.getvalue()
@@ -294,17 +297,22 @@ class ListTest(unittest.TestCase):
 			      f'    arm64_nopan      cortex-a57           {key}   arm64_pan\n'
 			      f'    arm64_pan        max,pauth-impdef=on  {key}   arm64_nopan\n'
 			      f'    arm64_ttbr0_pan  cortex-a57           {ttbr0}   -\n', output)
-		self.assertIn('\nkernels:\n    linux-source-6.1: Debian package, 6.1.192-3 installed; '
-			      '/nonexistent.tar.xz (missing)\n', output)
+		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
+			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
+			      '(missing); tree ', output)
+		self.assertIn('\n    6.12 (linux-source-6.12): ', output)
 		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan +cpu_enable_pan\(\) leaves '
 				 r'SCTLR_EL1.SPAN set\n')
 		with tempfile.TemporaryDirectory() as tmp:
 			repo = os.path.join(tmp, 'repo')
 			shutil.copytree(test_data_path('fake_repo'), repo)
 			output = self.list(repo, installed=False)
-			self.assertIn('linux-source-6.1: Debian package, not installed', output)
-			self.assertTrue(output.endswith(f'mutants ({repo}/mutants):\n    (none)\n'), output)
-			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants'))
+			self.assertIn('(linux-source-6.1): series patches/6.1/series; Debian package, not '
+				      'installed', output)
+			self.assertIn('6.12 (linux-source-6.12): not supported: no patches/6.12/series', output)
+			self.assertTrue(output.endswith(f'mutants of 6.1 ({repo}/mutants/6.1):\n    (none)\n'),
+					output)
+			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
 			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
 				      'regression one of its two suites misses\n', self.list(repo, False))
 
@@ -349,13 +357,13 @@ class PackagesTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as empty, \
 		     mock.patch.dict(os.environ, {'PATH': empty}):
 			with self.assertRaises(Error) as e:
-				packages.ensure()
+				packages.ensure(['linux-source-6.1'])
 			self.assertIn('no dpkg-query: this is not a Debian host. pan-kunit builds '
 				      "Debian's linux-source-6.1 and installs what it needs only on Debian, "
 				      'with apt-get; it needs the Debian packages: linux-source-6.1 '
 				      'gcc-aarch64-linux-gnu qemu-system-arm', str(e.exception))
 			with self.assertRaisesRegex(Error, 'no dpkg-query'):
-				packages.version(packages.SOURCE_PACKAGE)
+				packages.version('linux-source-6.1')
 			# And from the command line: exit 2 and the message, no traceback.
 			err = io.StringIO()
 			with contextlib.redirect_stderr(err):
@@ -386,9 +394,9 @@ class PackagesTest(unittest.TestCase):
 class SourcesTest(TempDirTestCase):
 
 	def test_series_order_and_suites(self) -> None:
-		write(os.path.join(self.repo, 'patches', 'series'),
+		write(os.path.join(self.repo, 'patches', '6.1', 'series'),
 		      f'# comment\n\n{PATCH_2}\n{PATCH_1}  # reordered\n')
-		loaded = sources.load(self.repo)
+		loaded = sources.load(self.repo, KERNEL)
 		self.assertEqual([os.path.basename(p) for p in loaded.patches], [PATCH_2, PATCH_1])
 		self.assertEqual(sorted(loaded.suites),
 				 ['arch/arm64/kernel/.kunitconfig', SUITE_C, SUITE_H])
@@ -396,16 +404,16 @@ class SourcesTest(TempDirTestCase):
 				 read(os.path.join(self.repo, 'kunitconfig')))
 
 	def test_digests_follow_contents(self) -> None:
-		before = sources.load(self.repo)
+		before = sources.load(self.repo, KERNEL)
 		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
-		after = sources.load(self.repo)
+		after = sources.load(self.repo, KERNEL)
 		self.assertEqual(before.patches_digest(), after.patches_digest())
 		self.assertNotEqual(before.suites_digest(), after.suites_digest())
 
 	def test_missing_patch(self) -> None:
-		write(os.path.join(self.repo, 'patches', 'series'), 'nope.patch\n')
+		write(os.path.join(self.repo, 'patches', '6.1', 'series'), 'nope.patch\n')
 		with self.assertRaisesRegex(Error, r'series:1: no such patch: .*nope\.patch'):
-			sources.load(self.repo)
+			sources.load(self.repo, KERNEL)
 
 class ConfigsTest(unittest.TestCase):
 
@@ -445,6 +453,7 @@ class ConfigsTest(unittest.TestCase):
 		repo = os.path.join(tmp, 'repo')
 		shutil.copytree(test_data_path('fake_repo', 'qemu_configs'),
 				os.path.join(repo, 'qemu_configs'))
+		write(os.path.join(repo, 'patches', '6.1', 'series'), '')
 		good = read(test_data_path('fake_repo', 'qemu_configs', 'pass_pan.py'))
 		broken = {
 			'syntax': good.replace('kconfig=', 'kconfig=='),
@@ -628,7 +637,7 @@ class SeriesTest(unittest.TestCase):
 		write(os.path.join(out, 'old.patch'), '')
 		repo = os.path.join(self.tmp, 'repo')
 		shutil.copytree(test_data_path('fake_repo'), repo)
-		shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants'))
+		shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
 		for argv, message in (
 				(['bisect', 'my-series'], "SERIES 'my-series' is no directory or file"),
 				(['bisect', 'HEAD...my-series'], 'A...B means the commits of either side'),
@@ -637,7 +646,7 @@ class SeriesTest(unittest.TestCase):
 				(['bisect', test_data_path('series_demo'), '--step', '4'],
 				 '--step 4: the series has steps 0 to 3'),
 				(['bisect', '--step', '3'], '--step 3: the series has steps 0 to 2'),
-				(['mutants', '--only', 'nonesuch'], 'unknown --only nonesuch; the mutants in'),
+				(['mutants', '--only', 'nonesuch'], 'unknown --only nonesuch; the mutants of'),
 				(['export', out], f'{out} exists and is not an empty directory'),
 				(['export', os.path.join(out, 'old.patch', 'x')],
 				 f'cannot create {out}/old.patch/x: {out}/old.patch is not a directory')):
@@ -678,7 +687,7 @@ class TreeSetupTest(TempDirTestCase):
 			'Ada Lovelace|pan-kunit <pan-kunit@localhost>|arm64: kernel: build the cpufeature KUnit suite',
 			'Ada Lovelace|pan-kunit <pan-kunit@localhost>|arm64: cpufeature: let KUnit suites call has_cpuid_feature()'])
 		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
-		wanted = sources.load(self.repo)
+		wanted = sources.load(self.repo, KERNEL)
 		trailers = self.git('show', '-s', '--format=%(trailers:only)', 'HEAD')
 		self.assertIn(f'Pan-Kunit-Patches: {wanted.patches_digest()}', trailers)
 		self.assertIn(f'Pan-Kunit-Suites: {wanted.suites_digest()}', trailers)
@@ -825,7 +834,7 @@ class TreeSetupTest(TempDirTestCase):
 		with self.assertRaises(Error) as e:
 			self.setup_tree()
 		message = str(e.exception)
-		self.assertIn(os.path.join(self.repo, 'patches', STALE_PATCH) + ' does not apply', message)
+		self.assertIn(os.path.join(self.repo, 'patches', '6.1', STALE_PATCH) + ' does not apply', message)
 		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c:23', message)
 		self.assertIn('error: arch/arm64/kernel/cpufeature.c: patch does not apply', message)
 		good = self.git('show', '-s', '--format=%h %s', 'HEAD')
@@ -946,7 +955,7 @@ class ResultsTest(unittest.TestCase):
 			skip_reasons=results.skip_reasons(text),
 			kunit=self.kunit(kunit) if kunit else None,
 			console_log='/t/test.log', exec_log='/t/exec.log',
-			kernel=tree.Kernel('6.1.192', '6.1.192-3', COMMIT, 'pan-kunit'),
+			kernel=tree.Kernel('6.1.192', 'linux-source-6.1', '6.1.192-3', COMMIT, 'pan-kunit'),
 			cases=ktap.parse(text, kunit_tool(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
@@ -1367,7 +1376,7 @@ class FakeKunitTestCase(TempDirTestCase):
 		self.trace = os.path.join(self.tmp, 'trace')
 		write(self.trace, '')
 		patchers: List[Any] = [
-			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL': self.tarball,
+			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': os.path.dirname(self.tarball),
 						     'FAKE_KUNIT_DATA': TEST_DATA,
 						     'FAKE_KUNIT_TRACE': self.trace}),
 			mock.patch.object(packages, 'ensure'),
@@ -1381,6 +1390,119 @@ class FakeKunitTestCase(TempDirTestCase):
 	def traced(self, kind: str) -> List[List[str]]:
 		return [shlex.split(line) for line in read(self.trace).splitlines()
 			if line.startswith(kind + ' ')]
+
+class KernelsTest(TempDirTestCase):
+	"""--kernel, the supported kernels, and which tree each command uses."""
+
+	def add_kernel(self, name: str) -> None:
+		"""Gives the repo a series for kernel @name: fake_repo's."""
+		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
+				os.path.join(self.repo, 'patches', name))
+
+	def targets(self, *argv: str, env: Optional[Dict[str, str]]=None) -> List[Tuple[str, str]]:
+		with mock.patch.dict(os.environ, env or {}):
+			if not env or 'PAN_KUNIT_TREE' not in env:
+				os.environ.pop('PAN_KUNIT_TREE', None)
+			found = cli.targets(cli.parse_args(list(argv)), self.repo)
+		return [(t.kernel.name, t.tree) for t in found]
+
+	def test_supported_are_those_with_a_series(self) -> None:
+		self.assertEqual([k.name for k in kernels.supported(self.repo)], ['6.1'])
+		self.add_kernel('6.12')
+		self.assertEqual([k.name for k in kernels.supported(self.repo)], ['6.1', '6.12'])
+		self.assertEqual([k.name for k in kernels.select(self.repo, ['6.12', '6.1'])],
+				 ['6.1', '6.12'])
+		with self.assertRaisesRegex(Error, r'^--kernel 5\.10: unknown; the supported kernels '
+					    r'are 6\.1, 6\.12$'):
+			kernels.select(self.repo, ['5.10'])
+		shutil.rmtree(os.path.join(self.repo, 'patches', '6.12'))
+		with self.assertRaisesRegex(Error, r'^--kernel 6\.12: not supported: no '
+					    r'patches/6\.12/series; the supported kernels are 6\.1$'):
+			kernels.select(self.repo, ['6.12'])
+
+	def test_one_default_tree_per_kernel(self) -> None:
+		self.add_kernel('6.12')
+		cache = os.path.join(self.tmp, 'cache')
+		env = {'PAN_KUNIT_CACHE': cache}
+		both = [('6.1', f'{cache}/linux-source-6.1'), ('6.12', f'{cache}/linux-source-6.12')]
+		for command in (['setup'], ['run'], ['lkdtm'], ['bisect'], ['mutants']):
+			self.assertEqual(self.targets(*command, env=env), both, command)
+			self.assertEqual(self.targets(*command, '--kernel', '6.12', env=env), both[1:])
+		# One series, against one kernel: the newest, unless --kernel says.
+		self.assertEqual(self.targets('export', 'out', env=env), both[1:])
+		self.assertEqual(self.targets('bisect', 'my.mbox', env=env), both[1:])
+		self.assertEqual(self.targets('bisect', 'my.mbox', '--kernel', '6.1', env=env),
+				 both[:1])
+		home = os.path.join(self.tmp, 'home')
+		self.assertEqual(self.targets('run', '--kernel', '6.1', env={'HOME': home}),
+				 [('6.1', f'{home}/.cache/pan-kunit/linux-source-6.1')])
+
+	def test_a_named_tree_is_of_the_kernel_it_holds(self) -> None:
+		self.add_kernel('6.12')
+		self.copy_prepared_tree()  # a 6.1 tree, by its base commit
+		moved = os.path.join(self.tmp, 'linux-source-6.12')  # its path says nothing
+		os.rename(self.tree, moved)
+		self.assertEqual(self.targets('--tree', moved, 'run'), [('6.1', moved)])
+		self.assertEqual(self.targets('run', env={'PAN_KUNIT_TREE': moved}), [('6.1', moved)])
+		with self.assertRaisesRegex(Error, f'^{moved} holds linux-source-6.1, not '
+					    'linux-source-6.12: give --kernel 6.1, or another tree$'):
+			self.targets('--tree', moved, 'run', '--kernel', '6.12')
+		# A tree that does not exist yet holds no kernel to read.
+		new = os.path.join(self.tmp, 'new')
+		with self.assertRaisesRegex(Error, f'the tree {new} does not exist yet, so it holds no '
+					    'kernel to read: name the one setup should extract into '
+					    r'it with --kernel \(6\.1, 6\.12\)'):
+			self.targets('--tree', new, 'setup')
+		self.assertEqual(self.targets('--tree', new, 'setup', '--kernel', '6.12'),
+				 [('6.12', new)])
+		# A Debian tree that is no pan-kunit tree yet: its Makefile's.
+		plain = os.path.join(self.tmp, 'plain')
+		shutil.copytree(test_data_path('fake_source', 'linux-source-6.1'), plain)
+		self.assertEqual(self.targets('--tree', plain, 'run'), [('6.1', plain)])
+
+	def test_setup_refuses_a_tree_of_another_kernel(self) -> None:
+		self.add_kernel('6.12')
+		self.copy_prepared_tree()
+		with self.assertRaisesRegex(Error, f'^{self.tree} holds linux-source-6.1, not '
+					    'linux-source-6.12: pan-kunit leaves it alone'):
+			tree.setup(self.tree, kernels.by_name('6.12'), sources.load(self.repo, KERNEL),
+				   self.tarball, VERSION)
+
+class TwoKernelsRunTest(FakeKunitTestCase):
+	"""run on two kernels: a tree each, one report."""
+
+	@from_scratch
+	def test_a_column_per_kernel_and_config_a_total_per_kernel(self) -> None:
+		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
+				os.path.join(self.repo, 'patches', '6.12'))
+		shutil.copyfile(self.tarball, os.path.join(self.tmp, 'linux-source-6.12.tar.xz'))
+		cache = os.path.join(self.tmp, 'cache')
+		report = os.path.join(self.tmp, 'report.json')
+		out = io.StringIO()
+		with mock.patch.dict(os.environ, {'PAN_KUNIT_CACHE': cache}), \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			os.environ.pop('PAN_KUNIT_TREE', None)
+			status = cli.main(['run', '--config', 'pass_pan', '--config', 'skip_nopan',
+					   '--json', report], repo=self.repo)
+		output = out.getvalue()
+		self.assertEqual(status, 0, output)
+		for package in ('linux-source-6.1', 'linux-source-6.12'):
+			self.assertIn(f'extracted {self.tmp}/{package}.tar.xz ({package} {VERSION}) into '
+				      f'{cache}/{package}\n', output)
+		self.assertEqual(len(self.traced('build')), 2)  # one per kernel
+		self.assertRegex(output, r'\nsuite \(passed/failed/skipped\) +6\.1 pass_pan +6\.1 '
+				 r'skip_nopan +6\.12 pass_pan +6\.12 skip_nopan\n')
+		self.assertIn('\n6.12 skip_nopan: skipped\n', output)
+		self.assertTrue(output.endswith('total 6.1: 14 passed, 0 failed, 1 skipped\n'
+						'total 6.12: 14 passed, 0 failed, 1 skipped\n'
+						'run: 28 passed, 0 failed\n'), output)
+		data = json.loads(read(report))
+		self.assertEqual([(k['tree'], [(c['name'], c['debian_package']) for c in k['configs']])
+				  for k in data['kernels']],
+				 [(f'{cache}/linux-source-6.1', [('pass_pan', 'linux-source-6.1'),
+								  ('skip_nopan', 'linux-source-6.1')]),
+				  (f'{cache}/linux-source-6.12', [('pass_pan', 'linux-source-6.12'),
+								   ('skip_nopan', 'linux-source-6.12')])])
 
 class RunTest(FakeKunitTestCase):
 	"""tools/pan-kunit run, end to end, with the fake kunit_tool."""
@@ -2028,7 +2150,7 @@ class MutantsTest(CheckTestCase):
 
 	def setUp(self) -> None:
 		super().setUp()
-		shutil.copytree(test_data_path('mutants'), os.path.join(self.repo, 'mutants'))
+		shutil.copytree(test_data_path('mutants'), os.path.join(self.repo, 'mutants', '6.1'))
 
 	def test_verdicts(self) -> None:
 		report = os.path.join(self.tmp, 'mutants.json')
@@ -2125,7 +2247,7 @@ class MutantsTest(CheckTestCase):
 				 'baseline/linux-6.1.192/pass_pan/arm64_cpufeature_field')
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
-		self.assertIn('unknown --only nonesuch; the mutants in', output)
+		self.assertIn('unknown --only nonesuch; the mutants of', output)
 
 	def test_red_baseline_is_an_error(self) -> None:
 		# Installed with the suites, at the top of the tree.
@@ -2135,7 +2257,7 @@ class MutantsTest(CheckTestCase):
 		self.assertIn('the baseline does not pass (pass_pan: fail, skip_nopan: fail)', output)
 
 	def test_header_is_required(self) -> None:
-		write(os.path.join(self.repo, 'mutants', 'bare.patch'), 'diff --git a/x b/x\n')
+		write(os.path.join(self.repo, 'mutants', '6.1', 'bare.patch'), 'diff --git a/x b/x\n')
 		status, output = self.run_cli('mutants')
 		self.assertEqual(status, 2, output)
 		self.assertIn('bare.patch: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]"',
@@ -2210,17 +2332,17 @@ class HooksTest(unittest.TestCase):
 	"""What the patches of patches/ hook in, and their cut per suite."""
 
 	def setUp(self) -> None:
-		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO))}
+		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO, KERNEL))}
 		self.symbols: Dict[str, str] = {}
 
 	def changes(self, patch: str) -> List[hooks.FileChange]:
-		changes = patch_changes(os.path.join(REPO, 'patches', patch))
+		changes = patch_changes(os.path.join(REPO, 'patches', '6.1', patch))
 		hooks.assign(changes, self.suites, self.symbols)
 		return changes
 
 	def test_every_suite_comes_with_the_patch_that_hooks_it_in(self) -> None:
 		cuts = {name: hooks.hooked(self.changes(name), name, set(self.suites))
-			for name in sources.load(REPO).patches}
+			for name in sources.load(REPO, KERNEL).patches}
 		self.assertEqual([cut for _, cut in sorted(cuts.items())], [
 			['arm64_cpufeature_field', 'arm64_cpufeature_match'],
 			['arm64_alternative'],
@@ -2313,7 +2435,7 @@ class ExportMessageTest(unittest.TestCase):
 		self.assertIn(tree.NO_GIT, out.getvalue())
 
 	def test_subject_prefixes(self) -> None:
-		found = export.suites(sources.load(REPO))
+		found = export.suites(sources.load(REPO, KERNEL))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
 			'arm64_alternative': 'alternative', 'arm64_cpucap_passes': 'cpucap',
 			'arm64_cpucap_table': 'cpucap', 'arm64_cpufeature_field': 'cpufeature',
@@ -2334,7 +2456,7 @@ class ExportMessageTest(unittest.TestCase):
 
 	def test_mailinfo_unfolds_the_subject_and_splits_off_the_trailers(self) -> None:
 		mail = export.mailinfo(os.path.join(
-			REPO, 'patches', '0001-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch'))
+			REPO, 'patches', '6.1', '0001-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch'))
 		self.assertEqual(mail.subject, 'arm64: cpufeature: add KUnit hooks for ID field and '
 				 'capability matching tests')
 		self.assertEqual(mail.trailers, ['Signed-off-by: Seed dcc55037 maintainers '
@@ -2557,7 +2679,8 @@ class ParseTest(unittest.TestCase):
 		status, output = self.parse(missing, 'pass.log')
 		self.assertEqual(status, 2, output)
 		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
-			      f'tools/testing/kunit/kunit.py in {missing} nor in {default}: run '
+			      f'tools/testing/kunit/kunit.py in {missing} nor in {default}2 nor in '
+			      f'{default}: run '
 			      'tools/pan-kunit setup first', output)
 		self.tree_with_kunit_tool(default)
 		status, output = self.parse(missing, 'pass.log')

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tools/pan-kunit [--tree DIR] {setup,run,lkdtm,bisect,mutants,export,selftest,list,parse}
+#                 [--kernel VERSION ...]
 #
 # Exit status: 0 when every config passed, 1 when one did not, 2 for usage
 # and setup errors (refusals, missing packages, a patch that does not apply).
@@ -17,15 +18,15 @@ import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, bisect, configs, export, junit, ktap, lkdtm, mutants, packages,
-		       progress, results, runner, series, sources, steps, summary, tree,
-		       worktree)
+from pan_kunit import (Error, bisect, configs, export, junit, kernels, ktap, lkdtm, mutants,
+		       packages, progress, results, runner, series, sources, steps, summary,
+		       tree, worktree)
+from pan_kunit.kernels import KernelSpec
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(TOOLS_DIR)
-DEFAULT_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
 
@@ -34,9 +35,49 @@ def fragments(repo: str) -> List[str]:
 	so that `lkdtm` boots the kernels `run` built."""
 	return [os.path.join(repo, lkdtm.KCONFIG)]
 
-def default_tree() -> str:
-	return os.environ.get('PAN_KUNIT_TREE') or os.path.join(
-		os.path.expanduser('~'), '.cache', 'pan-kunit', 'linux-source-6.1')
+@dataclass
+class Target:
+	"""A kernel, and the prepared tree a command works in for it."""
+	kernel: KernelSpec
+	tree: str         # absolute
+	given: bool       # named by --tree or PAN_KUNIT_TREE, not the kernel's default
+
+def _given_tree(args: argparse.Namespace) -> Optional[str]:
+	return args.tree or os.environ.get('PAN_KUNIT_TREE') or None
+
+def targets(args: argparse.Namespace, repo: str) -> List[Target]:
+	"""The (kernel, tree) pairs a command works on.  --kernel (default:
+	every supported kernel; export's and bisect SERIES's: the newest) picks
+	the kernels, each in its default tree; a tree the user names (--tree,
+	PAN_KUNIT_TREE) is one tree, of the kernel it holds (its base commit,
+	else its Makefile), never guessed from its path."""
+	names: List[str] = getattr(args, 'kernel', None) or []
+	chosen = kernels.select(repo, names)
+	newest_only = args.command == 'export' or (args.command == 'bisect' and args.series)
+	given = _given_tree(args)
+	if given is None:
+		if newest_only and not names:
+			chosen = [kernels.newest(chosen)]
+		return [Target(k, os.path.abspath(k.default_tree()), False) for k in chosen]
+	path = os.path.abspath(given)
+	held = tree.kernel_spec(path) if os.path.isdir(path) else None
+	if held is not None:
+		if names and held not in chosen:
+			raise Error(f'{path} holds {held.package}, not ' +
+				    ' or '.join(k.package for k in chosen) +
+				    f': give --kernel {held.name}, or another tree')
+		if held not in kernels.supported(repo):
+			raise Error(f'{path} holds {held.package}, which {repo} has no series for '
+				    f'({held.series()})')
+		return [Target(held, path, True)]
+	if os.path.lexists(path):
+		# No tree of a known kernel: setup refuses it, with the reason.
+		return [Target(chosen[0], path, True)]
+	if len(chosen) > 1:
+		raise Error(f'the tree {path} does not exist yet, so it holds no kernel to read: '
+			    'name the one setup should extract into it with --kernel (' +
+			    ', '.join(k.name for k in chosen) + ')')
+	return [Target(chosen[0], path, True)]
 
 def _positive_int(text: str) -> int:
 	value = int(text)
@@ -75,11 +116,13 @@ def _add_kunit_options(parser: argparse.ArgumentParser, filter_glob: bool) -> No
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	parser = argparse.ArgumentParser(
 		prog='pan-kunit',
-		description='Prepares a Debian linux-source-6.1 tree with the patches and '
-		'KUnit suites of this repo, and runs the suites under QEMU, once per '
-		'qemu_configs/*.py.')
-	tree_help = ('the prepared kernel tree (default: $PAN_KUNIT_TREE, else '
-		     '~/.cache/pan-kunit/linux-source-6.1)')
+		description='Prepares Debian linux-source-VERSION trees (one per kernel of '
+		'patches/VERSION/series) with the patches and KUnit suites of this repo, '
+		'and runs the suites under QEMU, once per qemu_configs/*.py.')
+	tree_help = ('one prepared kernel tree, of the kernel it holds (default: '
+		     '$PAN_KUNIT_TREE, else one tree per kernel, '
+		     '$PAN_KUNIT_CACHE/linux-source-VERSION, $PAN_KUNIT_CACHE defaulting to '
+		     '~/.cache/pan-kunit)')
 	parser.add_argument('--tree', metavar='DIR', help=tree_help)
 	subparsers = parser.add_subparsers(dest='command', required=True)
 	commands = {
@@ -106,6 +149,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		# Also after the subcommand; SUPPRESS keeps a --tree given before it.
 		subparser.add_argument('--tree', metavar='DIR', help=tree_help,
 				       default=argparse.SUPPRESS)
+	kernel_names = ', '.join(k.name for k in kernels.KNOWN)
+	for name in ('setup', 'run', 'lkdtm', 'bisect', 'mutants', 'export'):
+		default = ('the newest supported one' if name == 'export' else
+			   'every supported one; bisect SERIES: the newest')
+		subparsers.choices[name].add_argument(
+			'--kernel', action='append', default=[], metavar='VERSION',
+			help=f'work on the kernel VERSION ({kernel_names}); repeatable '
+			f'(default: {default})')
 	for name in ('run', 'lkdtm', 'bisect', 'mutants', 'export'):
 		boot_parser = subparsers.choices[name]
 		timeout = mutants.TIMEOUT if name == 'mutants' else 300
@@ -233,15 +284,16 @@ def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
 			     no_build=args.no_build)
 
-def setup(tree_dir: str, repo: str, purpose: str, builds: bool=True) -> None:
-	"""Installs what the command @purpose needs (setup's tools, and those
-	that build and boot a kernel if it @builds), then prepares the tree."""
+def setup(tree_dir: str, kernel: KernelSpec, repo: str, purpose: str,
+	  builds: bool=True) -> None:
+	"""Installs what the command @purpose needs (@kernel's source package,
+	setup's tools, and those that build and boot a kernel if it @builds),
+	then prepares the tree."""
 	tools = packages.SETUP_TOOLS + (packages.BUILD_TOOLS + packages.BOOT_TOOLS if builds else [])
-	packages.ensure()
+	packages.ensure([kernel.package])
 	packages.require(tools, purpose)
-	wanted = sources.load(repo)
-	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
-	tree.setup(tree_dir, wanted, tarball, packages.version(packages.SOURCE_PACKAGE))
+	wanted = sources.load(repo, kernel)
+	tree.setup(tree_dir, kernel, wanted, kernel.tarball(), packages.version(kernel.package))
 
 def _note_edits(tree_dir: str) -> None:
 	edits = tree.changed_files(tree_dir)
@@ -275,14 +327,22 @@ def _print_console(result: results.ConfigResult, what: str='all') -> None:
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
-def run(request: RunRequest, tree_dir: str, repo: str) -> int:
-	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
-	setup(tree_dir, repo, 'run')
-	_note_edits(tree_dir)
-	kunit_dir = tree.kunit_dir(tree_dir)
-	matrix = _matrix(request, repo, kunit_dir)
-	result_list = runner.run(tree_dir, kunit_dir, matrix, request.timeout, request.jobs,
-				 options=request.options, fragments=fragments(repo))
+def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
+	"""Builds and boots the matrix of every kernel, and reports them as
+	one: a column per (kernel, config), a total per kernel."""
+	result_list: List[results.ConfigResult] = []
+	reports = []
+	for target in target_list:
+		tree_dir = target.tree
+		setup(tree_dir, target.kernel, repo, 'run')
+		_note_edits(tree_dir)
+		kunit_dir = tree.kunit_dir(tree_dir)
+		matrix = _matrix(request, repo, kunit_dir)
+		kernel_results = runner.run(tree_dir, kunit_dir, matrix, request.timeout,
+					    request.jobs, options=request.options,
+					    fragments=fragments(repo))
+		result_list += kernel_results
+		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 	if request.raw_output:
 		for result in result_list:
 			_print_console(result, request.raw_output)
@@ -290,17 +350,17 @@ def run(request: RunRequest, tree_dir: str, repo: str) -> int:
 	passed, failed, _ = results.totals(result_list)
 	summary.report(summary.Tally('run', passed, failed))
 	if request.json:
-		report = results.report(tree_dir, tree.head(tree_dir), result_list)
-		results.write_json(request.json, report, '--json')
+		# One kernel: its report; several: {"kernels": [each one's]}.
+		results.write_json(request.json, reports[0] if len(reports) == 1 else
+				   {'kernels': reports}, '--json')
 	if request.junit:
 		junit.write(request.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)]))
 	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1
 
-def run_lkdtm(request: BootRequest, tree_dir: str, repo: str) -> int:
-	for config in _matrix(request, repo, None):
-		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
-	setup(tree_dir, repo, 'lkdtm')
+def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
+	tree_dir = target.tree
+	setup(tree_dir, target.kernel, repo, 'lkdtm')
 	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(request, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs)
@@ -361,12 +421,12 @@ def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-def _check_bisect(request: BisectRequest, tree_dir: str, repo: str) -> None:
+def _check_bisect(request: BisectRequest, tree_dir: str, kernel: KernelSpec, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
 	range needs the tree: it is refused at once without one, else read
 	now (and loaded after setup, which may update the tree's refs)."""
 	if request.series is None:
-		patches = len(sources.load(repo).patches)
+		patches = len(sources.load(repo, kernel).patches)
 	elif series.kind(request.series) == series.Kind.GIT_RANGE:
 		if not os.path.isdir(os.path.join(tree_dir, '.git')):
 			raise Error(f'SERIES {request.series} is a git range, and there is no tree '
@@ -379,21 +439,34 @@ def _check_bisect(request: BisectRequest, tree_dir: str, repo: str) -> None:
 			patches = len(series.load(request.series, '', scratch))
 	_check_step(request, patches)
 
-def _check_mutants(request: MutantsRequest, repo: str) -> None:
-	mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
+def _mutants_of(request: MutantsRequest, kernel: KernelSpec, repo: str,
+		kernel_list: Sequence[KernelSpec]) -> List[mutants.Mutant]:
+	"""@kernel's mutants (mutants/VERSION/), or those of --only that it
+	has; a name of --only is refused when no kernel of @kernel_list has it."""
+	directory = os.path.join(repo, kernel.mutants_dir())
+	if not request.only:
+		return mutants.load(directory, [])
+	known = {k.name: mutants.names(os.path.join(repo, k.mutants_dir())) for k in kernel_list}
+	unknown = sorted(set(request.only) - {n for names in known.values() for n in names})
+	if unknown:
+		raise Error(f'unknown --only {", ".join(unknown)}; the mutants of ' +
+			    '; '.join(f'{k} ({os.path.join(repo, "mutants", k)}) are: '
+				      f'{", ".join(names)}' for k, names in known.items()))
+	here = [n for n in request.only if n in mutants.names(directory)]
+	return mutants.load(directory, here) if here else []
 
 def _check_export(request: ExportRequest, repo: str) -> None:
 	export.check_out_dir(request.out)
 	export.identity(repo)  # and a missing git identity
 
-def run_bisect(request: BisectRequest, tree_dir: str, repo: str) -> int:
+def run_bisect(request: BisectRequest, target: Target, repo: str) -> int:
 	tallies: List[summary.Tally] = []
-	status = _bisect(request, tree_dir, repo, tallies)
+	status = _bisect(request, target.tree, target.kernel, repo, tallies)
 	for tally in tallies:  # the closing line, after the verdict
 		summary.report(tally)
 	return status
 
-def _bisect(request: BisectRequest, tree_dir: str, repo: str,
+def _bisect(request: BisectRequest, tree_dir: str, kernel: KernelSpec, repo: str,
 	    tallies: List[summary.Tally]) -> int:
 	checker = _checker(request, tree_dir, repo)
 	work = runner.state(tree_dir, 'check')
@@ -401,7 +474,7 @@ def _bisect(request: BisectRequest, tree_dir: str, repo: str,
 		patches = series.load(_series(request.series), tree_dir, work)
 		wanted = None
 	else:
-		wanted = sources.load(repo)
+		wanted = sources.load(repo, kernel)
 		patches = [series.patch(p) for p in wanted.patches]
 	_check_step(request, len(patches))
 	start = time.monotonic()
@@ -420,7 +493,7 @@ def _bisect(request: BisectRequest, tree_dir: str, repo: str,
 		results.write_json(request.json, {
 			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 			'series': _series(request.series) if request.series else
-			os.path.join(repo, sources.SERIES),
+			os.path.join(repo, kernel.series()),
 			'first_bad': bad.number if bad else None,
 			'steps': [s.to_json() for s in checked]}, '--json')
 	if request.junit:
@@ -466,8 +539,9 @@ def _mutant_check(mutant: mutants.Mutant) -> junit.Check:
 		   junit.Outcome.FAILURE)
 	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
 
-def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
-	found = mutants.load(os.path.join(repo, mutants.DIRECTORY), request.only)
+def run_mutants(request: MutantsRequest, target: Target, repo: str,
+		found: List[mutants.Mutant]) -> int:
+	tree_dir = target.tree
 	checker = _checker(request, tree_dir, repo)
 	start = time.monotonic()
 	baseline = mutants.run(checker, found)
@@ -493,9 +567,10 @@ def run_mutants(request: MutantsRequest, tree_dir: str, repo: str) -> int:
 			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in found) else 1
 
-def run_export(request: ExportRequest, tree_dir: str, repo: str) -> int:
+def run_export(request: ExportRequest, target: Target, repo: str) -> int:
+	tree_dir = target.tree
 	who = export.identity(repo)
-	wanted = sources.load(repo)
+	wanted = sources.load(repo, target.kernel)
 	# The steps before the series adds its .kunitconfig build with the repo's.
 	checker = _checker(request, tree_dir, repo,
 			   kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
@@ -528,14 +603,18 @@ def run_export(request: ExportRequest, tree_dir: str, repo: str) -> int:
 		print(f'export: {len(problems)} patches are not checkpatch clean')
 	return 0 if not problems and bad is None else 1
 
-def _kernel_state(package: str) -> str:
-	tarball = os.environ.get('PAN_KUNIT_TARBALL', DEFAULT_TARBALL)
+def _kernel_state(kernel: KernelSpec, repo: str) -> str:
+	tarball = kernel.tarball()
 	try:
-		version = packages.version(package) if packages.is_installed(package) else ''
+		version = packages.version(kernel.package) if packages.is_installed(kernel.package) else ''
 	except Error:  # not a Debian host
 		version = ''
-	return (f'Debian package, {version + " installed" if version else "not installed"}; '
-		f'{tarball}' + ('' if os.path.isfile(tarball) else ' (missing)'))
+	series_state = (f'series {kernel.series()}' if kernel in kernels.supported(repo) else
+			f'not supported: no {kernel.series()}')
+	return (f'{series_state}; Debian package, '
+		f'{version + " installed" if version else "not installed"}; '
+		f'{tarball}' + ('' if os.path.isfile(tarball) else ' (missing)') +
+		f'; tree {kernel.default_tree()}')
 
 def run_list(repo: str) -> int:
 	"""What a run can be made of: configs, kernels, mutants."""
@@ -549,19 +628,27 @@ def run_list(repo: str) -> int:
 	for line in results.align(rows):
 		print('    ' + line)
 	print('\nkernels:')
-	print(f'    {packages.SOURCE_PACKAGE}: {_kernel_state(packages.SOURCE_PACKAGE)}')
-	directory = os.path.join(repo, mutants.DIRECTORY)
-	found = mutants.load(directory, []) if os.path.isdir(directory) else []
-	print(f'\nmutants ({directory}):')
-	rows = [['mutant', 'must fail', 'subject']] + [
-		[m.name, ', '.join(m.must_fail), m.subject] for m in found]
-	for line in results.align(rows) if found else ['(none)']:
-		print('    ' + line)
+	for kernel in kernels.KNOWN:
+		print(f'    {kernel.name} ({kernel.package}): {_kernel_state(kernel, repo)}')
+	for kernel in kernels.supported(repo):
+		directory = os.path.join(repo, kernel.mutants_dir())
+		found = mutants.load(directory, []) if os.path.isdir(directory) else []
+		print(f'\nmutants of {kernel.name} ({directory}):')
+		rows = [['mutant', 'must fail', 'subject']] + [
+			[m.name, ', '.join(m.must_fail), m.subject] for m in found]
+		for line in results.align(rows) if found else ['(none)']:
+			print('    ' + line)
 	return 0
 
-def _kunit_py(tree_dir: str) -> str:
-	"""kunit.py of the tree, else of the default tree."""
-	trees = list(dict.fromkeys([tree_dir, os.path.abspath(default_tree())]))
+def _parse_trees(args: argparse.Namespace, repo: str) -> List[str]:
+	"""The trees whose kunit.py parse may use: the one named, then each
+	kernel's default tree, newest first."""
+	given = _given_tree(args)
+	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
+	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
+
+def _kunit_py(trees: List[str]) -> str:
+	"""kunit.py of the first of @trees that has one."""
 	for candidate in trees:
 		path = os.path.join(tree.kunit_dir(candidate), 'kunit.py')
 		if os.path.isfile(path):
@@ -570,7 +657,7 @@ def _kunit_py(tree_dir: str) -> str:
 		    f'{os.path.join(tree.KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
 		    'run tools/pan-kunit setup first')
 
-def run_parse(request: ParseRequest, tree_dir: str) -> int:
+def run_parse(request: ParseRequest, trees: List[str]) -> int:
 	"""Parses a console log with the tree's kunit.py parse, and reports it as
 	run reports a config."""
 	path = os.path.abspath(request.file)
@@ -579,7 +666,7 @@ def run_parse(request: ParseRequest, tree_dir: str) -> int:
 			console = f.read()
 	except OSError as e:
 		raise Error(f'cannot read {path}: {e.strerror}')
-	kunit_py = _kunit_py(tree_dir)
+	kunit_py = _kunit_py(trees)
 	print(f'parsing {path} with {kunit_py}')
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
 		json_path = os.path.join(scratch, 'kunit.json')
@@ -648,59 +735,100 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 		return _command(args, repo)
 
 # Each command's handler, as kunit.py's: turns the arguments into the
-# command's request, refuses what it can before setup, then runs it.
+# command's request and refuses what it can before any work (for every
+# kernel of the command: checks), then runs it on each (runs).
 
-def _check_tree(args: argparse.Namespace, tree_dir: str) -> None:
+def _check_tree(target: Target) -> None:
 	"""Refuses a tree that setup would create in no directory."""
-	tree.check_location(tree_dir, bool(args.tree or os.environ.get('PAN_KUNIT_TREE')))
+	tree.check_location(target.tree, target.given)
 
-def setup_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
-	_check_tree(args, tree_dir)
-	setup(tree_dir, repo, 'setup', builds=False)
+def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+	for target in target_list:
+		_check_tree(target)
+		sources.load(repo, target.kernel)  # every series readable, before any extraction
+	for target in target_list:
+		setup(target.tree, target.kernel, repo, 'setup', builds=False)
 	return 0
 
-def run_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = run_request(args)
 	check_destinations(request)  # before anything runs
-	_check_tree(args, tree_dir)
-	return run(request, tree_dir, repo)
+	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	for target in target_list:
+		_check_tree(target)
+		sources.load(repo, target.kernel)
+	return run(request, target_list, repo)
 
-def lkdtm_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+def _each(target_list: List[Target], work: Callable[[Target], int]) -> int:
+	"""Runs @work on each target, each headed by its kernel when there are
+	several; the worst exit status."""
+	status = 0
+	for target in target_list:
+		if len(target_list) > 1:
+			print(f'=== {target.kernel.package}: {target.tree}')
+		status = max(status, work(target))
+	return status
+
+def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = boot_request(args)
-	_check_tree(args, tree_dir)
-	return run_lkdtm(request, tree_dir, repo)
+	for config in _matrix(request, repo, None):
+		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
+	for target in target_list:
+		_check_tree(target)
+		sources.load(repo, target.kernel)
+	return _each(target_list, lambda t: run_lkdtm(request, t, repo))
 
-def bisect_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = bisect_request(args)
 	check_destinations(request)
-	_check_tree(args, tree_dir)
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
-	_check_bisect(request, tree_dir, repo)
-	setup(tree_dir, repo, 'bisect')
-	with worktree.locked(tree_dir):
-		return run_bisect(request, tree_dir, repo)
+	for target in target_list:
+		_check_tree(target)
+		_check_bisect(request, target.tree, target.kernel, repo)
 
-def mutants_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	def one(target: Target) -> int:
+		setup(target.tree, target.kernel, repo, 'bisect')
+		with worktree.locked(target.tree):
+			return run_bisect(request, target, repo)
+	return _each(target_list, one)
+
+def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = mutants_request(args)
 	check_destinations(request)
-	_check_tree(args, tree_dir)
 	_matrix(request, repo, None)
-	_check_mutants(request, repo)
-	setup(tree_dir, repo, 'mutants')
-	with worktree.locked(tree_dir):
-		return run_mutants(request, tree_dir, repo)
+	kernel_list = [t.kernel for t in target_list]
+	found = {}
+	for target in target_list:
+		_check_tree(target)
+		sources.load(repo, target.kernel)
+		found[target.kernel] = _mutants_of(request, target.kernel, repo, kernel_list)
 
-def export_handler(args: argparse.Namespace, tree_dir: str, repo: str) -> int:
+	def one(target: Target) -> int:
+		if not found[target.kernel]:
+			print(f'mutants: {target.kernel.package} has none of ' + ', '.join(request.only))
+			return 0
+		setup(target.tree, target.kernel, repo, 'mutants')
+		with worktree.locked(target.tree):
+			return run_mutants(request, target, repo, found[target.kernel])
+	return _each(target_list, one)
+
+def export_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = export_request(args)
-	_check_tree(args, tree_dir)
 	_matrix(request, repo, None)
 	_check_export(request, repo)
-	setup(tree_dir, repo, 'export', builds=not request.no_build)
-	with worktree.locked(tree_dir):
-		return run_export(request, tree_dir, repo)
+	if len(target_list) > 1:
+		raise Error('export writes one series, against one kernel: give one --kernel (' +
+			    ', '.join(t.kernel.name for t in target_list) + ')')
+	target = target_list[0]
+	_check_tree(target)
+	sources.load(repo, target.kernel)
+	setup(target.tree, target.kernel, repo, 'export', builds=not request.no_build)
+	with worktree.locked(target.tree):
+		return run_export(request, target, repo)
 
-HANDLERS = {'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
-	    'bisect': bisect_handler, 'mutants': mutants_handler, 'export': export_handler}
+HANDLERS: Dict[str, Callable[[argparse.Namespace, List[Target], str], int]] = {
+	'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
+	'bisect': bisect_handler, 'mutants': mutants_handler, 'export': export_handler}
 
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
@@ -708,10 +836,9 @@ def _command(args: argparse.Namespace, repo: str) -> int:
 			return selftest()
 		if args.command == 'list':
 			return run_list(repo)
-		tree_dir = os.path.abspath(args.tree or default_tree())
 		if args.command == 'parse':
-			return run_parse(ParseRequest(file=args.file), tree_dir)
-		return HANDLERS[args.command](args, tree_dir, repo)
+			return run_parse(ParseRequest(file=args.file), _parse_trees(args, repo))
+		return HANDLERS[args.command](args, targets(args, repo), repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)
 		return 2

@@ -7,7 +7,7 @@
 # them outside pan-kunit), which git format-patch encodes (RFC 2047).
 #
 # Upstream wants a test added together with what builds it.  So each
-# patch of patches/series, applied in order with git am (its subject and
+# patch of patches/VERSION/series, applied in order with git am (its subject and
 # message read with git mailinfo), becomes:
 #
 #   a patch that hooks in no suite      itself, with its own message (the

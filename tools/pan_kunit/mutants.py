@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# `pan-kunit mutants`: each known regression of mutants/ (a patch whose
+# `pan-kunit mutants`: each known regression of mutants/VERSION/ (a patch whose
 # header names the suites that must catch it, "Must-Fail: SUITE[, SUITE]")
 # applied alone on the prepared tree in the worktree, built and booted.
 # A mutant is killed when each of its suites that has landed fails a case
@@ -16,8 +16,6 @@ from typing import Dict, List, Optional, Set
 from pan_kunit import Error, StrEnum, progress, results, runner, tree, worktree
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 
-# mutants/, in the repo.
-DIRECTORY = 'mutants'
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
 TIMEOUT = 120
@@ -79,12 +77,15 @@ def load_mutant(path: str) -> Mutant:
 	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
 		      subject=headers['subject'], must_fail=must_fail)
 
-def load(directory: str, only: List[str]) -> List[Mutant]:
+def names(directory: str) -> List[str]:
+	"""The names of the mutants in @directory (NAME of NAME.patch)."""
 	try:
-		names = sorted(n for n in os.listdir(directory) if n.endswith('.patch'))
+		return sorted(n[:-len('.patch')] for n in os.listdir(directory) if n.endswith('.patch'))
 	except OSError as e:
 		raise Error(f'cannot list the mutants in {directory}: {e.strerror}')
-	mutants = [load_mutant(os.path.join(directory, n)) for n in names]
+
+def load(directory: str, only: List[str]) -> List[Mutant]:
+	mutants = [load_mutant(os.path.join(directory, n + '.patch')) for n in names(directory)]
 	unknown = sorted(set(only) - {m.name for m in mutants})
 	if unknown:
 		raise Error(f'unknown --only {", ".join(unknown)}; the mutants in {directory} are: '

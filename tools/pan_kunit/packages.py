@@ -9,8 +9,8 @@ from typing import Callable, List, Optional, Sequence
 
 from pan_kunit import Error
 
-SOURCE_PACKAGE = 'linux-source-6.1'
-NEEDED = [SOURCE_PACKAGE, 'gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
+# What every command needs beside the kernels' source packages.
+NEEDED = ['gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
 	  'bison', 'flex', 'libssl-dev', 'libelf-dev', 'git', 'python3',
 	  'make', 'gcc', 'libc6-dev', 'xz-utils', 'ccache']
 
@@ -26,10 +26,11 @@ SETUP_TOOLS = ['git', 'tar', 'xz']
 BUILD_TOOLS = ['make', 'gcc', 'bc', 'bison', 'flex', 'aarch64-linux-gnu-gcc']
 BOOT_TOOLS = ['qemu-system-aarch64']
 
-def _not_debian() -> Error:
+def _not_debian(sources: Sequence[str]=()) -> Error:
 	return Error('no dpkg-query: this is not a Debian host. pan-kunit builds Debian\'s '
-		     f'{SOURCE_PACKAGE} and installs what it needs only on Debian, with apt-get; '
-		     'it needs the Debian packages: ' + ' '.join(NEEDED))
+		     f'{" and ".join(sources) or "kernel sources"} and installs what it needs only '
+		     'on Debian, with apt-get; it needs the Debian packages: ' +
+		     ' '.join(list(sources) + NEEDED))
 
 def _dpkg_query(field: str, package: str) -> str:
 	"""Returns the dpkg-query field of an installed or known package, else ''."""
@@ -51,11 +52,15 @@ def _apt_get(args: List[str]) -> int:
 	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
 	return subprocess.run(['apt-get'] + args, env=env, check=False).returncode
 
-def ensure(is_installed: Callable[[str], bool]=is_installed,
+def ensure(sources: Sequence[str]=(), is_installed: Callable[[str], bool]=is_installed,
 	   euid: Callable[[], int]=os.geteuid,
 	   apt_get: Callable[[List[str]], int]=_apt_get) -> None:
-	"""Installs the missing NEEDED packages as root; refuses otherwise."""
-	missing = [p for p in NEEDED if not is_installed(p)]
+	"""Installs the missing kernel @sources (their Debian packages) and
+	NEEDED packages as root; refuses otherwise."""
+	try:
+		missing = [p for p in list(sources) + NEEDED if not is_installed(p)]
+	except Error:
+		raise _not_debian(sources) from None
 	if not missing:
 		return
 	install = ['install', '-y', '--no-install-recommends'] + missing

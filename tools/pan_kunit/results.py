@@ -13,7 +13,6 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from pan_kunit import Error, StrEnum, ktap
 from pan_kunit.ktap import CaseStatus
-from pan_kunit.packages import SOURCE_PACKAGE
 from pan_kunit.tree import Kernel
 
 JsonObj = Dict[str, Any]
@@ -206,7 +205,7 @@ FILE_LABELS = {
 }
 
 def _unknown_kernel() -> Kernel:
-	return Kernel(version='', package_version=None, commit='', branch=None)
+	return Kernel(version='', package=None, package_version=None, commit='', branch=None)
 
 @dataclass
 class ConfigResult:
@@ -231,6 +230,13 @@ class ConfigResult:
 
 	def suites(self) -> Dict[str, Counts]:
 		return suite_counts(self.kunit) if self.kunit else {}
+
+	def title(self, kernels: bool=False) -> str:
+		"""The config's name; with @kernels (a report of several), its
+		kernel's too: '6.12 arm64_pan'."""
+		if not kernels or not self.kernel.package:
+			return self.name
+		return f'{self.kernel.package[len("linux-source-"):]} {self.name}'
 
 	def totals(self) -> Counts:
 		counts = Counts()
@@ -265,7 +271,7 @@ class ConfigResult:
 		record.update({
 			'status': self.status, 'cpu': self.cpu, 'qemu_config': self.qemu_config,
 			'kconfig': self.kconfig.splitlines(),
-			'debian_package': SOURCE_PACKAGE if self.kernel.package_version else None,
+			'debian_package': self.kernel.package,
 			'debian_version': self.kernel.package_version,
 			'elapsed': self.elapsed, 'skip_reasons': self.skip_reasons,
 			'failures': [{'name': case.name(), 'status': case.status, 'log': case.log}
@@ -288,9 +294,14 @@ def align(rows: List[List[str]]) -> List[str]:
 	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
 		for row in rows]
 
+def _several_kernels(results: List[ConfigResult]) -> bool:
+	return len({r.kernel.package for r in results}) > 1
+
 def table(results: List[ConfigResult]) -> List[str]:
+	"""A column per config, or per (kernel, config) for several kernels."""
 	suites = [r.suites() for r in results]
-	rows = [['suite (passed/failed/skipped)'] + [r.name for r in results]]
+	several = _several_kernels(results)
+	rows = [['suite (passed/failed/skipped)'] + [r.title(several) for r in results]]
 	for name in sorted(set().union(*suites)):
 		rows.append([name] + [s[name].cell() if name in s else '-' for s in suites])
 	rows.append(['status'] + [r.status for r in results])
@@ -317,6 +328,14 @@ def total_line(results: List[ConfigResult]) -> str:
 	passed, failed, skipped = totals(results)
 	return f'total: {passed} passed, {failed} failed, {skipped} skipped'
 
+def total_lines(results: List[ConfigResult]) -> List[str]:
+	"""total_line(), or one per kernel for several: 'total 6.12: ...'."""
+	if not _several_kernels(results):
+		return [total_line(results)]
+	packages = list(dict.fromkeys(r.kernel.package for r in results))
+	return [total_line([r for r in results if r.kernel.package == p]).replace(
+		'total:', f'total {(p or "?")[len("linux-source-"):]}:', 1) for p in packages]
+
 def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
 	return {'tree': tree, 'head': head, 'configs': [r.to_json() for r in results]}
 
@@ -332,9 +351,10 @@ def print_failed(result: ConfigResult) -> None:
 			      f'{result.parsed_log}')
 
 def print_report(result_list: List[ConfigResult]) -> None:
+	several = _several_kernels(result_list)
 	for result in result_list:
 		if result.status != Status.PASS:
-			print(f'{result.name}: {result.status}')
+			print(f'{result.title(several)}: {result.status}')
 			print_failed(result)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
@@ -346,13 +366,14 @@ def print_report(result_list: List[ConfigResult]) -> None:
 				if key != 'build_log' or result.status == Status.BUILD_ERROR:
 					print(f'    {FILE_LABELS[key]}: {path}')
 		if result.skip_reasons:
-			print(f'{result.name}: skipped')
+			print(f'{result.title(several)}: skipped')
 			for case, reason in result.skip_reasons.items():
 				print(f'    {case}: {reason}')
 	print()
 	for line in table(result_list):
 		print(line)
-	print(total_line(result_list))
+	for line in total_lines(result_list):
+		print(line)
 
 def write_json(path: str, data: JsonObj, option: str='') -> None:
 	"""Writes @data to @path, the FILE of @option (e.g. --json), if any."""

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# What the repo puts into the tree: the patches of patches/series, and the
-# files of kunit/ plus kunitconfig (the "suites").
+# What the repo puts into a kernel's tree: the patches of its series
+# (patches/VERSION/series), and the files of kunit/ plus kunitconfig (the
+# "suites", one set for every kernel).
 
 import hashlib
 import os
@@ -9,8 +10,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional
 
 from pan_kunit import Error
+from pan_kunit.kernels import KernelSpec
 
-SERIES = os.path.join('patches', 'series')
 SUITES_DIR = 'kunit'
 KUNITCONFIG = 'kunitconfig'
 # Where kunitconfig goes in the tree.
@@ -18,6 +19,7 @@ TREE_KUNITCONFIG = 'arch/arm64/kernel/.kunitconfig'
 
 @dataclass
 class Sources:
+	series: str               # the series file, relative to the repo
 	patches: List[str]        # absolute paths, in series order
 	suites: Dict[str, bytes]  # path in the tree -> contents
 
@@ -35,8 +37,8 @@ class Sources:
 				      hashlib.sha256(self.suites[path]).hexdigest().encode() + b'\n')
 		return digest.hexdigest()
 
-def _read_series(repo: str) -> List[str]:
-	series = os.path.join(repo, SERIES)
+def _read_series(repo: str, kernel: KernelSpec) -> List[str]:
+	series = os.path.join(repo, kernel.series())
 	try:
 		with open(series) as f:
 			lines = f.read().splitlines()
@@ -47,7 +49,7 @@ def _read_series(repo: str) -> List[str]:
 		name = line.split('#', 1)[0].strip()
 		if not name:
 			continue
-		path = os.path.join(repo, 'patches', name)
+		path = os.path.join(repo, kernel.patches_dir(), name)
 		if not os.path.isfile(path):
 			raise Error(f'{series}:{number}: no such patch: {path}')
 		patches.append(path)
@@ -99,5 +101,6 @@ def write_files(top: str, files: Mapping[str, Optional[bytes]]) -> int:
 		changed += 1
 	return changed
 
-def load(repo: str) -> Sources:
-	return Sources(patches=_read_series(repo), suites=_read_suites(repo))
+def load(repo: str, kernel: KernelSpec) -> Sources:
+	return Sources(series=kernel.series(), patches=_read_series(repo, kernel),
+		       suites=_read_suites(repo))

@@ -3,7 +3,7 @@
 # The prepared tree: a git repository on branch pan-kunit whose history is
 #
 #   base     every file of the Debian tarball          refs/pan-kunit/base
-#   patches  one commit per patches/series entry (git am)
+#   patches  one commit per patches/VERSION/series entry (git am)
 #   suites   kunit/ files and .kunitconfig, with the    refs/pan-kunit/prepared
 #            digests of the patches and the suites as
 #            trailers
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 from pan_kunit import Error
-from pan_kunit.packages import SOURCE_PACKAGE
-from pan_kunit.sources import Sources, SERIES, write_files
+from pan_kunit import kernels
+from pan_kunit.kernels import KernelSpec
+from pan_kunit.sources import Sources, write_files
 
 BRANCH = 'pan-kunit'
 BASE_REF = 'refs/pan-kunit/base'
 PREPARED_REF = 'refs/pan-kunit/prepared'
-BASE_SUBJECT = f'Debian {SOURCE_PACKAGE} '
 SUITES_SUBJECT = 'pan-kunit: install KUnit suites'
 PATCHES_TRAILER = 'Pan-Kunit-Patches'
 SUITES_TRAILER = 'Pan-Kunit-Suites'
@@ -80,7 +80,8 @@ def kunit_dir(tree: str) -> str:
 class Kernel:
 	"""What a tree builds, as a test record names it."""
 	version: str                   # the Makefile's, as `make kernelversion`; '' if unknown
-	package_version: Optional[str]  # of SOURCE_PACKAGE, from the base commit's subject
+	package: Optional[str]          # the Debian package, from the base commit's subject
+	package_version: Optional[str]  # its version, from there too
 	commit: str                    # HEAD
 	branch: Optional[str]          # None on a detached HEAD
 	dirty: bool = False            # built with edits HEAD does not hold (changed_files())
@@ -105,11 +106,24 @@ def kernel_version(tree: str) -> str:
 
 def kernel_of(tree: str) -> Kernel:
 	"""The kernel that @tree (the prepared tree or a worktree of it) builds now."""
-	base = git(tree, 'show', '-s', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
+	base = kernels.BASE_SUBJECT.match(base_subject(tree))
 	branch = git(tree, 'symbolic-ref', '-q', '--short', 'HEAD', check=False).stdout.strip()
-	return Kernel(version=kernel_version(tree),
-		      package_version=base[len(BASE_SUBJECT):] if base.startswith(BASE_SUBJECT) else None,
+	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
+		      package_version=base.group(2) if base else None,
 		      commit=head(tree), branch=branch or None, dirty=bool(changed_files(tree)))
+
+def base_subject(tree: str) -> str:
+	"""The subject of @tree's base commit, '' if it has none."""
+	return git(tree, 'show', '-s', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
+
+def kernel_spec(tree: str) -> Optional[KernelSpec]:
+	"""The kernel @tree holds: its base commit's, else its Makefile's;
+	None if it is no tree of a known kernel."""
+	if os.path.isdir(os.path.join(tree, '.git')):
+		spec = kernels.parse_base_subject(base_subject(tree))
+		if spec is not None:
+			return spec
+	return kernels.from_makefile(tree)
 
 def describe(tree: str) -> str:
 	"""Returns '<short hash> <subject>' of HEAD."""
@@ -194,7 +208,7 @@ def check_location(tree: str, user_given: bool) -> None:
 			    f'directory above it: create {parent}, or check the --tree DIR or '
 			    'PAN_KUNIT_TREE you gave')
 
-def _extract(tree: str, tarball: str, version: str) -> None:
+def _extract(tree: str, kernel: KernelSpec, tarball: str, version: str) -> None:
 	"""Extracts the tarball and commits it as the base, in a sibling
 	directory that is renamed to the tree only when complete."""
 	os.makedirs(os.path.dirname(tree), exist_ok=True)
@@ -216,13 +230,13 @@ def _extract(tree: str, tarball: str, version: str) -> None:
 		_exclude_outputs(source)
 		# -f: Debian's .gitignore ignores every top-level entry.
 		git(source, 'add', '-A', '-f')
-		git(source, 'commit', '-q', '-m', BASE_SUBJECT + version,
+		git(source, 'commit', '-q', '-m', kernels.base_subject(kernel, version),
 		     '-m', f'Tarball: {tarball}\nTarball-Sha256: {_sha256_file(tarball)}')
 		git(source, 'update-ref', BASE_REF, 'HEAD')
 		os.rename(source, tree)
 	finally:
 		shutil.rmtree(partial, ignore_errors=True)
-	print(f'extracted {tarball} ({SOURCE_PACKAGE} {version}) into {tree}')
+	print(f'extracted {tarball} ({kernel.package} {version}) into {tree}')
 
 def _check_ours(tree: str) -> None:
 	if not os.path.isdir(os.path.join(tree, '.git')) or not _rev(tree, BASE_REF):
@@ -230,11 +244,19 @@ def _check_ours(tree: str) -> None:
 			    f'{BASE_REF}); pan-kunit leaves it alone: move it away, or use another '
 			    'tree with --tree DIR or PAN_KUNIT_TREE')
 
-def _warn_if_other_version(tree: str, version: str) -> None:
-	subject = git(tree, 'show', '-s', '--format=%s', BASE_REF).stdout.strip()
-	tree_version = subject[len(BASE_SUBJECT):] if subject.startswith(BASE_SUBJECT) else subject
+def _check_kernel(tree: str, kernel: KernelSpec) -> None:
+	held = kernel_spec(tree)
+	if held != kernel:
+		raise Error(f'{tree} holds {held.package if held else "no known kernel"}, not '
+			    f'{kernel.package}: pan-kunit leaves it alone; give its kernel with '
+			    f'--kernel{" " + held.name if held else ""}, or another tree')
+
+def _warn_if_other_version(tree: str, kernel: KernelSpec, version: str) -> None:
+	subject = base_subject(tree)
+	prefix = kernels.base_subject(kernel, '')
+	tree_version = subject[len(prefix):] if subject.startswith(prefix) else subject
 	if tree_version != version:
-		print(f'pan-kunit: warning: {tree} holds {SOURCE_PACKAGE} {tree_version}, but '
+		print(f'pan-kunit: warning: {tree} holds {kernel.package} {tree_version}, but '
 		      f'{version} is installed; to use {version}, move {tree} away and run setup again',
 		      file=sys.stderr)
 
@@ -314,14 +336,16 @@ def _install_suites(tree: str, sources: Sources) -> None:
 	git(tree, 'update-ref', PREPARED_REF, 'HEAD')
 	print(f'installed the KUnit suites: {written} files written, {removed} removed')
 
-def setup(tree: str, sources: Sources, tarball: str, version: str) -> None:
-	"""Brings the tree to the current patches and suites, or refuses."""
+def setup(tree: str, kernel: KernelSpec, sources: Sources, tarball: str, version: str) -> None:
+	"""Brings the tree of @kernel to the current patches and suites, or
+	refuses."""
 	extracted = not os.path.lexists(tree)
 	if extracted:
-		_extract(tree, tarball, version)
+		_extract(tree, kernel, tarball, version)
 	else:
 		_check_ours(tree)
-		_warn_if_other_version(tree, version)
+		_check_kernel(tree, kernel)
+		_warn_if_other_version(tree, kernel, version)
 		_exclude_outputs(tree)
 	prepared = _rev(tree, PREPARED_REF)
 	trailers = _trailers(tree, prepared) if prepared else {}
@@ -339,6 +363,6 @@ def setup(tree: str, sources: Sources, tarball: str, version: str) -> None:
 				print('updating the patches: applying them again onto the Debian base')
 				git(tree, 'reset', '-q', '--hard', BASE_REF)
 			_apply_patches(tree, sources.patches)
-			print(f'applied the {len(sources.patches)} patches of {SERIES}')
+			print(f'applied the {len(sources.patches)} patches of {sources.series}')
 		_install_suites(tree, sources)
 	print(f'{tree} is at {describe(tree)}')

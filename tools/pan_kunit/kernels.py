@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernels pan-kunit tests: Debian's packaged kernel sources.  Each has
+# its own series (patches/VERSION/series), its own mutants
+# (mutants/VERSION/) and its own prepared tree; the suites (kunit/) are
+# one set for all.  A kernel is supported when the repo has its series.
+
+import os
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+from pan_kunit import Error
+
+# Where Debian's linux-source-X packages put their tarball.
+TARBALL_DIR = '/usr/src'
+# The base commit's subject: "Debian linux-source-6.1 6.1.192-3".
+BASE_SUBJECT = re.compile(r'^Debian (linux-source-[0-9.]+) (\S+)$')
+
+@dataclass(frozen=True)
+class KernelSpec:
+	name: str       # VERSION.PATCHLEVEL, as --kernel takes it: '6.12'
+	package: str    # the Debian source package: 'linux-source-6.12'
+
+	def tarball(self) -> str:
+		"""The package's tarball ($PAN_KUNIT_TARBALL_DIR, else /usr/src)."""
+		directory = os.environ.get('PAN_KUNIT_TARBALL_DIR') or TARBALL_DIR
+		return os.path.join(directory, self.package + '.tar.xz')
+
+	def series(self) -> str:
+		"""The series file of its patches, relative to the repo."""
+		return os.path.join(self.patches_dir(), 'series')
+
+	def patches_dir(self) -> str:
+		return os.path.join('patches', self.name)
+
+	def mutants_dir(self) -> str:
+		return os.path.join('mutants', self.name)
+
+	def default_tree(self) -> str:
+		"""Its prepared tree: $PAN_KUNIT_CACHE/PACKAGE, else under
+		~/.cache/pan-kunit."""
+		cache = os.environ.get('PAN_KUNIT_CACHE') or os.path.join(
+			os.path.expanduser('~'), '.cache', 'pan-kunit')
+		return os.path.join(cache, self.package)
+
+# Oldest first.
+KNOWN = (KernelSpec('6.1', 'linux-source-6.1'), KernelSpec('6.12', 'linux-source-6.12'))
+
+def by_name(name: str) -> Optional[KernelSpec]:
+	return next((k for k in KNOWN if k.name == name), None)
+
+def by_package(package: str) -> Optional[KernelSpec]:
+	return next((k for k in KNOWN if k.package == package), None)
+
+def supported(repo: str) -> List[KernelSpec]:
+	"""The kernels the repo has a series for, oldest first."""
+	return [k for k in KNOWN if os.path.isfile(os.path.join(repo, k.series()))]
+
+def select(repo: str, names: Sequence[str]) -> List[KernelSpec]:
+	"""The kernels of --kernel (repeatable; none: every supported one),
+	oldest first; an unknown or unsupported name is refused."""
+	available = supported(repo)
+	if not available:
+		raise Error(f'{repo} has no series for any kernel: none of ' +
+			    ', '.join(os.path.join(repo, k.series()) for k in KNOWN) + ' exists')
+	if not names:
+		return available
+	chosen = []
+	for name in names:
+		kernel = by_name(name)
+		if kernel is None or kernel not in available:
+			why = 'unknown' if kernel is None else f'not supported: no {kernel.series()}'
+			raise Error(f'--kernel {name}: {why}; the supported kernels are ' +
+				    ', '.join(k.name for k in available))
+		chosen.append(kernel)
+	return [k for k in available if k in chosen]
+
+def newest(kernels: Sequence[KernelSpec]) -> KernelSpec:
+	return kernels[-1]
+
+def base_subject(kernel: KernelSpec, version: str) -> str:
+	return f'Debian {kernel.package} {version}'
+
+def parse_base_subject(subject: str) -> Optional[KernelSpec]:
+	match = BASE_SUBJECT.match(subject)
+	return by_package(match.group(1)) if match else None
+
+_MAKEFILE_VERSION = re.compile(r'^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$')
+
+def from_makefile(tree: str) -> Optional[KernelSpec]:
+	"""The known kernel whose VERSION.PATCHLEVEL the tree's Makefile has."""
+	found = {}
+	try:
+		with open(os.path.join(tree, 'Makefile'), errors='backslashreplace') as f:
+			for line in f:
+				match = _MAKEFILE_VERSION.match(line)
+				if match:
+					found.setdefault(match.group(1), match.group(2))
+	except OSError:
+		return None
+	return by_name(f'{found.get("VERSION")}.{found.get("PATCHLEVEL")}')
