@@ -2256,6 +2256,27 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual(status, 2, output)
 		self.assertIn('the baseline does not pass (pass_pan: fail, skip_nopan: fail)', output)
 
+	def test_no_header_mutants_leaves_out_those_that_change_a_header(self) -> None:
+		killed = read(os.path.join(self.repo, 'mutants', '6.1', 'killed.patch'))
+		write(os.path.join(self.repo, 'mutants', '6.1', 'header.patch'),
+		      killed.replace('Subject: feature_matches uses >', 'Subject: a header').replace(
+			      'diff --git a/fake_mode b/fake_mode\n',
+			      'diff --git a/arch/arm64/include/asm/x.h b/arch/arm64/include/asm/x.h\n'))
+		self.assertTrue(mutants.load_mutant(os.path.join(
+			self.repo, 'mutants', '6.1', 'header.patch')).of_header())
+		self.assertFalse(mutants.load_mutant(os.path.join(
+			self.repo, 'mutants', '6.1', 'killed.patch')).of_header())
+		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'header',
+					      '--no-header-mutants')
+		self.assertEqual(status, 0, output)
+		self.assertIn('mutants of 6.1: left out, as they change a header '
+			      '(--no-header-mutants): header\n', output)
+		self.assertIn('mutant 1/1 killed: killed', output)
+		self.assertNotIn('mutant 1/1 header', output)
+		status, output = self.run_cli('mutants', '--only', 'header', '--no-header-mutants')
+		self.assertEqual(status, 0, output)
+		self.assertIn('mutants: none to check on linux-source-6.1', output)
+
 	def test_header_is_required(self) -> None:
 		write(os.path.join(self.repo, 'mutants', '6.1', 'bare.patch'), 'diff --git a/x b/x\n')
 		status, output = self.run_cli('mutants')

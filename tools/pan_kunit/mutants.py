@@ -29,6 +29,7 @@ class Verdict(StrEnum):
 	BUILD_FAILED = 'build failed'
 
 _HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
+_DIFF_FILE = re.compile(r'^diff --git a/(\S+) b/')
 
 @dataclass
 class Mutant:
@@ -41,9 +42,16 @@ class Mutant:
 	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
 	elapsed: float = 0.0
 	logs: Optional[str] = None   # when it was built: as Step.logs
+	files: List[str] = field(default_factory=list)  # what its diff changes
 
 	def ok(self) -> bool:
 		return self.verdict in (Verdict.KILLED, Verdict.PENDING)
+
+	def of_header(self) -> bool:
+		"""Whether it changes a header: nearly every object includes
+		<asm/cpufeature.h>, <asm/uaccess.h> or <asm/alternative-macros.h>,
+		so its build is a build from scratch (minutes, not seconds)."""
+		return any(f.endswith('.h') for f in self.files)
 
 	def to_json(self) -> results.JsonObj:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
@@ -59,13 +67,18 @@ def mutant_logs(wt: str, mutant: Mutant) -> str:
 
 def load_mutant(path: str) -> Mutant:
 	headers: Dict[str, str] = {}
+	files: List[str] = []
 	try:
 		with open(path, errors='backslashreplace') as f:
+			in_header = True
 			for line in f:
 				if line.startswith(('---', 'diff --git')):
-					break
+					in_header = False
+				diff = _DIFF_FILE.match(line)
+				if diff:
+					files.append(diff.group(1))
 				match = _HEADER.match(line)
-				if match and not line[0].isspace():
+				if in_header and match and not line[0].isspace():
 					headers.setdefault(match.group(1).lower(), match.group(2))
 	except OSError as e:
 		raise Error(f'cannot read {path}: {e.strerror}')
@@ -75,7 +88,7 @@ def load_mutant(path: str) -> Mutant:
 			    'lines above its diff')
 	name = os.path.basename(path)
 	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
-		      subject=headers['subject'], must_fail=must_fail)
+		      subject=headers['subject'], must_fail=must_fail, files=files)
 
 def names(directory: str) -> List[str]:
 	"""The names of the mutants in @directory (NAME of NAME.patch)."""
