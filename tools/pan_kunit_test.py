@@ -2046,10 +2046,14 @@ class BisectTest(CheckTestCase):
 		shutil.copy(test_data_path('patches', STALE_PATCH), series)
 		status, output = self.run_cli('bisect', series)
 		self.assertEqual(status, 2, output)
-		self.assertIn(f'patch 2, {os.path.join(series, STALE_PATCH)}, does not apply on '
-			      'step 1:', output)
+		self.assertIn(f'patch 2, {os.path.join(series, STALE_PATCH)}, does not apply to '
+			      'linux-source-6.1 (on step 1):', output)
 		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c', output)
-		self.assertIn('step 1/2 0001-arm64-cpufeature-name-the-PAN-field.patch: ok', output)
+		self.assertIn('nothing was built; is the series written for another kernel? '
+			      '(--kernel)', output)
+		# Refused before any build: no step was checked.
+		self.assertNotIn('step 0/2', output)
+		self.assertEqual(self.traced('build'), [])
 
 	def test_one_check_at_a_time(self) -> None:
 		self.setup_tree()

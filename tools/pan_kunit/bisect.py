@@ -65,8 +65,23 @@ def table(steps: List[Step]) -> List[str]:
 	return results.align([['step', 'patch (suites: passed/failed/skipped, all configs)'] +
 			      suites + ['result']] + rows)
 
+def check_applies(wt: str, patches: List[Patch], kernel: str) -> None:
+	"""Applies @patches in order on the worktree's HEAD and goes back to
+	it: a patch that does not apply to @kernel (the tree's package) is
+	refused before any build."""
+	start = tree.head(wt)
+	try:
+		for number, patch in enumerate(patches, 1):
+			why = worktree.apply(wt, patch.path)
+			if why is not None:
+				raise Error(f'patch {number}, {patch.path}, does not apply to {kernel} '
+					    f'(on step {number - 1}):\n{why}\nnothing was built; is the '
+					    'series written for another kernel? (--kernel)')
+	finally:
+		worktree.reset(wt, start)
+
 def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
-	only: Optional[int]=None, start: str=tree.PREPARED_REF) -> List[Step]:
+	only: Optional[int]=None, start: str=tree.PREPARED_REF, kernel: str='the tree') -> List[Step]:
 	"""Checks the starting point, then each patch on top of the previous
 	ones: @start (the prepared tree) plus @patches, or, with @sources, the
 	base plus the suites' files plus @patches (a check of patches/ itself).
@@ -79,8 +94,9 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 	wt = worktree.checkout(checker.tree, start)
 	if sources is not None:
 		worktree.start_with_suites(wt, tree.BASE_REF, sources)
-	steps: List[Step] = []
 	last = len(patches) if only is None else only
+	check_applies(wt, patches[:last], kernel)
+	steps: List[Step] = []
 	eta = progress.Eta(last + 1 if only is None else 1)
 	for number in range(last + 1):
 		patch = patches[number - 1] if number else None

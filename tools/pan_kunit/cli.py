@@ -495,7 +495,7 @@ def _bisect(request: BisectRequest, tree_dir: str, kernel: KernelSpec, repo: str
 		patches = [series.patch(p) for p in wanted.patches]
 	_check_step(request, len(patches))
 	start = time.monotonic()
-	checked = bisect.run(checker, patches, wanted, request.step)
+	checked = bisect.run(checker, patches, wanted, request.step, kernel=kernel.package)
 	print()
 	for line in bisect.table(checked):
 		print(line)
@@ -606,7 +606,8 @@ def run_export(request: ExportRequest, target: Target, repo: str) -> int:
 	bad = None
 	if not request.no_build:
 		patches = [series.patch(p) for p in files[1:]]
-		checked = bisect.run(checker, patches, None, start=tree.BASE_REF)
+		checked = bisect.run(checker, patches, None, start=tree.BASE_REF,
+				     kernel=target.kernel.package)
 		print()
 		for line in bisect.table(checked):
 			print(line)
