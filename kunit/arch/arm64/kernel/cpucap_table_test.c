@@ -10,9 +10,11 @@
  * those static tables and update_cpu_ftr_reg().
  *
  * A row that is matched by has_cpuid_feature() or has_user_cpuid_feature()
- * compares one field of one ID register with min_field_value. The lint
- * checks that this field fits in the register, that the minimum can be
- * written in it, and that the register's arm64_ftr_bits describe the same
+ * compares one field of one ID register with min_field_value (and, from
+ * 6.9, max_field_value: see the kernel differences below). The lint
+ * checks that this field fits in the register, that the minimum (and the
+ * maximum, not below the minimum) can be written in it, and that the
+ * register's arm64_ftr_bits describe the same
  * field (position, width, sign): sanitisation works on the fields that
  * table describes, so a row naming another one reads a field nobody
  * sanitised, or one sanitised with another sign. A hwcap row must read a
@@ -28,6 +30,36 @@
  */
 
 #include <kunit/test.h>
+#include <linux/version.h>
+
+/*
+ * Kernel differences: one #if per difference between the kernels
+ * pan-kunit supports (6.1, 6.12).
+ */
+
+/*
+ * 6.9 (issue 11): rows carry max_field_value, which ARM64_CPUID_FIELDS()
+ * sets, and feature_matches() reads min_field_value and max_field_value
+ * as encodings of the field, sign-extended as the field is, and matches
+ * min <= field <= max. Before, it matched field >= min_field_value, the
+ * minimum taken as a non-negative number.
+ *
+ * TABLE_ROW_BOUNDS_ARE_ENCODINGS says which of the two the lint checks;
+ * table_row_max() is the row's maximum encoding where rows have one.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define TABLE_ROW_BOUNDS_ARE_ENCODINGS	true
+static inline unsigned int table_row_max(const struct arm64_cpu_capabilities *cap)
+{
+	return cap->max_field_value;
+}
+#else
+#define TABLE_ROW_BOUNDS_ARE_ENCODINGS	false
+static inline unsigned int table_row_max(const struct arm64_cpu_capabilities *cap)
+{
+	return 0;	/* no max_field_value, never read */
+}
+#endif
 
 #define TABLE_MAX_ROWS	256
 
@@ -116,6 +148,56 @@ static const void *table_row_gen_params(const void *prev, char *desc)
 	return row;
 }
 
+/*
+ * The value a field of @width (1 to 32) bits holds when its bits are @raw:
+ * two's complement when it is signed (Arm ARM, DDI 0487, "Principles of the
+ * ID scheme for fields in ID registers"), from the width and sign alone,
+ * not from the kernel's macros.
+ */
+static int table_field_value(unsigned int raw, unsigned int width, bool sign)
+{
+	if (sign && raw >= (1ULL << (width - 1)))
+		return (int)((s64)raw - (s64)(1ULL << width));
+	return raw;
+}
+
+/*
+ * The minimum (and from 6.9 the maximum) of a row with a field of 1 to 32
+ * bits: @name names the row in the failure messages.
+ */
+static void table_check_bounds(struct kunit *test, const char *name,
+			       const struct arm64_cpu_capabilities *cap)
+{
+	unsigned int width = cap->field_width, min = cap->min_field_value;
+	unsigned int max = table_row_max(cap);
+	u64 encodings = (1ULL << width) - 1;	/* the largest one */
+	const char *sign = cap->sign ? "signed" : "unsigned";
+	int top;
+
+	if (!TABLE_ROW_BOUNDS_ARE_ENCODINGS) {
+		/* compared as a number with the field's value */
+		top = cap->sign ? (1 << (width - 1)) - 1 : (int)encodings;
+		KUNIT_EXPECT_LE_MSG(test, (int)min, top,
+				    "%s: min_field_value %u does not fit the %u-bit %s field",
+				    name, min, width, sign);
+		return;
+	}
+
+	KUNIT_EXPECT_LE_MSG(test, min, encodings,
+			    "%s: min_field_value %#x does not fit the %u-bit %s field",
+			    name, min, width, sign);
+	KUNIT_EXPECT_LE_MSG(test, max, encodings,
+			    "%s: max_field_value %#x does not fit the %u-bit %s field",
+			    name, max, width, sign);
+	if (min > encodings || max > encodings)
+		return;
+	KUNIT_EXPECT_LE_MSG(test, table_field_value(min, width, cap->sign),
+			    table_field_value(max, width, cap->sign),
+			    "%s: min_field_value %#x (%d) is above max_field_value %#x (%d) in the %u-bit %s field: no value matches",
+			    name, min, table_field_value(min, width, cap->sign),
+			    max, table_field_value(max, width, cap->sign), width, sign);
+}
+
 static const struct arm64_ftr_bits *
 table_find_ftr_bits(const struct arm64_ftr_reg *reg, unsigned int shift)
 {
@@ -138,7 +220,6 @@ static void cpuid_row_fits_ftr_bits(struct kunit *test)
 	const struct arm64_ftr_reg *reg;
 	char name[160];
 	bool lowest;
-	int max;
 
 	table_row_name(row, name, sizeof(name));
 	KUNIT_ASSERT_FALSE_MSG(test, table_overflow, "more than %d rows", TABLE_MAX_ROWS);
@@ -146,13 +227,8 @@ static void cpuid_row_fits_ftr_bits(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, width >= 1 && pos + width <= 64,
 			      "%s: field [%u +: %u] is not inside a 64-bit register",
 			      name, pos, width);
-	if (width >= 1 && width <= 32) {
-		max = cap->sign ? (1 << (width - 1)) - 1 : (int)((1ULL << width) - 1);
-		KUNIT_EXPECT_LE_MSG(test, (int)cap->min_field_value, max,
-				    "%s: min_field_value %u does not fit the %u-bit %s field",
-				    name, cap->min_field_value, width,
-				    cap->sign ? "signed" : "unsigned");
-	}
+	if (width >= 1 && width <= 32)
+		table_check_bounds(test, name, cap);
 
 	reg = get_arm64_ftr_reg_nowarn(cap->sys_reg);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, reg, "%s: sys_reg %#x has no arm64_ftr_reg",
