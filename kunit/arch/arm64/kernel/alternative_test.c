@@ -18,12 +18,29 @@
 
 #include <kunit/test.h>
 #include <linux/init.h>
+#include <linux/version.h>
 #include <asm/alternative.h>
 #include <asm/cpufeature.h>
 #include <asm/insn.h>
 #include <asm/sections.h>
 
 #include "alternative_test.h"
+
+/*
+ * Kernel differences: one #if per difference, named by the release that
+ * made it.
+ */
+
+/*
+ * 6.5: the capability of an .altinstructions entry, struct
+ * alt_instr.cpufeature, was renamed .cpucap (the cpucap naming series,
+ * which also renamed alternative_has_feature_*() to alternative_has_cap_*()).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define alt_test_entry_cap(alt)	((alt)->cpucap)
+#else
+#define alt_test_entry_cap(alt)	((alt)->cpufeature)
+#endif
 
 /* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (Arm ARM C6.2) */
 #define ALT_TEST_MOVZ_W0(imm)	(0x52800000U | ((imm) << 5))
@@ -153,7 +170,7 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 			    "%s: the old sequence is one instruction", site->name);
 	KUNIT_ASSERT_EQ_MSG(test, entries, 1,
 			    "%s: needs exactly one .altinstructions entry", site->name);
-	KUNIT_EXPECT_EQ(test, alt->cpufeature, site->cap);
+	KUNIT_EXPECT_EQ(test, alt_test_entry_cap(alt), site->cap);
 	KUNIT_EXPECT_EQ(test, alt->orig_len, AARCH64_INSN_SIZE);
 	KUNIT_EXPECT_EQ(test, alt->alt_len, AARCH64_INSN_SIZE);
 	KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(*(const __le32 *)alt_test_target(&alt->alt_offset)),

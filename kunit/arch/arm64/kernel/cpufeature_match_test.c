@@ -17,6 +17,42 @@
 #include <kunit/test.h>
 #include <linux/cpu.h>
 #include <linux/smp.h>
+#include <linux/version.h>
+
+/*
+ * Kernel differences: one #if per difference, named by the release that
+ * made it.
+ */
+
+/*
+ * 6.9: rows carry max_field_value (set by ARM64_CPUID_FIELDS() to the
+ * largest positive value of the field) and feature_matches() checks
+ * min <= val <= max, both sign-extended as the field is. Before, it
+ * checked val >= min only. MATCH_ENTRY_MAX() gives a synthetic row its
+ * upper bound where the kernel has one.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define MATCH_HAS_UPPER_BOUND		true
+#define MATCH_ENTRY_MAX(max)		.max_field_value = (max),
+static inline u8 match_row_max(const struct arm64_cpu_capabilities *cap)
+{
+	return cap->max_field_value;
+}
+#else
+#define MATCH_HAS_UPPER_BOUND		false
+#define MATCH_ENTRY_MAX(max)
+static inline u8 match_row_max(const struct arm64_cpu_capabilities *cap)
+{
+	return 0;
+}
+#endif
+
+/*
+ * The largest value of a 4-bit ID field (DDI 0487 L.a, "Principles of the
+ * ID scheme for fields in ID registers"): 0b1111 unsigned, 0b0111 signed
+ * (two's complement: 0b1000-0b1111 are -8 to -1).
+ */
+#define MATCH_FIELD_MAX(sign)		((sign) ? 0x7 : 0xf)
 
 enum match_id_reg {
 	MATCH_ID_AA64PFR0_EL1,
@@ -142,12 +178,14 @@ KUNIT_ARRAY_PARAM(match_threshold, match_threshold_cases, match_threshold_desc);
 static void feature_matches_thresholds(struct kunit *test)
 {
 	const struct match_threshold_case *t = test->param_value;
+	/* No upper bound short of the field's own: the minimum alone decides. */
 	const struct arm64_cpu_capabilities entry = {
 		.desc = t->name,
 		.field_pos = t->shift,
 		.field_width = 4,
 		.sign = t->sign,
 		.min_field_value = t->min,
+		MATCH_ENTRY_MAX(MATCH_FIELD_MAX(t->sign))
 	};
 	u64 reg = match_place(t->neighbours, t->shift, t->raw);
 
@@ -155,6 +193,84 @@ static void feature_matches_thresholds(struct kunit *test)
 			    "reg %#018llx, %s field at %d = %#x, min %u",
 			    reg, t->sign ? "signed" : "unsigned", t->shift,
 			    t->raw, t->min);
+}
+
+/*
+ * feature_matches() with an upper bound (6.9 on): a field value at the
+ * row's maximum matches, one above it does not. min and max are raw field
+ * values, read as the field is (signed: two's complement, DDI 0487 L.a,
+ * "Principles of the ID scheme for fields in ID registers"), as
+ * ARM64_CPUID_FIELDS_NEG() writes a row for a feature that is not
+ * implemented (ID_AA64PFR0_EL1.FP = 0b1111, -1).
+ */
+struct match_bound_case {
+	const char *name;
+	int shift;
+	bool sign;
+	u8 min;
+	u8 max;
+	u8 raw;
+	u64 neighbours;
+	bool matches;
+};
+
+static const struct match_bound_case match_bound_cases[] = {
+	{ .name = "unsigned [1, 2], 0x2 at max",
+	  .shift = 20, .min = 0x1, .max = 0x2, .raw = 0x2, .matches = true },
+	{ .name = "unsigned [1, 2], 0x3 above max",
+	  .shift = 20, .min = 0x1, .max = 0x2, .raw = 0x3, .matches = false },
+	{ .name = "unsigned [1, 1], 0x2 above max, neighbours set",
+	  .shift = 0, .min = 0x1, .max = 0x1, .raw = 0x2, .neighbours = ~0ULL,
+	  .matches = false },
+	{ .name = "unsigned [0, 14], 0xf above max",
+	  .shift = 60, .min = 0x0, .max = 0xe, .raw = 0xf, .matches = false },
+	{ .name = "signed [0, 7], 0x7 at max",
+	  .shift = 16, .sign = true, .min = 0x0, .max = 0x7, .raw = 0x7,
+	  .matches = true },
+	{ .name = "signed [-8, -1], 0xf is -1, at max",
+	  .shift = 16, .sign = true, .min = 0x8, .max = 0xf, .raw = 0xf,
+	  .matches = true },
+	{ .name = "signed [-8, -1], 0x0 is 0, above max",
+	  .shift = 16, .sign = true, .min = 0x8, .max = 0xf, .raw = 0x0,
+	  .matches = false },
+	{ .name = "signed [-8, -2], 0xf is -1, above max",
+	  .shift = 16, .sign = true, .min = 0x8, .max = 0xe, .raw = 0xf,
+	  .matches = false },
+};
+
+static void match_bound_desc(const struct match_bound_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(match_bound, match_bound_cases, match_bound_desc);
+
+static void match_expect_bound(struct kunit *test, const struct match_bound_case *t)
+{
+	const struct arm64_cpu_capabilities entry = {
+		.desc = t->name,
+		.field_pos = t->shift,
+		.field_width = 4,
+		.sign = t->sign,
+		.min_field_value = t->min,
+		MATCH_ENTRY_MAX(t->max)
+	};
+	u64 reg = match_place(t->neighbours, t->shift, t->raw);
+
+	KUNIT_EXPECT_EQ_MSG(test, feature_matches(reg, &entry), t->matches,
+			    "reg %#018llx, %s field at %d = %#x, min %#x, max %#x",
+			    reg, t->sign ? "signed" : "unsigned", t->shift,
+			    t->raw, t->min, t->max);
+}
+
+/* Before 6.9 the case has no rows: it runs once and skips. */
+static void feature_matches_upper_bound(struct kunit *test)
+{
+	const struct match_bound_case *t = test->param_value;
+
+	if (!MATCH_HAS_UPPER_BOUND || !t)
+		kunit_skip(test, "kernel before 6.9: feature_matches() has no upper bound");
+	match_expect_bound(test, t);
 }
 
 /*
@@ -253,6 +369,24 @@ static void feature_matches_kernel_rows(struct kunit *test)
 			    match_id_regs[row->reg].name);
 	KUNIT_EXPECT_PTR_EQ(test, cap->matches,
 			    row->hwcap ? has_user_cpuid_feature : has_cpuid_feature);
+	if (MATCH_HAS_UPPER_BOUND) {
+		/*
+		 * A higher value of these fields keeps every feature of a
+		 * lower one (DDI 0487 L.a, "Principles of the ID scheme for
+		 * fields in ID registers"): the row's bound is the field's.
+		 */
+		KUNIT_EXPECT_EQ_MSG(test, match_row_max(cap) >> 4, 0,
+				    "%s: max_field_value %#x does not fit the 4-bit field",
+				    row->name, match_row_max(cap));
+		KUNIT_EXPECT_EQ_MSG(test, (int)match_row_max(cap), MATCH_FIELD_MAX(row->sign),
+				    "%s: max_field_value %#x, the %s field's largest value is %#x",
+				    row->name, match_row_max(cap),
+				    row->sign ? "signed" : "unsigned", MATCH_FIELD_MAX(row->sign));
+		KUNIT_EXPECT_LE_MSG(test, row->min,
+				    match_decode((u64)match_row_max(cap), 0, row->sign),
+				    "%s: min_field_value %d above max_field_value %#x",
+				    row->name, row->min, match_row_max(cap));
+	}
 
 	for (n = 0; n < 2; n++) {
 		for (raw = 0; raw < 16; raw++) {
@@ -359,6 +493,7 @@ static void has_cpuid_feature_live_thresholds(struct kunit *test)
 		.field_pos = f->shift,
 		.field_width = 4,
 		.sign = f->sign,
+		MATCH_ENTRY_MAX(MATCH_FIELD_MAX(f->sign))
 	};
 	struct match_cpu_read r = { .reg = f->reg };
 	int val, min, cpu;
@@ -418,6 +553,8 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
 
 static struct kunit_case arm64_cpufeature_match_cases[] = {
 	KUNIT_CASE_PARAM(feature_matches_thresholds, match_threshold_gen_params),
+	KUNIT_CASE_PARAM(feature_matches_upper_bound,
+			 MATCH_HAS_UPPER_BOUND ? match_bound_gen_params : NULL),
 	KUNIT_CASE_PARAM(feature_matches_kernel_rows, match_row_gen_params),
 	KUNIT_CASE_PARAM(cpus_have_cap_agrees_with_id_registers, match_row_gen_params),
 	KUNIT_CASE_PARAM(has_cpuid_feature_live_thresholds, match_live_gen_params),

@@ -32,6 +32,7 @@
 #include <linux/mman.h>
 #include <linux/pgtable.h>
 #include <linux/sched/mm.h>
+#include <linux/version.h>
 #include <linux/workqueue.h>
 #include <asm/futex.h>
 #include <asm/irq_regs.h>
@@ -66,12 +67,47 @@
 #define PANT_FSC_PERM_L1	0x0d	/* 0b001101 permission fault, level 1 */
 #define PANT_FSC_PERM_L3	0x0f	/* 0b001111 permission fault, level 3 */
 /*
+ * DDI 0487 J.a, D19 ESR_EL1, ISS encoding for a Data Abort, DFSC: 0b101011
+ * "When FEAT_LPA2 is implemented: Translation fault, level -1" (the same
+ * encoding in IFSC). Permission faults have levels 0 to 3 only
+ * (0b0011xx); 0b001011 is the access flag fault, level 3.
+ */
+#define PANT_FSC_TRANS_LM1	0x2b	/* 0b101011 translation fault, level -1 */
+/*
  * A TTBR0 (user) and a TTBR1 (kernel) address for any VA size the kernel
  * supports: below 2^39 and above 2^64 - 2^39 (VA_BITS = 39, the default
  * with 4K pages, is the smallest).
  */
 #define PANT_USER_ADDR		0x0000000012340000UL
 #define PANT_KERNEL_ADDR	0xffffffc008000000UL
+
+/*
+ * Kernel differences: one #if per difference, named by the release that
+ * made it.
+ */
+
+/*
+ * 6.9: with LPA2 (52-bit addresses on 4K and 16K pages) a table walk can
+ * start at level -1, and esr_fsc_is_translation_fault(), which
+ * is_el1_permission_fault() uses, also takes the level -1 translation
+ * fault. Before, only FSC 0b0001xx (levels 0 to 3) was a translation
+ * fault, and 0b101011 was no permission fault under TTBR0 PAN either.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define PANT_TRANS_LM1_EXPECT	PANT_IF_TTBR0_PAN
+#else
+#define PANT_TRANS_LM1_EXPECT	PANT_NEVER
+#endif
+
+/*
+ * No #if: on 6.12, unlike 6.1, a suite's .exit always runs in a kernel
+ * thread of its own, not in the one that ran the case, so its current->mm
+ * says nothing about the case. Nothing here depends on which thread it
+ * is: a case checks "no mm left, user access closed" in its own thread
+ * when it drops its mm (pant_user_put()), and pant_exit() checks through
+ * a reference of its own that the mm is gone, whether the case dropped it
+ * or the exit of a thread an assertion ended did.
+ */
 
 /* How this kernel on this CPU keeps the kernel out of user memory. */
 enum pant_kind {
@@ -280,6 +316,7 @@ static void pant_expect_open(struct kunit *test, struct mm_struct *mm,
  */
 struct pant_user {
 	struct mm_struct *mm;
+	struct mm_struct *held;	/* an mmgrab() reference, for pant_exit() */
 	unsigned long addr;
 	unsigned long unmapped;
 };
@@ -291,6 +328,7 @@ static int pant_user_get(struct pant_user *u)
 	u->mm = mm_alloc();
 	if (!u->mm)
 		return -ENOMEM;
+	/* What an mm gets from a process; kunit_attach_mm() (6.12) does the same. */
 	u->mm->task_size = TASK_SIZE;
 	arch_pick_mmap_layout(u->mm, &current->signal->rlim[RLIMIT_STACK]);
 	kthread_use_mm(u->mm);
@@ -302,8 +340,12 @@ static int pant_user_get(struct pant_user *u)
 	}
 	u->unmapped = u->addr + PAGE_SIZE;
 	ret = vm_munmap(u->unmapped, PAGE_SIZE);
-	if (!ret)
+	if (!ret) {
+		/* For pant_exit(): the mm_struct outlives its address space. */
+		mmgrab(u->mm);
+		u->held = u->mm;
 		return 0;
+	}
 	vm_munmap(u->addr, PAGE_SIZE);
 out:
 	kthread_unuse_mm(u->mm);
@@ -312,12 +354,15 @@ out:
 	return ret;
 }
 
-static void pant_user_put(struct pant_user *u)
+/* At the end of a case, in its thread: no mm left, user access closed. */
+static void pant_user_put(struct kunit *test, struct pant_user *u)
 {
 	vm_munmap(u->addr, PAGE_SIZE);
 	kthread_unuse_mm(u->mm);
 	mmput(u->mm);
 	u->mm = NULL;
+	KUNIT_EXPECT_PTR_EQ_MSG(test, current->mm, NULL, "the case's thread still has an mm");
+	pant_expect_closed(test, "dropping the test mm");
 }
 
 /* What the suite must leave as it found it. */
@@ -339,21 +384,40 @@ static int pant_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * Whether the test mm's address space is gone: the case dropped it with
+ * pant_user_put(), or an assertion ended the case's thread, whose exit
+ * dropped it. That thread's end is signalled to KUnit a little before its
+ * mm is dropped, so wait for it a while.
+ */
+static int pant_mm_users_left(struct mm_struct *mm)
+{
+	int ms;
+
+	for (ms = 0; ms < 1000 && atomic_read(&mm->mm_users); ms++)
+		usleep_range(1000, 2000);
+	return atomic_read(&mm->mm_users);
+}
+
 static void pant_exit(struct kunit *test)
 {
 	struct pant_ctx *ctx = test->priv;
+	struct mm_struct *held = ctx->user.held;
 	unsigned int cpu;
 
-	/* A case that stopped half way: bring its CPU back, drop its mm. */
+	/* A case that stopped half way: bring its CPU back. */
 	for_each_cpu(cpu, &ctx->online)
 		if (!cpu_online(cpu))
 			KUNIT_EXPECT_EQ_MSG(test, add_cpu(cpu), 0, "CPU%u left offline", cpu);
 	KUNIT_EXPECT_EQ(test, num_online_cpus(), ctx->online_cpus);
-	if (ctx->user.mm && current->mm == ctx->user.mm)
-		pant_user_put(&ctx->user);
-	KUNIT_EXPECT_PTR_EQ_MSG(test, ctx->user.mm, NULL, "test mm not released");
-	KUNIT_EXPECT_PTR_EQ_MSG(test, current->mm, NULL, "KUnit thread still has an mm");
-	pant_expect_closed(test, "the test");
+	if (held) {
+		KUNIT_EXPECT_EQ_MSG(test, pant_mm_users_left(held), 0,
+				    "the test mm is still in use after the case");
+		mmdrop(held);
+		ctx->user.held = NULL;
+	}
+	/* In whatever kernel thread .exit runs: its user access is closed. */
+	pant_expect_closed(test, "the case, in .exit");
 }
 
 /* 1. Detection, from the ID register of this CPU and the sanitised one. */
@@ -488,7 +552,7 @@ static void uaccess_privileged_toggles_pan(struct kunit *test)
 	uaccess_disable_privileged();
 	pant_expect_closed(test, "uaccess_disable_privileged()");
 
-	pant_user_put(u);
+	pant_user_put(test, u);
 }
 
 static void uaccess_user_page_pan_restored(struct kunit *test)
@@ -546,7 +610,7 @@ static void uaccess_user_page_pan_restored(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
 	KUNIT_EXPECT_EQ(test, val, 0xcafeU);
 
-	pant_user_put(u);
+	pant_user_put(test, u);
 }
 
 static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
@@ -584,7 +648,7 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
 	pant_expect_closed(test, "futex_atomic_cmpxchg_inatomic() on an unmapped address");
 
-	pant_user_put(u);
+	pant_user_put(test, u);
 }
 
 /* 4. A secondary CPU taken offline and brought back has PAN enabled again. */
@@ -674,6 +738,18 @@ static const struct pant_fault_row pant_fault_rows[] = {
 		.addr = PANT_USER_ADDR,
 		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
 		.expect = PANT_IF_TTBR0_PAN,
+	}, {
+		.name = "el1_data_trans_lm1_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_LM1),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_TRANS_LM1_EXPECT,
+	}, {
+		.name = "el1_inst_trans_lm1_user_pan",
+		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_TRANS_LM1),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_TRANS_LM1_EXPECT,
 	}, {
 		.name = "el1_data_trans_l3_user_no_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
