@@ -1513,6 +1513,13 @@ class RunTest(FakeKunitTestCase):
 			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
 		return status, out.getvalue()
 
+	def test_one_git_status_per_run(self) -> None:
+		# It walks every file of the kernel tree: a second of a developer's loop.
+		with mock.patch.object(tree, 'changed_files', wraps=tree.changed_files) as status:
+			code, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(code, 0, output)
+		self.assertEqual(status.call_count, 1)
+
 	@from_scratch
 	def test_shared_build_and_parallel_boots(self) -> None:
 		# Each boot waits until the other has started too.
