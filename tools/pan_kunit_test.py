@@ -1513,6 +1513,13 @@ class RunTest(FakeKunitTestCase):
 			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
 		return status, out.getvalue()
 
+	def test_one_git_status_per_run(self) -> None:
+		# It walks every file of the kernel tree: a second of a developer's loop.
+		with mock.patch.object(tree, 'changed_files', wraps=tree.changed_files) as status:
+			code, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(code, 0, output)
+		self.assertEqual(status.call_count, 1)
+
 	@from_scratch
 	def test_shared_build_and_parallel_boots(self) -> None:
 		# Each boot waits until the other has started too.
@@ -2354,33 +2361,39 @@ def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
 	return hooks.FileChange(name, b''.join(old[:-1]), None, found)
 
 class HooksTest(unittest.TestCase):
-	"""What the patches of patches/ hook in, and their cut per suite."""
+	"""What the patches of patches/VERSION/ hook in, and their cut per suite."""
 
 	def setUp(self) -> None:
-		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO, KERNEL))}
 		self.symbols: Dict[str, str] = {}
+		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO, KERNEL))}
 
-	def changes(self, patch: str) -> List[hooks.FileChange]:
-		changes = patch_changes(os.path.join(REPO, 'patches', '6.1', patch))
-		hooks.assign(changes, self.suites, self.symbols)
+	def changes(self, patch: str, kernel: kernels.KernelSpec=KERNEL) -> List[hooks.FileChange]:
+		suites = {s.name: s.paths for s in export.suites(sources.load(REPO, kernel))}
+		changes = patch_changes(os.path.join(REPO, kernel.patches_dir(), patch))
+		hooks.assign(changes, suites, self.symbols)
 		return changes
 
 	def test_every_suite_comes_with_the_patch_that_hooks_it_in(self) -> None:
-		cuts = {name: hooks.hooked(self.changes(name), name, set(self.suites))
-			for name in sources.load(REPO, KERNEL).patches}
-		self.assertEqual([cut for _, cut in sorted(cuts.items())], [
-			['arm64_cpufeature_field', 'arm64_cpufeature_match'],
-			['arm64_alternative'],
-			[],   # the refactor
-			['arm64_cpucap_passes', 'arm64_cpucap_table'],
-			['arm64_pan']])
-		self.assertEqual(self.symbols, {
-			'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
-			'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
-			'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
-			'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
-			'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
-			'ARM64_PAN_KUNIT_TEST': 'arm64_pan'})
+		for kernel in kernels.supported(REPO):
+			with self.subTest(kernel=kernel.name):
+				self.symbols = {}
+				wanted = sources.load(REPO, kernel)
+				suites = {s.name for s in export.suites(wanted)}
+				cuts = {name: hooks.hooked(self.changes(name, kernel), name, suites)
+					for name in wanted.patches}
+				self.assertEqual([cut for _, cut in sorted(cuts.items())], [
+					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
+					['arm64_alternative'],
+					[],   # the refactor
+					['arm64_cpucap_passes', 'arm64_cpucap_table'],
+					['arm64_pan']])
+				self.assertEqual(self.symbols, {
+					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
+					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
+					'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
+					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
+					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
+					'ARM64_PAN_KUNIT_TEST': 'arm64_pan'})
 
 	def first_cut(self, change: hooks.FileChange, later: str) -> str:
 		data = change.render(lambda item: later not in item.suites)
@@ -2758,6 +2771,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
+		self.assertEqual(output.count('lkdtm: 4 passed'), 1, output)  # the closing line, once
 		self.assertIn('pass_pan (max,pauth-impdef=on, PAN by CPU):\n'
 			      '    ACCESS_USERSPACE   ok   caught: "Unable to handle kernel access', output)
 		self.assertIn('skip_nopan (cortex-a57, no PAN):\n'
@@ -2926,7 +2940,7 @@ class LkdtmTest(unittest.TestCase):
 		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
 		self.assertIn('    y', lines)
 		self.assertIn('c (cortex-a57, no PAN):', lines)
-		self.assertEqual(lines[-1], 'lkdtm: 1 passed, 1 failed')
+		self.assertEqual(lines[-1], '    EXEC_USERSPACE     FAIL timed out')
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
 			lkdtm.print_report([self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),

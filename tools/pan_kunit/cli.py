@@ -301,12 +301,14 @@ def setup(tree_dir: str, kernel: KernelSpec, repo: str, purpose: str,
 	wanted = sources.load(repo, kernel)
 	tree.setup(tree_dir, kernel, wanted, kernel.tarball(), packages.version(kernel.package))
 
-def _note_edits(tree_dir: str) -> None:
+def _note_edits(tree_dir: str) -> List[str]:
+	"""Notes the tree's uncommitted edits, and returns them."""
 	edits = tree.changed_files(tree_dir)
 	if edits:
 		more = f' and {len(edits) - MAX_NOTED} more' if len(edits) > MAX_NOTED else ''
 		print(f'note: building with uncommitted changes in {tree_dir}: '
 		      f'{", ".join(edits[:MAX_NOTED])}{more}')
+	return edits
 
 def _matrix(request: BootRequest, repo: str,
 	    kunit_dir: Optional[str]) -> List[configs.QemuConfig]:
@@ -341,12 +343,13 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 	for target in target_list:
 		tree_dir = target.tree
 		setup(tree_dir, target.kernel, repo, 'run')
-		_note_edits(tree_dir)
+		# git status of a kernel tree takes a second: once per run.
+		kernel = tree.kernel_of(tree_dir, _note_edits(tree_dir))
 		kunit_dir = tree.kunit_dir(tree_dir)
 		matrix = _matrix(request, repo, kunit_dir)
 		kernel_results = runner.run(tree_dir, kunit_dir, matrix, request.timeout,
 					    request.jobs, options=request.options,
-					    fragments=fragments(repo))
+					    fragments=fragments(repo), kernel=kernel)
 		result_list += kernel_results
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 	if request.raw_output:

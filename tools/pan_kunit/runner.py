@@ -318,16 +318,16 @@ def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[s
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
 	options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
-	outputs: Optional[Outputs]=None) -> List[results.ConfigResult]:
+	outputs: Optional[Outputs]=None, kernel: Optional[Kernel]=None) -> List[results.ConfigResult]:
 	"""Builds every kconfig group, with @kunitconfig (default: the
 	tree's) plus @fragments and @options, then boots every config that
 	built.  Logs and boots go into @outputs (default: the tree's
-	.pan-kunit)."""
+	.pan-kunit).  @kernel: what the records name (default: kernel_of())."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
 	options = options or KunitOptions()
 	outputs = outputs or Outputs(state(tree))
 	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
-	kernel = kernel_of(tree)
+	kernel = kernel or kernel_of(tree)
 	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add,
 				options.make_options)
 	build_of = {c.name: b for b in builds for c in b.group}

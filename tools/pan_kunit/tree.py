@@ -104,13 +104,15 @@ def kernel_version(tree: str) -> str:
 	return (f'{found["VERSION"]}.{found["PATCHLEVEL"]}.{found["SUBLEVEL"]}'
 		f'{found.get("EXTRAVERSION", "")}')
 
-def kernel_of(tree: str) -> Kernel:
-	"""The kernel that @tree (the prepared tree or a worktree of it) builds now."""
+def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
+	"""The kernel that @tree (the prepared tree or a worktree of it) builds
+	now; @changed: its changed_files(), if the caller has them."""
 	base = kernels.BASE_SUBJECT.match(base_subject(tree))
 	branch = git(tree, 'symbolic-ref', '-q', '--short', 'HEAD', check=False).stdout.strip()
 	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
 		      package_version=base.group(2) if base else None,
-		      commit=head(tree), branch=branch or None, dirty=bool(changed_files(tree)))
+		      commit=head(tree), branch=branch or None,
+		      dirty=bool(changed_files(tree) if changed is None else changed))
 
 def base_subject(tree: str) -> str:
 	"""The subject of @tree's base commit, '' if it has none."""
