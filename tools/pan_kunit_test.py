@@ -229,24 +229,26 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(cli.parse_args(['--tree', '/a', 'setup', '--tree', '/b']).tree, '/b')
 		self.assertIsNone(cli.parse_args(['setup']).tree)
 
-	def _tree_used(self, argv: List[str], env: Dict[str, str]) -> str:
+	def _trees_used(self, argv: List[str], env: Dict[str, str]) -> List[str]:
 		with mock.patch.dict(os.environ, env), mock.patch.object(cli, 'setup') as setup:
 			if 'PAN_KUNIT_TREE' not in env:
 				os.environ.pop('PAN_KUNIT_TREE', None)
 			self.assertEqual(cli.main(argv), 0)
-		tree_dir: str = setup.call_args.args[0]
-		return tree_dir
+		return [c.args[0] for c in setup.call_args_list]
 
 	def test_tree_option_then_env_then_default(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			opt, env = os.path.join(tmp, 'opt'), os.path.join(tmp, 'env')
-			self.assertEqual(self._tree_used(['--tree', opt, 'setup'],
-							 {'PAN_KUNIT_TREE': env}), opt)
-			self.assertEqual(self._tree_used(['setup'], {'PAN_KUNIT_TREE': env}), env)
-			# The default tree's directories are created as needed.
+			# A tree that does not exist yet: --kernel says what goes in it.
+			self.assertEqual(self._trees_used(['--tree', opt, 'setup', '--kernel', '6.1'],
+							  {'PAN_KUNIT_TREE': env}), [opt])
+			self.assertEqual(self._trees_used(['setup', '--kernel', '6.1'],
+							  {'PAN_KUNIT_TREE': env}), [env])
+			# The default trees' directories are created as needed.
 			home = os.path.join(tmp, 'home')
-			self.assertEqual(self._tree_used(['setup'], {'HOME': home}),
-					 f'{home}/.cache/pan-kunit/linux-source-6.1')
+			self.assertEqual(self._trees_used(['setup'], {'HOME': home}),
+					 [f'{home}/.cache/pan-kunit/{k.package}'
+					  for k in kernels.supported(REPO)])
 
 	def test_tree_in_a_directory_that_does_not_exist_is_refused(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
@@ -2468,7 +2470,7 @@ class ExportMessageTest(unittest.TestCase):
 			with mock.patch.dict(os.environ, {'PATH': tmp}), \
 			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 				status = cli.main(['--tree', os.path.join(tmp, 'linux'), 'export',
-						   os.path.join(tmp, 'out')], repo=REPO)
+						   os.path.join(tmp, 'out'), '--kernel', '6.1'], repo=REPO)
 		self.assertEqual(status, 2, out.getvalue())
 		self.assertIn(tree.NO_GIT, out.getvalue())
 
@@ -3039,7 +3041,7 @@ class SignalTest(unittest.TestCase):
 			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
 			 '\treturn 0\n'
 			 'with mock.patch.object(cli, "run", side_effect=killed):\n'
-			 '\tsys.exit(cli.main(["--tree", "/nonexistent", "run"]))\n')
+			 '\tsys.exit(cli.main(["--tree", "/nonexistent", "run", "--kernel", "6.1"]))\n')
 		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
 					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
 					timeout=60, check=False)
