@@ -2279,6 +2279,10 @@ class MutantsTest(CheckTestCase):
 			self.repo, 'mutants', '6.1', 'header.patch')).of_header())
 		self.assertFalse(mutants.load_mutant(os.path.join(
 			self.repo, 'mutants', '6.1', 'killed.patch')).of_header())
+		write(os.path.join(self.repo, 'sysreg.patch'), killed.replace(
+			'diff --git a/fake_mode b/fake_mode\n',
+			'diff --git a/arch/arm64/tools/sysreg b/arch/arm64/tools/sysreg\n'))
+		self.assertTrue(mutants.load_mutant(os.path.join(self.repo, 'sysreg.patch')).of_header())
 		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'header',
 					      '--no-header-mutants')
 		self.assertEqual(status, 0, output)

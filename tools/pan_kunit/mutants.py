@@ -19,6 +19,8 @@ from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
 TIMEOUT = 120
+# The files of the tree that headers are generated from.
+HEADER_SOURCES = ('arch/arm64/tools/sysreg', 'arch/arm64/tools/cpucaps')
 
 class Verdict(StrEnum):
 	"""What the check of a mutant found, as its row and its JSON say."""
@@ -48,10 +50,12 @@ class Mutant:
 		return self.verdict in (Verdict.KILLED, Verdict.PENDING)
 
 	def of_header(self) -> bool:
-		"""Whether it changes a header: nearly every object includes
+		"""Whether it changes a header, or a file headers are generated
+		from (arch/arm64/tools/sysreg gives <asm/sysreg-defs.h>, cpucaps
+		<asm/cpucap-defs.h>): nearly every object includes
 		<asm/cpufeature.h>, <asm/uaccess.h> or <asm/alternative-macros.h>,
 		so its build is a build from scratch (minutes, not seconds)."""
-		return any(f.endswith('.h') for f in self.files)
+		return any(f.endswith('.h') or f in HEADER_SOURCES for f in self.files)
 
 	def to_json(self) -> results.JsonObj:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
