@@ -34,19 +34,19 @@
 #include <linux/version.h>
 
 /*
- * Kernel differences: one #if per difference between the kernels
- * pan-kunit supports (6.1, 6.12).
+ * Kernel differences: one #if per difference, named by the release that
+ * made it.
  */
 
 /*
- * The system's capability bitmaps were renamed after 6.1: cpu_hwcaps is
- * system_cpucaps and boot_capabilities is boot_cpucaps in 6.12 (the
- * release in between that renamed them was not checked, so the test is
- * on the newer of the two trees). Patch 0003 names the set made of them
- * system_cpucaps on 6.1 and system_cpucap_set on 6.12; this suite does
- * not use it.
+ * 6.5: the cpucap naming series (which also renamed struct
+ * alt_instr.cpufeature to .cpucap, see alternative_test.c) renamed the
+ * system's capability bitmaps: cpu_hwcaps is system_cpucaps and
+ * boot_capabilities is boot_cpucaps. Patch 0003 names the set made of
+ * them system_cpucaps on 6.1 and system_cpucap_set on 6.12; this suite
+ * does not use it.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define PASSES_SYSTEM_CAPS	system_cpucaps
 #define PASSES_BOOT_CAPS	boot_cpucaps
 #else

@@ -33,12 +33,12 @@
 #include <linux/version.h>
 
 /*
- * Kernel differences: one #if per difference between the kernels
- * pan-kunit supports (6.1, 6.12).
+ * Kernel differences: one #if per difference, named by the release that
+ * made it.
  */
 
 /*
- * 6.9 (issue 11): rows carry max_field_value, which ARM64_CPUID_FIELDS()
+ * 6.9: rows carry max_field_value, which ARM64_CPUID_FIELDS()
  * sets, and feature_matches() reads min_field_value and max_field_value
  * as encodings of the field, sign-extended as the field is, and matches
  * min <= field <= max. Before, it matched field >= min_field_value, the
