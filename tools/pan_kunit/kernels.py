@@ -8,7 +8,7 @@
 import os
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 
@@ -86,17 +86,23 @@ def parse_base_subject(subject: str) -> Optional[KernelSpec]:
 	match = BASE_SUBJECT.match(subject)
 	return by_package(match.group(1)) if match else None
 
-_MAKEFILE_VERSION = re.compile(r'^(VERSION|PATCHLEVEL)\s*=\s*(\d+)\s*$')
+_MAKEFILE_VARIABLE = re.compile(r'^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(.*?)\s*$')
 
-def from_makefile(tree: str) -> Optional[KernelSpec]:
-	"""The known kernel whose VERSION.PATCHLEVEL the tree's Makefile has."""
-	found = {}
+def makefile_version(tree: str) -> Dict[str, str]:
+	"""VERSION, PATCHLEVEL, SUBLEVEL and EXTRAVERSION of the tree's top
+	Makefile, those it sets; none if it has no Makefile."""
+	found: Dict[str, str] = {}
 	try:
 		with open(os.path.join(tree, 'Makefile'), errors='backslashreplace') as f:
 			for line in f:
-				match = _MAKEFILE_VERSION.match(line)
+				match = _MAKEFILE_VARIABLE.match(line)
 				if match:
 					found.setdefault(match.group(1), match.group(2))
 	except OSError:
-		return None
+		pass
+	return found
+
+def from_makefile(tree: str) -> Optional[KernelSpec]:
+	"""The known kernel whose VERSION.PATCHLEVEL the tree's Makefile has."""
+	found = makefile_version(tree)
 	return by_name(f'{found.get("VERSION")}.{found.get("PATCHLEVEL")}')

@@ -86,19 +86,9 @@ class Kernel:
 	branch: Optional[str]          # None on a detached HEAD
 	dirty: bool = False            # built with edits HEAD does not hold (changed_files())
 
-_MAKEFILE_VARIABLE = re.compile(r'^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(.*?)\s*$')
-
 def kernel_version(tree: str) -> str:
 	"""VERSION.PATCHLEVEL.SUBLEVEL and EXTRAVERSION of the top Makefile."""
-	found: Dict[str, str] = {}
-	try:
-		with open(os.path.join(tree, 'Makefile'), errors='backslashreplace') as f:
-			for line in f:
-				match = _MAKEFILE_VARIABLE.match(line)
-				if match:
-					found.setdefault(match.group(1), match.group(2))
-	except OSError:
-		return ''
+	found = kernels.makefile_version(tree)
 	if not all(found.get(v) for v in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL')):
 		return ''
 	return (f'{found["VERSION"]}.{found["PATCHLEVEL"]}.{found["SUBLEVEL"]}'
