@@ -100,10 +100,18 @@ def kunit_tool(kernel: str) -> str:
 def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 	return None if '__pycache__' in info.name else info
 
+# The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE): the tests
+# run without them, and each sets what it tests.
+CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR')
+caller_settings: Dict[str, str] = {}
+
 def setUpModule() -> None:
 	"""Packs the fake source, with the fake kunit_tool, as Debian packs its
 	tarball, and prepares a tree of it."""
 	global module_tmpdir, tarball, prepared_tree, fake_kunit_python
+	for name in CALLER_SETTINGS:
+		if name in os.environ:
+			caller_settings[name] = os.environ.pop(name)
 	module_tmpdir = tempfile.mkdtemp(prefix='pan-kunit-test-')
 	tarball = os.path.join(module_tmpdir, 'linux-source-6.1.tar.xz')
 	with tarfile.open(tarball, 'w:xz') as tar:
@@ -128,6 +136,7 @@ def setUpModule() -> None:
 
 def tearDownModule() -> None:
 	shutil.rmtree(module_tmpdir)
+	os.environ.update(caller_settings)
 
 def read(path: str) -> str:
 	with open(path) as f:
