@@ -1483,6 +1483,27 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 	"""run on two kernels: a tree each, one report."""
 
 	@from_scratch
+	def test_a_missing_package_of_the_second_kernel_stops_before_the_first(self) -> None:
+		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
+				os.path.join(self.repo, 'patches', '6.12'))
+		def ensure(sources: List[str]) -> None:
+			if 'linux-source-6.12' in sources:
+				raise Error('missing Debian packages: linux-source-6.12')
+		out = io.StringIO()
+		with mock.patch.dict(os.environ, {'PAN_KUNIT_CACHE': os.path.join(self.tmp, 'cache')}), \
+		     mock.patch.object(packages, 'ensure', side_effect=ensure) as ensured, \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			os.environ.pop('PAN_KUNIT_TREE', None)
+			status = cli.main(['run', '--config', 'pass_pan'], repo=self.repo)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertEqual(out.getvalue(),
+				 'pan-kunit: error: missing Debian packages: linux-source-6.12\n')
+		self.assertEqual(ensured.call_args_list,
+				 [mock.call(['linux-source-6.1', 'linux-source-6.12'])])
+		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'cache', 'linux-source-6.1')))
+		self.assertEqual(self.traced('build'), [])
+
+	@from_scratch
 	def test_a_column_per_kernel_and_config_a_total_per_kernel(self) -> None:
 		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
 				os.path.join(self.repo, 'patches', '6.12'))

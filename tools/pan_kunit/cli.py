@@ -763,10 +763,17 @@ def _check_tree(target: Target) -> None:
 	"""Refuses a tree that setup would create in no directory."""
 	tree.check_location(target.tree, target.given)
 
+def _ensure_packages(target_list: List[Target]) -> None:
+	"""Installs (or asks for) every kernel's source package and the tools,
+	at once, before any kernel's work: a second kernel's missing package
+	is not found after the first kernel's builds."""
+	packages.ensure([t.kernel.package for t in target_list])
+
 def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	for target in target_list:
 		_check_tree(target)
 		sources.load(repo, target.kernel)  # every series readable, before any extraction
+	_ensure_packages(target_list)
 	for target in target_list:
 		setup(target.tree, target.kernel, repo, 'setup', builds=False)
 	return 0
@@ -778,6 +785,7 @@ def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) 
 	for target in target_list:
 		_check_tree(target)
 		sources.load(repo, target.kernel)
+	_ensure_packages(target_list)
 	return run(request, target_list, repo)
 
 def _each(target_list: List[Target], work: Callable[[Target], int]) -> int:
@@ -797,6 +805,7 @@ def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 	for target in target_list:
 		_check_tree(target)
 		sources.load(repo, target.kernel)
+	_ensure_packages(target_list)
 	return _each(target_list, lambda t: run_lkdtm(request, t, repo))
 
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
@@ -806,6 +815,7 @@ def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	for target in target_list:
 		_check_tree(target)
 		_check_bisect(request, target.tree, target.kernel, repo)
+	_ensure_packages(target_list)
 
 	def one(target: Target) -> int:
 		setup(target.tree, target.kernel, repo, 'bisect')
@@ -823,6 +833,7 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 		_check_tree(target)
 		sources.load(repo, target.kernel)
 		found[target.kernel] = _mutants_of(request, target.kernel, repo, kernel_list)
+	_ensure_packages([t for t in target_list if found[t.kernel]])
 
 	def one(target: Target) -> int:
 		if not found[target.kernel]:
@@ -843,6 +854,7 @@ def export_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	target = target_list[0]
 	_check_tree(target)
 	sources.load(repo, target.kernel)
+	_ensure_packages(target_list)
 	setup(target.tree, target.kernel, repo, 'export', builds=not request.no_build)
 	with worktree.locked(target.tree):
 		return run_export(request, target, repo)
