@@ -1552,6 +1552,16 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(code, 0, output)
 		self.assertEqual(status.call_count, 1)
 
+	def test_no_git_show_of_the_base_commit(self) -> None:
+		# git show diffs a root commit even with -s: the whole tree, a
+		# tenth of a second a call, several calls a run.
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			code, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(code, 0, output)
+		shows = [c.args for c in git.call_args_list
+			 if 'show' in c.args and tree.BASE_REF in c.args]
+		self.assertEqual(shows, [])
+
 	@from_scratch
 	def test_shared_build_and_parallel_boots(self) -> None:
 		# Each boot waits until the other has started too.

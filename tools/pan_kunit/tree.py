@@ -105,7 +105,9 @@ def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
 
 def base_subject(tree: str) -> str:
 	"""The subject of @tree's base commit, '' if it has none."""
-	return git(tree, 'show', '-s', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
+	# log, not show: show diffs a root commit (the base: the whole tree)
+	# even with -s, a tenth of a second per call.
+	return git(tree, 'log', '-1', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
 
 def kernel_spec(tree: str) -> Optional[KernelSpec]:
 	"""The kernel @tree holds: its base commit's, else its Makefile's;
