@@ -10,6 +10,8 @@
 
 import contextlib
 import fcntl
+import glob
+import importlib
 import io
 import json
 import os
@@ -24,6 +26,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import types
 import unittest
 import xml.etree.ElementTree as ET
 from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
@@ -31,9 +34,9 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, kernels, ktap, lkdtm,
-		       mutants, packages, progress, results, runner, series, sources, steps,
-		       summary, tree, worktree)
+from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, kernels, ktap,
+		       kunit_build, lkdtm, mutants, packages, progress, results, runner, series,
+		       sources, steps, summary, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -1773,8 +1776,11 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(build[-4:], ['--kconfig_add=CONFIG_KASAN=y',
 					      '--kconfig_add=# CONFIG_MODULES is not set',
 					      '--make_options=W=1', '--make_options=LLVM=1'])
+		# Before them, make builds the image the configs boot, and only it.
+		self.assertEqual(build[-6:-4], ['--make_options',
+						'KBUILD_IMAGE=arch/arm64/boot/Image.gz'])
 		if shutil.which('ccache'):
-			self.assertEqual(build[-6:-4], ['--make_options', 'CC=ccache clang'])
+			self.assertEqual(build[-8:-6], ['--make_options', 'CC=ccache clang'])
 		self.assertNotIn('CC=ccache aarch64-linux-gnu-gcc', build)
 		execs = self.argv('exec')
 		self.assertEqual(sorted(execs), ['pass_pan', 'skip_nopan'])
@@ -3039,6 +3045,99 @@ class CcacheTest(unittest.TestCase):
 	def test_without_ccache_builds_plainly(self) -> None:
 		with mock.patch.object(shutil, 'which', return_value=None):
 			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+
+class ImageOptionsTest(unittest.TestCase):
+
+	def config(self, name: str, kernel_path: str) -> configs.QemuConfig:
+		return configs.QemuConfig(name=name, path=f'/{name}.py', kconfig='',
+					  kernel_path=kernel_path, cpu='max')
+
+	def test_make_builds_the_image_the_group_boots(self) -> None:
+		group = [self.config('a', 'arch/arm64/boot/Image'),
+			 self.config('b', 'arch/arm64/boot/Image')]
+		self.assertEqual(runner.image_options(group),
+				 ['--make_options', 'KBUILD_IMAGE=arch/arm64/boot/Image'])
+		self.assertEqual(runner.image_options(group, ['W=1']),
+				 ['--make_options', 'KBUILD_IMAGE=arch/arm64/boot/Image'])
+
+	def test_two_images_or_the_users_own_are_left_to_make(self) -> None:
+		two = [self.config('a', 'arch/arm64/boot/Image'),
+		       self.config('b', 'arch/arm64/boot/Image.gz')]
+		self.assertEqual(runner.image_options(two), [])
+		one = two[:1]
+		self.assertEqual(runner.image_options(one, ['KBUILD_IMAGE=arch/arm64/boot/Image.gz']), [])
+
+	def test_the_projects_configs_boot_the_image_make_builds_last(self) -> None:
+		# Image.gz is compressed from the Image after it: a config that
+		# boots it costs every build that compression.
+		for path in sorted(glob.glob(os.path.join(REPO, 'qemu_configs', '*.py'))):
+			with open(path) as f:
+				self.assertIn("kernel_path='arch/arm64/boot/Image',", f.read(), path)
+
+class KunitBuildTest(unittest.TestCase):
+	"""kunit_build.py against the kunit_kernel.py of each kernel
+	(test_data/kunit_tool/VERSION), with stand-in make operations."""
+
+	class Ops:
+		def __init__(self) -> None:
+			self.calls: List[str] = []
+
+		def make_olddefconfig(self, build_dir: str, make_options: Optional[List[str]]) -> None:
+			self.calls.append('olddefconfig')
+
+		def make(self, jobs: int, build_dir: str, make_options: Optional[List[str]]) -> None:
+			self.calls.append(f'make -j{jobs}')
+
+	def load(self, kernel: str) -> Any:
+		"""kunit_kernel of @kernel, imported afresh with its own kunit_config
+		and qemu_config."""
+		saved = {name: sys.modules.pop(name) for name in ('kunit_kernel', 'kunit_config', 'qemu_config')
+			 if name in sys.modules}
+		sys.path.insert(0, kunit_tool(kernel))
+		try:
+			return importlib.import_module('kunit_kernel')
+		finally:
+			sys.path.remove(kunit_tool(kernel))
+			for name in ('kunit_kernel', 'kunit_config', 'qemu_config'):
+				sys.modules.pop(name, None)
+			sys.modules.update(saved)
+
+	def test_build_kernel_makes_without_olddefconfig_on_every_kernel(self) -> None:
+		for kernel in (k.name for k in kernels.KNOWN):
+			with self.subTest(kernel=kernel):
+				kunit_kernel = self.load(kernel)
+				tree = object.__new__(kunit_kernel.LinuxSourceTree)
+				tree._ops = ops = self.Ops()
+				tree.validate_config = lambda build_dir: True
+				self.assertTrue(tree.build_kernel(2, '/b', []))
+				self.assertEqual(ops.calls, ['olddefconfig', 'make -j2'])  # as kunit.py does
+				ops.calls.clear()
+				self.assertTrue(kunit_build.skip_olddefconfig_before_make(kunit_kernel))
+				self.assertTrue(tree.build_kernel(2, '/b', []))
+				self.assertEqual(ops.calls, ['make -j2'])
+				# Anything else that reconfigures still runs olddefconfig.
+				ops.make_olddefconfig('/b', [])
+				self.assertEqual(ops.calls, ['make -j2', 'olddefconfig'])
+
+	def test_validate_config_still_judges_the_build(self) -> None:
+		for kernel in (k.name for k in kernels.KNOWN):
+			with self.subTest(kernel=kernel):
+				kunit_kernel = self.load(kernel)
+				kunit_build.skip_olddefconfig_before_make(kunit_kernel)
+				tree = object.__new__(kunit_kernel.LinuxSourceTree)
+				tree._ops = self.Ops()
+				tree.validate_config = lambda build_dir: False
+				self.assertFalse(tree.build_kernel(2, '/b', []))
+
+	def test_another_kunit_kernel_is_left_as_it_is(self) -> None:
+		module = types.ModuleType('kunit_kernel')
+		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
+		class LinuxSourceTree:
+			def build_kernel(self) -> bool:
+				return True
+		module.LinuxSourceTree = LinuxSourceTree  # type: ignore[attr-defined]
+		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
+		self.assertIs(module.LinuxSourceTree.build_kernel, LinuxSourceTree.build_kernel)
 
 class BuildLockTest(unittest.TestCase):
 
