@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import textwrap
 import threading
 import time
 import types
@@ -3123,21 +3124,63 @@ class KunitBuildTest(unittest.TestCase):
 		for kernel in (k.name for k in kernels.KNOWN):
 			with self.subTest(kernel=kernel):
 				kunit_kernel = self.load(kernel)
-				kunit_build.skip_olddefconfig_before_make(kunit_kernel)
+				self.assertTrue(kunit_build.skip_olddefconfig_before_make(kunit_kernel))
+				self.assertTrue(kunit_build.skip_olddefconfig_before_make(kunit_kernel))  # once
 				tree = object.__new__(kunit_kernel.LinuxSourceTree)
-				tree._ops = self.Ops()
+				tree._ops = ops = self.Ops()
 				tree.validate_config = lambda build_dir: False
 				self.assertFalse(tree.build_kernel(2, '/b', []))
+				self.assertEqual(ops.calls, ['make -j2'])
+
+	def test_kunit_py_runs_with_the_patched_kunit_kernel(self) -> None:
+		# kunit_build.py imports kunit_kernel, then runs kunit.py, whose
+		# own `import kunit_kernel` must find the patched module.
+		stand_in = textwrap.dedent('''\
+			import json, sys
+			import kunit_kernel
+			calls = []
+			class Ops:
+				def make_olddefconfig(self, build_dir, make_options):
+					calls.append('olddefconfig')
+				def make(self, jobs, build_dir, make_options):
+					calls.append('make')
+			tree = object.__new__(kunit_kernel.LinuxSourceTree)
+			tree._ops = Ops()
+			tree.validate_config = lambda build_dir: True
+			tree.build_kernel(1, '/b', [])
+			with open(sys.argv[2], 'w') as f:
+				json.dump([sys.argv[1]] + calls, f)
+			''')
+		for kernel in (k.name for k in kernels.KNOWN):
+			with self.subTest(kernel=kernel), tempfile.TemporaryDirectory() as tmp:
+				for name in ('kunit_kernel.py', 'kunit_config.py', 'qemu_config.py'):
+					shutil.copy(os.path.join(kunit_tool(kernel), name), tmp)
+				write(os.path.join(tmp, 'kunit.py'), stand_in)
+				out = os.path.join(tmp, 'calls.json')
+				subprocess.run([sys.executable, runner.KUNIT_BUILD, tmp, 'build', out],
+					       check=True)
+				self.assertEqual(json.loads(read(out)), ['build', 'make'])
+
+	def test_builds_run_through_kunit_build(self) -> None:
+		config = configs.QemuConfig(name='c', path='/c.py', kconfig='', kernel_path='Image',
+					    cpu='max')
+		cmd = runner.kunit_cmd('/kunit', 'build', '/b', '/kc', config)
+		self.assertEqual(cmd[:4], [sys.executable, runner.KUNIT_BUILD, '/kunit', 'build'])
+		self.assertEqual(os.path.basename(runner.KUNIT_BUILD), 'kunit_build.py')
+		self.assertTrue(os.path.isfile(runner.KUNIT_BUILD))
+		cmd = runner.kunit_cmd('/kunit', 'exec', '/b', '/kc', config)
+		self.assertEqual(cmd[:3], [sys.executable, '/kunit/kunit.py', 'exec'])
 
 	def test_another_kunit_kernel_is_left_as_it_is(self) -> None:
 		module = types.ModuleType('kunit_kernel')
 		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
 		class LinuxSourceTree:
-			def build_kernel(self) -> bool:
-				return True
+			def build_kernel(self, jobs: int, build_dir: str, make_options: List[str]) -> bool:
+				return True  # no olddefconfig to leave out
+		original = LinuxSourceTree.build_kernel
 		module.LinuxSourceTree = LinuxSourceTree  # type: ignore[attr-defined]
 		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
-		self.assertIs(module.LinuxSourceTree.build_kernel, LinuxSourceTree.build_kernel)
+		self.assertIs(module.LinuxSourceTree.build_kernel, original)
 
 class BuildLockTest(unittest.TestCase):
 

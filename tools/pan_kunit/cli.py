@@ -292,11 +292,10 @@ def export_request(args: argparse.Namespace) -> ExportRequest:
 
 def setup(tree_dir: str, kernel: KernelSpec, repo: str, purpose: str,
 	  builds: bool=True) -> None:
-	"""Installs what the command @purpose needs (@kernel's source package,
-	setup's tools, and those that build and boot a kernel if it @builds),
-	then prepares the tree."""
+	"""Checks that the tools the command @purpose needs are on PATH
+	(setup's, and those that build and boot a kernel if it @builds), then
+	prepares the tree.  The packages were installed by _ensure_packages()."""
 	tools = packages.SETUP_TOOLS + (packages.BUILD_TOOLS + packages.BOOT_TOOLS if builds else [])
-	packages.ensure([kernel.package])
 	packages.require(tools, purpose)
 	wanted = sources.load(repo, kernel)
 	tree.setup(tree_dir, kernel, wanted, kernel.tarball(), packages.version(kernel.package))

@@ -5,18 +5,23 @@
 #
 # Runs KUNIT_DIR/kunit.py (6.1 or 6.12) as it is, with one call left out:
 # the `make olddefconfig` that LinuxSourceTree.build_kernel() runs before
-# every make.  kunit.py has already made the .config by then (build_config()
-# runs its own olddefconfig whenever the .config is missing or the
-# kunitconfig changed), and an edited Kconfig file or .config is taken in
-# by kbuild itself: make runs syncconfig when include/config/auto.conf is
-# older than any of them.  So the call changes nothing, and it costs about
-# 1.5 s of CPU per incremental build, which is a tenth of the developer's
-# loop.  build_kernel()'s validate_config() still checks the .config
-# against the kunitconfig after make.
+# every make, 1.5 s of CPU in every incremental build.
 #
-# This file imports nothing of pan_kunit: it runs with only KUNIT_DIR on
-# its path.  A kunit_tool whose build_kernel() is not as above (or a
-# kunit.py without kunit_kernel) is run unchanged.
+# kunit.py's own reconfiguration is kept: build_reconfig() runs
+# build_config(), and its olddefconfig, whenever the .config is missing,
+# lacks an option of the kunitconfig, or the kunitconfig changed.  When
+# it does not, make itself runs syncconfig if a Kconfig file, the .config
+# or a tool's name (CC, LD, ... in include/config/auto.conf.cmd) changed,
+# which sets new options to their defaults as olddefconfig does.  What
+# is no longer probed on every build is what Kconfig reads of the tools
+# but kbuild does not track: the version of the assembler, linker or
+# pahole, and the as-instr/ld-option results, are those of the last
+# reconfiguration (an upgraded binutils is seen at the next one, as with
+# plain make).  validate_config() still checks the .config after make.
+#
+# A kunit_kernel whose build_kernel() does not call
+# self._ops.make_olddefconfig() and self._ops.make() (or a kunit.py
+# without kunit_kernel) is run unchanged.
 
 import os
 import runpy
@@ -24,33 +29,53 @@ import sys
 from types import ModuleType
 from typing import Any, List, Optional
 
+PATCHED = '_pan_kunit_without_olddefconfig'
+
+
+def _calls_olddefconfig_then_make(build_kernel: Any) -> bool:
+	"""Whether @build_kernel is (jobs, build_dir, make_options) and names
+	self._ops.make_olddefconfig and make, as in 6.1 and 6.12."""
+	code = getattr(build_kernel, '__code__', None)
+	if code is None or code.co_argcount != 4:
+		return False
+	return {'_ops', 'make_olddefconfig', 'make'} <= set(code.co_names)
+
 
 def skip_olddefconfig_before_make(kunit_kernel: ModuleType) -> bool:
 	"""Makes LinuxSourceTree.build_kernel() of @kunit_kernel run without
 	its make_olddefconfig() call; build_config()'s is kept.  False (and
-	nothing changed) when @kunit_kernel does not have them."""
+	nothing changed) when @kunit_kernel is not as expected."""
 	tree = getattr(kunit_kernel, 'LinuxSourceTree', None)
 	build_kernel = getattr(tree, 'build_kernel', None)
-	if tree is None or build_kernel is None or not hasattr(tree, 'build_config'):
+	if getattr(build_kernel, PATCHED, False):
+		return True
+	if tree is None or not _calls_olddefconfig_then_make(build_kernel):
 		return False
 
 	def build_kernel_after_config(self: Any, jobs: int, build_dir: str,
 				      make_options: Optional[List[str]]) -> bool:
 		ops = self._ops
+		saved = vars(ops).get('make_olddefconfig')
 		ops.make_olddefconfig = lambda build_dir, make_options: None
 		try:
-			return build_kernel(self, jobs, build_dir, make_options)
+			return build_kernel(self, jobs, build_dir, make_options)  # type: ignore[no-any-return]
 		finally:
-			del ops.make_olddefconfig  # the class's again
+			if saved is None:
+				del ops.make_olddefconfig  # the class's again
+			else:
+				ops.make_olddefconfig = saved
 
-	tree.build_kernel = build_kernel_after_config
+	setattr(build_kernel_after_config, PATCHED, True)
+	setattr(tree, 'build_kernel', build_kernel_after_config)
 	return True
 
 
 def main(argv: List[str]) -> None:
 	kunit_dir, args = argv[0], argv[1:]
 	kunit_py = os.path.join(kunit_dir, 'kunit.py')
-	sys.path.insert(0, os.path.abspath(kunit_dir))
+	# kunit_tool's directory in place of this one: pan_kunit's modules
+	# (bisect.py) must not hide the standard library's.
+	sys.path[0] = os.path.abspath(kunit_dir)
 	try:
 		import kunit_kernel  # type: ignore[import-not-found]
 	except ImportError:
