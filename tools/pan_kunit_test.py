@@ -2286,6 +2286,35 @@ class MutantsTest(CheckTestCase):
 		self.assertRegex(out.getvalue(), r'\nsurvived +arm64_cpufeature_match +survived +'
 				 r'no case of arm64_cpufeature_match failed\n')
 
+	def test_kill_on_group_first(self) -> None:
+		killed = read(os.path.join(self.repo, 'mutants', '6.1', 'killed.patch'))
+		write(os.path.join(self.repo, 'mutants', '6.1', 'ttbr0.patch'),
+		      killed.replace('Must-Fail: arm64_cpufeature_match, arm64_pan\n',
+				     'Must-Fail: arm64_cpufeature_match\nKill-On: pass_ttbr0\n'))
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'mutants', '--only', 'ttbr0',
+					   '--config', 'pass_ttbr0', '--config', 'pass_pan',
+					   '--config', 'skip_nopan'], repo=self.repo)
+		self.assertEqual(status, 0, out.getvalue())
+		ttbr0_builds = [b for b in self.traced('build') if b[1] == 'pass_ttbr0']
+		other_builds = [b for b in self.traced('build') if b[1] != 'pass_ttbr0']
+		# The baseline builds both; the mutant only the group of its Kill-On:,
+		# though it is the smaller one.
+		self.assertEqual((len(other_builds), len(ttbr0_builds)), (1, 2))
+		self.assertRegex(out.getvalue(), r'\nttbr0 +.* killed +pass_ttbr0: 1 failed: .*'
+				 r'\(pass_pan, skip_nopan: not needed, not built\)')
+
+	def test_kill_on_unknown_config_is_refused_before_any_work(self) -> None:
+		killed = read(os.path.join(self.repo, 'mutants', '6.1', 'killed.patch'))
+		write(os.path.join(self.repo, 'mutants', '6.1', 'typo.patch'),
+		      killed.replace('Must-Fail:', 'Kill-On: pass_ttbr1\nMust-Fail:'))
+		status, output = self.run_cli('mutants', '--only', 'typo')
+		self.assertEqual(status, 2, output)
+		self.assertIn('typo.patch: Kill-On: names pass_ttbr1, which is no QEMU config; '
+			      'the configs are: builderror_pan, ', output)
+		self.assertEqual(self.traced('build'), [])
+
 	def test_all_killed_or_pending_passes(self) -> None:
 		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'pending',
 					      '--kconfig_add', 'CONFIG_KASAN=y', '--make_options', 'W=1')

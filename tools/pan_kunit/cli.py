@@ -832,6 +832,8 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 		_check_tree(target)
 		sources.load(repo, target.kernel)
 		found[target.kernel] = _mutants_of(request, target.kernel, repo, kernel_list)
+		for mutant in found[target.kernel]:
+			mutants.check_kill_on(mutant, configs.available(repo))
 	_ensure_packages([t for t in target_list if found[t.kernel]])
 
 	def one(target: Target) -> int:

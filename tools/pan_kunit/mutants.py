@@ -5,7 +5,9 @@
 # applied alone on the prepared tree in the worktree, built and booted.
 # A mutant is killed when each of its suites that has landed fails a case
 # (or the kernel crashes or hangs), survives when one does not, and is
-# pending while none of its suites has landed.
+# pending while none of its suites has landed.  An optional "Kill-On:
+# CONFIG[, CONFIG]" names the QEMU configs it is written to die on: their
+# kconfig group is built first.
 
 import os
 import re
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
 from pan_kunit import Error, StrEnum, progress, results, runner, tree, worktree
+from pan_kunit.configs import QemuConfig
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
@@ -45,6 +48,7 @@ class Mutant:
 	elapsed: float = 0.0
 	logs: Optional[str] = None   # when it was built: as Step.logs
 	files: List[str] = field(default_factory=list)  # what its diff changes
+	kill_on: List[str] = field(default_factory=list)  # configs whose group goes first
 
 	def ok(self) -> bool:
 		return self.verdict in (Verdict.KILLED, Verdict.PENDING)
@@ -87,12 +91,14 @@ def load_mutant(path: str) -> Mutant:
 	except OSError as e:
 		raise Error(f'cannot read {path}: {e.strerror}')
 	must_fail = [s.strip() for s in headers.get('must-fail', '').split(',') if s.strip()]
+	kill_on = [s.strip() for s in headers.get('kill-on', '').split(',') if s.strip()]
 	if not headers.get('subject') or not must_fail:
 		raise Error(f'{path}: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]" '
 			    'lines above its diff')
 	name = os.path.basename(path)
 	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
-		      subject=headers['subject'], must_fail=must_fail, files=files)
+		      subject=headers['subject'], must_fail=must_fail, files=files,
+		      kill_on=kill_on)
 
 def names(directory: str) -> List[str]:
 	"""The names of the mutants in @directory (NAME of NAME.patch)."""
@@ -136,17 +142,31 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str])
 	if pending:
 		mutant.detail += f' (not landed yet: {", ".join(pending)})'
 
+def check_kill_on(mutant: Mutant, config_names: List[str]) -> None:
+	"""Refuses a Kill-On: that names no QEMU config of the repo."""
+	unknown = [c for c in mutant.kill_on if c not in config_names]
+	if unknown:
+		raise Error(f'{mutant.path}: Kill-On: names {", ".join(unknown)}, which is no QEMU '
+			    f'config; the configs are: {", ".join(config_names)}')
+
+def group_order(groups: List[List[QemuConfig]], mutant: Mutant) -> List[List[QemuConfig]]:
+	"""@groups (largest first), those of the mutant's Kill-On: configs
+	before the others."""
+	return sorted(groups, key=lambda group: not any(c.name in mutant.kill_on for c in group))
+
 def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 		    landed: Set[str]) -> float:
-	"""Builds and boots one kconfig group after the other, the largest
-	first, and stops at the first that kills the mutant: a mutant of a
-	widely included header then rebuilds one kernel, not every group's.
-	A mutant that survives has been judged on the whole matrix.  Returns
-	the seconds the steps took."""
+	"""Builds and boots one kconfig group after the other, the group of
+	a Kill-On: config first, else the largest, and stops at the first that
+	kills the mutant: a mutant of a widely included header then rebuilds
+	one kernel, not every group's, and one that only a config of another
+	group can kill costs no build of the first.  A mutant that survives
+	has been judged on the whole matrix.  Returns the seconds the steps
+	took."""
 	results_so_far: List[results.ConfigResult] = []
 	elapsed = 0.0
 	mutant.logs = mutant_logs(wt, mutant)
-	for index, group in enumerate(checker.groups()):
+	for index, group in enumerate(group_order(checker.groups(), mutant)):
 		step = Step(number, None)
 		checker.run_step(wt, step, mutant.logs, group, fresh=index == 0)
 		elapsed += step.elapsed
