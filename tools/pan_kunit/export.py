@@ -11,13 +11,14 @@
 # message read with git mailinfo), becomes:
 #
 #   a patch that hooks in no suite      itself, with its own message (the
-#                                       refactor 0003): it stays before
-#                                       the suites that need it
+#                                       fix 0001, the refactor 0004): it
+#                                       stays before the suites that need
+#                                       it
 #   a patch that hooks in one suite     one patch: its lines and the
 #                                       suite's files, "arm64: AREA: Add
 #                                       the SUITE KUnit suite"
 #   a patch that hooks in N suites      N such patches, cut by hooks.py
-#                                       (0001, 0004): the first holds the
+#                                       (0002, 0005): the first holds the
 #                                       Kconfig entries, make statements
 #                                       and #if blocks of the first suite
 #                                       (and those of no suite), each next
