@@ -12,15 +12,22 @@
  * kernel and from the .altinstructions entries, never by expanding the
  * macro again here.
  *
- * CONFIG_KUNIT is on in any kernel that runs this test; the kunitconfig
- * keeps CONFIG_MODULES off, so one build has both polarities.
+ * CONFIG_KUNIT is on in any kernel that runs this test, and
+ * CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER, a def_bool n of this test's
+ * own, is off in every kernel: one build has both polarities, whatever
+ * else the kernel is built with (modules, KUNIT_ALL_TESTS).
+ *
+ * The sites are called through a pointer, so each is a function the
+ * kernel's branch protection accepts: the C-string sites are C functions
+ * (the compiler gives them their BTI landing pad and kCFI type), the
+ * assembler ones start with SYM_TYPED_FUNC_START.
  */
 
 #include <kunit/test.h>
+#include <linux/cpufeature.h>
 #include <linux/init.h>
 #include <linux/version.h>
 #include <asm/alternative.h>
-#include <asm/cpufeature.h>
 #include <asm/insn.h>
 #include <asm/sections.h>
 
@@ -45,33 +52,66 @@
 /* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (Arm ARM C6.2) */
 #define ALT_TEST_MOVZ_W0(imm)	(0x52800000U | ((imm) << 5))
 
-#define ALT_TEST_C_SITE(name, site)					\
-	asm(".pushsection .text, \"ax\"\n"				\
-	    "	.balign	4\n"						\
-	    "	.globl	" #name "\n"					\
-	    "	.type	" #name ", %function\n"				\
-	    #name ":\n"							\
-	    "	mov	w0, #2\n"					\
-	    "	.globl	" #name "_begin\n"				\
-	    #name "_begin:\n"						\
-	    site							\
-	    "	.globl	" #name "_end\n"				\
-	    #name "_end:\n"						\
-	    "	ret\n"							\
-	    "	.size	" #name ", . - " #name "\n"			\
-	    "	.popsection\n")
+/*
+ * Runs a C-string ALTERNATIVE() site placed between the global labels
+ * NAME_begin and NAME_end, in the function NAME that uses it once. The
+ * site's instructions write W0, the value it yields.
+ */
+#define ALT_TEST_C_SITE(name, site) ({					\
+	register unsigned long x0 asm("x0");				\
+									\
+	asm volatile("	mov	w0, #2\n"				\
+		     "	.globl	" #name "_begin\n"			\
+		     #name "_begin:\n"					\
+		     site						\
+		     "	.globl	" #name "_end\n"			\
+		     #name "_end:\n"					\
+		     : "=r" (x0));					\
+	(int)x0;							\
+})
 
-ALT_TEST_C_SITE(alt_test_c_cfg_on,
-		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN, CONFIG_KUNIT));
-ALT_TEST_C_SITE(alt_test_c_cfg_off,
-		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM,
-			    CONFIG_MODULES));
-ALT_TEST_C_SITE(alt_test_c_pan,
-		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN));
-ALT_TEST_C_SITE(alt_test_c_always,
-		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM));
-ALT_TEST_C_SITE(alt_test_c_epan,
-		ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_EPAN));
+noinline int alt_test_c_cfg_on(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_cfg_on,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN,
+					   CONFIG_KUNIT));
+}
+
+noinline int alt_test_c_cfg_off(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_cfg_off,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM,
+					   CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER));
+}
+
+noinline int alt_test_c_pan(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_pan,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN));
+}
+
+noinline int alt_test_c_always(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_always,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM));
+}
+
+noinline int alt_test_c_epan(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_epan,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_EPAN));
+}
+
+/*
+ * A capability of boot CPU scope (ARM64_CPUCAP_BOOT_CPU_FEATURE): its sites
+ * are patched by apply_boot_alternatives() alone, before the secondary
+ * CPUs come up; apply_alternatives_all() leaves them out.
+ */
+noinline int alt_test_c_boot(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_boot,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_ADDRESS_AUTH));
+}
 
 struct alt_test_site {
 	const char *name;
@@ -87,12 +127,15 @@ struct alt_test_site {
 
 static const struct alt_test_site alt_test_sites[] = {
 	ALT_TEST_SITE(alt_test_c_cfg_on, ARM64_HAS_PAN, IS_ENABLED(CONFIG_KUNIT)),
-	ALT_TEST_SITE(alt_test_c_cfg_off, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_MODULES)),
+	ALT_TEST_SITE(alt_test_c_cfg_off, ARM64_ALWAYS_SYSTEM,
+		      IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER)),
 	ALT_TEST_SITE(alt_test_c_pan, ARM64_HAS_PAN, true),
 	ALT_TEST_SITE(alt_test_c_always, ARM64_ALWAYS_SYSTEM, true),
 	ALT_TEST_SITE(alt_test_c_epan, ARM64_HAS_EPAN, true),
+	ALT_TEST_SITE(alt_test_c_boot, ARM64_HAS_ADDRESS_AUTH, true),
 	ALT_TEST_SITE(alt_test_asm_cfg_on, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_KUNIT)),
-	ALT_TEST_SITE(alt_test_asm_cfg_off, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_MODULES)),
+	ALT_TEST_SITE(alt_test_asm_cfg_off, ARM64_ALWAYS_SYSTEM,
+		      IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER)),
 	ALT_TEST_SITE(alt_test_asm_insn_off, ARM64_ALWAYS_SYSTEM, false),
 	ALT_TEST_SITE(alt_test_asm_pan, ARM64_HAS_PAN, true),
 };
@@ -151,8 +194,9 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 	size_t bytes = (site->end - site->begin) * sizeof(u32);
 	int entries = alt_test_entries(site->begin, &alt);
 
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_KUNIT) && !IS_ENABLED(CONFIG_MODULES),
-			      "both polarities need CONFIG_KUNIT=y and CONFIG_MODULES=n");
+	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_KUNIT) &&
+			      !IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER),
+			      "both polarities need CONFIG_KUNIT=y and CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER=n");
 
 	if (!site->emitted) {
 		KUNIT_EXPECT_EQ_MSG(test, bytes, (size_t)0,

@@ -18,6 +18,7 @@ ALT_TEST_DECLARE(alt_test_c_cfg_off);
 ALT_TEST_DECLARE(alt_test_c_pan);
 ALT_TEST_DECLARE(alt_test_c_always);
 ALT_TEST_DECLARE(alt_test_c_epan);
+ALT_TEST_DECLARE(alt_test_c_boot);
 ALT_TEST_DECLARE(alt_test_asm_cfg_on);
 ALT_TEST_DECLARE(alt_test_asm_cfg_off);
 ALT_TEST_DECLARE(alt_test_asm_insn_off);

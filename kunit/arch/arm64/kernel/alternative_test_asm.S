@@ -5,13 +5,18 @@
  * from the new one; the site lies between NAME_begin and NAME_end.
  */
 
+#include <linux/cfi_types.h>
 #include <linux/linkage.h>
 #include <asm/alternative.h>
 #include <asm/assembler.h>
 
-/* "mov w0, 2" without "#": in a macro body cpp would take it as stringizing. */
+/*
+ * Called through a pointer: SYM_TYPED_FUNC_START gives the function its
+ * kCFI type (with CONFIG_CFI_CLANG) and its BTI landing pad.
+ * "mov w0, 2" without "#": in a macro body cpp would take it as stringizing.
+ */
 #define ALT_TEST_ASM_SITE(name, site...)			\
-SYM_FUNC_START(name);						\
+SYM_TYPED_FUNC_START(name);					\
 	mov	w0, 2;						\
 SYM_INNER_LABEL(name##_begin, SYM_L_GLOBAL);			\
 	site;							\
@@ -23,7 +28,8 @@ SYM_FUNC_END(name)
 ALT_TEST_ASM_SITE(alt_test_asm_cfg_on,
 	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_KUNIT))
 ALT_TEST_ASM_SITE(alt_test_asm_cfg_off,
-	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_MODULES))
+	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM,
+		    CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER))
 
 /* alternative_insn with its enable argument */
 ALT_TEST_ASM_SITE(alt_test_asm_insn_off,
