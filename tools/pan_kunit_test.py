@@ -308,10 +308,12 @@ class ListTest(unittest.TestCase):
 		key = configs.load(REPO, 'arm64_pan', None).build_key()
 		ttbr0 = configs.load(REPO, 'arm64_ttbr0_pan', None).build_key()
 		self.assertIn(f'QEMU configs ({REPO}/qemu_configs):\n'
-			      '    config           cpu                  kconfig group  shares its build with\n'
-			      f'    arm64_nopan      cortex-a57           {key}   arm64_pan\n'
-			      f'    arm64_pan        max,pauth-impdef=on  {key}   arm64_nopan\n'
-			      f'    arm64_ttbr0_pan  cortex-a57           {ttbr0}   -\n', output)
+			      '    config              cpu                  kconfig group  shares its build with\n'
+			      f'    arm64_nopan         cortex-a57           {key}   arm64_pan\n'
+			      f'    arm64_pan           max,pauth-impdef=on  {key}   arm64_nopan\n'
+			      f'    arm64_pan_sw_ttbr0  max,pauth-impdef=on  {ttbr0}   arm64_ttbr0_pan\n'
+			      f'    arm64_ttbr0_pan     cortex-a57           {ttbr0}   arm64_pan_sw_ttbr0\n',
+			      output)
 		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
 			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
 			      '(missing); tree ', output)
@@ -454,14 +456,19 @@ class ConfigsTest(unittest.TestCase):
 			  for name in configs.select(REPO, [])]
 		self.assertEqual({c.name: c.cpu for c in loaded},
 				 {'arm64_nopan': 'cortex-a57', 'arm64_pan': 'max,pauth-impdef=on',
+				  'arm64_pan_sw_ttbr0': 'max,pauth-impdef=on',
 				  'arm64_ttbr0_pan': 'cortex-a57'})
-		# The two CPUs share a build; TTBR0 PAN is a kconfig of its own.
+		# Each kconfig is built once, for a CPU with PAN and one without.
 		groups = configs.group_by_kconfig(loaded)
 		self.assertEqual(sorted([c.name for c in g] for g in groups.values()),
-				 [['arm64_nopan', 'arm64_pan'], ['arm64_ttbr0_pan']])
-		ttbr0 = [c for c in loaded if c.name == 'arm64_ttbr0_pan'][0]
+				 [['arm64_nopan', 'arm64_pan'], ['arm64_pan_sw_ttbr0', 'arm64_ttbr0_pan']])
+		by_name = {c.name: c for c in loaded}
+		ttbr0 = by_name['arm64_ttbr0_pan']
 		self.assertIn('CONFIG_ARM64_SW_TTBR0_PAN=y', ttbr0.kconfig.splitlines())
-		self.assertTrue(lkdtm.has_pan(ttbr0))
+		self.assertEqual(lkdtm.pan_source(ttbr0), lkdtm.PanSource.SW_TTBR0)
+		# With SW TTBR0 PAN built in, a CPU with PAN provides it.
+		self.assertEqual(lkdtm.pan_source(by_name['arm64_pan_sw_ttbr0']), lkdtm.PanSource.CPU)
+		self.assertIsNone(lkdtm.pan_source(by_name['arm64_nopan']))
 
 	def broken_repo(self, tmp: str) -> str:
 		"""fake_repo's configs, and one broken config of each kind."""
