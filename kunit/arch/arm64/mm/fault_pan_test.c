@@ -13,11 +13,12 @@
  * configuration, not from what the kernel says it detected.
  *
  * How "user access is closed" is seen depends on how PAN is provided:
- * - by the CPU (FEAT_PAN): PSTATE.PAN is 1;
+ * - by the CPU (FEAT_PAN): PSTATE.PAN is 1, and TTBR0_EL1 keeps the
+ *   attached mm's tables also in a kernel built with
+ *   CONFIG_ARM64_SW_TTBR0_PAN, where the CPU's PAN must win;
  * - by software (CONFIG_ARM64_SW_TTBR0_PAN on a CPU without FEAT_PAN):
  *   TTBR0_EL1 points at reserved_pg_dir;
- * - not at all: nothing may change, and PSTATE.PAN reads as 0 in the SPSR
- *   saved by an exception.
+ * - not at all: there is no window to close, and the uaccess cases skip.
  * In all three cases, an interrupt taken on the CPU saves the PAN state of
  * the interrupted context in bit 22 of its SPSR (emulated by the entry
  * code for TTBR0 PAN), which the tests read from the interrupt handler.
@@ -51,6 +52,15 @@
 #define PANT_PSTATE_EL1H	0x5ULL
 /* Arm ARM D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
 #define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
+/* Arm ARM D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
+#define PANT_TTBR_ASID_SHIFT	48
+/*
+ * Arm ARM D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID defines
+ * the ASID, 0 when TTBR0_EL1.ASID does.
+ */
+#define PANT_TCR_A1		BIT_ULL(22)
+/* The ASID that SW TTBR0 PAN installs while user access is closed. */
+#define PANT_RESERVED_ASID	0
 /*
  * Arm ARM D19.2.40 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
  * For aborts ISS.WnR is bit [6] and ISS.DFSC/IFSC bits [5:0].
@@ -73,6 +83,14 @@
  * (0b0011xx); 0b001011 is the access flag fault, level 3.
  */
 #define PANT_FSC_TRANS_LM1	0x2b	/* 0b101011 translation fault, level -1 */
+/*
+ * DDI 0487 J.a, D19 ESR_EL1, DFSC/IFSC: faults with FSC bits [5:4] set,
+ * which a check of the type bits [3:2] alone takes for a translation
+ * (0b01) or a permission (0b11) fault.
+ */
+#define PANT_FSC_SEA_TTW_L3	0x17	/* 0b010111 external abort on a table walk, level 3 */
+#define PANT_FSC_ECC_TTW_L3	0x1f	/* 0b011111 parity/ECC error on a table walk, level 3 */
+#define PANT_FSC_ECC_TTW_L1	0x1d	/* 0b011101 parity/ECC error on a table walk, level 1 */
 /*
  * A TTBR0 (user) and a TTBR1 (kernel) address for any VA size the kernel
  * supports: below 2^39 and above 2^64 - 2^39 (VA_BITS = 39, the default
@@ -171,6 +189,21 @@ static u64 pant_ttbr0_baddr(void)
 	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
 }
 
+/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
+static u64 pant_asid(void)
+{
+	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
+							read_sysreg(ttbr0_el1);
+
+	return ttbr >> PANT_TTBR_ASID_SHIFT;
+}
+
+/* The ASID the kernel gave @mm: the low 16 bits of its context id. */
+static u64 pant_mm_asid(struct mm_struct *mm)
+{
+	return atomic64_read(&mm->context.id) & 0xffff;
+}
+
 /* An interrupt taken on this CPU, and what its handler saw. */
 struct pant_irq_probe {
 	struct irq_work work;
@@ -227,6 +260,11 @@ struct pant_sample {
 	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
 	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
 	u64 ttbr0_baddr;
+	u64 asid;
+	/* Read again once the IRQ has returned: its exit restored them. */
+	u64 pan_after;
+	u64 ttbr0_baddr_after;
+	u64 asid_after;
 };
 
 static void pant_sample(struct pant_sample *s)
@@ -237,77 +275,99 @@ static void pant_sample(struct pant_sample *s)
 	s->cpu = smp_processor_id();
 	s->pan = pant_cpu_has_pan() ? pant_read_pan() : 0;
 	s->ttbr0_baddr = pant_ttbr0_baddr();
+	s->asid = pant_asid();
 	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
+	s->pan_after = pant_cpu_has_pan() ? pant_read_pan() : 0;
+	s->ttbr0_baddr_after = pant_ttbr0_baddr();
+	s->asid_after = pant_asid();
 	preempt_enable();
 	s->irq_cpu = probe.cpu;
 	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
 }
 
-/* Called after @what: user access must be closed again. */
-static void pant_expect_closed(struct kunit *test, const char *what)
+/* What the registers must hold, before an IRQ and after it returned. */
+struct pant_want {
+	u64 saved_pan;		/* SPSR.PAN saved by the IRQ */
+	bool check_pan;		/* FEAT_PAN: PSTATE.PAN can be read */
+	u64 pan;
+	bool check_tables;	/* TTBR0_EL1 and the ASID are known */
+	const char *tables;
+	u64 ttbr0_baddr;
+	u64 asid;
+};
+
+/*
+ * User access is open or closed, as @open says, in the calling thread,
+ * which has the user @mm attached (NULL if none):
+ * - PAN by the CPU: PSTATE.PAN, and the SPSR an IRQ saves, are !@open; the
+ *   kernel never switches TTBR0_EL1, also when built with
+ *   CONFIG_ARM64_SW_TTBR0_PAN: it holds @mm's tables and ASID;
+ * - PAN by TTBR0 switching: closed, TTBR0_EL1 points at reserved_pg_dir
+ *   and the ASID (in TTBR1_EL1, as TCR_EL1.A1 is set) is the reserved one;
+ *   open, they are @mm's; the SPSR an IRQ saves has the emulated PAN bit;
+ * - no PAN: the SPSR's PAN bit is 0.
+ * The registers are read before the IRQ and again after it returned: the
+ * exception entry and exit code must give the window back as it was.
+ */
+static void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool open,
+			      const char *what)
 {
-	u64 reserved = __pa_symbol(reserved_pg_dir);
 	enum pant_kind kind = pant_get_kind();
+	const char *where = open ? "in" : "after";
+	struct pant_want w = {
+		.saved_pan = kind != PANT_NONE && !open ? PANT_PSTATE_PAN : 0,
+		.check_pan = kind == PANT_HW,
+		.pan = open ? 0 : PANT_PSTATE_PAN,
+	};
 	struct pant_sample s;
+
+	if (kind == PANT_TTBR0 && !open) {
+		w.check_tables = true;
+		w.tables = "reserved_pg_dir and the reserved ASID";
+		w.ttbr0_baddr = __pa_symbol(reserved_pg_dir);
+		w.asid = PANT_RESERVED_ASID;
+	} else if (mm) {
+		w.check_tables = true;
+		w.tables = "the mm's pgd and ASID";
+		w.ttbr0_baddr = virt_to_phys(mm->pgd);
+		w.asid = pant_mm_asid(mm);
+	}
 
 	pant_sample(&s);
 	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
-			      "after %s: no IRQ taken on CPU%d (ran on %d)",
-			      what, s.cpu, s.irq_cpu);
+			      "%s %s: no IRQ taken on CPU%d (ran on %d)",
+			      where, what, s.cpu, s.irq_cpu);
 	if (!s.irq_taken || s.irq_cpu != s.cpu)
 		return;
-	switch (kind) {
-	case PANT_HW:
-		KUNIT_EXPECT_TRUE_MSG(test, s.pan && s.saved_pan,
-				      "after %s (%s): PSTATE.PAN=%d, SPSR.PAN=%d, want 1, 1",
-				      what, pant_kind_name[kind], !!s.pan, !!s.saved_pan);
-		break;
-	case PANT_TTBR0:
-		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == reserved && s.saved_pan,
-				      "after %s (%s): TTBR0_EL1.BADDR=%#llx SPSR.PAN=%d, want reserved_pg_dir %#llx, 1",
-				      what, pant_kind_name[kind], s.ttbr0_baddr,
-				      !!s.saved_pan, reserved);
-		break;
-	case PANT_NONE:
-		KUNIT_EXPECT_FALSE_MSG(test, s.saved_pan,
-				       "after %s (%s): SPSR.PAN=1, want 0",
-				       what, pant_kind_name[kind]);
-		break;
-	}
+	KUNIT_EXPECT_EQ_MSG(test, s.saved_pan, w.saved_pan,
+			    "%s %s (%s): SPSR.PAN=%d, want %d", where, what,
+			    pant_kind_name[kind], !!s.saved_pan, !!w.saved_pan);
+	if (w.check_pan)
+		KUNIT_EXPECT_TRUE_MSG(test, s.pan == w.pan && s.pan_after == w.pan,
+				      "%s %s (%s): PSTATE.PAN=%d, %d after an IRQ, want %d",
+				      where, what, pant_kind_name[kind], !!s.pan,
+				      !!s.pan_after, !!w.pan);
+	if (w.check_tables)
+		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
+				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
+				      s.asid_after == w.asid,
+				      "%s %s (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx ASID=%#llx, after an IRQ %#llx %#llx; want %s, %#llx %#llx",
+				      where, what, pant_kind_name[kind],
+				      IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), s.ttbr0_baddr,
+				      s.asid, s.ttbr0_baddr_after, s.asid_after, w.tables,
+				      w.ttbr0_baddr, w.asid);
+}
+
+/* Called after @what: user access must be closed again. */
+static void pant_expect_closed(struct kunit *test, struct mm_struct *mm, const char *what)
+{
+	pant_expect_state(test, mm, false, what);
 }
 
 /* Called inside a privileged uaccess window on @mm: user access is open. */
-static void pant_expect_open(struct kunit *test, struct mm_struct *mm,
-			     const char *what)
+static void pant_expect_open(struct kunit *test, struct mm_struct *mm, const char *what)
 {
-	u64 pgd = virt_to_phys(mm->pgd);
-	enum pant_kind kind = pant_get_kind();
-	struct pant_sample s;
-
-	pant_sample(&s);
-	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
-			      "in %s: no IRQ taken on CPU%d (ran on %d)",
-			      what, s.cpu, s.irq_cpu);
-	if (!s.irq_taken || s.irq_cpu != s.cpu)
-		return;
-	switch (kind) {
-	case PANT_HW:
-		KUNIT_EXPECT_TRUE_MSG(test, !s.pan && !s.saved_pan,
-				      "in %s (%s): PSTATE.PAN=%d, SPSR.PAN=%d, want 0, 0",
-				      what, pant_kind_name[kind], !!s.pan, !!s.saved_pan);
-		break;
-	case PANT_TTBR0:
-		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == pgd && !s.saved_pan,
-				      "in %s (%s): TTBR0_EL1.BADDR=%#llx SPSR.PAN=%d, want the mm's pgd %#llx, 0",
-				      what, pant_kind_name[kind], s.ttbr0_baddr,
-				      !!s.saved_pan, pgd);
-		break;
-	case PANT_NONE:
-		KUNIT_EXPECT_FALSE_MSG(test, s.saved_pan,
-				       "in %s (%s): SPSR.PAN=1, want 0",
-				       what, pant_kind_name[kind]);
-		break;
-	}
+	pant_expect_state(test, mm, true, what);
 }
 
 /*
@@ -354,6 +414,31 @@ out:
 	return ret;
 }
 
+/*
+ * Attaches the test mm for a uaccess case, which skips where neither the
+ * CPU nor the kernel provides PAN: there is no window to open or close.
+ * Before any user access, TTBR0_EL1 must be what the kind of PAN makes it
+ * (the reserved tables under TTBR0 PAN, else the mm's): with the wrong
+ * tables a user access would fault again each time the fault handler
+ * returned, and the case would hang instead of failing.
+ */
+static void pant_user_attach(struct kunit *test, struct pant_user *u)
+{
+	enum pant_kind kind = pant_get_kind();
+	u64 ttbr0, want;
+
+	if (kind == PANT_NONE)
+		kunit_skip(test,
+			   "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0, and CONFIG_ARM64_SW_TTBR0_PAN=n: no uaccess window to open or close");
+	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	ttbr0 = pant_ttbr0_baddr();
+	want = kind == PANT_TTBR0 ? __pa_symbol(reserved_pg_dir) : virt_to_phys(u->mm->pgd);
+	KUNIT_ASSERT_EQ_MSG(test, ttbr0, want,
+			    "attaching a user mm (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx, want %s %#llx",
+			    pant_kind_name[kind], IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), ttbr0,
+			    kind == PANT_TTBR0 ? "reserved_pg_dir" : "the mm's pgd", want);
+}
+
 /* At the end of a case, in its thread: no mm left, user access closed. */
 static void pant_user_put(struct kunit *test, struct pant_user *u)
 {
@@ -362,7 +447,7 @@ static void pant_user_put(struct kunit *test, struct pant_user *u)
 	mmput(u->mm);
 	u->mm = NULL;
 	KUNIT_EXPECT_PTR_EQ_MSG(test, current->mm, NULL, "the case's thread still has an mm");
-	pant_expect_closed(test, "dropping the test mm");
+	pant_expect_closed(test, NULL, "dropping the test mm");
 }
 
 /* What the suite must leave as it found it. */
@@ -417,7 +502,7 @@ static void pant_exit(struct kunit *test)
 		ctx->user.held = NULL;
 	}
 	/* In whatever kernel thread .exit runs: its user access is closed. */
-	pant_expect_closed(test, "the case, in .exit");
+	pant_expect_closed(test, NULL, "the case, in .exit");
 }
 
 /* 1. Detection, from the ID register of this CPU and the sanitised one. */
@@ -543,14 +628,14 @@ static void uaccess_privileged_toggles_pan(struct kunit *test)
 	struct pant_ctx *ctx = test->priv;
 	struct pant_user *u = &ctx->user;
 
-	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	pant_user_attach(test, u);
 
-	pant_expect_closed(test, "attaching a user mm");
+	pant_expect_closed(test, u->mm, "attaching a user mm");
 	/* Preemptible, as a real window is: the state must survive an IRQ. */
 	uaccess_enable_privileged();
 	pant_expect_open(test, u->mm, "uaccess_enable_privileged()");
 	uaccess_disable_privileged();
-	pant_expect_closed(test, "uaccess_disable_privileged()");
+	pant_expect_closed(test, u->mm, "uaccess_disable_privileged()");
 
 	pant_user_put(test, u);
 }
@@ -564,27 +649,27 @@ static void uaccess_user_page_pan_restored(struct kunit *test)
 	u32 val, oval;
 	int ret, i;
 
-	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	pant_user_attach(test, u);
 	uptr = (u32 __user *)u->addr;
 	for (i = 0; i < sizeof(out); i++)
 		out[i] = 0xa5 ^ i;
 
 	KUNIT_EXPECT_EQ(test, put_user(0x12345678U, uptr), 0);
-	pant_expect_closed(test, "put_user()");
+	pant_expect_closed(test, u->mm, "put_user()");
 	val = 0;
 	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
 	KUNIT_EXPECT_EQ(test, val, 0x12345678U);
-	pant_expect_closed(test, "get_user()");
+	pant_expect_closed(test, u->mm, "get_user()");
 
 	KUNIT_EXPECT_EQ(test, copy_to_user(uptr + 1, out, sizeof(out)), 0UL);
-	pant_expect_closed(test, "copy_to_user()");
+	pant_expect_closed(test, u->mm, "copy_to_user()");
 	memset(in, 0, sizeof(in));
 	KUNIT_EXPECT_EQ(test, copy_from_user(in, uptr + 1, sizeof(in)), 0UL);
 	KUNIT_EXPECT_EQ(test, memcmp(in, out, sizeof(in)), 0);
-	pant_expect_closed(test, "copy_from_user()");
+	pant_expect_closed(test, u->mm, "copy_from_user()");
 
 	KUNIT_EXPECT_EQ(test, clear_user(uptr + 1, sizeof(out)), 0UL);
-	pant_expect_closed(test, "clear_user()");
+	pant_expect_closed(test, u->mm, "clear_user()");
 	memset(in, 0xff, sizeof(in));
 	KUNIT_EXPECT_EQ(test, copy_from_user(in, uptr + 1, sizeof(in)), 0UL);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(in, 0, sizeof(in)), NULL);
@@ -596,7 +681,7 @@ static void uaccess_user_page_pan_restored(struct kunit *test)
 	pagefault_enable();
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, oval, 0x12345678U);
-	pant_expect_closed(test, "arch_futex_atomic_op_inuser()");
+	pant_expect_closed(test, u->mm, "arch_futex_atomic_op_inuser()");
 	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
 	KUNIT_EXPECT_EQ(test, val, 0x1234567dU);
 
@@ -606,7 +691,7 @@ static void uaccess_user_page_pan_restored(struct kunit *test)
 	pagefault_enable();
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, oval, 0x1234567dU);
-	pant_expect_closed(test, "futex_atomic_cmpxchg_inatomic()");
+	pant_expect_closed(test, u->mm, "futex_atomic_cmpxchg_inatomic()");
 	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
 	KUNIT_EXPECT_EQ(test, val, 0xcafeU);
 
@@ -622,31 +707,31 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
 	u32 val, oval;
 	int ret;
 
-	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	pant_user_attach(test, u);
 	uptr = (u32 __user *)u->unmapped;
 
 	KUNIT_EXPECT_EQ(test, put_user(1U, uptr), -EFAULT);
-	pant_expect_closed(test, "put_user() to an unmapped address");
+	pant_expect_closed(test, u->mm, "put_user() to an unmapped address");
 	KUNIT_EXPECT_EQ(test, get_user(val, uptr), -EFAULT);
-	pant_expect_closed(test, "get_user() from an unmapped address");
+	pant_expect_closed(test, u->mm, "get_user() from an unmapped address");
 	KUNIT_EXPECT_EQ(test, copy_to_user(uptr, buf, sizeof(buf)), sizeof(buf));
-	pant_expect_closed(test, "copy_to_user() to an unmapped address");
+	pant_expect_closed(test, u->mm, "copy_to_user() to an unmapped address");
 	KUNIT_EXPECT_EQ(test, copy_from_user(buf, uptr, sizeof(buf)), sizeof(buf));
-	pant_expect_closed(test, "copy_from_user() from an unmapped address");
+	pant_expect_closed(test, u->mm, "copy_from_user() from an unmapped address");
 	KUNIT_EXPECT_EQ(test, clear_user(uptr, sizeof(buf)), sizeof(buf));
-	pant_expect_closed(test, "clear_user() of an unmapped address");
+	pant_expect_closed(test, u->mm, "clear_user() of an unmapped address");
 
 	pagefault_disable();
 	ret = arch_futex_atomic_op_inuser(FUTEX_OP_SET, 1, &oval, uptr);
 	pagefault_enable();
 	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
-	pant_expect_closed(test, "arch_futex_atomic_op_inuser() on an unmapped address");
+	pant_expect_closed(test, u->mm, "arch_futex_atomic_op_inuser() on an unmapped address");
 
 	pagefault_disable();
 	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0, 1);
 	pagefault_enable();
 	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
-	pant_expect_closed(test, "futex_atomic_cmpxchg_inatomic() on an unmapped address");
+	pant_expect_closed(test, u->mm, "futex_atomic_cmpxchg_inatomic() on an unmapped address");
 
 	pant_user_put(test, u);
 }
@@ -767,6 +852,24 @@ static const struct pant_fault_row pant_fault_rows[] = {
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_AF_L3),
 		.addr = PANT_USER_ADDR,
 		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el1_data_sea_ttw_l3_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_SEA_TTW_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el1_data_ecc_ttw_l3_user_pan",
+		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_ECC_TTW_L3),
+		.addr = PANT_USER_ADDR,
+		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.expect = PANT_NEVER,
+	}, {
+		.name = "el1_inst_ecc_ttw_l1_kernel",
+		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_ECC_TTW_L1),
+		.addr = PANT_KERNEL_ADDR,
+		.pstate = PANT_PSTATE_EL1H,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el0_data_trans_l3_user_pan",
