@@ -20,7 +20,9 @@
  * callback in a second pass: every capability of a pass is detected
  * before any is enabled, so that an enable callback can take the other
  * capabilities into account. The late CPU rules are those of the
- * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>.
+ * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>. The fake matches()
+ * records the scope it is asked for: the detect pass must ask for the
+ * row's own scope, the late CPU check for SCOPE_LOCAL_CPU.
  *
  * __enable_cpu_capabilities() is __init, so this is an init section
  * suite.
@@ -54,6 +56,12 @@
 #define PASSES_BOOT_CAPS	boot_capabilities
 #endif
 
+/*
+ * Not a difference: <asm/cpufeature.h> defines the same six capability
+ * types (ARM64_CPUCAP_*) with the same late CPU rules in 6.1 and 6.12, so
+ * passes_types[] holds every type on both.
+ */
+
 /* Fake capability numbers: bits of the private bitmaps only */
 #define PASSES_NCAPS		6
 #define PASSES_NO_SEQ		INT_MAX
@@ -64,6 +72,7 @@ struct passes_log {
 	atomic_t first_enable_seq;
 	bool has[PASSES_NCAPS];		/* what matches() answers */
 	int matches[PASSES_NCAPS];
+	u16 match_scopes[PASSES_NCAPS];	/* every scope matches() was asked */
 	atomic_t enables[PASSES_NCAPS];
 	atomic_t enables_undetected;
 	struct cpumask enable_cpus[PASSES_NCAPS];
@@ -94,6 +103,7 @@ static bool passes_matches(const struct arm64_cpu_capabilities *cap, int scope)
 
 	log->last_match_seq = atomic_inc_return(&log->seq);
 	log->matches[cap->capability]++;
+	log->match_scopes[cap->capability] |= scope;
 	return log->has[cap->capability];
 }
 
@@ -356,6 +366,87 @@ static void __init enable_cpu_capabilities_honours_scope(struct kunit *test)
 }
 
 /*
+ * Every capability type of <asm/cpufeature.h>, with the scope its
+ * matches() must be asked in the detect pass (the row's own scope, not
+ * the pass's scope mask) and the scope mask a late CPU is checked with:
+ * SCOPE_BOOT_CPU by check_early_cpu_features(), the others by
+ * verify_local_cpu_capabilities().
+ */
+struct passes_type {
+	const char *name;
+	u16 type;
+	u16 scope;
+	u16 verify;
+};
+
+static const struct passes_type passes_types[] = {
+	{ .name = "weak_local_cpu_feature", .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	{ .name = "boot_restricted_cpu_local_feature",
+	  .type = ARM64_CPUCAP_BOOT_RESTRICTED_CPU_LOCAL_FEATURE,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	{ .name = "local_cpu_erratum", .type = ARM64_CPUCAP_LOCAL_CPU_ERRATUM,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	{ .name = "strict_boot_cpu_feature", .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE,
+	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
+	{ .name = "boot_cpu_feature", .type = ARM64_CPUCAP_BOOT_CPU_FEATURE,
+	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
+	{ .name = "system_feature", .type = ARM64_CPUCAP_SYSTEM_FEATURE,
+	  .scope = SCOPE_SYSTEM, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+};
+
+static void passes_type_desc(const struct passes_type *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_type, passes_types, passes_type_desc);
+
+/* A row of each type, through both detect passes as boot runs them */
+static void update_cpu_capabilities_matches_row_scope(struct kunit *test)
+{
+	const struct passes_type *t = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const u16 boot_pass = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+
+	passes_add_row(ctx, 0, t->type, t->name, true);
+	__update_cpu_capabilities(&ctx->set, boot_pass);
+	__update_cpu_capabilities(&ctx->set, SCOPE_SYSTEM);
+
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.matches[0], 1,
+			    "%s (type %#x): matches() calls in the passes of scope masks %#x and %#x",
+			    t->name, t->type, boot_pass, SCOPE_SYSTEM);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.match_scopes[0], t->scope,
+			    "%s (type %#x): the passes of scope masks %#x and %#x asked matches() for scope %#x, expected %#x",
+			    t->name, t->type, boot_pass, SCOPE_SYSTEM,
+			    ctx->log.match_scopes[0], t->scope);
+}
+
+/* A late CPU is asked about itself, whatever the row's scope */
+static void verify_local_cpu_caps_matches_local_scope(struct kunit *test)
+{
+	const struct passes_type *t = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+	const u16 local = SCOPE_LOCAL_CPU;
+
+	passes_add_row(ctx, 0, t->type, t->name, false);
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&ctx->set, t->verify);
+	preempt_enable();
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, NULL,
+				"%s (type %#x, scope mask %#x): refused a late CPU that lacks what the system lacks",
+				t->name, t->type, t->verify);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.matches[0], 1,
+			    "%s (type %#x): matches() calls in the check of scope mask %#x",
+			    t->name, t->type, t->verify);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.match_scopes[0], local,
+			    "%s (type %#x): the check of scope mask %#x asked matches() for scope %#x, expected %#x",
+			    t->name, t->type, t->verify, ctx->log.match_scopes[0], local);
+}
+
+/*
  * A late CPU: the system has capabilities 0 and 2 (system features), not
  * 4; the case then sets what the late CPU has and runs the check of the
  * non-boot scopes, as verify_local_cpu_capabilities() does.
@@ -430,6 +521,8 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_sees_later_entries, passes_scope_gen_params),
 	KUNIT_CASE(enable_cpu_capabilities_honours_scope),
+	KUNIT_CASE_PARAM(update_cpu_capabilities_matches_row_scope, passes_type_gen_params),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_matches_local_scope, passes_type_gen_params),
 	KUNIT_CASE(verify_local_cpu_caps_enables_present),
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
