@@ -20,9 +20,10 @@
  * callback in a second pass: every capability of a pass is detected
  * before any is enabled, so that an enable callback can take the other
  * capabilities into account. The late CPU rules are those of the
- * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>. The fake matches()
- * records the scope it is asked for: the detect pass must ask for the
- * row's own scope, the late CPU check for SCOPE_LOCAL_CPU.
+ * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>, checked for every type
+ * both ways. The fake matches() records the scope it is asked for: the
+ * detect pass must ask for the row's own scope, the late CPU check for
+ * SCOPE_LOCAL_CPU.
  *
  * __enable_cpu_capabilities() is __init, so this is an init section
  * suite.
@@ -59,7 +60,7 @@
 /*
  * Not a difference: <asm/cpufeature.h> defines the same six capability
  * types (ARM64_CPUCAP_*) with the same late CPU rules in 6.1 and 6.12, so
- * passes_types[] holds every type on both.
+ * passes_types[] and passes_late_rules[] hold every type on both.
  */
 
 /* Fake capability numbers: bits of the private bitmaps only */
@@ -516,6 +517,124 @@ static void verify_local_cpu_caps_permits_extra(struct kunit *test)
 			    "a capability the system lacks was enabled on the late CPU");
 }
 
+/*
+ * Late CPU rules: what __verify_local_cpu_caps() decides for a late CPU
+ * that disagrees with the system about one capability, for every type of
+ * <asm/cpufeature.h>, and whether the capability's cpu_enable() runs on
+ * it. The verdicts are those of the header's comments:
+ *
+ * - WEAK_LOCAL_CPU_FEATURE: "All possible conflicts for a late CPU are
+ *   ignored."
+ * - BOOT_RESTRICTED_CPU_LOCAL_FEATURE: "A late CPU is not allowed to have
+ *   the capability when the system doesn't have it. It is Ok for a late
+ *   CPU to miss the feature."
+ * - LOCAL_CPU_ERRATUM: "it is safe to allow any CPU to boot that doesn't
+ *   require the workaround. However, it is not safe if a "late" CPU
+ *   requires a workaround and the system hasn't enabled it already."
+ * - STRICT_BOOT_CPU_FEATURE: "All secondary CPUs must match the state of
+ *   the capability as detected by the boot CPU."
+ * - BOOT_CPU_FEATURE and SYSTEM_FEATURE: "It is safe for a late CPU to
+ *   have this feature even though the [boot CPU | system] hasn't enabled
+ *   it ... If the [boot CPU | system] has enabled this feature already,
+ *   then every late CPU must have it."
+ *
+ * A CPU that is let in runs cpu_enable() of every capability the system
+ * has, "irrespective of whether the CPU has it or not"; a refused CPU
+ * does not get that far.
+ */
+struct passes_late_rule {
+	const char *name;
+	u16 type;
+	u16 verify;		/* the scope mask the late CPU is checked with */
+	bool system_has;
+	bool cpu_has;
+	bool refused;
+	bool enabled;		/* cpu_enable() ran on the late CPU */
+};
+
+#define PASSES_NON_BOOT		(SCOPE_ALL & ~SCOPE_BOOT_CPU)
+
+static const struct passes_late_rule passes_late_rules[] = {
+	{ .name = "weak_local_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = false, .enabled = true },
+	{ .name = "weak_local_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+	{ .name = "boot_restricted_cpu_local_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_BOOT_RESTRICTED_CPU_LOCAL_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = false, .enabled = true },
+	{ .name = "boot_restricted_cpu_local_feature_cpu_has",
+	  .type = ARM64_CPUCAP_BOOT_RESTRICTED_CPU_LOCAL_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	{ .name = "local_cpu_erratum_cpu_lacks",
+	  .type = ARM64_CPUCAP_LOCAL_CPU_ERRATUM, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = false, .enabled = true },
+	{ .name = "local_cpu_erratum_cpu_has",
+	  .type = ARM64_CPUCAP_LOCAL_CPU_ERRATUM, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	{ .name = "strict_boot_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "strict_boot_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	{ .name = "boot_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "boot_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+	{ .name = "system_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "system_feature_cpu_has",
+	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+};
+
+static void passes_late_rule_desc(const struct passes_late_rule *r, char *desc)
+{
+	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_late_rule, passes_late_rules, passes_late_rule_desc);
+
+static const char *passes_has(bool has)
+{
+	return has ? "has" : "lacks";
+}
+
+static const char *passes_verdict(bool refused)
+{
+	return refused ? "refused" : "let in";
+}
+
+/* The system's bitmap is set directly: only the check is under test */
+static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
+{
+	const struct passes_late_rule *r = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+
+	passes_add_row(ctx, 0, r->type, r->name, r->cpu_has);
+	if (r->system_has)
+		__set_bit(0, ctx->caps);
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&ctx->set, r->verify);
+	preempt_enable();
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, r->refused ? &ctx->rows[0] : NULL,
+				"type %#x, scope mask %#x, system %s it, late CPU %s it: %s, expected %s",
+				r->type, r->verify, passes_has(r->system_has),
+				passes_has(r->cpu_has), passes_verdict(conflict),
+				passes_verdict(r->refused));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[0]), r->enabled ? 1 : 0,
+			    "type %#x, scope mask %#x, system %s it, late CPU %s it: cpu_enable() calls",
+			    r->type, r->verify, passes_has(r->system_has),
+			    passes_has(r->cpu_has));
+}
+
 static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_after_every_match, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
@@ -526,6 +645,7 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE(verify_local_cpu_caps_enables_present),
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
 	{}
 };
 
