@@ -23,7 +23,8 @@
  * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>, checked for every type
  * both ways. The fake matches() records the scope it is asked for: the
  * detect pass must ask for the row's own scope, the late CPU check for
- * SCOPE_LOCAL_CPU.
+ * SCOPE_LOCAL_CPU. The kernel's own PAN row is run through the passes
+ * too, with a fake matches(), to show its type makes it a system feature.
  *
  * __enable_cpu_capabilities() is __init, so this is an init section
  * suite.
@@ -82,6 +83,21 @@ struct passes_log {
 	atomic_t seen_recorded[PASSES_NCAPS];
 };
 
+/*
+ * A copy of the kernel's own PAN row with fake callbacks, alone in a
+ * private set as big as the system's, at its own capability number.
+ */
+struct passes_pan {
+	struct arm64_cpu_capabilities row;
+	const struct arm64_cpu_capabilities *ptrs[ARM64_NCAPS];
+	DECLARE_BITMAP(caps, ARM64_NCAPS);
+	DECLARE_BITMAP(boot_caps, ARM64_NCAPS);
+	struct cpucap_set set;
+	u16 answers;		/* the scopes for which matches() says yes */
+	u16 asked;		/* every scope matches() was asked */
+	atomic_t enables;
+};
+
 struct passes_ctx {
 	struct arm64_cpu_capabilities rows[PASSES_NCAPS];
 	const struct arm64_cpu_capabilities *ptrs[PASSES_NCAPS];
@@ -89,6 +105,7 @@ struct passes_ctx {
 	DECLARE_BITMAP(boot_caps, PASSES_NCAPS);
 	struct cpucap_set set;
 	struct passes_log log;
+	struct passes_pan pan;
 };
 
 /* The context of the running case; the callbacks only get their row. */
@@ -635,6 +652,120 @@ static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
 			    passes_has(r->cpu_has));
 }
 
+/*
+ * The kernel's own PAN row. PAN is a system feature: the kernel may use
+ * it only if every CPU has it, i.e. if the sanitised ID register says so,
+ * and a late CPU without it must be refused once the system uses it. The
+ * row's .type says that; the cases check that it does, through the real
+ * passes, on a copy whose matches() answers per scope. The copy's
+ * cpu_enable() is replaced too: cpu_enable_pan() would change this CPU.
+ */
+static bool passes_pan_matches(const struct arm64_cpu_capabilities *cap, int scope)
+{
+	struct passes_pan *pan = &passes_ctx->pan;
+
+	pan->asked |= scope;
+	return (scope & pan->answers) == scope;
+}
+
+static void passes_pan_cpu_enable(const struct arm64_cpu_capabilities *cap)
+{
+	atomic_inc(&passes_ctx->pan.enables);
+}
+
+static const struct arm64_cpu_capabilities *passes_find_feature(u16 num)
+{
+	const struct arm64_cpu_capabilities *cap;
+
+	for (cap = arm64_features; cap->matches; cap++)
+		if (cap->capability == num)
+			return cap;
+	return NULL;
+}
+
+static struct passes_pan *passes_pan_copy(struct kunit *test, u16 answers)
+{
+	struct passes_ctx *ctx = test->priv;
+	struct passes_pan *pan = &ctx->pan;
+	const struct arm64_cpu_capabilities *real;
+
+	if (!IS_ENABLED(CONFIG_ARM64_PAN))
+		kunit_skip(test, "CONFIG_ARM64_PAN=n: arm64_features[] has no PAN row");
+	real = passes_find_feature(ARM64_HAS_PAN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, real, "no row for ARM64_HAS_PAN (%d) in arm64_features[]",
+				  ARM64_HAS_PAN);
+#ifdef CONFIG_ARM64_PAN
+	KUNIT_EXPECT_TRUE_MSG(test, real->cpu_enable == cpu_enable_pan,
+			      "the PAN row's cpu_enable() is %ps, expected %ps",
+			      real->cpu_enable, cpu_enable_pan);
+#endif
+	/* Not an assignment: the struct has const members */
+	memcpy(&pan->row, real, sizeof(pan->row));
+	pan->row.matches = passes_pan_matches;
+	pan->row.cpu_enable = passes_pan_cpu_enable;
+	pan->ptrs[ARM64_HAS_PAN] = &pan->row;
+	pan->set.ptrs = pan->ptrs;
+	pan->set.caps = pan->caps;
+	pan->set.boot_caps = pan->boot_caps;
+	pan->set.ncaps = ARM64_NCAPS;
+	pan->answers = answers;
+	return pan;
+}
+
+/*
+ * Every CPU seen so far says it has PAN (the boot and local scopes), but
+ * the sanitised register says one lacks it (the system scope): neither
+ * detect pass may claim PAN.
+ */
+static void update_cpu_capabilities_pan_needs_every_cpu(struct kunit *test)
+{
+	const u16 answers = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+	const u16 boot_pass = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+	struct passes_pan *pan = passes_pan_copy(test, answers);
+	bool claimed;
+
+	__update_cpu_capabilities(&pan->set, boot_pass);
+	claimed = test_bit(ARM64_HAS_PAN, pan->caps);
+	KUNIT_EXPECT_FALSE_MSG(test, claimed,
+			       "PAN row (type %#x) claimed by the pass of scope mask %#x, matches() asked %#x, yes for %#x",
+			       pan->row.type, boot_pass, pan->asked, answers);
+	__update_cpu_capabilities(&pan->set, SCOPE_SYSTEM);
+	claimed = test_bit(ARM64_HAS_PAN, pan->caps);
+	KUNIT_EXPECT_FALSE_MSG(test, claimed,
+			       "PAN row (type %#x) claimed by the passes of scope masks %#x and %#x, matches() asked %#x, yes for %#x",
+			       pan->row.type, boot_pass, SCOPE_SYSTEM, pan->asked, answers);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pan->enables), 0,
+			    "PAN row's cpu_enable() ran in a detect pass");
+}
+
+/* The system has PAN; a late CPU without it is refused */
+static void verify_local_cpu_caps_pan_refuses_cpu_without(struct kunit *test)
+{
+	const u16 boot_pass = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+	struct passes_pan *pan = passes_pan_copy(test, SCOPE_ALL);
+	const struct arm64_cpu_capabilities *conflict;
+	bool claimed;
+
+	__update_cpu_capabilities(&pan->set, boot_pass);
+	__update_cpu_capabilities(&pan->set, SCOPE_SYSTEM);
+	claimed = test_bit(ARM64_HAS_PAN, pan->caps);
+	KUNIT_ASSERT_TRUE_MSG(test, claimed,
+			      "PAN row (type %#x) not detected with every CPU having it, matches() asked %#x",
+			      pan->row.type, pan->asked);
+
+	pan->answers = 0;
+	pan->asked = 0;
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&pan->set, PASSES_NON_BOOT);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, &pan->row,
+				"PAN row (type %#x), scope mask %#x, system has it, late CPU lacks it (matches() asked %#x): %s, expected refused",
+				pan->row.type, PASSES_NON_BOOT, pan->asked,
+				passes_verdict(conflict));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pan->enables), 0,
+			    "PAN row's cpu_enable() ran on a late CPU without PAN");
+}
+
 static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_after_every_match, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
@@ -646,6 +777,8 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
+	KUNIT_CASE(update_cpu_capabilities_pan_needs_every_cpu),
+	KUNIT_CASE(verify_local_cpu_caps_pan_refuses_cpu_without),
 	{}
 };
 
