@@ -20,7 +20,11 @@
  * callback in a second pass: every capability of a pass is detected
  * before any is enabled, so that an enable callback can take the other
  * capabilities into account. The late CPU rules are those of the
- * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>.
+ * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>, checked for every type
+ * both ways. The fake matches() records the scope it is asked for: the
+ * detect pass must ask for the row's own scope, the late CPU check for
+ * SCOPE_LOCAL_CPU. The kernel's own PAN row is run through the passes
+ * too, with a fake matches(), to show its type makes it a system feature.
  *
  * __enable_cpu_capabilities() is __init, so this is an init section
  * suite.
@@ -54,6 +58,12 @@
 #define PASSES_BOOT_CAPS	boot_capabilities
 #endif
 
+/*
+ * Not a difference: <asm/cpufeature.h> defines the same six capability
+ * types (ARM64_CPUCAP_*) with the same late CPU rules in 6.1 and 6.12, so
+ * passes_types[] and passes_late_rules[] hold every type on both.
+ */
+
 /* Fake capability numbers: bits of the private bitmaps only */
 #define PASSES_NCAPS		6
 #define PASSES_NO_SEQ		INT_MAX
@@ -64,12 +74,28 @@ struct passes_log {
 	atomic_t first_enable_seq;
 	bool has[PASSES_NCAPS];		/* what matches() answers */
 	int matches[PASSES_NCAPS];
+	u16 match_scopes[PASSES_NCAPS];	/* every scope matches() was asked */
 	atomic_t enables[PASSES_NCAPS];
 	atomic_t enables_undetected;
 	struct cpumask enable_cpus[PASSES_NCAPS];
 	/* the private bitmap, seen by each capability's first cpu_enable() */
 	unsigned long seen_at_enable[PASSES_NCAPS];
 	atomic_t seen_recorded[PASSES_NCAPS];
+};
+
+/*
+ * A copy of the kernel's own PAN row with fake callbacks, alone in a
+ * private set as big as the system's, at its own capability number.
+ */
+struct passes_pan {
+	struct arm64_cpu_capabilities row;
+	const struct arm64_cpu_capabilities *ptrs[ARM64_NCAPS];
+	DECLARE_BITMAP(caps, ARM64_NCAPS);
+	DECLARE_BITMAP(boot_caps, ARM64_NCAPS);
+	struct cpucap_set set;
+	u16 answers;		/* the scopes for which matches() says yes */
+	u16 asked;		/* every scope matches() was asked */
+	atomic_t enables;
 };
 
 struct passes_ctx {
@@ -79,6 +105,7 @@ struct passes_ctx {
 	DECLARE_BITMAP(boot_caps, PASSES_NCAPS);
 	struct cpucap_set set;
 	struct passes_log log;
+	struct passes_pan pan;
 };
 
 /* The context of the running case; the callbacks only get their row. */
@@ -94,6 +121,7 @@ static bool passes_matches(const struct arm64_cpu_capabilities *cap, int scope)
 
 	log->last_match_seq = atomic_inc_return(&log->seq);
 	log->matches[cap->capability]++;
+	log->match_scopes[cap->capability] |= scope;
 	return log->has[cap->capability];
 }
 
@@ -356,6 +384,87 @@ static void __init enable_cpu_capabilities_honours_scope(struct kunit *test)
 }
 
 /*
+ * Every capability type of <asm/cpufeature.h>, with the scope its
+ * matches() must be asked in the detect pass (the row's own scope, not
+ * the pass's scope mask) and the scope mask a late CPU is checked with:
+ * SCOPE_BOOT_CPU by check_early_cpu_features(), the others by
+ * verify_local_cpu_capabilities().
+ */
+struct passes_type {
+	const char *name;
+	u16 type;
+	u16 scope;
+	u16 verify;
+};
+
+static const struct passes_type passes_types[] = {
+	{ .name = "weak_local_cpu_feature", .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	{ .name = "boot_restricted_cpu_local_feature",
+	  .type = ARM64_CPUCAP_BOOT_RESTRICTED_CPU_LOCAL_FEATURE,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	{ .name = "local_cpu_erratum", .type = ARM64_CPUCAP_LOCAL_CPU_ERRATUM,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	{ .name = "strict_boot_cpu_feature", .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE,
+	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
+	{ .name = "boot_cpu_feature", .type = ARM64_CPUCAP_BOOT_CPU_FEATURE,
+	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
+	{ .name = "system_feature", .type = ARM64_CPUCAP_SYSTEM_FEATURE,
+	  .scope = SCOPE_SYSTEM, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+};
+
+static void passes_type_desc(const struct passes_type *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_type, passes_types, passes_type_desc);
+
+/* A row of each type, through both detect passes as boot runs them */
+static void update_cpu_capabilities_matches_row_scope(struct kunit *test)
+{
+	const struct passes_type *t = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const u16 boot_pass = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+
+	passes_add_row(ctx, 0, t->type, t->name, true);
+	__update_cpu_capabilities(&ctx->set, boot_pass);
+	__update_cpu_capabilities(&ctx->set, SCOPE_SYSTEM);
+
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.matches[0], 1,
+			    "%s (type %#x): matches() calls in the passes of scope masks %#x and %#x",
+			    t->name, t->type, boot_pass, SCOPE_SYSTEM);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.match_scopes[0], t->scope,
+			    "%s (type %#x): the passes of scope masks %#x and %#x asked matches() for scope %#x, expected %#x",
+			    t->name, t->type, boot_pass, SCOPE_SYSTEM,
+			    ctx->log.match_scopes[0], t->scope);
+}
+
+/* A late CPU is asked about itself, whatever the row's scope */
+static void verify_local_cpu_caps_matches_local_scope(struct kunit *test)
+{
+	const struct passes_type *t = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+	const u16 local = SCOPE_LOCAL_CPU;
+
+	passes_add_row(ctx, 0, t->type, t->name, false);
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&ctx->set, t->verify);
+	preempt_enable();
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, NULL,
+				"%s (type %#x, scope mask %#x): refused a late CPU that lacks what the system lacks",
+				t->name, t->type, t->verify);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.matches[0], 1,
+			    "%s (type %#x): matches() calls in the check of scope mask %#x",
+			    t->name, t->type, t->verify);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.match_scopes[0], local,
+			    "%s (type %#x): the check of scope mask %#x asked matches() for scope %#x, expected %#x",
+			    t->name, t->type, t->verify, ctx->log.match_scopes[0], local);
+}
+
+/*
  * A late CPU: the system has capabilities 0 and 2 (system features), not
  * 4; the case then sets what the late CPU has and runs the check of the
  * non-boot scopes, as verify_local_cpu_capabilities() does.
@@ -425,14 +534,251 @@ static void verify_local_cpu_caps_permits_extra(struct kunit *test)
 			    "a capability the system lacks was enabled on the late CPU");
 }
 
+/*
+ * Late CPU rules: what __verify_local_cpu_caps() decides for a late CPU
+ * that disagrees with the system about one capability, for every type of
+ * <asm/cpufeature.h>, and whether the capability's cpu_enable() runs on
+ * it. The verdicts are those of the header's comments:
+ *
+ * - WEAK_LOCAL_CPU_FEATURE: "All possible conflicts for a late CPU are
+ *   ignored."
+ * - BOOT_RESTRICTED_CPU_LOCAL_FEATURE: "A late CPU is not allowed to have
+ *   the capability when the system doesn't have it. It is Ok for a late
+ *   CPU to miss the feature."
+ * - LOCAL_CPU_ERRATUM: "it is safe to allow any CPU to boot that doesn't
+ *   require the workaround. However, it is not safe if a "late" CPU
+ *   requires a workaround and the system hasn't enabled it already."
+ * - STRICT_BOOT_CPU_FEATURE: "All secondary CPUs must match the state of
+ *   the capability as detected by the boot CPU."
+ * - BOOT_CPU_FEATURE and SYSTEM_FEATURE: "It is safe for a late CPU to
+ *   have this feature even though the [boot CPU | system] hasn't enabled
+ *   it ... If the [boot CPU | system] has enabled this feature already,
+ *   then every late CPU must have it."
+ *
+ * A CPU that is let in runs cpu_enable() of every capability the system
+ * has, "irrespective of whether the CPU has it or not"; a refused CPU
+ * does not get that far.
+ */
+struct passes_late_rule {
+	const char *name;
+	u16 type;
+	u16 verify;		/* the scope mask the late CPU is checked with */
+	bool system_has;
+	bool cpu_has;
+	bool refused;
+	bool enabled;		/* cpu_enable() ran on the late CPU */
+};
+
+#define PASSES_NON_BOOT		(SCOPE_ALL & ~SCOPE_BOOT_CPU)
+
+static const struct passes_late_rule passes_late_rules[] = {
+	{ .name = "weak_local_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = false, .enabled = true },
+	{ .name = "weak_local_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+	{ .name = "boot_restricted_cpu_local_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_BOOT_RESTRICTED_CPU_LOCAL_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = false, .enabled = true },
+	{ .name = "boot_restricted_cpu_local_feature_cpu_has",
+	  .type = ARM64_CPUCAP_BOOT_RESTRICTED_CPU_LOCAL_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	{ .name = "local_cpu_erratum_cpu_lacks",
+	  .type = ARM64_CPUCAP_LOCAL_CPU_ERRATUM, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = false, .enabled = true },
+	{ .name = "local_cpu_erratum_cpu_has",
+	  .type = ARM64_CPUCAP_LOCAL_CPU_ERRATUM, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	{ .name = "strict_boot_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "strict_boot_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	{ .name = "boot_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "boot_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+	{ .name = "system_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "system_feature_cpu_has",
+	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+};
+
+static void passes_late_rule_desc(const struct passes_late_rule *r, char *desc)
+{
+	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_late_rule, passes_late_rules, passes_late_rule_desc);
+
+static const char *passes_has(bool has)
+{
+	return has ? "has" : "lacks";
+}
+
+static const char *passes_verdict(bool refused)
+{
+	return refused ? "refused" : "let in";
+}
+
+/* The system's bitmap is set directly: only the check is under test */
+static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
+{
+	const struct passes_late_rule *r = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+
+	passes_add_row(ctx, 0, r->type, r->name, r->cpu_has);
+	if (r->system_has)
+		__set_bit(0, ctx->caps);
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&ctx->set, r->verify);
+	preempt_enable();
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, r->refused ? &ctx->rows[0] : NULL,
+				"type %#x, scope mask %#x, system %s it, late CPU %s it: %s, expected %s",
+				r->type, r->verify, passes_has(r->system_has),
+				passes_has(r->cpu_has), passes_verdict(conflict),
+				passes_verdict(r->refused));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[0]), r->enabled ? 1 : 0,
+			    "type %#x, scope mask %#x, system %s it, late CPU %s it: cpu_enable() calls",
+			    r->type, r->verify, passes_has(r->system_has),
+			    passes_has(r->cpu_has));
+}
+
+/*
+ * The kernel's own PAN row. PAN is a system feature: the kernel may use
+ * it only if every CPU has it, i.e. if the sanitised ID register says so,
+ * and a late CPU without it must be refused once the system uses it. The
+ * row's .type says that; the cases check that it does, through the real
+ * passes, on a copy whose matches() answers per scope. The copy's
+ * cpu_enable() is replaced too: cpu_enable_pan() would change this CPU.
+ */
+static bool passes_pan_matches(const struct arm64_cpu_capabilities *cap, int scope)
+{
+	struct passes_pan *pan = &passes_ctx->pan;
+
+	pan->asked |= scope;
+	return (scope & pan->answers) == scope;
+}
+
+static void passes_pan_cpu_enable(const struct arm64_cpu_capabilities *cap)
+{
+	atomic_inc(&passes_ctx->pan.enables);
+}
+
+static const struct arm64_cpu_capabilities *passes_find_feature(u16 num)
+{
+	const struct arm64_cpu_capabilities *cap;
+
+	for (cap = arm64_features; cap->matches; cap++)
+		if (cap->capability == num)
+			return cap;
+	return NULL;
+}
+
+static struct passes_pan *passes_pan_copy(struct kunit *test, u16 answers)
+{
+	struct passes_ctx *ctx = test->priv;
+	struct passes_pan *pan = &ctx->pan;
+	const struct arm64_cpu_capabilities *real;
+
+	if (!IS_ENABLED(CONFIG_ARM64_PAN))
+		kunit_skip(test, "CONFIG_ARM64_PAN=n: arm64_features[] has no PAN row");
+	real = passes_find_feature(ARM64_HAS_PAN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, real, "no row for ARM64_HAS_PAN (%d) in arm64_features[]",
+				  ARM64_HAS_PAN);
+#ifdef CONFIG_ARM64_PAN
+	KUNIT_EXPECT_TRUE_MSG(test, real->cpu_enable == cpu_enable_pan,
+			      "the PAN row's cpu_enable() is %ps, expected %ps",
+			      real->cpu_enable, cpu_enable_pan);
+#endif
+	/* Not an assignment: the struct has const members */
+	memcpy(&pan->row, real, sizeof(pan->row));
+	pan->row.matches = passes_pan_matches;
+	pan->row.cpu_enable = passes_pan_cpu_enable;
+	pan->ptrs[ARM64_HAS_PAN] = &pan->row;
+	pan->set.ptrs = pan->ptrs;
+	pan->set.caps = pan->caps;
+	pan->set.boot_caps = pan->boot_caps;
+	pan->set.ncaps = ARM64_NCAPS;
+	pan->answers = answers;
+	return pan;
+}
+
+/*
+ * Every CPU seen so far says it has PAN (the boot and local scopes), but
+ * the sanitised register says one lacks it (the system scope): neither
+ * detect pass may claim PAN.
+ */
+static void update_cpu_capabilities_pan_needs_every_cpu(struct kunit *test)
+{
+	const u16 answers = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+	const u16 boot_pass = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+	struct passes_pan *pan = passes_pan_copy(test, answers);
+	bool claimed;
+
+	__update_cpu_capabilities(&pan->set, boot_pass);
+	claimed = test_bit(ARM64_HAS_PAN, pan->caps);
+	KUNIT_EXPECT_FALSE_MSG(test, claimed,
+			       "PAN row (type %#x) claimed by the pass of scope mask %#x, matches() asked %#x, yes for %#x",
+			       pan->row.type, boot_pass, pan->asked, answers);
+	__update_cpu_capabilities(&pan->set, SCOPE_SYSTEM);
+	claimed = test_bit(ARM64_HAS_PAN, pan->caps);
+	KUNIT_EXPECT_FALSE_MSG(test, claimed,
+			       "PAN row (type %#x) claimed by the passes of scope masks %#x and %#x, matches() asked %#x, yes for %#x",
+			       pan->row.type, boot_pass, SCOPE_SYSTEM, pan->asked, answers);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pan->enables), 0,
+			    "PAN row's cpu_enable() ran in a detect pass");
+}
+
+/* The system has PAN; a late CPU without it is refused */
+static void verify_local_cpu_caps_pan_refuses_cpu_without(struct kunit *test)
+{
+	const u16 boot_pass = SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU;
+	struct passes_pan *pan = passes_pan_copy(test, SCOPE_ALL);
+	const struct arm64_cpu_capabilities *conflict;
+	bool claimed;
+
+	__update_cpu_capabilities(&pan->set, boot_pass);
+	__update_cpu_capabilities(&pan->set, SCOPE_SYSTEM);
+	claimed = test_bit(ARM64_HAS_PAN, pan->caps);
+	KUNIT_ASSERT_TRUE_MSG(test, claimed,
+			      "PAN row (type %#x) not detected with every CPU having it, matches() asked %#x",
+			      pan->row.type, pan->asked);
+
+	pan->answers = 0;
+	pan->asked = 0;
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&pan->set, PASSES_NON_BOOT);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, &pan->row,
+				"PAN row (type %#x), scope mask %#x, system has it, late CPU lacks it (matches() asked %#x): %s, expected refused",
+				pan->row.type, PASSES_NON_BOOT, pan->asked,
+				passes_verdict(conflict));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&pan->enables), 0,
+			    "PAN row's cpu_enable() ran on a late CPU without PAN");
+}
+
 static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_after_every_match, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_sees_later_entries, passes_scope_gen_params),
 	KUNIT_CASE(enable_cpu_capabilities_honours_scope),
+	KUNIT_CASE_PARAM(update_cpu_capabilities_matches_row_scope, passes_type_gen_params),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_matches_local_scope, passes_type_gen_params),
 	KUNIT_CASE(verify_local_cpu_caps_enables_present),
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
+	KUNIT_CASE(update_cpu_capabilities_pan_needs_every_cpu),
+	KUNIT_CASE(verify_local_cpu_caps_pan_refuses_cpu_without),
 	{}
 };
 
