@@ -551,6 +551,258 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cpus_have_cap(ARM64_HAS_PAN));
 }
 
+/*
+ * The system-wide view apart from the CPUs' own. On QEMU every CPU
+ * reports the same ID registers, so the cases above hold whether
+ * has_cpuid_feature() reads the sanitised register for SCOPE_SYSTEM and
+ * the calling CPU's for SCOPE_LOCAL_CPU, or the other way round. Here a
+ * synthetic second CPU reports one field below every online CPU's: it is
+ * folded into a local copy of the register's arm64_ftr_reg by
+ * update_cpu_ftr_reg(), as a secondary CPU is at boot. The copy's
+ * sys_val is lent to the live arm64_ftr_reg, under cpus_read_lock() so
+ * that no CPU coming online updates it meanwhile, for the calls of the
+ * row's matches() only, and put back before any assertion can end the
+ * case; .exit checks that every register of match_id_regs[] is back at
+ * the value it had before the case.
+ *
+ * The expected values are the Arm ARM's (DDI 0487 L.a): the field
+ * positions and signs of the register descriptions (ID_AA64PFR0_EL1,
+ * ID_AA64ISAR0_EL1, ID_AA64MMFR1_EL1 in "AArch64 System Register
+ * Descriptions"), where a higher value of these fields has every feature
+ * of a lower one ("Principles of the ID scheme for fields in ID
+ * registers"; a signed field's 0b1111 is -1, not implemented). The
+ * sanitised value is "safe across all the available CPU on the system":
+ * one CPU without a feature makes the system report it not implemented
+ * (cpu-feature-registers.rst, "Requirements", a), in Documentation/arm64/,
+ * Documentation/arch/arm64/ from 6.5), so the system's value of such a
+ * field is the lowest of the CPUs'. A row whose minimum is the online
+ * CPUs' lowest value then matches on every CPU (SCOPE_LOCAL_CPU) and not
+ * on the system (SCOPE_SYSTEM).
+ */
+struct match_second_cpu {
+	const char *name;
+	const struct arm64_cpu_capabilities *entry;
+	enum match_id_reg reg;
+	int shift;
+	bool sign;
+	int second;	/* the second CPU's field, decoded */
+};
+
+/* The lowest value of the field on the online CPUs, and the first one's register */
+static int match_lowest_online(const struct match_second_cpu *s, u64 *first_reg)
+{
+	struct match_cpu_read r = { .reg = s->reg };
+	int cpu, val, lowest = INT_MAX;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		smp_call_function_single(cpu, match_read_on_cpu, &r, 1);
+		val = match_decode(r.val, s->shift, s->sign);
+		if (val < lowest)
+			lowest = val;
+		if (cpu == cpumask_first(cpu_online_mask))
+			*first_reg = r.val;
+	}
+	cpus_read_unlock();
+	return lowest;
+}
+
+/* The row's own matches(), as the capability passes call it */
+static void match_row_local_on_cpu(void *info)
+{
+	struct match_local_call *c = info;
+
+	c->reg = __read_sysreg_by_encoding(c->entry->sys_reg);
+	c->matches = c->entry->matches(c->entry, SCOPE_LOCAL_CPU);
+}
+
+static void match_expect_second_cpu(struct kunit *test, const struct match_second_cpu *s,
+				    int lowest, u64 first_reg)
+{
+	const char *reg_name = match_id_regs[s->reg].name;
+	struct arm64_ftr_reg *live;
+	struct arm64_ftr_reg copy;
+	u64 second_reg, boot_sys_val, lent;
+	bool system = false, was_lent = false;
+	int field, want, cpu;
+
+	live = get_arm64_ftr_reg_nowarn(match_id_regs[s->reg].encoding);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, live, "%s has no arm64_ftr_reg", reg_name);
+
+	/* The second CPU: the first online CPU's register, the field lower. */
+	second_reg = match_place(first_reg, s->shift, s->second & 0xf);
+	boot_sys_val = READ_ONCE(live->sys_val);
+	copy = *live;
+	update_cpu_ftr_reg(&copy, second_reg);
+	lent = copy.sys_val;
+
+	field = match_decode(lent, s->shift, s->sign);
+	want = min(match_decode(boot_sys_val, s->shift, s->sign), s->second);
+	KUNIT_ASSERT_EQ_MSG(test, field, want,
+			    "%s: system %s = %#018llx, second CPU %#018llx (%d): sanitised %#018llx has %d, not the lower",
+			    s->name, reg_name, boot_sys_val, second_reg, s->second, lent, field);
+	KUNIT_ASSERT_LT_MSG(test, field, lowest,
+			    "%s: sanitised %s = %#018llx has %d, every online CPU %d or more",
+			    s->name, reg_name, lent, field, lowest);
+
+	/* Lent under cpus_read_lock(): no assertion until it is put back. */
+	cpus_read_lock();
+	if (READ_ONCE(live->sys_val) == boot_sys_val) {
+		WRITE_ONCE(live->sys_val, lent);
+		for_each_online_cpu(cpu) {
+			struct match_local_call c = { .entry = s->entry };
+
+			smp_call_function_single(cpu, match_row_local_on_cpu, &c, 1);
+			KUNIT_EXPECT_TRUE_MSG(test, c.matches,
+					      "%s: CPU%d: %s = %#018llx (%d), min %d, sanitised %#018llx (%d): SCOPE_LOCAL_CPU does not match",
+					      s->name, cpu, reg_name, c.reg,
+					      match_decode(c.reg, s->shift, s->sign),
+					      s->entry->min_field_value, lent, field);
+		}
+		system = s->entry->matches(s->entry, SCOPE_SYSTEM);
+		WRITE_ONCE(live->sys_val, boot_sys_val);
+		was_lent = true;
+	}
+	cpus_read_unlock();
+
+	KUNIT_ASSERT_TRUE_MSG(test, was_lent,
+			      "%s: sanitised %s changed from %#018llx while the case ran",
+			      s->name, reg_name, boot_sys_val);
+	KUNIT_EXPECT_FALSE_MSG(test, system,
+			       "%s: sanitised %s = %#018llx (%d, a second CPU with %d), min %d, online CPUs %d or more: SCOPE_SYSTEM matches",
+			       s->name, reg_name, lent, field, s->second,
+			       s->entry->min_field_value, lowest);
+}
+
+/* A second CPU one below the online CPUs, in a field of each kind */
+struct match_second_case {
+	const char *name;
+	enum match_id_reg reg;
+	int shift;
+	bool sign;
+	int second;
+	const char *lacks;	/* what the CPUs lack when not above @second */
+};
+
+static const struct match_second_case match_second_cases[] = {
+	/* bits [3:0], unsigned: 0b0001 AArch64 only, 0b0010 and AArch32 */
+	{ .name = "ID_AA64PFR0_EL1.EL0", .reg = MATCH_ID_AA64PFR0_EL1,
+	  .shift = 0, .second = 0, .lacks = "EL0 in AArch64" },
+	/* bits [19:16], signed: 0b0000 FP, 0b0001 FP16, 0b1111 (-1) none */
+	{ .name = "ID_AA64PFR0_EL1.FP", .reg = MATCH_ID_AA64PFR0_EL1,
+	  .shift = 16, .sign = true, .second = -1, .lacks = "FP" },
+	/* bits [23:20], unsigned: 0b0010 FEAT_LSE */
+	{ .name = "ID_AA64ISAR0_EL1.Atomic", .reg = MATCH_ID_AA64ISAR0_EL1,
+	  .shift = 20, .second = 0, .lacks = "LSE atomics" },
+	/* bits [23:20], unsigned: 0b0001 FEAT_PAN */
+	{ .name = "ID_AA64MMFR1_EL1.PAN", .reg = MATCH_ID_AA64MMFR1_EL1,
+	  .shift = 20, .second = 0, .lacks = "PAN" },
+};
+
+static void match_second_desc(const struct match_second_case *t, char *desc)
+{
+	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(match_second, match_second_cases, match_second_desc);
+
+/*
+ * A synthetic row at the online CPUs' lowest value of the field: every
+ * CPU has it, the system with the second CPU does not.
+ */
+static void has_cpuid_feature_second_cpu_below(struct kunit *test)
+{
+	const struct match_second_case *t = test->param_value;
+	struct arm64_cpu_capabilities entry = {
+		.desc = t->name,
+		.sys_reg = match_id_regs[t->reg].encoding,
+		.matches = has_cpuid_feature,
+		.field_pos = t->shift,
+		.field_width = 4,
+		.sign = t->sign,
+		MATCH_ENTRY_MAX(MATCH_FIELD_MAX(t->sign))
+	};
+	const struct match_second_cpu s = {
+		.name = t->name, .entry = &entry, .reg = t->reg,
+		.shift = t->shift, .sign = t->sign, .second = t->second,
+	};
+	u64 first_reg = 0;
+	int lowest;
+
+	lowest = match_lowest_online(&s, &first_reg);
+	if (lowest <= t->second)
+		kunit_skip(test, "CPU lacks %s: %s=%d", t->lacks, t->name, lowest);
+	entry.min_field_value = lowest;
+	match_expect_second_cpu(test, &s, lowest, first_reg);
+}
+
+/*
+ * The kernel's own rows, on a system whose online CPUs all have the
+ * feature and a second CPU with the field one below the row's minimum
+ * (a signed field's minimum 0 gives 0b1111, -1): every CPU matches the
+ * row, the system does not, which is what the capability is decided on.
+ */
+static void has_cpuid_feature_kernel_rows_second_cpu_below(struct kunit *test)
+{
+	const struct match_row *row = test->param_value;
+	const struct arm64_cpu_capabilities *cap = match_get_row(test, row);
+	const struct match_second_cpu s = {
+		.name = row->name, .entry = cap, .reg = row->reg,
+		.shift = row->shift, .sign = row->sign, .second = row->min - 1,
+	};
+	u64 first_reg = 0;
+	int lowest;
+
+	lowest = match_lowest_online(&s, &first_reg);
+	if (lowest < row->min)
+		kunit_skip(test, "CPU lacks %s: %s field [%d:%d]=%d, min %d", row->name,
+			   match_id_regs[row->reg].name, row->shift + 3, row->shift,
+			   lowest, row->min);
+	match_expect_second_cpu(test, &s, lowest, first_reg);
+}
+
+/* Each case starts from the ID registers' sanitised values as they are. */
+static int match_init(struct kunit *test)
+{
+	u64 *sys_val = kunit_kcalloc(test, ARRAY_SIZE(match_id_regs), sizeof(*sys_val),
+				     GFP_KERNEL);
+	struct arm64_ftr_reg *live;
+	unsigned int i;
+
+	if (!sys_val)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(match_id_regs); i++) {
+		live = get_arm64_ftr_reg_nowarn(match_id_regs[i].encoding);
+		if (live)
+			sys_val[i] = READ_ONCE(live->sys_val);
+	}
+	test->priv = sys_val;
+	return 0;
+}
+
+/* ... and leaves them as they were, even after an assertion ended it. */
+static void match_exit(struct kunit *test)
+{
+	u64 *sys_val = test->priv;
+	struct arm64_ftr_reg *live;
+	u64 now;
+	unsigned int i;
+
+	if (!sys_val)
+		return;
+	for (i = 0; i < ARRAY_SIZE(match_id_regs); i++) {
+		live = get_arm64_ftr_reg_nowarn(match_id_regs[i].encoding);
+		if (!live)
+			continue;
+		now = READ_ONCE(live->sys_val);
+		KUNIT_EXPECT_EQ_MSG(test, now, sys_val[i],
+				    "sanitised %s changed from %#018llx to %#018llx; put back",
+				    match_id_regs[i].name, sys_val[i], now);
+		if (now != sys_val[i])
+			WRITE_ONCE(live->sys_val, sys_val[i]);
+	}
+}
+
 static struct kunit_case arm64_cpufeature_match_cases[] = {
 	KUNIT_CASE_PARAM(feature_matches_thresholds, match_threshold_gen_params),
 	KUNIT_CASE_PARAM(feature_matches_upper_bound,
@@ -559,11 +811,15 @@ static struct kunit_case arm64_cpufeature_match_cases[] = {
 	KUNIT_CASE_PARAM(cpus_have_cap_agrees_with_id_registers, match_row_gen_params),
 	KUNIT_CASE_PARAM(has_cpuid_feature_live_thresholds, match_live_gen_params),
 	KUNIT_CASE(has_cpuid_feature_pan_every_cpu),
+	KUNIT_CASE_PARAM(has_cpuid_feature_second_cpu_below, match_second_gen_params),
+	KUNIT_CASE_PARAM(has_cpuid_feature_kernel_rows_second_cpu_below, match_row_gen_params),
 	{}
 };
 
 static struct kunit_suite arm64_cpufeature_match_suite = {
 	.name = "arm64_cpufeature_match",
+	.init = match_init,
+	.exit = match_exit,
 	.test_cases = arm64_cpufeature_match_cases,
 };
 
