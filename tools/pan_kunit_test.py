@@ -3362,6 +3362,25 @@ class JudgeByGroupsTest(TempDirTestCase):
 			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
 					name)
 
+class JudgeTest(unittest.TestCase):
+	"""mutants.judge() on synthetic configs."""
+
+	def mutant(self) -> mutants.Mutant:
+		return mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
+
+	def test_cases_that_failed_before_a_hang_are_named(self) -> None:
+		mutant = self.mutant()
+		hung = synthetic_config(results.Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
+		mutants.judge(mutant, [hung], {'arm64_s'})
+		self.assertEqual(mutant.verdict, mutants.Verdict.KILLED)
+		self.assertEqual(mutant.detail, 'c: 1 failed: arm64_s.a; then c: timeout')
+
+	def test_a_crash_before_any_failure_is_the_kill(self) -> None:
+		mutant = self.mutant()
+		mutants.judge(mutant, [synthetic_config(results.Status.CRASH, {'a': 'PASS'})],
+			      {'arm64_s'})
+		self.assertEqual((mutant.verdict, mutant.detail), (mutants.Verdict.KILLED, 'c: crash'))
+
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
 

@@ -21,7 +21,7 @@ from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
-TIMEOUT = 120
+TIMEOUT = 60
 # The files of the tree that headers are generated from.
 HEADER_SOURCES = ('arch/arm64/tools/sysreg', 'arch/arm64/tools/cpucaps')
 
@@ -123,16 +123,19 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str])
 	failed_suites = {c.split('.')[0] for cases in mutant.failures.values() for c in cases}
 	wanted = [s for s in mutant.must_fail if s in landed]
 	missed = [s for s in wanted if s not in failed_suites]
+	caught = {config: [c for c in cases if c.split('.')[0] in wanted]
+		  for config, cases in mutant.failures.items()}
+	failed = [f'{config}: {len(cases)} failed: {abbreviate(cases)}'
+		  for config, cases in sorted(caught.items()) if cases]
 	if any(r.status == results.Status.BUILD_ERROR for r in configs):
 		mutant.verdict, mutant.detail = Verdict.BUILD_FAILED, '; '.join(broken)
 	elif broken:
-		mutant.verdict, mutant.detail = Verdict.KILLED, '; '.join(broken)
+		# The cases that failed before the kernel crashed or hung, if any.
+		mutant.verdict = Verdict.KILLED
+		mutant.detail = '; '.join(failed + ['then ' + b for b in broken] if failed else broken)
 	elif not missed:
 		mutant.verdict = Verdict.KILLED
-		caught = {config: [c for c in cases if c.split('.')[0] in wanted]
-			  for config, cases in mutant.failures.items()}
-		mutant.detail = '; '.join(f'{config}: {len(cases)} failed: {abbreviate(cases)}'
-					  for config, cases in sorted(caught.items()) if cases)
+		mutant.detail = '; '.join(failed)
 	else:
 		mutant.verdict = Verdict.SURVIVED
 		others = sorted({c for cases in mutant.failures.values() for c in cases})
