@@ -393,7 +393,7 @@ static int pant_user_get(struct pant_user *u)
 	arch_pick_mmap_layout(u->mm, &current->signal->rlim[RLIMIT_STACK]);
 	kthread_use_mm(u->mm);
 	u->addr = vm_mmap(NULL, 0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-			  MAP_ANONYMOUS | MAP_PRIVATE, 0);
+			  MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
 	if (IS_ERR_VALUE(u->addr)) {
 		ret = (int)u->addr;
 		goto out;
@@ -417,10 +417,13 @@ out:
 /*
  * Attaches the test mm for a uaccess case, which skips where neither the
  * CPU nor the kernel provides PAN: there is no window to open or close.
- * Before any user access, TTBR0_EL1 must be what the kind of PAN makes it
- * (the reserved tables under TTBR0 PAN, else the mm's): with the wrong
- * tables a user access would fault again each time the fault handler
- * returned, and the case would hang instead of failing.
+ * With the wrong tables in TTBR0_EL1 a user access would fault again each
+ * time the fault handler returned, and the case would hang instead of
+ * failing. So TTBR0_EL1 must be what the kind of PAN makes it (the
+ * reserved tables under TTBR0 PAN, else the mm's) before any access, and
+ * the case runs with page faults disabled, on a populated page, until
+ * pant_user_put(): a fault then fails the access with -EFAULT at once,
+ * also where an interrupt left the wrong tables behind.
  */
 static void pant_user_attach(struct kunit *test, struct pant_user *u)
 {
@@ -437,11 +440,13 @@ static void pant_user_attach(struct kunit *test, struct pant_user *u)
 			    "attaching a user mm (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx, want %s %#llx",
 			    pant_kind_name[kind], IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), ttbr0,
 			    kind == PANT_TTBR0 ? "reserved_pg_dir" : "the mm's pgd", want);
+	pagefault_disable();
 }
 
 /* At the end of a case, in its thread: no mm left, user access closed. */
 static void pant_user_put(struct kunit *test, struct pant_user *u)
 {
+	pagefault_enable();
 	vm_munmap(u->addr, PAGE_SIZE);
 	kthread_unuse_mm(u->mm);
 	mmput(u->mm);
