@@ -9,7 +9,7 @@ import os
 import re
 import socket
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from pan_kunit import Error, StrEnum, ktap
 from pan_kunit.ktap import CaseStatus
@@ -66,11 +66,10 @@ SKIP_RESULT = re.compile(_INDENT + r'(?:not )?ok [0-9]+ (?:- )?(.+?) # SKIP(?: (
 # line is a plain "ok N NAME", which kunit_tool counts as passed.
 CASE_STATS = re.compile(_INDENT + r'# (\S+): pass:[0-9]+ fail:[0-9]+ skip:([0-9]+) total:[0-9]+\s*$')
 
-def param_skips(console: str) -> Dict[str, int]:
-	"""SUITE.CASE of each parameterised case, with how many of its
-	parameters its tally line says were skipped."""
-	skips = {}
-	open_tests: List[Tuple[int, str]] = []  # (indentation, name)
+def _open_tests(console: str) -> Iterator[Tuple[List[Tuple[int, str]], str]]:
+	"""Each line of @console but the subtest headers, with the subtests
+	open around it: (indentation, name), outermost first."""
+	open_tests: List[Tuple[int, str]] = []
 	for line in console.splitlines():
 		header = SUBTEST_HEADER.match(line)
 		if header:
@@ -78,29 +77,27 @@ def param_skips(console: str) -> Dict[str, int]:
 			open_tests = [t for t in open_tests if t[0] < indent]
 			open_tests.append((indent, header.group(2)))
 			continue
+		yield open_tests, line
+
+def param_skips(console: str) -> Dict[str, int]:
+	"""SUITE.CASE of each parameterised case, with how many of its
+	parameters its tally line says were skipped."""
+	skips = {}
+	for open_tests, line in _open_tests(console):
 		stats = CASE_STATS.match(line)
 		if stats:
-			indent = len(stats.group(1))
-			suite = [t[1] for t in open_tests if t[0] == indent]
+			suite = [t[1] for t in open_tests if t[0] == len(stats.group(1))]
 			if suite:
 				skips[f'{suite[-1]}.{stats.group(2)}'] = int(stats.group(3))
 	return skips
 
 def skip_reasons(console: str) -> Dict[str, str]:
 	reasons = {}
-	open_tests: List[Tuple[int, str]] = []  # (indentation, name)
-	for line in console.splitlines():
-		header = SUBTEST_HEADER.match(line)
-		if header:
-			indent = len(header.group(1))
-			open_tests = [t for t in open_tests if t[0] < indent]
-			open_tests.append((indent, header.group(2)))
-			continue
+	for open_tests, line in _open_tests(console):
 		skip = SKIP_RESULT.match(line)
 		if skip and skip.group(3):
 			indent = len(skip.group(1))
-			open_tests = [t for t in open_tests if t[0] <= indent]
-			name = '.'.join([t[1] for t in open_tests] + [skip.group(2)])
+			name = '.'.join([t[1] for t in open_tests if t[0] <= indent] + [skip.group(2)])
 			reasons[name] = skip.group(3)
 	return reasons
 
