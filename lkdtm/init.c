@@ -6,6 +6,7 @@
  * powers the machine off if it survives. No libc: raw arm64 syscalls.
  */
 
+#define __NR_ioctl	29
 #define __NR_mkdirat	34
 #define __NR_mount	40
 #define __NR_openat	56
@@ -13,6 +14,8 @@
 #define __NR_reboot	142
 #define AT_FDCWD	(-100)
 #define O_WRONLY	1
+/* ioctl(fd, TCSBRK, 1) is tcdrain(): it returns once the output is sent. */
+#define TCSBRK		0x5409
 
 /* reboot(2) magic numbers and LINUX_REBOOT_CMD_POWER_OFF */
 #define REBOOT_MAGIC1	0xfee1deadL
@@ -46,6 +49,16 @@ static unsigned long length(const char *s)
 static void say(const char *s)
 {
 	syscall4(__NR_write, 1, (long)s, length(s), 0);
+}
+
+/*
+ * The console's output goes out from a buffer after write() returned; an
+ * oops and the panic after it print directly, and the reboot can come
+ * before the buffer is sent.
+ */
+static void drain(void)
+{
+	syscall4(__NR_ioctl, 1, TCSBRK, 1, 0);
 }
 
 static const char *crash_type(char **envp)
@@ -92,6 +105,7 @@ void __attribute__((noreturn, used)) pankunit_main(long *sp)
 	say("pan-kunit init: provoking ");
 	say(type);
 	say("\n");
+	drain();
 	syscall4(__NR_write, fd, (long)type, length(type), 0);
 	say("pan-kunit init: survived ");
 	say(type);

@@ -2991,6 +2991,16 @@ class LkdtmTest(unittest.TestCase):
 		self.assertEqual(verdict.summary, 'caught: "Unable to handle kernel access to user '
 				 'memory outside uaccess routines at virtual address 0000ffff9c4f0000"')
 
+	def test_init_line_cut_off_by_the_panic(self) -> None:
+		# init's line never left the tty's buffer; LKDTM's printk says it ran.
+		verdict = lkdtm.judge(self.console('access_caught_unflushed.log'), 'ACCESS_USERSPACE',
+				      True)
+		self.assertTrue(verdict.ok, verdict.summary)
+		self.assertIn('caught: "Unable to handle kernel access to user memory', verdict.summary)
+		verdict = lkdtm.judge(self.console('access_caught_unflushed.log'), 'EXEC_USERSPACE',
+				      True)
+		self.assertEqual(verdict.summary, 'init never provoked EXEC_USERSPACE')
+
 	def test_access_userspace_survives_without_pan(self) -> None:
 		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', False)
 		self.assertTrue(verdict.ok)
