@@ -17,6 +17,7 @@
 #include <kunit/test.h>
 #include <linux/cpu.h>
 #include <linux/smp.h>
+#include <linux/stop_machine.h>
 #include <linux/version.h>
 
 /*
@@ -559,11 +560,12 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
  * synthetic second CPU reports one field below every online CPU's: it is
  * folded into a local copy of the register's arm64_ftr_reg by
  * update_cpu_ftr_reg(), as a secondary CPU is at boot. The copy's
- * sys_val is lent to the live arm64_ftr_reg, under cpus_read_lock() so
- * that no CPU coming online updates it meanwhile, for the calls of the
- * row's matches() only, and put back before any assertion can end the
- * case; .exit checks that every register of match_id_regs[] is back at
- * the value it had before the case.
+ * sys_val is lent to the live arm64_ftr_reg inside stop_machine(), with
+ * every online CPU in its stopper with interrupts off, so that nothing
+ * else reads it meanwhile: the first CPU lends it, each CPU calls the
+ * row's matches() for SCOPE_LOCAL_CPU, the first CPU calls it for
+ * SCOPE_SYSTEM and puts the value back. .exit checks that every register
+ * of match_id_regs[] is back at the value it had before the case.
  *
  * The expected values are the Arm ARM's (DDI 0487 L.a): the field
  * positions and signs of the register descriptions (ID_AA64PFR0_EL1,
@@ -607,13 +609,50 @@ static int match_lowest_online(const struct match_second_cpu *s, u64 *first_reg)
 	return lowest;
 }
 
-/* The row's own matches(), as the capability passes call it */
-static void match_row_local_on_cpu(void *info)
-{
-	struct match_local_call *c = info;
+/* The row's matches() on every CPU while the sanitised value is lent */
+struct match_lend {
+	const struct arm64_cpu_capabilities *entry;
+	struct arm64_ftr_reg *live;
+	u64 boot_sys_val, lent;
+	int lender;		/* the first online CPU */
+	atomic_t lent_out;	/* 1 once lent, 2 once put back */
+	atomic_t locals_done;
+	bool was_lent;
+	bool system;
+	u64 reg[NR_CPUS];
+	bool local[NR_CPUS];
+};
 
-	c->reg = __read_sysreg_by_encoding(c->entry->sys_reg);
-	c->matches = c->entry->matches(c->entry, SCOPE_LOCAL_CPU);
+static void match_lend_wait(atomic_t *v, int at_least)
+{
+	while (atomic_read(v) < at_least)
+		cpu_relax();
+}
+
+static int match_lend_fn(void *arg)
+{
+	struct match_lend *l = arg;
+	int cpu = smp_processor_id();
+
+	if (cpu == l->lender) {
+		l->was_lent = READ_ONCE(l->live->sys_val) == l->boot_sys_val;
+		if (l->was_lent)
+			WRITE_ONCE(l->live->sys_val, l->lent);
+		atomic_set(&l->lent_out, 1);
+	}
+	match_lend_wait(&l->lent_out, 1);
+	l->reg[cpu] = __read_sysreg_by_encoding(l->entry->sys_reg);
+	l->local[cpu] = l->entry->matches(l->entry, SCOPE_LOCAL_CPU);
+	atomic_inc(&l->locals_done);
+	if (cpu == l->lender) {
+		match_lend_wait(&l->locals_done, num_online_cpus());
+		l->system = l->entry->matches(l->entry, SCOPE_SYSTEM);
+		if (l->was_lent)
+			WRITE_ONCE(l->live->sys_val, l->boot_sys_val);
+		atomic_set(&l->lent_out, 2);
+	}
+	match_lend_wait(&l->lent_out, 2);
+	return 0;
 }
 
 static void match_expect_second_cpu(struct kunit *test, const struct match_second_cpu *s,
@@ -622,8 +661,8 @@ static void match_expect_second_cpu(struct kunit *test, const struct match_secon
 	const char *reg_name = match_id_regs[s->reg].name;
 	struct arm64_ftr_reg *live;
 	struct arm64_ftr_reg copy;
+	struct match_lend *l;
 	u64 second_reg, boot_sys_val, lent;
-	bool system = false, was_lent = false;
 	int field, want, cpu;
 
 	live = get_arm64_ftr_reg_nowarn(match_id_regs[s->reg].encoding);
@@ -645,30 +684,27 @@ static void match_expect_second_cpu(struct kunit *test, const struct match_secon
 			    "%s: sanitised %s = %#018llx has %d, every online CPU %d or more",
 			    s->name, reg_name, lent, field, lowest);
 
-	/* Lent under cpus_read_lock(): no assertion until it is put back. */
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->entry = s->entry;
+	l->live = live;
+	l->boot_sys_val = boot_sys_val;
+	l->lent = lent;
 	cpus_read_lock();
-	if (READ_ONCE(live->sys_val) == boot_sys_val) {
-		WRITE_ONCE(live->sys_val, lent);
-		for_each_online_cpu(cpu) {
-			struct match_local_call c = { .entry = s->entry };
-
-			smp_call_function_single(cpu, match_row_local_on_cpu, &c, 1);
-			KUNIT_EXPECT_TRUE_MSG(test, c.matches,
-					      "%s: CPU%d: %s = %#018llx (%d), min %d, sanitised %#018llx (%d): SCOPE_LOCAL_CPU does not match",
-					      s->name, cpu, reg_name, c.reg,
-					      match_decode(c.reg, s->shift, s->sign),
-					      s->entry->min_field_value, lent, field);
-		}
-		system = s->entry->matches(s->entry, SCOPE_SYSTEM);
-		WRITE_ONCE(live->sys_val, boot_sys_val);
-		was_lent = true;
-	}
+	l->lender = cpumask_first(cpu_online_mask);
+	stop_machine_cpuslocked(match_lend_fn, l, cpu_online_mask);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_TRUE_MSG(test, l->local[cpu],
+				      "%s: CPU%d: %s = %#018llx (%d), min %d, sanitised %#018llx (%d): SCOPE_LOCAL_CPU does not match",
+				      s->name, cpu, reg_name, l->reg[cpu],
+				      match_decode(l->reg[cpu], s->shift, s->sign),
+				      s->entry->min_field_value, lent, field);
 	cpus_read_unlock();
 
-	KUNIT_ASSERT_TRUE_MSG(test, was_lent,
+	KUNIT_ASSERT_TRUE_MSG(test, l->was_lent,
 			      "%s: sanitised %s changed from %#018llx while the case ran",
 			      s->name, reg_name, boot_sys_val);
-	KUNIT_EXPECT_FALSE_MSG(test, system,
+	KUNIT_EXPECT_FALSE_MSG(test, l->system,
 			       "%s: sanitised %s = %#018llx (%d, a second CPU with %d), min %d, online CPUs %d or more: SCOPE_SYSTEM matches",
 			       s->name, reg_name, lent, field, s->second,
 			       s->entry->min_field_value, lowest);
