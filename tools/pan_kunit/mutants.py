@@ -21,7 +21,7 @@ from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
-TIMEOUT = 60
+TIMEOUT = 120
 # The files of the tree that headers are generated from.
 HEADER_SOURCES = ('arch/arm64/tools/sysreg', 'arch/arm64/tools/cpucaps')
 

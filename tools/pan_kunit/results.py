@@ -63,7 +63,9 @@ SKIP_RESULT = re.compile(_INDENT + r'(?:not )?ok [0-9]+ (?:- )?(.+?) # SKIP(?: (
 # the case's indentation, within its suite:
 #     # CASE: pass:N fail:N skip:N total:N
 # In 6.1 that tally is the only place a skipped parameter shows: its own
-# line is a plain "ok N NAME", which kunit_tool counts as passed.
+# line is a plain "ok N NAME", which kunit_tool counts as passed.  6.1
+# prints no tally for a case of one parameter, whose skip is then still
+# counted as a pass.
 CASE_STATS = re.compile(_INDENT + r'# (\S+): pass:[0-9]+ fail:[0-9]+ skip:([0-9]+) total:[0-9]+\s*$')
 
 def _open_tests(console: str) -> Iterator[Tuple[List[Tuple[int, str]], str]]:

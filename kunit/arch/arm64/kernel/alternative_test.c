@@ -103,9 +103,12 @@ noinline int alt_test_c_epan(void)
 }
 
 /*
- * A capability of boot CPU scope (ARM64_CPUCAP_BOOT_CPU_FEATURE): its sites
- * are patched by apply_boot_alternatives() alone, before the secondary
- * CPUs come up; apply_alternatives_all() leaves them out.
+ * A capability of boot CPU scope (ARM64_CPUCAP_BOOT_CPU_FEATURE), whose
+ * sites apply_boot_alternatives() patches before the secondary CPUs come
+ * up, and apply_alternatives_all() leaves out. What is checked here is
+ * that the site is patched exactly when the CPU has it; when it was
+ * patched is not seen (a kernel without boot patching does not get as far
+ * as KUnit: pointer authentication keys, LPA2).
  */
 noinline int alt_test_c_boot(void)
 {

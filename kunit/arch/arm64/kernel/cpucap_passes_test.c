@@ -701,6 +701,8 @@ static struct passes_pan *passes_pan_copy(struct kunit *test, u16 answers)
 #endif
 	/* Not an assignment: the struct has const members */
 	memcpy(&pan->row, real, sizeof(pan->row));
+	/* No "detected: Privileged Access Never" from the private passes. */
+	pan->row.desc = NULL;
 	pan->row.matches = passes_pan_matches;
 	pan->row.cpu_enable = passes_pan_cpu_enable;
 	pan->ptrs[ARM64_HAS_PAN] = &pan->row;
