@@ -2674,6 +2674,25 @@ class ExportTest(CheckTestCase):
 			      'ok', output)
 		self.assertIn('step 0/3 start: ok', output)
 
+	def test_kernel_differences_resolved_for_the_kernel_exported_for(self) -> None:
+		suite = os.path.join(self.repo, 'kunit', 'arch', 'arm64', 'kernel',
+				     'cpufeature_fake_test.c')
+		write(suite, read(suite).replace(
+			'#include <kunit/test.h>\n',
+			'#include <kunit/test.h>\n#include <linux/version.h>\n\n'
+			'#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)\n'
+			'#define FAKE_CAP(alt)\t((alt)->cpucap)\n'
+			'#else\n'
+			'#define FAKE_CAP(alt)\t((alt)->cpufeature)\n'
+			'#endif\n'))
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 0, output)
+		exported = read(os.path.join(self.out, self.exported()[2]))
+		# The fake tree is 6.1: the 6.1 branch, nothing of the #if.
+		self.assertIn('+#define FAKE_CAP(alt)\t((alt)->cpufeature)\n', exported)
+		for gone in ('cpucap', 'LINUX_VERSION_CODE', 'linux/version.h', '#else', '#endif'):
+			self.assertNotIn(gone, exported)
+
 	def test_a_patch_that_hooks_in_two_suites_is_cut_in_two(self) -> None:
 		shutil.copytree(test_data_path('export_two_suites'), self.repo, dirs_exist_ok=True)
 		status, output = self.run_cli('export', self.out, '--no-build')
@@ -3371,6 +3390,37 @@ class JudgeByGroupsTest(TempDirTestCase):
 		for name in ('a', 'b'):
 			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
 					name)
+
+class ForKernelTest(unittest.TestCase):
+	"""export.for_kernel(): a suite's kernel differences, resolved."""
+
+	TEXT = (b'#include <kunit/test.h>\n#include <linux/version.h>\n'
+		b'#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)\n'
+		b'#define NEW 1\n'
+		b'#else\n'
+		b'#ifdef CONFIG_X\n#define OLD_X 1\n#else\n#define OLD 1\n#endif\n'
+		b'#endif\n'
+		b'int x;\n')
+
+	def test_each_kernel_keeps_its_branch(self) -> None:
+		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.12.118'),
+				 b'#include <kunit/test.h>\n#define NEW 1\nint x;\n')
+		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.1.192'),
+				 b'#include <kunit/test.h>\n#ifdef CONFIG_X\n#define OLD_X 1\n#else\n'
+				 b'#define OLD 1\n#endif\nint x;\n')
+		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.9.0'),
+				 b'#include <kunit/test.h>\n#define NEW 1\nint x;\n')
+
+	def test_what_it_cannot_resolve_is_refused(self) -> None:
+		with self.assertRaisesRegex(Error, 't.c: #if LINUX_VERSION_CODE without its #endif'):
+			export.for_kernel('t.c', self.TEXT.replace(b'int x;\n', b'').rsplit(b'#endif', 1)[0],
+					  '6.1.192')
+		with self.assertRaisesRegex(Error, r't.c:5: export resolves'):
+			export.for_kernel('t.c', self.TEXT.replace(b'#else\n#ifdef', b'#elif 1\n#ifdef', 1),
+					  '6.1.192')
+		# A file without differences keeps its <linux/version.h>.
+		text = b'#include <linux/version.h>\nint y = LINUX_VERSION_CODE;\n'
+		self.assertEqual(export.for_kernel('t.c', text, '6.1.192'), text)
 
 class JudgeTest(unittest.TestCase):
 	"""mutants.judge() on synthetic configs."""

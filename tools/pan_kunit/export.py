@@ -54,6 +54,13 @@ SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
 # A line of a message's trailer block ("Signed-off-by: ...").
 TRAILER = re.compile(r'[A-Za-z][A-Za-z0-9-]*: ')
 SIGNED_OFF_BY = 'Signed-off-by: '
+# A suite's kernel differences, each at the top level of its file:
+#     #if LINUX_VERSION_CODE >= KERNEL_VERSION(A, B, C)
+#     ... #else ... #endif
+# Upstream has one kernel: export keeps the branch of the kernel it
+# exports for, and drops the <linux/version.h> they alone needed.
+_VERSION_IF = re.compile(rb'#if LINUX_VERSION_CODE >= KERNEL_VERSION\((\d+), *(\d+), *(\d+)\)\s*$')
+_VERSION_H = b'#include <linux/version.h>\n'
 # A mail's From: header, with its continuation lines.
 _FROM = re.compile(r'^From: .*(?:\n[ \t].*)*$', re.M)
 
@@ -119,6 +126,50 @@ def mailinfo(patch: str) -> Mail:
 	if paragraphs and all(TRAILER.match(l) for l in paragraphs[-1].splitlines()):
 		trailers = paragraphs.pop().splitlines()
 	return Mail(headers.get('Subject', '').strip(), paragraphs, trailers)
+
+def _version(text: str) -> Tuple[int, ...]:
+	found = re.match(r'(\d+)\.(\d+)(?:\.(\d+))?', text)
+	if not found:
+		raise Error(f'cannot export for kernel version {text!r}')
+	return tuple(int(n or 0) for n in found.groups())
+
+def for_kernel(path: str, text: bytes, version: str) -> bytes:
+	"""@text of the suite file @path with its kernel differences
+	resolved for @version (the Makefile's, e.g. '6.12.118')."""
+	kernel = _version(version)
+	out: List[bytes] = []
+	keep: Optional[bool] = None  # inside a difference: whether its branch is kept
+	depth = 0                    # #if nesting inside the difference
+	for number, line in enumerate(text.splitlines(keepends=True), 1):
+		directive = line.strip()
+		found = _VERSION_IF.match(directive)
+		if keep is None:
+			if found:
+				keep = kernel >= tuple(int(n) for n in found.groups())
+			else:
+				out.append(line)
+			continue
+		if found or (depth == 0 and directive.startswith(b'#elif')):
+			raise Error(f'{path}:{number}: export resolves a kernel difference of '
+				    '#if LINUX_VERSION_CODE, #else and #endif alone')
+		if directive.startswith(b'#if'):
+			depth += 1
+		elif directive.startswith(b'#endif'):
+			if depth == 0:
+				keep = None
+				continue
+			depth -= 1
+		elif directive.startswith(b'#else') and depth == 0:
+			keep = not keep
+			continue
+		if keep:
+			out.append(line)
+	if keep is not None:
+		raise Error(f'{path}: #if LINUX_VERSION_CODE without its #endif')
+	resolved = b''.join(out)
+	if b'LINUX_VERSION_CODE' not in resolved:
+		resolved = resolved.replace(_VERSION_H, b'', 1)
+	return resolved
 
 def _header_comment(text: str) -> str:
 	"""The first paragraph of the first /* */ comment, unwrapped."""
@@ -269,11 +320,14 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
 	reset(worktree, tree.BASE_REF)
+	version = tree.kernel_version(worktree)
+	files = {path: for_kernel(path, text, version) if path.endswith(('.c', '.h')) else text
+		 for path, text in sources.suites.items()}
 	waiting = suites(sources)
 	symbols: Dict[str, str] = {}
 	count = 0
 	for patch in sources.patches:
-		exported = _export_patch(worktree, who, patch, waiting, sources.suites, symbols)
+		exported = _export_patch(worktree, who, patch, waiting, files, symbols)
 		waiting = [s for s in waiting if s not in exported]
 		count += max(len(exported), 1)
 	if waiting:
@@ -287,10 +341,14 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
 			'--kunitconfig=arch/arm64/kernel" builds and runs every suite of this '
 			'series.') + f'\n\n{who.signed_off_by()}\n')
-	differ = tree.git(worktree, 'diff', '--stat', 'HEAD', tree.PREPARED_REF).stdout.rstrip()
+	# The prepared tree, but for the kernel differences resolved.
+	resolved = {path for path in files if files[path] != sources.suites[path]}
+	differ = [path for path in tree.git(worktree, 'diff', '--name-only', 'HEAD',
+					    tree.PREPARED_REF).stdout.splitlines()
+		  if path not in resolved]
 	if differ:
 		raise Error(f'the exported series in {worktree} does not end at the prepared tree '
-			    f'({tree.PREPARED_REF}); they differ in:\n{differ}')
+			    f'({tree.PREPARED_REF}); they differ in:\n' + '\n'.join(differ))
 	return count + 1
 
 def check_out_dir(out: str) -> None:
