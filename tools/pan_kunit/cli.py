@@ -706,7 +706,8 @@ def run_parse(request: ParseRequest, trees: List[str]) -> int:
 	results.print_report([results.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
-		console_log=path, exec_log='', cases=cases)])
+		console_log=path, exec_log='', cases=cases,
+		param_skips=results.param_skips(console))])
 	return 0 if status == results.Status.PASS else 1
 
 class _Stream:

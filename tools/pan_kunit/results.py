@@ -156,12 +156,10 @@ def leaf_statuses(kunit: Optional[JsonObj]) -> Dict[str, str]:
 			found[case.get('name') or UNNAMED] = case.get('status', '')
 	return found
 
-def _skipped_unmarked(suite: JsonObj, console: Optional[str]) -> int:
-	"""How many parameters of @suite's cases the console's tallies say
-	were skipped beyond those kunit_tool has as SKIP (6.1: all of them)."""
-	if not console:
-		return 0
-	tallies = param_skips(console)
+def _skipped_unmarked(suite: JsonObj, tallies: Dict[str, int]) -> int:
+	"""How many parameters of @suite's cases the console's @tallies
+	(param_skips()) say were skipped beyond those kunit_tool has as SKIP
+	(6.1: all of them)."""
 	unmarked = 0
 	for case in suite.get('sub_groups', []):
 		statuses = [c.get('status', '') for c in case.get('test_cases', [])]
@@ -170,16 +168,17 @@ def _skipped_unmarked(suite: JsonObj, console: Optional[str]) -> int:
 				       statuses.count(CaseStatus.PASS)))
 	return unmarked
 
-def suite_counts(kunit: JsonObj, console: Optional[str]=None) -> Dict[str, Counts]:
+def suite_counts(kunit: JsonObj, tallies: Optional[Dict[str, int]]=None) -> Dict[str, Counts]:
 	"""Counts per suite: the sub_groups of kunit_tool's top group.  A
 	parameterised case is a sub_group of its suite, its parameters leaves.
-	With the @console, a parameter that its case's tally counts as skipped
-	is counted so, though kunit_tool (on 6.1) has it as passed."""
+	With the console's @tallies (param_skips()), a parameter that its
+	case's tally counts as skipped is counted so, though kunit_tool (on
+	6.1) has it as passed."""
 	suites: Dict[str, Counts] = {}
 	for suite in kunit.get('sub_groups', []):
 		counts = suites.setdefault(suite.get('name', ''), Counts())
 		_count_leaves(suite, counts)
-		unmarked = _skipped_unmarked(suite, console)
+		unmarked = _skipped_unmarked(suite, tallies or {})
 		counts.passed -= unmarked
 		counts.skipped += unmarked
 	for case in kunit.get('test_cases', []):
@@ -273,9 +272,11 @@ class ConfigResult:
 	parsed_log: str = ''            # what kunit_parser printed for the console
 	record: str = ''                # to_json(), written by runner
 	build_log: str = ''
+	# Skipped parameters per SUITE.CASE, from the console (param_skips()).
+	param_skips: Dict[str, int] = field(default_factory=dict)
 
 	def suites(self) -> Dict[str, Counts]:
-		return suite_counts(self.kunit, read_text(self.console_log)) if self.kunit else {}
+		return suite_counts(self.kunit, self.param_skips) if self.kunit else {}
 
 	def title(self, kernels: bool=False) -> str:
 		"""The config's name; with @kernels (a report of several), its

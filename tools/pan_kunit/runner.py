@@ -415,7 +415,8 @@ def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: st
 		kconfig=config.kconfig, kernel=kernel, cases=cases,
 		kunit_json=os.path.join(exec_dir, KUNIT_JSON),
 		parsed_log=os.path.join(exec_dir, PARSED_LOG),
-		record=os.path.join(exec_dir, RECORD), build_log=build_log)
+		record=os.path.join(exec_dir, RECORD), build_log=build_log,
+		param_skips=results.param_skips(console or ''))
 	os.makedirs(exec_dir, exist_ok=True)
 	results.write_json(result.record, result.to_json())
 	return result
