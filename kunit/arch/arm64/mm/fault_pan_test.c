@@ -300,6 +300,28 @@ struct pant_want {
 };
 
 /*
+ * The tables TTBR0_EL1 must hold while user access is @open or closed, in
+ * a thread with the user @mm attached (NULL if none): under TTBR0 PAN,
+ * closed, reserved_pg_dir and the reserved ASID; else the mm's, with the
+ * ASID the caller reads with the registers. None known without an mm.
+ */
+static void pant_want_tables(struct pant_want *w, enum pant_kind kind,
+			     struct mm_struct *mm, bool open)
+{
+	if (kind == PANT_TTBR0 && !open) {
+		w->check_tables = true;
+		w->tables = "reserved_pg_dir and the reserved ASID";
+		w->ttbr0_baddr = __pa_symbol(reserved_pg_dir);
+		w->asid = PANT_RESERVED_ASID;
+	} else if (mm) {
+		w->check_tables = true;
+		w->mm_tables = true;
+		w->tables = "the mm's pgd and ASID";
+		w->ttbr0_baddr = virt_to_phys(mm->pgd);
+	}
+}
+
+/*
  * User access is open or closed, as @open says, in the calling thread,
  * which has the user @mm attached (NULL if none):
  * - PAN by the CPU: PSTATE.PAN, and the SPSR an IRQ saves, are !@open; the
@@ -324,18 +346,7 @@ static void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool ope
 	};
 	struct pant_sample s;
 
-	if (kind == PANT_TTBR0 && !open) {
-		w.check_tables = true;
-		w.tables = "reserved_pg_dir and the reserved ASID";
-		w.ttbr0_baddr = __pa_symbol(reserved_pg_dir);
-		w.asid = PANT_RESERVED_ASID;
-	} else if (mm) {
-		w.check_tables = true;
-		w.mm_tables = true;
-		w.tables = "the mm's pgd and ASID";
-		w.ttbr0_baddr = virt_to_phys(mm->pgd);
-	}
-
+	pant_want_tables(&w, kind, mm, open);
 	pant_sample(&s, mm);
 	if (w.mm_tables)
 		w.asid = s.mm_asid;
@@ -433,18 +444,19 @@ out:
 static void pant_user_attach(struct kunit *test, struct pant_user *u)
 {
 	enum pant_kind kind = pant_get_kind();
-	u64 ttbr0, want;
+	struct pant_want w = {};
+	u64 ttbr0;
 
 	if (kind == PANT_NONE)
 		kunit_skip(test,
 			   "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0, and CONFIG_ARM64_SW_TTBR0_PAN=n: no uaccess window to open or close");
 	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	pant_want_tables(&w, kind, u->mm, false);
 	ttbr0 = pant_ttbr0_baddr();
-	want = kind == PANT_TTBR0 ? __pa_symbol(reserved_pg_dir) : virt_to_phys(u->mm->pgd);
-	KUNIT_ASSERT_EQ_MSG(test, ttbr0, want,
-			    "attaching a user mm (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx, want %s %#llx",
+	KUNIT_ASSERT_EQ_MSG(test, ttbr0, w.ttbr0_baddr,
+			    "attaching a user mm (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx, want %s, %#llx",
 			    pant_kind_name[kind], IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), ttbr0,
-			    kind == PANT_TTBR0 ? "reserved_pg_dir" : "the mm's pgd", want);
+			    w.tables, w.ttbr0_baddr);
 	pagefault_disable();
 }
 
