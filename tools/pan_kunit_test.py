@@ -35,9 +35,9 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, bisect, cli, configs, export, hooks, junit, kernels, ktap,
-		       kunit_build, lkdtm, mutants, packages, progress, results, runner, series,
-		       sources, steps, summary, tree, worktree)
+from pan_kunit import (Error, bisect, cli, configs, export, hooks, initramfs, junit, kernels,
+		       ktap, kunit_build, lkdtm, mutants, packages, progress, results, runner,
+		       series, sources, steps, summary, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -2866,7 +2866,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
 		out = io.StringIO()
 		cpio = os.path.join(self.tmp, 'initramfs.cpio')
-		with mock.patch.object(lkdtm, '_initramfs', return_value=cpio), \
+		with mock.patch.object(initramfs, 'pack', return_value=cpio), \
 		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 			status = cli.main(['--tree', self.tree] + list(argv), repo=self.repo)
 		return status, out.getvalue()
@@ -2909,7 +2909,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 				return subprocess.CompletedProcess(argv, 1, 'init.c:1: error: oops', None)
 			return real_run(argv, **kwargs)
 		out = io.StringIO()
-		with mock.patch.object(lkdtm.subprocess, 'run', side_effect=_run), \
+		with mock.patch.object(initramfs.subprocess, 'run', side_effect=_run), \
 		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
 					  repo=self.repo)
@@ -2925,13 +2925,17 @@ class LkdtmRunTest(FakeKunitTestCase):
 			if len(argv) == 2:  # gen_init_cpio LISTING
 				listings.append(read(argv[1]))
 			return subprocess.CompletedProcess(argv, 0, '', b'')
-		with mock.patch.object(lkdtm.subprocess, 'run', side_effect=_run):
-			cpio = lkdtm._initramfs(self.tree, self.repo)
+		with mock.patch.object(initramfs.subprocess, 'run', side_effect=_run):
+			cpio = initramfs.pack(self.tree, os.path.join(self.repo, lkdtm.INIT_SOURCE),
+					      'lkdtm')
 		work = os.path.join(self.tree, '.pan-kunit', 'lkdtm')
 		self.assertEqual(cpio, os.path.join(work, 'initramfs.cpio'))
 		self.assertEqual([argv[0] for argv in calls],
 				 ['aarch64-linux-gnu-gcc', 'gcc', os.path.join(work, 'gen_init_cpio')])
 		self.assertIn(os.path.join(self.repo, lkdtm.INIT_SOURCE), calls[0])
+		# guest/sys.h, beside lkdtm/, is on the include path.
+		self.assertEqual(calls[0][calls[0].index('-I') + 1],
+				 os.path.join(self.repo, initramfs.GUEST_DIR))
 		self.assertIn(os.path.join(self.tree, 'usr', 'gen_init_cpio.c'), calls[1])
 		self.assertEqual(listings, ['dir /dev 0755 0 0\n'
 					    'nod /dev/console 0600 0 0 c 5 1\n'

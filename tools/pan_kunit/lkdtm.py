@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, StrEnum, progress, results, runner
+from pan_kunit import Error, StrEnum, initramfs, progress, results, runner
 from pan_kunit.configs import QemuConfig
 
 LKDTM_DIR = 'lkdtm'
@@ -103,36 +103,6 @@ def judge(console: Optional[str], crash: str, pan: bool) -> Verdict:
 		return Verdict(False, f'survived; expected "{want}"', console)
 	return Verdict(False, f'expected "{want}", not found', console)
 
-def _initramfs(tree: str, repo: str) -> str:
-	"""Builds init and packs it with the tree's usr/gen_init_cpio."""
-	work = runner.state(tree, 'lkdtm')
-	os.makedirs(work, exist_ok=True)
-	init = os.path.join(work, 'init')
-	gen = os.path.join(work, 'gen_init_cpio')
-	listing = os.path.join(work, 'initramfs.list')
-	cpio = os.path.join(work, 'initramfs.cpio')
-	steps = [
-		[runner.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
-		 '-ffreestanding', '-fno-stack-protector', '-o', init,
-		 os.path.join(repo, INIT_SOURCE)],
-		['gcc', '-O2', '-o', gen, os.path.join(tree, 'usr', 'gen_init_cpio.c')],
-	]
-	for step in steps:
-		result = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-					text=True, check=False)
-		if result.returncode != 0:
-			raise Error(f'{" ".join(step)} failed:\n{result.stdout.strip()}')
-	with open(listing, 'w') as f:
-		f.write('dir /dev 0755 0 0\n'
-			'nod /dev/console 0600 0 0 c 5 1\n'
-			f'file /init {init} 0755 0 0\n')
-	with open(cpio, 'wb') as out:
-		packed = subprocess.run([gen, listing], stdout=out, stderr=subprocess.PIPE,
-					check=False)
-	if packed.returncode != 0:
-		raise Error(f'{gen} {listing} failed:\n{packed.stderr.decode().strip()}')
-	return cpio
-
 def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	"""The whole kernel command line of an LKDTM boot: the config's own,
 	KUnit disabled (no suite runs), and the crash type for init.  It is
@@ -148,7 +118,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	a line per boot as `run` prints them."""
 	pans = {c.name: has_pan(c) for c in configs}
 	kconfig = os.path.join(repo, KCONFIG)
-	cpio = _initramfs(tree, repo)
+	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
 	built: List[Tuple[QemuConfig, str]] = []
 	verdicts: Dict[Tuple[str, str], Verdict] = {}
 	builds = runner.kconfig_builds(tree, configs, fragments=[kconfig])

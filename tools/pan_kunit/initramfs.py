@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The initramfs of pan-kunit's own boots (LKDTM, coverage): one static
+# init, built with the cross compiler and no libc (guest/sys.h), packed
+# with the tree's usr/gen_init_cpio.
+
+import os
+import subprocess
+
+from pan_kunit import Error, runner
+
+# The directory of guest/sys.h, beside lkdtm/ and coverage/.
+GUEST_DIR = 'guest'
+
+def pack(tree: str, source: str, name: str) -> str:
+	"""Builds @source into an init and packs it, in the tree's
+	.pan-kunit/@name; returns the cpio's path.  A compiler failure is an
+	Error with the compiler's output."""
+	work = runner.state(tree, name)
+	os.makedirs(work, exist_ok=True)
+	init = os.path.join(work, 'init')
+	gen = os.path.join(work, 'gen_init_cpio')
+	listing = os.path.join(work, 'initramfs.list')
+	cpio = os.path.join(work, 'initramfs.cpio')
+	guest = os.path.join(os.path.dirname(os.path.dirname(source)), GUEST_DIR)
+	steps = [
+		[runner.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
+		 '-ffreestanding', '-fno-stack-protector', '-I', guest, '-o', init, source],
+		['gcc', '-O2', '-o', gen, os.path.join(tree, 'usr', 'gen_init_cpio.c')],
+	]
+	for step in steps:
+		result = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+					text=True, check=False)
+		if result.returncode != 0:
+			raise Error(f'{" ".join(step)} failed:\n{result.stdout.strip()}')
+	with open(listing, 'w') as f:
+		f.write('dir /dev 0755 0 0\n'
+			'nod /dev/console 0600 0 0 c 5 1\n'
+			f'file /init {init} 0755 0 0\n')
+	with open(cpio, 'wb') as out:
+		packed = subprocess.run([gen, listing], stdout=out, stderr=subprocess.PIPE,
+					check=False)
+	if packed.returncode != 0:
+		raise Error(f'{gen} {listing} failed:\n{packed.stderr.decode().strip()}')
+	return cpio
