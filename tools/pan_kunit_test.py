@@ -35,9 +35,9 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, bisect, cli, configs, export, hooks, initramfs, junit, kernels,
-		       ktap, kunit_build, lkdtm, mutants, packages, progress, results, runner,
-		       series, sources, steps, summary, tree, worktree)
+from pan_kunit import (Error, bisect, cli, configs, coverage, export, hooks, initramfs, junit,
+		       kernels, ktap, kunit_build, lkdtm, mutants, packages, progress, results,
+		       runner, series, sources, steps, summary, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -146,6 +146,10 @@ def read(path: str) -> str:
 	with open(path) as f:
 		return f.read()
 
+def read_bytes(path: str) -> bytes:
+	with open(path, 'rb') as f:
+		return f.read()
+
 def write(path: str, text: str) -> None:
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	with open(path, 'w') as f:
@@ -230,6 +234,15 @@ class ArgsTest(unittest.TestCase):
 		request = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
 		self.assertEqual((request.out, request.no_build, request.options),
 				 (os.path.abspath('out'), True, runner.KunitOptions()))
+
+	def test_coverage_takes_what_run_does_but_reports(self) -> None:
+		args = cli.parse_args(['coverage', '--kernel', '6.12', '--config', 'a',
+				       '--filter_glob', 'arm64_pan', '--kconfig_add', 'CONFIG_X=y'])
+		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], cli.BootRequest(
+			configs=['a'], timeout=300, jobs=args.jobs,
+			options=runner.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
+		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+			cli.parse_args(['coverage', '--json', 'x.json'])
 
 	def test_bad_numbers_are_usage_errors(self) -> None:
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
@@ -363,6 +376,14 @@ class PackagesTest(unittest.TestCase):
 			packages.ensure(is_installed=lambda p: p != 'flex', euid=lambda: 0,
 					apt_get=lambda args: 100 if args[0] == 'install' else 0)
 		self.assertIn('apt-get install -y --no-install-recommends flex failed', str(e.exception))
+
+	def test_a_commands_extra_packages_are_installed_with_the_rest(self) -> None:
+		with contextlib.redirect_stdout(io.StringIO()):
+			packages.ensure(['linux-source-6.12'], coverage.PACKAGES,
+					is_installed=lambda p: p in packages.NEEDED,
+					euid=lambda: 0, apt_get=self.apt_get)
+		self.assertEqual(self.apt_calls[-1], ['install', '-y', '--no-install-recommends',
+						      'linux-source-6.12', 'lcov'])
 
 	def test_all_present_runs_nothing(self) -> None:
 		euid = mock.Mock(return_value=1000)
@@ -3071,6 +3092,134 @@ class LkdtmTest(unittest.TestCase):
 					    self.config('max')], verdicts)
 		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
 		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())
+
+class CoverageTest(unittest.TestCase):
+	"""The gcov data out of the guest's console, and what lcov made of it."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+
+	def test_read_dump_reads_every_file_between_kernel_lines(self) -> None:
+		files = coverage.read_dump(read(test_data_path('coverage', 'dump.log')))
+		self.assertEqual(files, {'/build/k/arch/arm64/kernel/cpufeature.gcda': bytes(range(100)),
+					 '/build/k/arch/arm64/mm/fault.gcda': b'gcda\x00\x01'})
+
+	def test_read_dump_refuses_a_line_a_kernel_message_broke(self) -> None:
+		with self.assertRaises(Error) as e:
+			coverage.read_dump(read(test_data_path('coverage', 'dump_broken.log')))
+		self.assertIn("gcov dump: a broken line after 0 bytes of "
+			      "/build/k/arch/arm64/kernel/cpufeature.gcda: 'pan-kunit gcda+ 0 "
+			      "000102030405060708090a[    3.5] random: crng init done'", str(e.exception))
+
+	def test_read_dump_refuses_a_dump_cut_short(self) -> None:
+		with self.assertRaises(Error) as e:
+			coverage.read_dump(read(test_data_path('coverage', 'dump_cut.log')))
+		self.assertIn('no end line (pan-kunit gcov: N files): the boot ended before the '
+			      'init was done, after 0 files', str(e.exception))
+
+	def test_place_dump_puts_each_file_beside_its_objects_gcno(self) -> None:
+		build = os.path.join(self.tmp, 'build')
+		out = os.path.join(self.tmp, 'gcda')
+		name = os.path.join(os.path.realpath(build), 'arch/arm64/mm/fault.gcda')
+		placed = coverage.place_dump({name: b'data'}, build, out)
+		self.assertEqual(placed, ['arch/arm64/mm/fault.o'])
+		self.assertEqual(read_bytes(os.path.join(out, 'arch/arm64/mm/fault.gcda')), b'data')
+		self.assertEqual(os.readlink(os.path.join(out, 'arch/arm64/mm/fault.gcno')),
+				 os.path.join(os.path.realpath(build), 'arch/arm64/mm/fault.gcno'))
+		with self.assertRaises(Error) as e:
+			coverage.place_dump({'/elsewhere/fault.gcda': b''}, build, out)
+		self.assertIn('/elsewhere/fault.gcda is not of the build in', str(e.exception))
+
+	def tracefile(self, tree: str) -> Dict[str, coverage.SourceData]:
+		text = read(test_data_path('coverage', 'functions.info')).replace('TREE', tree)
+		return coverage.read_tracefile(text, tree)
+
+	def test_read_tracefile_adds_up_the_records_of_one_source(self) -> None:
+		data = self.tracefile('/tree')
+		self.assertEqual(list(data), ['arch/arm64/kernel/functions.c'])  # not outside.h
+		source = data['arch/arm64/kernel/functions.c']
+		self.assertEqual(source.lines, {8: 3, 9: 2, 10: 2, 30: 1, 31: 0})
+		self.assertEqual(source.branches, {(8, '0', '0'): True, (8, '0', '1'): True,
+						   (30, '0', '0'): True, (30, '0', '1'): True,
+						   (31, '0', '0'): False})
+
+	def test_function_ranges_finds_each_definition(self) -> None:
+		text = read(test_data_path('coverage', 'functions.c'))
+		ranges = {name: coverage.function_ranges(text, name)
+			  for name in ('helper', 'twice', 'twice_stub', 'caller', 'missing')}
+		self.assertEqual(ranges, {'helper': [(6, 11)], 'twice': [(14, 17), (19, 19)],
+					  'twice_stub': [(22, 25)], 'caller': [(27, 32)],
+					  'missing': []})
+
+	def test_measure_counts_lines_and_branches_in_each_function(self) -> None:
+		source = os.path.join(self.tmp, 'arch/arm64/kernel/functions.c')
+		os.makedirs(os.path.dirname(source))
+		shutil.copy(test_data_path('coverage', 'functions.c'), source)
+		functions = [coverage.Function(name, 'arch/arm64/kernel/functions.c', 'area')
+			     for name in ('helper', 'caller', 'twice')]
+		got = coverage.measure(functions, self.tracefile(self.tmp), self.tmp)
+		self.assertEqual([(c.function.name, c.lines, c.branches, c.missed_lines,
+				   c.missed_branches, c.found) for c in got],
+				 [('helper', (3, 3), (2, 2), [], [], True),
+				  ('caller', (1, 2), (2, 3), [31], [31], True),
+				  ('twice', (0, 0), (0, 0), [], [], False)])
+		self.assertEqual((got[0].ratio(got[0].lines), got[1].ratio(got[1].branches),
+				  got[2].ratio(got[2].lines)), ('3/3 100%', '2/3 66%', '-'))
+
+	def test_every_function_under_test_is_defined_where_its_entry_says(self) -> None:
+		# In the suites' own kernels the names are checked by a coverage run; here,
+		# that each source is one of the profiled objects' or a header.
+		for function in coverage.FUNCTIONS:
+			self.assertTrue(function.source in coverage.PROFILED or
+					function.source.endswith('.h'), function)
+			self.assertTrue(set(function.kernels) <= {k.name for k in kernels.KNOWN},
+					function)
+
+	def test_make_options_profile_each_object_and_no_other(self) -> None:
+		self.assertEqual(coverage.make_options()[:2], ['GCOV_PROFILE_cpufeature.o=y',
+							      'GCOV_PROFILE_alternative.o=y'])
+		self.assertEqual(len(coverage.make_options()), len(coverage.PROFILED))
+
+	def test_boot_cmdline_has_no_kunit_shutdown(self) -> None:
+		config = mock.Mock(cmdline='console=ttyAMA0 panic=-1')
+		self.assertEqual(coverage.boot_cmdline(config), 'console=ttyAMA0 panic=-1')
+		self.assertEqual(coverage.boot_cmdline(config, 'arm64_pan.*'),
+				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
+
+	def boot(self, console: str, outcome: results.Outcome) -> coverage.Boot:
+		build = os.path.join(self.tmp, 'build')
+		exec_dir = os.path.join(self.tmp, 'exec')
+		os.makedirs(exec_dir)
+		text = read(test_data_path('coverage', console)).replace('/build/k', os.path.realpath(build))
+		write(os.path.join(exec_dir, runner.CONSOLE), text)
+		shutil.copy(test_data_path('kunit_json', 'skips.json'),
+			    os.path.join(exec_dir, runner.KUNIT_JSON))
+		config = mock.Mock()
+		config.name = 'arm64_pan'
+		with mock.patch.object(coverage, 'capture') as capture:
+			boot = coverage._read_boot(config, exec_dir, build, self.tmp, outcome, 300)
+		self.captured = capture.call_args_list
+		return boot
+
+	def test_a_boot_gives_its_tally_and_its_tracefile(self) -> None:
+		boot = self.boot('dump.log', results.Outcome(0, False, 2.0))
+		self.assertTrue(boot.ok, boot)
+		self.assertRegex(boot.summary, r'^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped$')
+		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan')
+		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
+		self.assertTrue(os.path.isfile(os.path.join(gcda_dir, 'arch/arm64/mm/fault.gcda')))
+
+	def test_a_boot_without_its_whole_dump_fails_with_the_reason(self) -> None:
+		boot = self.boot('dump_cut.log', results.Outcome(0, False, 2.0))
+		self.assertFalse(boot.ok)
+		self.assertIn('; gcov dump: no end line', boot.summary)
+		self.assertIsNone(boot.tracefile)
+		self.assertEqual(self.captured, [])
+
+	def test_a_boot_that_timed_out_fails(self) -> None:
+		boot = self.boot('dump.log', results.Outcome(-9, True, 360.0))
+		self.assertEqual((boot.ok, boot.summary), (False, 'timed out after 300 s'))
 
 class CcacheTest(unittest.TestCase):
 

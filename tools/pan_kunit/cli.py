@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/pan-kunit [--tree DIR] {setup,run,lkdtm,bisect,mutants,export,selftest,list,parse}
+# tools/pan-kunit [--tree DIR] {setup,run,lkdtm,coverage,bisect,mutants,export,selftest,list,
+#                 parse}
 #                 [--kernel VERSION ...]
 #
 # Exit status: 0 when every config passed, 1 when one did not, 2 for usage
@@ -20,9 +21,9 @@ import unittest
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, bisect, configs, export, junit, kernels, ktap, lkdtm, mutants,
-		       packages, progress, results, runner, series, sources, steps, summary,
-		       tree, worktree)
+from pan_kunit import (Error, bisect, configs, coverage, export, junit, kernels, ktap, lkdtm,
+		       mutants, packages, progress, results, runner, series, sources, steps,
+		       summary, tree, worktree)
 from pan_kunit.kernels import KernelSpec
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,6 +131,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		'run': 'setup, then build and boot every QEMU config and report',
 		'lkdtm': 'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE and '
 			 'EXEC_USERSPACE, one boot each, on every QEMU config',
+		'coverage': 'setup, then build with gcov profiling of the code under test, '
+			    'run the suites once per QEMU config and report line and branch '
+			    'coverage of each function under test (lcov HTML too)',
 		'bisect': 'setup, then check a series one patch at a time in a worktree of '
 			  'the tree: build and run the matrix after each patch, report the '
 			  'first bad one',
@@ -150,14 +154,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		subparser.add_argument('--tree', metavar='DIR', help=tree_help,
 				       default=argparse.SUPPRESS)
 	kernel_names = ', '.join(k.name for k in kernels.KNOWN)
-	for name in ('setup', 'run', 'lkdtm', 'bisect', 'mutants', 'export'):
+	for name in ('setup', 'run', 'lkdtm', 'coverage', 'bisect', 'mutants', 'export'):
 		default = ('the newest supported one' if name == 'export' else
 			   'every supported one; bisect SERIES: the newest')
 		subparsers.choices[name].add_argument(
 			'--kernel', action='append', default=[], metavar='VERSION',
 			help=f'work on the kernel VERSION ({kernel_names}); repeatable '
 			f'(default: {default})')
-	for name in ('run', 'lkdtm', 'bisect', 'mutants', 'export'):
+	for name in ('run', 'lkdtm', 'coverage', 'bisect', 'mutants', 'export'):
 		boot_parser = subparsers.choices[name]
 		timeout = mutants.TIMEOUT if name == 'mutants' else 300
 		boot_parser.add_argument('--config', action='append', default=[], metavar='NAME',
@@ -186,6 +190,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 				help='also print the console of every boot, as kunit.py does: '
 				'all of it (all), or from the KTAP header on (kunit, the default)')
 	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
+	_add_kunit_options(subparsers.choices['coverage'], filter_glob=True)
 	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
 	subparsers.choices['parse'].add_argument(
 		'file', metavar='FILE', help='a console log, e.g. a boot\'s test.log')
@@ -375,6 +380,22 @@ def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 	passed = sum(v.ok for v in verdicts.values())
 	ok = lkdtm.print_report(matrix, verdicts)
 	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))
+	return 0 if ok else 1
+
+def run_coverage(request: BootRequest, target: Target, repo: str) -> int:
+	tree_dir = target.tree
+	setup(tree_dir, target.kernel, repo, 'coverage')
+	packages.require(coverage.TOOLS, 'coverage')
+	kunit_dir = tree.kunit_dir(tree_dir)
+	matrix = _matrix(request, repo, kunit_dir)
+	kernel = tree.kernel_of(tree_dir, _note_edits(tree_dir))
+	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
+	report = coverage.run(tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
+			      request.timeout, request.jobs, fragments=fragments(repo),
+			      options=request.options)
+	ok = coverage.print_report(title, report)
+	passed = sum(b.ok for b in report.boots)
+	summary.report(summary.Tally('coverage', passed, len(report.boots) - passed))
 	return 0 if ok else 1
 
 def check_destinations(request: ReportRequest) -> None:
@@ -808,6 +829,15 @@ def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 	_ensure_packages(target_list)
 	return _each(target_list, lambda t: run_lkdtm(request, t, repo))
 
+def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+	request = boot_request(args)
+	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	for target in target_list:
+		_check_tree(target)
+		sources.load(repo, target.kernel)
+	packages.ensure([t.kernel.package for t in target_list], coverage.PACKAGES)
+	return _each(target_list, lambda t: run_coverage(request, t, repo))
+
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = bisect_request(args)
 	check_destinations(request)
@@ -863,6 +893,7 @@ def export_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 
 HANDLERS: Dict[str, Callable[[argparse.Namespace, List[Target], str], int]] = {
 	'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
+	'coverage': coverage_handler,
 	'bisect': bisect_handler, 'mutants': mutants_handler, 'export': export_handler}
 
 def _command(args: argparse.Namespace, repo: str) -> int:

@@ -21,6 +21,8 @@ TOOL_PACKAGES = {
 	'make': 'make', 'gcc': 'gcc', 'bc': 'bc', 'bison': 'bison', 'flex': 'flex',
 	'aarch64-linux-gnu-gcc': 'gcc-aarch64-linux-gnu',
 	'qemu-system-aarch64': 'qemu-system-arm',
+	'aarch64-linux-gnu-gcov': 'gcc-aarch64-linux-gnu',
+	'lcov': 'lcov', 'genhtml': 'lcov',
 }
 SETUP_TOOLS = ['git', 'tar', 'xz']
 BUILD_TOOLS = ['make', 'gcc', 'bc', 'bison', 'flex', 'aarch64-linux-gnu-gcc']
@@ -52,13 +54,15 @@ def _apt_get(args: List[str]) -> int:
 	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
 	return subprocess.run(['apt-get'] + args, env=env, check=False).returncode
 
-def ensure(sources: Sequence[str]=(), is_installed: Callable[[str], bool]=is_installed,
+def ensure(sources: Sequence[str]=(), extra: Sequence[str]=(),
+	   is_installed: Callable[[str], bool]=is_installed,
 	   euid: Callable[[], int]=os.geteuid,
 	   apt_get: Callable[[List[str]], int]=_apt_get) -> None:
-	"""Installs the missing kernel @sources (their Debian packages) and
-	NEEDED packages as root; refuses otherwise."""
+	"""Installs the missing kernel @sources (their Debian packages),
+	NEEDED packages and the @extra ones the command needs, as root;
+	refuses otherwise."""
 	try:
-		missing = [p for p in list(sources) + NEEDED if not is_installed(p)]
+		missing = [p for p in list(sources) + NEEDED + list(extra) if not is_installed(p)]
 	except Error:
 		raise _not_debian(sources) from None
 	if not missing:

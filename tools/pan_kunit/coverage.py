@@ -1,0 +1,426 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Line and branch coverage of the code under test, measured in the booted
+# kernel: a build of each kconfig group with CONFIG_GCOV_KERNEL and
+# profiling limited to PROFILED, booted once per QEMU config with the
+# suites running as in `run` and then an init (coverage/init.c) that
+# writes the gcov data files to the console; the files are read back
+# from the console next to the build's .gcno files, and Debian's lcov
+# merges the configs and writes the HTML report.
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from pan_kunit import Error, initramfs, progress, results, runner
+from pan_kunit.configs import QemuConfig
+
+COVERAGE_DIR = 'coverage'
+INIT_SOURCE = os.path.join(COVERAGE_DIR, 'init.c')
+GCOV = runner.CROSS_COMPILE + 'gcov'
+KCONFIG_ADD = ['CONFIG_GCOV_KERNEL=y']
+# What `coverage` needs beyond what every command does: Debian's lcov,
+# and the cross gcov (gcc-aarch64-linux-gnu), which lcov runs.
+PACKAGES = ['lcov']
+TOOLS = ['lcov', 'genhtml', GCOV]
+# An lcov run also reports branches only when asked to.
+LCOV_BRANCHES = ['--rc', 'lcov_branch_coverage=1']
+
+# The objects built with profiling, by the source they come from.  Make
+# takes GCOV_PROFILE_<name>.o=y from its command line in every directory,
+# so an object of the same name elsewhere in the kernel is profiled too;
+# only the files of FUNCTIONS are reported.
+PROFILED = [
+	'arch/arm64/kernel/cpufeature.c',   # and the three suites included at its end
+	'arch/arm64/kernel/alternative.c',
+	'arch/arm64/kernel/alternative_test.c',     # alternative_has_cap_*() inlined
+	'arch/arm64/kernel/cpufeature_field_test.c',  # the extractors, inlined
+	'arch/arm64/mm/fault.c',            # and arm64_pan, with the uaccess helpers inlined
+	'arch/arm64/mm/context.c',
+]
+
+@dataclass(frozen=True)
+class Function:
+	"""A function under test: its name and the source that defines it."""
+	name: str
+	source: str
+	area: str                       # what the README's list calls it
+	kernels: Tuple[str, ...] = ()   # only these kernels have it (none: every one)
+
+def _functions(area: str, source: str, names: str,
+	       kernels: Tuple[str, ...]=()) -> List[Function]:
+	return [Function(name, source, area, kernels) for name in names.split()]
+
+CPUFEATURE_H = 'arch/arm64/include/asm/cpufeature.h'
+CPUFEATURE_C = 'arch/arm64/kernel/cpufeature.c'
+UACCESS_H = 'arch/arm64/include/asm/uaccess.h'
+FAULT_C = 'arch/arm64/mm/fault.c'
+
+# What issue 12 names as the code under test, by area.  Macros
+# (__ALTERNATIVE_CFG), assembler (the entry code's SW TTBR0 PAN, the
+# uaccess routines) and noinstr functions (patch_alternative()) are not
+# compiled with profiling: the README says how the suites reach them.
+FUNCTIONS = (
+	_functions('field extraction', CPUFEATURE_H,
+		   'cpuid_feature_extract_signed_field_width '
+		   'cpuid_feature_extract_signed_field '
+		   'cpuid_feature_extract_unsigned_field_width '
+		   'cpuid_feature_extract_unsigned_field '
+		   'cpuid_feature_extract_field_width cpuid_feature_extract_field '
+		   'arm64_ftr_value') +
+	_functions('matching', CPUFEATURE_C, 'feature_matches has_cpuid_feature') +
+	_functions('capability passes', CPUFEATURE_C,
+		   'update_cpu_capabilities __update_cpu_capabilities '
+		   'enable_cpu_capabilities __enable_cpu_capabilities '
+		   'verify_local_cpu_caps __verify_local_cpu_caps') +
+	_functions('ID register sanitisation', CPUFEATURE_C,
+		   'init_cpu_ftr_reg update_cpu_ftr_reg check_update_ftr_reg '
+		   'arm64_ftr_safe_value arm64_ftr_set_value read_sanitised_ftr_reg '
+		   'get_arm64_ftr_reg get_arm64_ftr_reg_nowarn') +
+	_functions('alternatives', 'arch/arm64/kernel/alternative.c',
+		   '__apply_alternatives get_alt_insn') +
+	_functions('alternatives', 'arch/arm64/include/asm/alternative-macros.h',
+		   'alternative_has_cap_likely alternative_has_cap_unlikely', ('6.12',)) +
+	_functions('PAN enable', CPUFEATURE_C, 'cpu_enable_pan') +
+	_functions('uaccess', UACCESS_H,
+		   '__uaccess_ttbr0_enable __uaccess_ttbr0_disable uaccess_ttbr0_enable '
+		   'uaccess_ttbr0_disable __uaccess_enable_hw_pan __uaccess_disable_hw_pan '
+		   'uaccess_enable_privileged uaccess_disable_privileged') +
+	_functions('uaccess', 'arch/arm64/mm/context.c', 'cpu_do_switch_mm') +
+	_functions('fault classification', FAULT_C,
+		   'is_el1_permission_fault is_el1_data_abort is_el1_instruction_abort '
+		   '__do_kernel_fault do_page_fault') +
+	_functions('fault classification', 'arch/arm64/include/asm/esr.h',
+		   'esr_fsc_is_translation_fault esr_fsc_is_permission_fault', ('6.12',)))
+
+def make_options() -> List[str]:
+	"""make's GCOV_PROFILE_<object>=y for each of PROFILED."""
+	return [f'GCOV_PROFILE_{os.path.basename(source)[:-2]}.o=y' for source in PROFILED]
+
+# The init's lines; see coverage/init.c.
+FILE_LINE = re.compile(r'pan-kunit gcda: (\S+) (\d+)$')
+DATA_LINE = re.compile(r'pan-kunit gcda\+ (\d+) ([0-9a-f]*)$')
+END_LINE = re.compile(r'pan-kunit gcov: (\d+) files$')
+
+def read_dump(console: str) -> Dict[str, bytes]:
+	"""The gcov data files the init wrote to @console, by their path
+	under /sys/kernel/debug/gcov.  An Error when the dump is cut short or
+	a line of it was broken (a kernel message printed into it)."""
+	files: Dict[str, bytes] = {}
+	name: Optional[str] = None
+	size = 0
+	data = bytearray()
+
+	def close() -> None:
+		if name is not None:
+			if len(data) != size:
+				raise Error(f'gcov dump: {name}: {len(data)} of {size} bytes read')
+			files[name] = bytes(data)
+	for line in console.splitlines():
+		line = line.rstrip('\r')
+		start = line.find('pan-kunit g')
+		if start < 0:
+			continue
+		line = line[start:]
+		if (match := FILE_LINE.match(line)):
+			close()
+			name, size, data = match.group(1), int(match.group(2)), bytearray()
+		elif (match := DATA_LINE.match(line)):
+			if name is None or int(match.group(1)) != len(data) or len(match.group(2)) % 2:
+				raise Error(f'gcov dump: a broken line after {len(data)} bytes of '
+					    f'{name}: {line!r}')
+			data += bytes.fromhex(match.group(2))
+		elif (match := END_LINE.match(line)):
+			close()
+			if int(match.group(1)) != len(files):
+				raise Error(f'gcov dump: {len(files)} files read, the init wrote '
+					    f'{match.group(1)}')
+			return files
+		elif line.startswith('pan-kunit gcda'):
+			raise Error(f'gcov dump: a broken line after {len(data)} bytes of {name}: '
+				    f'{line!r}')
+	raise Error('gcov dump: no end line (pan-kunit gcov: N files): the boot ended '
+		    f'before the init was done, after {len(files)} files')
+
+def place_dump(files: Dict[str, bytes], build_dir: str, out_dir: str) -> List[str]:
+	"""Writes each data file of @files under @out_dir at the path of its
+	object in @build_dir, next to a link to the object's .gcno; returns
+	the objects' paths, relative to @build_dir."""
+	real = os.path.realpath(build_dir)
+	placed = []
+	for name, data in sorted(files.items()):
+		path = '/' + name.lstrip('/')
+		if not path.startswith(real + '/'):
+			raise Error(f'gcov dump: {path} is not of the build in {real}')
+		rel = path[len(real) + 1:]
+		gcda = os.path.join(out_dir, rel)
+		os.makedirs(os.path.dirname(gcda), exist_ok=True)
+		with open(gcda, 'wb') as f:
+			f.write(data)
+		gcno = gcda[:-len('.gcda')] + '.gcno'
+		if os.path.lexists(gcno):
+			os.unlink(gcno)
+		os.symlink(os.path.join(real, rel[:-len('.gcda')] + '.gcno'), gcno)
+		placed.append(rel[:-len('.gcda')] + '.o')
+	return placed
+
+# lcov's tracefile: https://manpages.debian.org/bookworm/lcov/geninfo.1
+@dataclass
+class SourceData:
+	lines: Dict[int, int] = field(default_factory=dict)  # line: count
+	branches: Dict[Tuple[int, str, str], bool] = field(default_factory=dict)  # taken
+
+def read_tracefile(text: str, root: str) -> Dict[str, SourceData]:
+	"""The lines and branches of an lcov tracefile, by source path
+	relative to @root (the tree); sources outside it are left out."""
+	data: Dict[str, SourceData] = {}
+	current: Optional[SourceData] = None
+	real = os.path.realpath(root)
+	for line in text.splitlines():
+		key, _, value = line.partition(':')
+		if key == 'SF':
+			path = os.path.realpath(value)
+			current = None
+			if path.startswith(real + '/'):
+				current = data.setdefault(path[len(real) + 1:], SourceData())
+		elif current is None:
+			continue
+		elif key == 'DA':
+			number, count = value.split(',')[:2]
+			current.lines[int(number)] = current.lines.get(int(number), 0) + int(count)
+		elif key == 'BRDA':
+			number, block, branch, taken = value.split(',')
+			at = (int(number), block, branch)
+			current.branches[at] = current.branches.get(at, False) or taken not in ('-', '0')
+	return data
+
+def function_ranges(text: str, name: str) -> List[Tuple[int, int]]:
+	"""The first and last line of each definition of the function @name
+	in the C source @text, in kernel style: its name and '(' on the line
+	that starts the definition (or the one after its return type), its
+	body closed by a '}' in column 0, or all of it on one line.  Several
+	under #ifdef: each."""
+	lines = text.splitlines()
+	start = re.compile(r'^(?:[A-Za-z_].*\W)?' + re.escape(name) + r'\(')
+	ranges = []
+	number = 0
+	while number < len(lines):
+		if start.match(lines[number]):
+			body = number
+			while body < len(lines) and '{' not in lines[body] and \
+					not lines[body].rstrip().endswith(';'):
+				body += 1
+			if body < len(lines) and '{' in lines[body]:
+				close = body
+				if not lines[body].rstrip().endswith('}'):
+					close += 1
+					while close < len(lines) and not lines[close].startswith('}'):
+						close += 1
+				ranges.append((number + 1, min(close, len(lines) - 1) + 1))
+				number = close
+		number += 1
+	return ranges
+
+@dataclass
+class Covered:
+	"""The coverage of one function under test."""
+	function: Function
+	lines: Tuple[int, int]      # covered, instrumented
+	branches: Tuple[int, int]   # taken, instrumented
+	missed_lines: List[int]
+	missed_branches: List[int]  # the lines with a branch never taken, once each
+	found: bool                 # defined in the source, and instrumented
+
+	def ratio(self, pair: Tuple[int, int]) -> str:
+		done, total = pair
+		return f'{done}/{total} {100 * done // total}%' if total else '-'
+
+def measure(functions: Iterable[Function], data: Dict[str, SourceData],
+	    tree: str) -> List[Covered]:
+	covered = []
+	for function in functions:
+		try:
+			with open(os.path.join(tree, function.source), errors='replace') as f:
+				ranges = function_ranges(f.read(), function.name)
+		except OSError:
+			ranges = []
+		source = data.get(function.source, SourceData())
+		lines = sorted(n for n in source.lines if any(a <= n <= b for a, b in ranges))
+		branches = sorted(at for at in source.branches if any(a <= at[0] <= b for a, b in ranges))
+		covered.append(Covered(
+			function,
+			(sum(1 for n in lines if source.lines[n]), len(lines)),
+			(sum(1 for at in branches if source.branches[at]), len(branches)),
+			[n for n in lines if not source.lines[n]],
+			sorted({at[0] for at in branches if not source.branches[at]}),
+			bool(ranges and lines)))
+	return covered
+
+def _run(argv: List[str], what: str, cwd: Optional[str]=None) -> str:
+	result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+				text=True, check=False, cwd=cwd)
+	if result.returncode != 0:
+		tail = '\n'.join(result.stdout.strip().splitlines()[-15:])
+		raise Error(f'{what} failed ({shlex.join(argv)}):\n{tail}')
+	return result.stdout
+
+def capture(gcda_dir: str, out: str) -> None:
+	"""An lcov tracefile of the data files under @gcda_dir."""
+	_run(['lcov', '--quiet', '--capture', '--directory', gcda_dir, '--gcov-tool', GCOV,
+	      '--output-file', out] + LCOV_BRANCHES, 'lcov --capture')
+
+def merge(tracefiles: Sequence[str], tree: str, out: str) -> None:
+	"""One tracefile of @tracefiles, with the sources of the tree's
+	arch/arm64 only (the profiled objects include half of include/)."""
+	added = [word for path in tracefiles for word in ('--add-tracefile', path)]
+	_run(['lcov', '--quiet'] + added + ['--output-file', out + '.all'] + LCOV_BRANCHES,
+	     'lcov --add-tracefile')
+	_run(['lcov', '--quiet', '--extract', out + '.all',
+	      os.path.join(os.path.realpath(tree), 'arch', 'arm64', '*'),
+	      '--output-file', out] + LCOV_BRANCHES, 'lcov --extract')
+	os.unlink(out + '.all')
+
+def html(tracefile: str, tree: str, out_dir: str, title: str) -> None:
+	if os.path.isdir(out_dir):
+		shutil.rmtree(out_dir)
+	_run(['genhtml', '--quiet', '--branch-coverage', '--title', title,
+	      '--prefix', os.path.realpath(tree), '--output-directory', out_dir, tracefile],
+	     'genhtml')
+
+def boot_cmdline(config: QemuConfig, filter_glob: str='') -> str:
+	"""The kernel command line of a coverage boot: the config's own and
+	the suites (all, or @filter_glob's), given to QEMU as an -append of its
+	own after kunit.py's, which QEMU takes instead: kunit.py's ends with
+	kunit_shutdown=reboot, which would end the boot before init runs."""
+	glob = f' kunit.filter_glob={filter_glob}' if filter_glob else ''
+	return f'{config.cmdline}{glob}'.strip()
+
+@dataclass
+class Boot:
+	"""One config's coverage boot, as it ended."""
+	config: QemuConfig
+	ok: bool
+	summary: str                 # the suites' tally, or what went wrong
+	tracefile: Optional[str] = None
+
+@dataclass
+class Report:
+	boots: List[Boot]
+	covered: List[Covered]
+	html_dir: Optional[str]
+
+def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuConfig], repo: str,
+	timeout: int, jobs: int, fragments: Sequence[str]=(),
+	options: Optional[runner.KunitOptions]=None) -> Report:
+	"""Builds the profiled kernels, boots each config once and measures
+	the functions under test of @kernel (a KernelSpec's name); the
+	report's HTML, headed @title, under the tree's .pan-kunit/coverage/html."""
+	options = options or runner.KunitOptions()
+	work = runner.state(tree, COVERAGE_DIR)
+	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), COVERAGE_DIR)
+	built_options = runner.KunitOptions(
+		kconfig_add=KCONFIG_ADD + options.kconfig_add,
+		make_options=make_options() + options.make_options)
+	builds = runner.kconfig_builds(tree, configs, fragments=fragments,
+				       kconfig_add=built_options.kconfig_add,
+				       make_options=built_options.make_options)
+	ok = runner.build_all(tree, kunit_dir, builds, jobs, options=built_options)
+	boots: Dict[str, Boot] = {}
+	jobs_by_config: Dict[str, Tuple[runner.Job, str, str]] = {}
+	for build in builds:
+		for config in build.group:
+			if not ok[build.key]:
+				boots[config.name] = Boot(config, False, 'build failed')
+				continue
+			exec_dir = runner.state(tree, 'exec', f'coverage-{config.name}')
+			runner.link_kernel(exec_dir, build.build_dir(tree), config)
+			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig, config) + [
+				'--qemu_args', shlex.join(['-initrd', cpio, '-append',
+							   boot_cmdline(config, options.filter_glob)]),
+				'--json=' + os.path.join(exec_dir, runner.KUNIT_JSON),
+				'--timeout', str(timeout)]
+			log = runner.state(tree, 'logs', f'coverage-{config.name}.log')
+			jobs_by_config[config.name] = (runner.Job(config.name, cmd, log), exec_dir,
+						       build.build_dir(tree))
+	by_name = {c.name: c for c in configs}
+
+	def ended(job: runner.Job) -> None:
+		_, exec_dir, build_dir = jobs_by_config[job.label]
+		assert job.outcome is not None
+		boot = _read_boot(by_name[job.label], exec_dir, build_dir, work, job.outcome,
+				  timeout)
+		boots[job.label] = boot
+		progress.get().boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
+	if jobs_by_config:
+		print(f'booting {len(jobs_by_config)} profiled kernels (timeout {timeout} s) ...')
+		progress.get().boots_started(list(jobs_by_config))
+		try:
+			runner.run_jobs([job for job, _, _ in jobs_by_config.values()],
+					timeout + runner.WATCHDOG_MARGIN, ended)
+		finally:
+			progress.get().boots_ended()
+	ordered = [boots[c.name] for c in configs]
+	traces = [b.tracefile for b in ordered if b.tracefile]
+	if not traces:
+		return Report(ordered, [], None)
+	merged = os.path.join(work, 'coverage.info')
+	merge(traces, tree, merged)
+	html_dir = os.path.join(work, 'html')
+	html(merged, tree, html_dir, f'pan-kunit: {title}')
+	with open(merged) as f:
+		data = read_tracefile(f.read(), tree)
+	wanted = [fn for fn in FUNCTIONS if not fn.kernels or kernel in fn.kernels]
+	return Report(ordered, measure(wanted, data, tree), html_dir)
+
+def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
+	       outcome: results.Outcome, timeout: int) -> Boot:
+	"""The boot's suites' tally and its tracefile, from its console."""
+	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE)) or ''
+	if outcome.hit_timeout(timeout):
+		return Boot(config, False, f'timed out after {timeout} s')
+	statuses = list(results.leaf_statuses(
+		results.read_json(os.path.join(exec_dir, runner.KUNIT_JSON))).values())
+	counts = {word: statuses.count(status) for word, status in
+		  (('passed', 'PASS'), ('failed', 'FAIL'), ('skipped', 'SKIP'), ('crashed', 'ERROR'))}
+	tally = ', '.join(f'{n} {word}' for word, n in counts.items() if n or word != 'crashed')
+	suites_ok = bool(statuses) and not counts['failed'] and not counts['crashed']
+	try:
+		files = read_dump(console)
+		gcda_dir = os.path.join(work, 'gcda', config.name)
+		if os.path.isdir(gcda_dir):
+			shutil.rmtree(gcda_dir)
+		place_dump(files, build_dir, gcda_dir)
+		tracefile = os.path.join(work, f'{config.name}.info')
+		capture(gcda_dir, tracefile)
+	except Error as e:
+		return Boot(config, False, f'{tally}; {e}')
+	return Boot(config, suites_ok, tally, tracefile)
+
+def print_report(kernel: str, report: Report) -> bool:
+	"""The boots, then a line per function under test; whether every
+	boot passed its suites and brought out its counters."""
+	for boot in report.boots:
+		print(f'{boot.config.name}: {"ok  " if boot.ok else "FAIL"} {boot.summary}')
+	if not report.covered:
+		return False
+	print(f'\ncoverage of {kernel}, every config merged (HTML: '
+	      f'{os.path.join(report.html_dir or "", "index.html")}):')
+	width = max(len(c.function.name) for c in report.covered)
+	area = None
+	for c in report.covered:
+		if c.function.area != area:
+			area = c.function.area
+			print(f'  {area}:')
+		if not c.found:
+			print(f'    {c.function.name:<{width}}  not instrumented ({c.function.source})')
+			continue
+		missed = ''
+		if c.missed_branches:
+			missed = '  branches missed at ' + ', '.join(map(str, c.missed_branches))
+		print(f'    {c.function.name:<{width}}  lines {c.ratio(c.lines):<12} '
+		      f'branches {c.ratio(c.branches):<12}{missed}')
+	return all(b.ok for b in report.boots)
