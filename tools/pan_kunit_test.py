@@ -331,7 +331,8 @@ class ListTest(unittest.TestCase):
 			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
 			      '(missing); tree ', output)
 		self.assertIn('\n    6.12 (linux-source-6.12): ', output)
-		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan +cpu_enable_pan\(\) leaves '
+		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan_enable, arm64_pan_hotplug +'
+				 r'cpu_enable_pan\(\) leaves '
 				 r'SCTLR_EL1.SPAN set\n')
 		with tempfile.TemporaryDirectory() as tmp:
 			repo = os.path.join(tmp, 'repo')
@@ -2497,14 +2498,16 @@ class HooksTest(unittest.TestCase):
 					['arm64_alternative'],
 					[],   # the refactor
 					['arm64_cpucap_passes', 'arm64_cpucap_table'],
-					['arm64_pan']])
+					# One symbol builds the five: a Makefile line each.
+					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
+					 'arm64_pan_uaccess', 'arm64_pan_fault']])
 				self.assertEqual(self.symbols, {
 					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
 					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
 					'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
 					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
 					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
-					'ARM64_PAN_KUNIT_TEST': 'arm64_pan'})
+					'ARM64_PAN_KUNIT_TEST': 'arm64_pan_detect'})
 
 	def first_cut(self, change: hooks.FileChange, later: str) -> str:
 		data = change.render(lambda item: later not in item.suites)
@@ -2588,14 +2591,26 @@ class ExportMessageTest(unittest.TestCase):
 		self.assertEqual({s.name: export.area(s) for s in found}, {
 			'arm64_alternative': 'alternative', 'arm64_cpucap_passes': 'cpucap',
 			'arm64_cpucap_table': 'cpucap', 'arm64_cpufeature_field': 'cpufeature',
-			'arm64_cpufeature_match': 'cpufeature', 'arm64_pan': 'mm'})
-		pan = [s for s in found if s.name == 'arm64_pan'][0]
+			'arm64_cpufeature_match': 'cpufeature', 'arm64_pan_detect': 'mm',
+			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
+			'arm64_pan_fault': 'mm'})
+		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]
+		# pan_test.h is no suite's own: it goes with each suite that includes
+		# it, and the first patch that adds one of them adds it.
+		self.assertEqual([(s.name, s.shared) for s in found if s.shared],
+				 [(name, ['arch/arm64/mm/pan_test.h']) for name in (
+					 'arm64_pan_fault', 'arm64_pan_detect', 'arm64_pan_enable',
+					 'arm64_pan_hotplug', 'arm64_pan_uaccess')])
 		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
-						      'Signed-off-by: Z <z@example.org>'),
-				 'arm64: mm: Add the arm64_pan KUnit suite\n\n'
-				 'KUnit tests of Privileged Access Never (PAN) on the running kernel.\n\n'
-				 'The suite is arm64_pan, in fault_pan_test.c; CONFIG_ARM64_PAN_KUNIT_TEST\n'
-				 'builds it.\n\nWhy.\n\nSigned-off-by: Z <z@example.org>\n')
+						      'Signed-off-by: Z <z@example.org>',
+						      pan.shared),
+				 'arm64: mm: Add the arm64_pan_detect KUnit suite\n\n'
+				 'KUnit tests of the detection of Privileged Access Never (PAN): the\n'
+				 'ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU\'s\n'
+				 'PAN and SW TTBR0 PAN the kernel uses, against the ID register.\n\n'
+				 'The suite is arm64_pan_detect, in pan_test.h and pan_detect_test.c;\n'
+				 'CONFIG_ARM64_PAN_KUNIT_TEST builds it.\n\nWhy.\n\n'
+				 'Signed-off-by: Z <z@example.org>\n')
 		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
 		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
 			'arm64: alternative: Add the arm64_alternative KUnit suite\n'))

@@ -37,8 +37,8 @@
 import os
 import re
 import subprocess
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Pattern, Set, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import Error, hooks, series, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
@@ -69,6 +69,9 @@ class Suite:
 	name: str           # the KUnit suite, e.g. arm64_alternative
 	paths: List[str]    # its files, in the tree
 	summary: str        # the first paragraph of its C file's header comment
+	# Headers it includes that are no suite's own (pan_test.h): the first
+	# suite of the series that includes one adds it.
+	shared: List[str] = field(default_factory=list)
 
 @dataclass
 class Identity:
@@ -195,15 +198,30 @@ def suites(sources: Sources) -> List[Suite]:
 		stem = os.path.splitext(os.path.basename(path))[0]
 		stem = stem[:-len('_asm')] if stem.endswith('_asm') else stem
 		groups.setdefault((os.path.dirname(path), stem), []).append(path)
+	# A header of no suite's own (the PAN suites' pan_test.h) goes with
+	# every suite that includes it.
+	shared: Dict[Tuple[str, str], List[str]] = {}
+	for key, paths in sorted(groups.items()):
+		if not all(p.endswith('.h') for p in paths):
+			continue
+		include = re.compile(r'#include\s+"(?:' + '|'.join(
+			re.escape(os.path.basename(p)) for p in paths) + r')"')
+		users = [k for k, ps in groups.items() if k != key and any(
+			p.endswith('.c') and include.search(sources.suites[p].decode(errors='replace'))
+			for p in ps)]
+		if len(users) > 1:
+			for user in users:
+				shared.setdefault(user, []).extend(paths)
+			del groups[key]
 	found = []
-	for (_, stem), paths in sorted(groups.items()):
+	for (directory, stem), paths in sorted(groups.items()):
 		c_files = [p for p in paths if p.endswith('.c')]
 		text = sources.suites[c_files[0]].decode(errors='replace') if c_files else ''
 		names = SUITE_NAME.findall(text)
 		if not names:
 			raise Error(f'kunit/{paths[0]}: cannot tell which suite it is (no C file with '
 				    '.name = "arm64_..."); export needs one per group of files')
-		found.append(Suite(names[0], paths, _header_comment(text)))
+		found.append(Suite(names[0], paths, _header_comment(text), shared.get((directory, stem), [])))
 	return found
 
 def _wrap(text: str, width: int=72) -> str:
@@ -225,10 +243,11 @@ def area(suite: Suite) -> str:
 	return directory if directory == 'mm' else os.path.basename(suite.paths[0]).split('_')[0]
 
 def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
-		  signed_off_by: str) -> str:
+		  signed_off_by: str, shared: Sequence[str]=()) -> str:
 	"""The message of the patch that adds @suite, built by the Kconfig
-	@symbols, with @paragraphs of the message of the patch that hooks it in."""
-	files = _and([os.path.basename(p) for p in suite.paths])
+	@symbols, with @paragraphs of the message of the patch that hooks it
+	in, and the @shared headers it adds."""
+	files = _and([os.path.basename(p) for p in list(shared) + suite.paths])
 	built = _and([f'CONFIG_{s}' for s in symbols])
 	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
 	body = ([_wrap(suite.summary)] if suite.summary else []) + [
@@ -309,12 +328,13 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 			if present:
 				tree.git(worktree, '--literal-pathspecs', 'checkout', after, '--', *present)
 			write_files(worktree, {c.path: None for c in changes if c.new is None})
-		write_files(worktree, {path: files[path] for path in suite.paths})
+		shared = [p for p in suite.shared if not os.path.exists(os.path.join(worktree, p))]
+		write_files(worktree, {path: files[path] for path in shared + suite.paths})
 		paragraphs = mail.paragraphs if len(cuts) == 1 else \
 			_own_paragraphs(mail, patterns, symbols, suite.name)
 		own = [sym for sym, name in symbols.items() if name == suite.name]
-		_commit(worktree, who, [c.path for c in changes] + suite.paths,
-			suite_message(suite, own, paragraphs, who.signed_off_by()))
+		_commit(worktree, who, [c.path for c in changes] + shared + suite.paths,
+			suite_message(suite, own, paragraphs, who.signed_off_by(), shared))
 	return cuts
 
 def build_series(worktree: str, sources: Sources, who: Identity) -> int:

@@ -227,8 +227,11 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 		if len(files) == 1:
 			for sym in syms:
 				symbols.setdefault(sym, next(iter(files)))
+	# A line that names a suite's file is that suite's, whichever suite its
+	# symbol came with: one Kconfig symbol may build several suites (the
+	# PAN suites', a file each), each added by a Makefile line of its own.
 	for item, files, syms in named:
-		item.suites = files | {symbols[s] for s in syms if s in symbols}
+		item.suites = files or {symbols[s] for s in syms if s in symbols}
 	for change in changes:
 		for hunk in change.hunks:
 			orphans = [i for i, item in enumerate(hunk.items) if not item.suites]

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the detection of Privileged Access Never (PAN): the
+ * ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU's
+ * PAN and SW TTBR0 PAN the kernel uses, against the ID register.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpufeature.h>
+
+#include "pan_test.h"
+
+static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
+{
+	u64 raw = read_sysreg(id_aa64mmfr1_el1);
+	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
+	bool want = pant_mmfr1_pan(raw) >= PANT_PAN_FEAT_PAN;
+
+	KUNIT_EXPECT_EQ_MSG(test, pant_mmfr1_pan(san), pant_mmfr1_pan(raw),
+			    "ID_AA64MMFR1_EL1 raw %#llx, sanitised %#llx", raw, san);
+	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_PAN), want,
+			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
+	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_PAN),
+			    pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN,
+			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u", san,
+			    pant_mmfr1_pan(san));
+	KUNIT_EXPECT_EQ_MSG(test, system_uses_hw_pan(), want,
+			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
+	KUNIT_EXPECT_EQ_MSG(test, system_uses_ttbr0_pan(),
+			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN) && !want,
+			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u, CONFIG_ARM64_SW_TTBR0_PAN=%d",
+			    raw, pant_mmfr1_pan(raw),
+			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN));
+}
+
+static void has_epan_needs_pan_field_3(struct kunit *test)
+{
+	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
+	bool want = IS_ENABLED(CONFIG_ARM64_EPAN) &&
+		    pant_mmfr1_pan(san) >= PANT_PAN_FEAT_EPAN;
+
+	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_EPAN), want,
+			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u, CONFIG_ARM64_EPAN=%d",
+			    san, pant_mmfr1_pan(san), IS_ENABLED(CONFIG_ARM64_EPAN));
+}
+
+static struct kunit_case arm64_pan_detect_cases[] = {
+	KUNIT_CASE(has_pan_matches_id_aa64mmfr1),
+	KUNIT_CASE(has_epan_needs_pan_field_3),
+	{}
+};
+
+static struct kunit_suite arm64_pan_detect_suite = {
+	.name = "arm64_pan_detect",
+	.test_cases = arm64_pan_detect_cases,
+};
+
+kunit_test_suite(arm64_pan_detect_suite);

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the enabling of Privileged Access Never (PAN) on a CPU
+ * with FEAT_PAN: cpu_enable_pan() clears SCTLR_EL1.SPAN and sets
+ * PSTATE.PAN on every CPU, so that every exception taken to EL1 sets
+ * PSTATE.PAN, and the kernel runs with it set.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+
+#include "pan_test.h"
+
+/* MSR PAN, #<imm>: 0xd500401f | op2=0b100 << 5 | imm << 8 (DDI 0487 J.a, C6.2.229). */
+static void pant_write_pan(bool pan)
+{
+	if (pan)
+		asm volatile(".inst 0xd500419f" : : : "memory");
+	else
+		asm volatile(".inst 0xd500409f" : : : "memory");
+}
+
+static int pant_enable_init(struct kunit *test)
+{
+	if (!pant_cpu_has_pan())
+		kunit_skip(test, PANT_NO_PAN_REASON);
+	return 0;
+}
+
+/* The kernel thread .exit runs in has PAN set, as the case's had. */
+static void pant_enable_exit(struct kunit *test)
+{
+	/* .exit also runs after .init skipped, where PAN cannot be read. */
+	if (!pant_cpu_has_pan())
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, pant_read_pan(), PANT_PSTATE_PAN,
+			    "after the case, in .exit: PSTATE.PAN is 0");
+}
+
+static void cpu_enable_pan_every_cpu(struct kunit *test)
+{
+	unsigned int cpu, checked = 0;
+
+	KUNIT_EXPECT_EQ_MSG(test, pant_read_pan(), PANT_PSTATE_PAN,
+			    "PSTATE.PAN is 0 in the KUnit thread");
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		pant_expect_cpu_enabled(test, cpu);
+		checked++;
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, checked, num_online_cpus());
+}
+
+/* An exception taken to EL1 sets PSTATE.PAN when SCTLR_EL1.SPAN is 0. */
+static void el1_exception_sets_pan(struct kunit *test)
+{
+	static const bool before[] = { false, true };
+	struct pant_irq_probe probe;
+	u64 after;
+	bool taken;
+	int i, cpu;
+
+	for (i = 0; i < ARRAY_SIZE(before); i++) {
+		preempt_disable();
+		cpu = smp_processor_id();
+		pant_write_pan(before[i]);
+		taken = pant_take_irq(&probe);
+		after = pant_read_pan();
+		pant_write_pan(true);
+		preempt_enable();
+
+		KUNIT_ASSERT_TRUE_MSG(test, taken && probe.has_regs,
+				      "no IRQ taken with PAN=%d", before[i]);
+		KUNIT_EXPECT_EQ(test, probe.cpu, cpu);
+		KUNIT_EXPECT_EQ_MSG(test, probe.pan, PANT_PSTATE_PAN,
+				    "IRQ from PAN=%d: PSTATE.PAN=0 in the handler",
+				    before[i]);
+		KUNIT_EXPECT_EQ_MSG(test, !!(probe.saved_pstate & PANT_PSTATE_PAN),
+				    before[i], "IRQ from PAN=%d: SPSR_EL1 %#llx",
+				    before[i], probe.saved_pstate);
+		KUNIT_EXPECT_EQ_MSG(test, !!after, before[i],
+				    "PAN=%d before the IRQ, %d after it",
+				    before[i], !!after);
+	}
+}
+
+static struct kunit_case arm64_pan_enable_cases[] = {
+	KUNIT_CASE(cpu_enable_pan_every_cpu),
+	KUNIT_CASE(el1_exception_sets_pan),
+	{}
+};
+
+static struct kunit_suite arm64_pan_enable_suite = {
+	.name = "arm64_pan_enable",
+	.init = pant_enable_init,
+	.exit = pant_enable_exit,
+	.test_cases = arm64_pan_enable_cases,
+};
+
+kunit_test_suite(arm64_pan_enable_suite);

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of the uaccess windows of Privileged Access Never (PAN):
+ * the privileged helpers open user access and close it again, and
+ * get_user(), put_user(), copy_{to,from}_user(), clear_user() and the
+ * futex helpers leave it closed, on a mapped page and on an unmapped one.
+ *
+ * How "user access is closed" is seen depends on how PAN is provided:
+ * - by the CPU (FEAT_PAN): PSTATE.PAN is 1, and TTBR0_EL1 keeps the
+ *   attached mm's tables also in a kernel built with
+ *   CONFIG_ARM64_SW_TTBR0_PAN, where the CPU's PAN must win;
+ * - by software (CONFIG_ARM64_SW_TTBR0_PAN on a CPU without FEAT_PAN):
+ *   TTBR0_EL1 points at reserved_pg_dir;
+ * - not at all: there is no window to open or close, and the suite skips.
+ * In the first two, an interrupt taken on the CPU saves the PAN state of
+ * the interrupted context in bit 22 of its SPSR (emulated by the entry
+ * code for TTBR0 PAN), which the tests read from the interrupt handler.
+ *
+ * No #if: on 6.12, unlike 6.1, a suite's .exit always runs in a kernel
+ * thread of its own, not in the one that ran the case, so its current->mm
+ * says nothing about the case. Nothing here depends on which thread it
+ * is: a case checks "no mm left, user access closed" in its own thread
+ * when it drops its mm (pant_user_put()), and pant_uaccess_exit() checks
+ * through a reference of its own that the mm is gone, whether the case
+ * dropped it or the exit of a thread an assertion ended did.
+ */
+
+#include <kunit/test.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/pgtable.h>
+#include <linux/sched/mm.h>
+#include <linux/uaccess.h>
+#include <asm/futex.h>
+
+#include "pan_test.h"
+
+/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
+#define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
+/* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
+#define PANT_TTBR_ASID_SHIFT	48
+/*
+ * DDI 0487 J.a, D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID
+ * defines the ASID, 0 when TTBR0_EL1.ASID does.
+ */
+#define PANT_TCR_A1		BIT_ULL(22)
+/* The ASID that SW TTBR0 PAN installs while user access is closed. */
+#define PANT_RESERVED_ASID	0
+
+static u64 pant_ttbr0_baddr(void)
+{
+	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
+}
+
+/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
+static u64 pant_asid(void)
+{
+	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
+							read_sysreg(ttbr0_el1);
+
+	return ttbr >> PANT_TTBR_ASID_SHIFT;
+}
+
+/* The ASID the kernel gave @mm: the low 16 bits of its context id. */
+static u64 pant_mm_asid(struct mm_struct *mm)
+{
+	return atomic64_read(&mm->context.id) & 0xffff;
+}
+
+/* The PAN state of the calling context, seen directly and by an IRQ. */
+struct pant_sample {
+	bool irq_taken;
+	int cpu;
+	int irq_cpu;
+	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
+	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
+	u64 ttbr0_baddr;
+	u64 asid;
+	u64 mm_asid;		/* the attached mm's, read with the registers */
+	/* Read again once the IRQ has returned: its exit restored them. */
+	u64 pan_after;
+	u64 ttbr0_baddr_after;
+	u64 asid_after;
+};
+
+static void pant_sample(struct pant_sample *s, struct mm_struct *mm)
+{
+	struct pant_irq_probe probe;
+
+	preempt_disable();
+	s->cpu = smp_processor_id();
+	s->pan = pant_cpu_has_pan() ? pant_read_pan() : 0;
+	s->ttbr0_baddr = pant_ttbr0_baddr();
+	s->asid = pant_asid();
+	s->mm_asid = mm ? pant_mm_asid(mm) : 0;
+	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
+	s->pan_after = pant_cpu_has_pan() ? pant_read_pan() : 0;
+	s->ttbr0_baddr_after = pant_ttbr0_baddr();
+	s->asid_after = pant_asid();
+	preempt_enable();
+	s->irq_cpu = probe.cpu;
+	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
+}
+
+/* What the registers must hold, before an IRQ and after it returned. */
+struct pant_want {
+	u64 saved_pan;		/* SPSR.PAN saved by the IRQ */
+	bool check_pan;		/* FEAT_PAN: PSTATE.PAN can be read */
+	u64 pan;
+	bool check_tables;	/* TTBR0_EL1 and the ASID are known */
+	bool mm_tables;		/* they are the mm's: its ASID, read with them */
+	const char *tables;
+	u64 ttbr0_baddr;
+	u64 asid;
+};
+
+/*
+ * The tables TTBR0_EL1 must hold while user access is @open or closed, in
+ * a thread with the user @mm attached (NULL if none): under TTBR0 PAN,
+ * closed, reserved_pg_dir and the reserved ASID; else the mm's, with the
+ * ASID the caller reads with the registers. None known without an mm.
+ */
+static void pant_want_tables(struct pant_want *w, enum pant_kind kind,
+			     struct mm_struct *mm, bool open)
+{
+	if (kind == PANT_TTBR0 && !open) {
+		w->check_tables = true;
+		w->tables = "reserved_pg_dir and the reserved ASID";
+		w->ttbr0_baddr = __pa_symbol(reserved_pg_dir);
+		w->asid = PANT_RESERVED_ASID;
+	} else if (mm) {
+		w->check_tables = true;
+		w->mm_tables = true;
+		w->tables = "the mm's pgd and ASID";
+		w->ttbr0_baddr = virt_to_phys(mm->pgd);
+	}
+}
+
+/*
+ * User access is open or closed, as @open says, in the calling thread,
+ * which has the user @mm attached (NULL if none):
+ * - PAN by the CPU: PSTATE.PAN, and the SPSR an IRQ saves, are !@open; the
+ *   kernel never switches TTBR0_EL1, also when built with
+ *   CONFIG_ARM64_SW_TTBR0_PAN: it holds @mm's tables and ASID;
+ * - PAN by TTBR0 switching: closed, TTBR0_EL1 points at reserved_pg_dir
+ *   and the ASID (in TTBR1_EL1, as TCR_EL1.A1 is set) is the reserved one;
+ *   open, they are @mm's; the SPSR an IRQ saves has the emulated PAN bit;
+ * - no PAN: the SPSR's PAN bit is 0.
+ * The registers are read before the IRQ and again after it returned: the
+ * exception entry and exit code must give the window back as it was.
+ */
+static void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool open,
+			      const char *what)
+{
+	enum pant_kind kind = pant_get_kind();
+	const char *where = open ? "in" : "after";
+	struct pant_want w = {
+		.saved_pan = kind != PANT_NONE && !open ? PANT_PSTATE_PAN : 0,
+		.check_pan = kind == PANT_HW,
+		.pan = open ? 0 : PANT_PSTATE_PAN,
+	};
+	struct pant_sample s;
+
+	pant_want_tables(&w, kind, mm, open);
+	pant_sample(&s, mm);
+	if (w.mm_tables)
+		w.asid = s.mm_asid;
+	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
+			      "%s %s: no IRQ taken on CPU%d (ran on %d)",
+			      where, what, s.cpu, s.irq_cpu);
+	if (!s.irq_taken || s.irq_cpu != s.cpu)
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, s.saved_pan, w.saved_pan,
+			    "%s %s (%s): SPSR.PAN=%d, want %d", where, what,
+			    pant_kind_name(kind), !!s.saved_pan, !!w.saved_pan);
+	if (w.check_pan)
+		KUNIT_EXPECT_TRUE_MSG(test, s.pan == w.pan && s.pan_after == w.pan,
+				      "%s %s (%s): PSTATE.PAN=%d, %d after an IRQ, want %d",
+				      where, what, pant_kind_name(kind), !!s.pan,
+				      !!s.pan_after, !!w.pan);
+	if (w.check_tables)
+		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
+				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
+				      s.asid_after == w.asid,
+				      "%s %s (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx ASID=%#llx, after an IRQ %#llx %#llx; want %s, %#llx %#llx",
+				      where, what, pant_kind_name(kind),
+				      IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), s.ttbr0_baddr,
+				      s.asid, s.ttbr0_baddr_after, s.asid_after, w.tables,
+				      w.ttbr0_baddr, w.asid);
+}
+
+/* Called after @what: user access must be closed again. */
+static void pant_expect_closed(struct kunit *test, struct mm_struct *mm, const char *what)
+{
+	pant_expect_state(test, mm, false, what);
+}
+
+/* Called inside a privileged uaccess window on @mm: user access is open. */
+static void pant_expect_open(struct kunit *test, struct mm_struct *mm, const char *what)
+{
+	pant_expect_state(test, mm, true, what);
+}
+
+/*
+ * A user mm owned by the test, attached to the KUnit kthread, with one
+ * mapped read-write page at @addr and an unmapped page right after it.
+ */
+struct pant_user {
+	struct mm_struct *mm;
+	struct mm_struct *held;	/* an mmgrab() reference, for pant_uaccess_exit() */
+	unsigned long addr;
+	unsigned long unmapped;
+};
+
+static int pant_user_get(struct pant_user *u)
+{
+	int ret;
+
+	u->mm = mm_alloc();
+	if (!u->mm)
+		return -ENOMEM;
+	/* What an mm gets from a process; kunit_attach_mm() (6.12) does the same. */
+	u->mm->task_size = TASK_SIZE;
+	arch_pick_mmap_layout(u->mm, &current->signal->rlim[RLIMIT_STACK]);
+	kthread_use_mm(u->mm);
+	u->addr = vm_mmap(NULL, 0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
+	if (IS_ERR_VALUE(u->addr)) {
+		ret = (int)u->addr;
+		goto out;
+	}
+	u->unmapped = u->addr + PAGE_SIZE;
+	ret = vm_munmap(u->unmapped, PAGE_SIZE);
+	if (!ret) {
+		/* For pant_uaccess_exit(): the mm_struct outlives its address space. */
+		mmgrab(u->mm);
+		u->held = u->mm;
+		return 0;
+	}
+	vm_munmap(u->addr, PAGE_SIZE);
+out:
+	kthread_unuse_mm(u->mm);
+	mmput(u->mm);
+	u->mm = NULL;
+	return ret;
+}
+
+/*
+ * Attaches the test mm for a uaccess case (the suite skips where neither
+ * the CPU nor the kernel provides PAN). With the wrong tables in
+ * TTBR0_EL1 a user access would fault again each time the fault handler
+ * returned, and the case would hang instead of failing. So TTBR0_EL1
+ * must be what the kind of PAN makes it (the reserved tables under TTBR0
+ * PAN, else the mm's) before any access, and the case runs with page
+ * faults disabled, on a populated page, until pant_user_put(): a fault
+ * then fails the access with -EFAULT at once, also where an interrupt
+ * left the wrong tables behind.
+ */
+static void pant_user_attach(struct kunit *test, struct pant_user *u)
+{
+	enum pant_kind kind = pant_get_kind();
+	struct pant_want w = {};
+	u64 ttbr0;
+
+	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	pant_want_tables(&w, kind, u->mm, false);
+	ttbr0 = pant_ttbr0_baddr();
+	KUNIT_ASSERT_EQ_MSG(test, ttbr0, w.ttbr0_baddr,
+			    "attaching a user mm (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx, want %s, %#llx",
+			    pant_kind_name(kind), IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), ttbr0,
+			    w.tables, w.ttbr0_baddr);
+	pagefault_disable();
+}
+
+/* At the end of a case, in its thread: no mm left, user access closed. */
+static void pant_user_put(struct kunit *test, struct pant_user *u)
+{
+	pagefault_enable();
+	vm_munmap(u->addr, PAGE_SIZE);
+	kthread_unuse_mm(u->mm);
+	mmput(u->mm);
+	u->mm = NULL;
+	KUNIT_EXPECT_PTR_EQ_MSG(test, current->mm, NULL, "the case's thread still has an mm");
+	pant_expect_closed(test, NULL, "dropping the test mm");
+}
+
+struct pant_uaccess_ctx {
+	struct pant_user user;
+};
+
+static int pant_uaccess_init(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx;
+
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test,
+			   "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0, and CONFIG_ARM64_SW_TTBR0_PAN=n: no uaccess window to open or close");
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	return 0;
+}
+
+/*
+ * Whether the test mm's address space is gone: the case dropped it with
+ * pant_user_put(), or an assertion ended the case's thread, whose exit
+ * dropped it. That thread's end is signalled to KUnit a little before its
+ * mm is dropped, so wait for it a while.
+ */
+static int pant_mm_users_left(struct mm_struct *mm)
+{
+	int ms;
+
+	for (ms = 0; ms < 1000 && atomic_read(&mm->mm_users); ms++)
+		usleep_range(1000, 2000);
+	return atomic_read(&mm->mm_users);
+}
+
+static void pant_uaccess_exit(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct mm_struct *held = ctx ? ctx->user.held : NULL;
+
+	/* .exit also runs after .init skipped: no PAN, no window to check. */
+	if (!ctx)
+		return;
+	if (held) {
+		KUNIT_EXPECT_EQ_MSG(test, pant_mm_users_left(held), 0,
+				    "the test mm is still in use after the case");
+		mmdrop(held);
+		ctx->user.held = NULL;
+	}
+	/* In whatever kernel thread .exit runs: its user access is closed. */
+	pant_expect_closed(test, NULL, "the case, in .exit");
+}
+
+static void uaccess_privileged_toggles_pan(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+
+	pant_user_attach(test, u);
+
+	pant_expect_closed(test, u->mm, "attaching a user mm");
+	/* Preemptible, as a real window is: the state must survive an IRQ. */
+	uaccess_enable_privileged();
+	pant_expect_open(test, u->mm, "uaccess_enable_privileged()");
+	uaccess_disable_privileged();
+	pant_expect_closed(test, u->mm, "uaccess_disable_privileged()");
+
+	pant_user_put(test, u);
+}
+
+static void uaccess_user_page_pan_restored(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 out[64], in[64];
+	u32 __user *uptr;
+	u32 val, oval;
+	int ret, i;
+
+	pant_user_attach(test, u);
+	uptr = (u32 __user *)u->addr;
+	for (i = 0; i < sizeof(out); i++)
+		out[i] = 0xa5 ^ i;
+
+	KUNIT_EXPECT_EQ(test, put_user(0x12345678U, uptr), 0);
+	pant_expect_closed(test, u->mm, "put_user()");
+	val = 0;
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x12345678U);
+	pant_expect_closed(test, u->mm, "get_user()");
+
+	KUNIT_EXPECT_EQ(test, copy_to_user(uptr + 1, out, sizeof(out)), 0UL);
+	pant_expect_closed(test, u->mm, "copy_to_user()");
+	memset(in, 0, sizeof(in));
+	KUNIT_EXPECT_EQ(test, copy_from_user(in, uptr + 1, sizeof(in)), 0UL);
+	KUNIT_EXPECT_EQ(test, memcmp(in, out, sizeof(in)), 0);
+	pant_expect_closed(test, u->mm, "copy_from_user()");
+
+	KUNIT_EXPECT_EQ(test, clear_user(uptr + 1, sizeof(out)), 0UL);
+	pant_expect_closed(test, u->mm, "clear_user()");
+	memset(in, 0xff, sizeof(in));
+	KUNIT_EXPECT_EQ(test, copy_from_user(in, uptr + 1, sizeof(in)), 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(in, 0, sizeof(in)), NULL);
+
+	/* As futex_atomic_op_inuser() calls it: with page faults disabled. */
+	oval = 0;
+	pagefault_disable();
+	ret = arch_futex_atomic_op_inuser(FUTEX_OP_ADD, 5, &oval, uptr);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, oval, 0x12345678U);
+	pant_expect_closed(test, u->mm, "arch_futex_atomic_op_inuser()");
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
+	KUNIT_EXPECT_EQ(test, val, 0x1234567dU);
+
+	oval = 0;
+	pagefault_disable();
+	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0x1234567dU, 0xcafeU);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, oval, 0x1234567dU);
+	pant_expect_closed(test, u->mm, "futex_atomic_cmpxchg_inatomic()");
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), 0);
+	KUNIT_EXPECT_EQ(test, val, 0xcafeU);
+
+	pant_user_put(test, u);
+}
+
+static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 buf[16] = { 0 };
+	u32 __user *uptr;
+	u32 val, oval;
+	int ret;
+
+	pant_user_attach(test, u);
+	uptr = (u32 __user *)u->unmapped;
+
+	KUNIT_EXPECT_EQ(test, put_user(1U, uptr), -EFAULT);
+	pant_expect_closed(test, u->mm, "put_user() to an unmapped address");
+	KUNIT_EXPECT_EQ(test, get_user(val, uptr), -EFAULT);
+	pant_expect_closed(test, u->mm, "get_user() from an unmapped address");
+	KUNIT_EXPECT_EQ(test, copy_to_user(uptr, buf, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, u->mm, "copy_to_user() to an unmapped address");
+	KUNIT_EXPECT_EQ(test, copy_from_user(buf, uptr, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, u->mm, "copy_from_user() from an unmapped address");
+	KUNIT_EXPECT_EQ(test, clear_user(uptr, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, u->mm, "clear_user() of an unmapped address");
+
+	pagefault_disable();
+	ret = arch_futex_atomic_op_inuser(FUTEX_OP_SET, 1, &oval, uptr);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	pant_expect_closed(test, u->mm, "arch_futex_atomic_op_inuser() on an unmapped address");
+
+	pagefault_disable();
+	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0, 1);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, -EFAULT);
+	pant_expect_closed(test, u->mm, "futex_atomic_cmpxchg_inatomic() on an unmapped address");
+
+	pant_user_put(test, u);
+}
+
+static struct kunit_case arm64_pan_uaccess_cases[] = {
+	KUNIT_CASE(uaccess_privileged_toggles_pan),
+	KUNIT_CASE(uaccess_user_page_pan_restored),
+	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
+	{}
+};
+
+static struct kunit_suite arm64_pan_uaccess_suite = {
+	.name = "arm64_pan_uaccess",
+	.init = pant_uaccess_init,
+	.exit = pant_uaccess_exit,
+	.test_cases = arm64_pan_uaccess_cases,
+};
+
+kunit_test_suite(arm64_pan_uaccess_suite);
