@@ -39,7 +39,8 @@ PROFILED = [
 	'arch/arm64/kernel/alternative.c',
 	'arch/arm64/kernel/alternative_test.c',     # alternative_has_cap_*() inlined
 	'arch/arm64/kernel/cpufeature_field_test.c',  # the extractors, inlined
-	'arch/arm64/mm/fault.c',            # and arm64_pan, with the uaccess helpers inlined
+	'arch/arm64/mm/fault.c',            # and arm64_pan_fault
+	'arch/arm64/mm/pan_uaccess_test.c',  # the uaccess helpers, inlined
 	'arch/arm64/mm/context.c',
 ]
 
