@@ -15,7 +15,7 @@
 
 #include "pan_test.h"
 
-/* DDI 0487 J.a, C5.2.19 SPSR_EL1: M[3:0] = 0b0101 is EL1h. */
+/* DDI 0487 J.a, C5.2 Special-purpose registers: SPSR_EL1.M[3:0] = 0b0101 is EL1h. */
 #define PANT_PSTATE_EL1H	0x5ULL
 /*
  * DDI 0487 J.a, D19.2.40 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
@@ -244,6 +244,7 @@ static struct kunit_case arm64_pan_fault_cases[] = {
 
 static struct kunit_suite arm64_pan_fault_suite = {
 	.name = "arm64_pan_fault",
+	.exit = pant_exit_closed,
 	.test_cases = arm64_pan_fault_cases,
 };
 

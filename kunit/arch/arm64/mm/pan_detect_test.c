@@ -52,6 +52,7 @@ static struct kunit_case arm64_pan_detect_cases[] = {
 
 static struct kunit_suite arm64_pan_detect_suite = {
 	.name = "arm64_pan_detect",
+	.exit = pant_exit_closed,
 	.test_cases = arm64_pan_detect_cases,
 };
 

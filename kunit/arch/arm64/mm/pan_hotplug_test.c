@@ -36,6 +36,7 @@ static void pant_hotplug_exit(struct kunit *test)
 	struct pant_hotplug_ctx *ctx = test->priv;
 	unsigned int cpu;
 
+	pant_exit_closed(test);
 	if (!ctx)
 		return;
 	/* A case that stopped half way: bring its CPU back. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the PAN suites share: how PAN is provided on this CPU and kernel,
- * PSTATE.PAN read directly, and an interrupt taken on the calling CPU to
- * see the PSTATE it saves.
+ * PSTATE.PAN read directly, an interrupt taken on the calling CPU to see
+ * the PSTATE it saves, and the check that user access is open or closed,
+ * which every suite's .exit makes in the thread it runs in.
  *
  * Register layouts are literal numbers from the Arm Architecture
  * Reference Manual for A-profile (DDI 0487 J.a), never the kernel macros
@@ -16,6 +17,8 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
+#include <linux/mm_types.h>
+#include <linux/pgtable.h>
 #include <linux/workqueue.h>
 #include <asm/irq_regs.h>
 #include <asm/sysreg.h>
@@ -26,7 +29,7 @@
 /* FEAT_PAN: PAN >= 0b0001; FEAT_EPAN: PAN >= 0b0011. */
 #define PANT_PAN_FEAT_PAN	1
 #define PANT_PAN_FEAT_EPAN	3
-/* DDI 0487 J.a, C5.2.11 PAN, and D19.2.128 SPSR_EL1: PAN, bit [22]. */
+/* DDI 0487 J.a, C5.2 Special-purpose registers: PAN, and SPSR_EL1.PAN, bit [22]. */
 #define PANT_PSTATE_PAN		BIT_ULL(22)
 /* DDI 0487 J.a, D19.2.118 SCTLR_EL1: SPAN, bit [23]. */
 #define PANT_SCTLR_SPAN		BIT_ULL(23)
@@ -76,7 +79,7 @@ static inline u64 pant_read_pan(void)
 {
 	u64 pan;
 
-	/* MRS <Xt>, PAN: op0=3, op1=0, CRn=4, CRm=2, op2=3 (DDI 0487 J.a, C5.2.11) */
+	/* MRS <Xt>, PAN: op0=3, op1=0, CRn=4, CRm=2, op2=3 (DDI 0487 J.a, C5.2, PAN) */
 	asm volatile("mrs %0, s3_0_c4_c2_3" : "=r" (pan));
 	return pan & PANT_PSTATE_PAN;
 }
@@ -160,6 +163,182 @@ static inline void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
 			    "CPU%u: SCTLR_EL1 %#llx has SPAN set", cpu, st.sctlr);
 	KUNIT_EXPECT_EQ_MSG(test, st.pan, PANT_PSTATE_PAN,
 			    "CPU%u: PSTATE.PAN is 0 in process context", cpu);
+}
+
+/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
+#define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
+/* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
+#define PANT_TTBR_ASID_SHIFT	48
+/*
+ * DDI 0487 J.a, D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID
+ * defines the ASID, 0 when TTBR0_EL1.ASID does.
+ */
+#define PANT_TCR_A1		BIT_ULL(22)
+/* The ASID that SW TTBR0 PAN installs while user access is closed. */
+#define PANT_RESERVED_ASID	0
+
+static inline u64 pant_ttbr0_baddr(void)
+{
+	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
+}
+
+/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
+static inline u64 pant_asid(void)
+{
+	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
+							read_sysreg(ttbr0_el1);
+
+	return ttbr >> PANT_TTBR_ASID_SHIFT;
+}
+
+/* The ASID the kernel gave @mm: the low 16 bits of its context id. */
+static inline u64 pant_mm_asid(struct mm_struct *mm)
+{
+	return atomic64_read(&mm->context.id) & 0xffff;
+}
+
+/* The PAN state of the calling context, seen directly and by an IRQ. */
+struct pant_sample {
+	bool irq_taken;
+	int cpu;
+	int irq_cpu;
+	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
+	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
+	u64 ttbr0_baddr;
+	u64 asid;
+	u64 mm_asid;		/* the attached mm's, read with the registers */
+	/* Read again once the IRQ has returned: its exit restored them. */
+	u64 pan_after;
+	u64 ttbr0_baddr_after;
+	u64 asid_after;
+};
+
+static inline void pant_sample(struct pant_sample *s, struct mm_struct *mm)
+{
+	struct pant_irq_probe probe;
+
+	preempt_disable();
+	s->cpu = smp_processor_id();
+	s->pan = pant_cpu_has_pan() ? pant_read_pan() : 0;
+	s->ttbr0_baddr = pant_ttbr0_baddr();
+	s->asid = pant_asid();
+	s->mm_asid = mm ? pant_mm_asid(mm) : 0;
+	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
+	s->pan_after = pant_cpu_has_pan() ? pant_read_pan() : 0;
+	s->ttbr0_baddr_after = pant_ttbr0_baddr();
+	s->asid_after = pant_asid();
+	preempt_enable();
+	s->irq_cpu = probe.cpu;
+	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
+}
+
+/* What the registers must hold, before an IRQ and after it returned. */
+struct pant_want {
+	u64 saved_pan;		/* SPSR.PAN saved by the IRQ */
+	bool check_pan;		/* FEAT_PAN: PSTATE.PAN can be read */
+	u64 pan;
+	bool check_tables;	/* TTBR0_EL1 and the ASID are known */
+	bool mm_tables;		/* they are the mm's: its ASID, read with them */
+	const char *tables;
+	u64 ttbr0_baddr;
+	u64 asid;
+};
+
+/*
+ * The tables TTBR0_EL1 must hold while user access is @open or closed, in
+ * a thread with the user @mm attached (NULL if none): under TTBR0 PAN,
+ * closed, reserved_pg_dir and the reserved ASID; else the mm's, with the
+ * ASID the caller reads with the registers. None known without an mm.
+ */
+static inline void pant_want_tables(struct pant_want *w, enum pant_kind kind,
+				    struct mm_struct *mm, bool open)
+{
+	if (kind == PANT_TTBR0 && !open) {
+		w->check_tables = true;
+		w->tables = "reserved_pg_dir and the reserved ASID";
+		w->ttbr0_baddr = __pa_symbol(reserved_pg_dir);
+		w->asid = PANT_RESERVED_ASID;
+	} else if (mm) {
+		w->check_tables = true;
+		w->mm_tables = true;
+		w->tables = "the mm's pgd and ASID";
+		w->ttbr0_baddr = virt_to_phys(mm->pgd);
+	}
+}
+
+/*
+ * User access is open or closed, as @open says, in the calling thread,
+ * which has the user @mm attached (NULL if none):
+ * - PAN by the CPU: PSTATE.PAN, and the SPSR an IRQ saves, are !@open; the
+ *   kernel never switches TTBR0_EL1, also when built with
+ *   CONFIG_ARM64_SW_TTBR0_PAN: it holds @mm's tables and ASID;
+ * - PAN by TTBR0 switching: closed, TTBR0_EL1 points at reserved_pg_dir
+ *   and the ASID (in TTBR1_EL1, as TCR_EL1.A1 is set) is the reserved one;
+ *   open, they are @mm's; the SPSR an IRQ saves has the emulated PAN bit;
+ * - no PAN: the SPSR's PAN bit is 0.
+ * The registers are read before the IRQ and again after it returned: the
+ * exception entry and exit code must give the window back as it was.
+ */
+static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool open,
+				     const char *what)
+{
+	enum pant_kind kind = pant_get_kind();
+	const char *where = open ? "in" : "after";
+	struct pant_want w = {
+		.saved_pan = kind != PANT_NONE && !open ? PANT_PSTATE_PAN : 0,
+		.check_pan = kind == PANT_HW,
+		.pan = open ? 0 : PANT_PSTATE_PAN,
+	};
+	struct pant_sample s;
+
+	pant_want_tables(&w, kind, mm, open);
+	pant_sample(&s, mm);
+	if (w.mm_tables)
+		w.asid = s.mm_asid;
+	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
+			      "%s %s: no IRQ taken on CPU%d (ran on %d)",
+			      where, what, s.cpu, s.irq_cpu);
+	if (!s.irq_taken || s.irq_cpu != s.cpu)
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, s.saved_pan, w.saved_pan,
+			    "%s %s (%s): SPSR.PAN=%d, want %d", where, what,
+			    pant_kind_name(kind), !!s.saved_pan, !!w.saved_pan);
+	if (w.check_pan)
+		KUNIT_EXPECT_TRUE_MSG(test, s.pan == w.pan && s.pan_after == w.pan,
+				      "%s %s (%s): PSTATE.PAN=%d, %d after an IRQ, want %d",
+				      where, what, pant_kind_name(kind), !!s.pan,
+				      !!s.pan_after, !!w.pan);
+	if (w.check_tables)
+		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
+				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
+				      s.asid_after == w.asid,
+				      "%s %s (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx ASID=%#llx, after an IRQ %#llx %#llx; want %s, %#llx %#llx",
+				      where, what, pant_kind_name(kind),
+				      IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), s.ttbr0_baddr,
+				      s.asid, s.ttbr0_baddr_after, s.asid_after, w.tables,
+				      w.ttbr0_baddr, w.asid);
+}
+
+/* Called after @what: user access must be closed again. */
+static inline void pant_expect_closed(struct kunit *test, struct mm_struct *mm, const char *what)
+{
+	pant_expect_state(test, mm, false, what);
+}
+
+/* Called inside a privileged uaccess window on @mm: user access is open. */
+static inline void pant_expect_open(struct kunit *test, struct mm_struct *mm, const char *what)
+{
+	pant_expect_state(test, mm, true, what);
+}
+
+/*
+ * The .exit of a PAN suite: whatever the case did to PAN, the thread
+ * .exit runs in (the case's on 6.1, one of its own on 6.12) has user
+ * access closed, seen directly and in the SPSR an interrupt saves.
+ */
+static inline void pant_exit_closed(struct kunit *test)
+{
+	pant_expect_closed(test, NULL, "the case, in .exit");
 }
 
 #endif /* _ARM64_MM_PAN_TEST_H */

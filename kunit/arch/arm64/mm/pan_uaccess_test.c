@@ -35,172 +35,6 @@
 
 #include "pan_test.h"
 
-/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
-#define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
-/* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
-#define PANT_TTBR_ASID_SHIFT	48
-/*
- * DDI 0487 J.a, D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID
- * defines the ASID, 0 when TTBR0_EL1.ASID does.
- */
-#define PANT_TCR_A1		BIT_ULL(22)
-/* The ASID that SW TTBR0 PAN installs while user access is closed. */
-#define PANT_RESERVED_ASID	0
-
-static u64 pant_ttbr0_baddr(void)
-{
-	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
-}
-
-/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
-static u64 pant_asid(void)
-{
-	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
-							read_sysreg(ttbr0_el1);
-
-	return ttbr >> PANT_TTBR_ASID_SHIFT;
-}
-
-/* The ASID the kernel gave @mm: the low 16 bits of its context id. */
-static u64 pant_mm_asid(struct mm_struct *mm)
-{
-	return atomic64_read(&mm->context.id) & 0xffff;
-}
-
-/* The PAN state of the calling context, seen directly and by an IRQ. */
-struct pant_sample {
-	bool irq_taken;
-	int cpu;
-	int irq_cpu;
-	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
-	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
-	u64 ttbr0_baddr;
-	u64 asid;
-	u64 mm_asid;		/* the attached mm's, read with the registers */
-	/* Read again once the IRQ has returned: its exit restored them. */
-	u64 pan_after;
-	u64 ttbr0_baddr_after;
-	u64 asid_after;
-};
-
-static void pant_sample(struct pant_sample *s, struct mm_struct *mm)
-{
-	struct pant_irq_probe probe;
-
-	preempt_disable();
-	s->cpu = smp_processor_id();
-	s->pan = pant_cpu_has_pan() ? pant_read_pan() : 0;
-	s->ttbr0_baddr = pant_ttbr0_baddr();
-	s->asid = pant_asid();
-	s->mm_asid = mm ? pant_mm_asid(mm) : 0;
-	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
-	s->pan_after = pant_cpu_has_pan() ? pant_read_pan() : 0;
-	s->ttbr0_baddr_after = pant_ttbr0_baddr();
-	s->asid_after = pant_asid();
-	preempt_enable();
-	s->irq_cpu = probe.cpu;
-	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
-}
-
-/* What the registers must hold, before an IRQ and after it returned. */
-struct pant_want {
-	u64 saved_pan;		/* SPSR.PAN saved by the IRQ */
-	bool check_pan;		/* FEAT_PAN: PSTATE.PAN can be read */
-	u64 pan;
-	bool check_tables;	/* TTBR0_EL1 and the ASID are known */
-	bool mm_tables;		/* they are the mm's: its ASID, read with them */
-	const char *tables;
-	u64 ttbr0_baddr;
-	u64 asid;
-};
-
-/*
- * The tables TTBR0_EL1 must hold while user access is @open or closed, in
- * a thread with the user @mm attached (NULL if none): under TTBR0 PAN,
- * closed, reserved_pg_dir and the reserved ASID; else the mm's, with the
- * ASID the caller reads with the registers. None known without an mm.
- */
-static void pant_want_tables(struct pant_want *w, enum pant_kind kind,
-			     struct mm_struct *mm, bool open)
-{
-	if (kind == PANT_TTBR0 && !open) {
-		w->check_tables = true;
-		w->tables = "reserved_pg_dir and the reserved ASID";
-		w->ttbr0_baddr = __pa_symbol(reserved_pg_dir);
-		w->asid = PANT_RESERVED_ASID;
-	} else if (mm) {
-		w->check_tables = true;
-		w->mm_tables = true;
-		w->tables = "the mm's pgd and ASID";
-		w->ttbr0_baddr = virt_to_phys(mm->pgd);
-	}
-}
-
-/*
- * User access is open or closed, as @open says, in the calling thread,
- * which has the user @mm attached (NULL if none):
- * - PAN by the CPU: PSTATE.PAN, and the SPSR an IRQ saves, are !@open; the
- *   kernel never switches TTBR0_EL1, also when built with
- *   CONFIG_ARM64_SW_TTBR0_PAN: it holds @mm's tables and ASID;
- * - PAN by TTBR0 switching: closed, TTBR0_EL1 points at reserved_pg_dir
- *   and the ASID (in TTBR1_EL1, as TCR_EL1.A1 is set) is the reserved one;
- *   open, they are @mm's; the SPSR an IRQ saves has the emulated PAN bit;
- * - no PAN: the SPSR's PAN bit is 0.
- * The registers are read before the IRQ and again after it returned: the
- * exception entry and exit code must give the window back as it was.
- */
-static void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool open,
-			      const char *what)
-{
-	enum pant_kind kind = pant_get_kind();
-	const char *where = open ? "in" : "after";
-	struct pant_want w = {
-		.saved_pan = kind != PANT_NONE && !open ? PANT_PSTATE_PAN : 0,
-		.check_pan = kind == PANT_HW,
-		.pan = open ? 0 : PANT_PSTATE_PAN,
-	};
-	struct pant_sample s;
-
-	pant_want_tables(&w, kind, mm, open);
-	pant_sample(&s, mm);
-	if (w.mm_tables)
-		w.asid = s.mm_asid;
-	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
-			      "%s %s: no IRQ taken on CPU%d (ran on %d)",
-			      where, what, s.cpu, s.irq_cpu);
-	if (!s.irq_taken || s.irq_cpu != s.cpu)
-		return;
-	KUNIT_EXPECT_EQ_MSG(test, s.saved_pan, w.saved_pan,
-			    "%s %s (%s): SPSR.PAN=%d, want %d", where, what,
-			    pant_kind_name(kind), !!s.saved_pan, !!w.saved_pan);
-	if (w.check_pan)
-		KUNIT_EXPECT_TRUE_MSG(test, s.pan == w.pan && s.pan_after == w.pan,
-				      "%s %s (%s): PSTATE.PAN=%d, %d after an IRQ, want %d",
-				      where, what, pant_kind_name(kind), !!s.pan,
-				      !!s.pan_after, !!w.pan);
-	if (w.check_tables)
-		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
-				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
-				      s.asid_after == w.asid,
-				      "%s %s (%s, CONFIG_ARM64_SW_TTBR0_PAN=%d): TTBR0_EL1.BADDR=%#llx ASID=%#llx, after an IRQ %#llx %#llx; want %s, %#llx %#llx",
-				      where, what, pant_kind_name(kind),
-				      IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN), s.ttbr0_baddr,
-				      s.asid, s.ttbr0_baddr_after, s.asid_after, w.tables,
-				      w.ttbr0_baddr, w.asid);
-}
-
-/* Called after @what: user access must be closed again. */
-static void pant_expect_closed(struct kunit *test, struct mm_struct *mm, const char *what)
-{
-	pant_expect_state(test, mm, false, what);
-}
-
-/* Called inside a privileged uaccess window on @mm: user access is open. */
-static void pant_expect_open(struct kunit *test, struct mm_struct *mm, const char *what)
-{
-	pant_expect_state(test, mm, true, what);
-}
-
 /*
  * A user mm owned by the test, attached to the KUnit kthread, with one
  * mapped read-write page at @addr and an unmapped page right after it.
@@ -331,8 +165,7 @@ static void pant_uaccess_exit(struct kunit *test)
 		mmdrop(held);
 		ctx->user.held = NULL;
 	}
-	/* In whatever kernel thread .exit runs: its user access is closed. */
-	pant_expect_closed(test, NULL, "the case, in .exit");
+	pant_exit_closed(test);
 }
 
 static void uaccess_privileged_toggles_pan(struct kunit *test)
@@ -448,10 +281,52 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
 	pant_user_put(test, u);
 }
 
+/*
+ * Faults taken through the whole of do_page_fault(), with page faults
+ * enabled, as a system call takes them: a get_user() before the thread
+ * has an mm; a get_user() from the unmapped page, which has no VMA; and a
+ * put_user() and a copy_to_user() to a read-only page, each a permission
+ * fault at EL1 on a user address, which the exception table makes a
+ * uaccess fault rather than a PAN violation. Each ends in its routine's
+ * fixup, -EFAULT, with user access closed. None of them can hang on
+ * wrong tables: no fault handling makes such a page accessible.
+ */
+static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 buf[16] = { 0 };
+	unsigned long ro;
+	u32 val;
+
+	KUNIT_ASSERT_PTR_EQ_MSG(test, current->mm, NULL, "the case's thread has an mm");
+	KUNIT_EXPECT_EQ(test, get_user(val, (u32 __user *)NULL), -EFAULT);
+	pant_expect_closed(test, NULL, "get_user() without an mm");
+
+	pant_user_attach(test, u);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, get_user(val, (u32 __user *)u->unmapped), -EFAULT);
+	pant_expect_closed(test, u->mm, "get_user() from an unmapped address, page faults on");
+
+	/* Mapped after that read: it may well take the unmapped page's place. */
+	ro = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(ro), "vm_mmap() of a read-only page: %ld",
+			       (long)ro);
+	KUNIT_EXPECT_EQ(test, put_user(1U, (u32 __user *)ro), -EFAULT);
+	pant_expect_closed(test, u->mm, "put_user() to a read-only page");
+	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)ro, buf, sizeof(buf)), sizeof(buf));
+	pant_expect_closed(test, u->mm, "copy_to_user() to a read-only page");
+
+	vm_munmap(ro, PAGE_SIZE);
+	pagefault_disable();
+	pant_user_put(test, u);
+}
+
 static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_privileged_toggles_pan),
 	KUNIT_CASE(uaccess_user_page_pan_restored),
 	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
+	KUNIT_CASE(uaccess_fault_handled_efault_pan_restored),
 	{}
 };
 
