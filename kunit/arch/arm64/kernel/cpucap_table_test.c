@@ -430,12 +430,87 @@ static void update_cpu_ftr_reg_fp_signed_lowest_wins(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, feature_matches(sys, fp));
 }
 
+/* Arm ARM: CTR_EL0 is op0 3, op1 3, CRn 0, CRm 0, op2 1 */
+#define TABLE_CTR_EL0		sys_reg(3, 3, 0, 0, 1)
+
+/*
+ * The system-wide value of a field two CPUs report differently, for each
+ * rule the kernel has for one; LOWER_SAFE is above. Fields, from DDI 0487
+ * J.a, D19.2.33 CTR_EL0 and D19.2.65 ID_AA64MMFR1_EL1, and what is safe
+ * for the system when CPUs differ, from what the values mean there:
+ * - CTR_EL0.L1Ip, bits [15:14] (0b10 VIPT, 0b11 PIPT): CPUs that disagree
+ *   on the instruction cache policy are handled as the most demanding
+ *   policy the kernel supports, VIPT;
+ * - CTR_EL0.CWG, bits [27:24], and ERG, bits [23:20]: log2 of a size, the
+ *   larger the safer, and 0 means "not given: assume the largest";
+ * - ID_AA64MMFR1_EL1.SpecSEI, bits [27:24]: 1 means SError interrupts can
+ *   come from speculative reads, which one CPU doing so makes true.
+ */
+struct table_safe_row {
+	const char *name;
+	u32 sys_reg;
+	int shift;
+	int width;
+	u64 boot;
+	u64 secondary;
+	u64 want;
+};
+
+static const struct table_safe_row table_safe_rows[] = {
+	{ .name = "CTR_EL0.L1Ip PIPT and VIPT: VIPT", .sys_reg = TABLE_CTR_EL0,
+	  .shift = 14, .width = 2, .boot = 0x3, .secondary = 0x2, .want = 0x2 },
+	{ .name = "CTR_EL0.L1Ip VIPT and PIPT: VIPT", .sys_reg = TABLE_CTR_EL0,
+	  .shift = 14, .width = 2, .boot = 0x2, .secondary = 0x3, .want = 0x2 },
+	{ .name = "CTR_EL0.CWG 4 and 5: 5", .sys_reg = TABLE_CTR_EL0,
+	  .shift = 24, .width = 4, .boot = 0x4, .secondary = 0x5, .want = 0x5 },
+	{ .name = "CTR_EL0.CWG 5 and 4: 5", .sys_reg = TABLE_CTR_EL0,
+	  .shift = 24, .width = 4, .boot = 0x5, .secondary = 0x4, .want = 0x5 },
+	{ .name = "CTR_EL0.CWG 4 and 0: 0", .sys_reg = TABLE_CTR_EL0,
+	  .shift = 24, .width = 4, .boot = 0x4, .secondary = 0x0, .want = 0x0 },
+	{ .name = "CTR_EL0.ERG 0 and 4: 0", .sys_reg = TABLE_CTR_EL0,
+	  .shift = 20, .width = 4, .boot = 0x0, .secondary = 0x4, .want = 0x0 },
+	{ .name = "ID_AA64MMFR1_EL1.SpecSEI 0 and 1: 1", .sys_reg = TABLE_ID_AA64MMFR1_EL1,
+	  .shift = 24, .width = 4, .boot = 0x0, .secondary = 0x1, .want = 0x1 },
+	{ .name = "ID_AA64MMFR1_EL1.SpecSEI 1 and 0: 1", .sys_reg = TABLE_ID_AA64MMFR1_EL1,
+	  .shift = 24, .width = 4, .boot = 0x1, .secondary = 0x0, .want = 0x1 },
+};
+
+static void table_safe_row_desc(const struct table_safe_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(table_safe, table_safe_rows, table_safe_row_desc);
+
+static void update_cpu_ftr_reg_safe_value_rows(struct kunit *test)
+{
+	const struct table_safe_row *row = test->param_value;
+	struct arm64_ftr_reg *live = get_arm64_ftr_reg_nowarn(row->sys_reg);
+	u64 mask = GENMASK_ULL(row->shift + row->width - 1, row->shift);
+	u64 base, boot, secondary, sys;
+
+	KUNIT_ASSERT_NOT_NULL(test, live);
+	/* The live register, with the field of the row set both ways. */
+	base = live->sys_val & ~mask;
+	boot = base | row->boot << row->shift;
+	secondary = base | row->secondary << row->shift;
+	sys = table_sanitise(test, row->sys_reg, boot, secondary);
+	KUNIT_EXPECT_EQ_MSG(test, (sys & mask) >> row->shift, row->want,
+			    "%s: bits [%d:%d], boot CPU %#llx, secondary %#llx: system %#018llx",
+			    row->name, row->shift + row->width - 1, row->shift, boot,
+			    secondary, sys);
+	KUNIT_EXPECT_EQ_MSG(test, sys & ~mask, base,
+			    "%s: the other fields changed: %#018llx, want %#018llx",
+			    row->name, sys & ~mask, base);
+}
+
 static struct kunit_case arm64_cpucap_table_cases[] = {
 	KUNIT_CASE_PARAM(cpuid_row_fits_ftr_bits, table_row_gen_params),
 	KUNIT_CASE(cpucap_tables_capability_unique),
 	KUNIT_CASE(cpucap_tables_type_is_one_scope),
 	KUNIT_CASE(update_cpu_ftr_reg_pan_lowest_wins),
 	KUNIT_CASE(update_cpu_ftr_reg_fp_signed_lowest_wins),
+	KUNIT_CASE_PARAM(update_cpu_ftr_reg_safe_value_rows, table_safe_gen_params),
 	{}
 };
 
