@@ -2509,6 +2509,32 @@ class HooksTest(unittest.TestCase):
 					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
 					'ARM64_PAN_KUNIT_TEST': 'arm64_pan_detect'})
 
+	def test_0006_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
+		pan = ['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
+		       'arm64_pan_uaccess', 'arm64_pan_fault']
+		for kernel in kernels.supported(REPO):
+			with self.subTest(kernel=kernel.name):
+				self.symbols = {}
+				wanted = sources.load(REPO, kernel)
+				(patch,) = [p for p in wanted.patches if os.path.basename(p).startswith('0006-')]
+				changes = self.changes(os.path.basename(patch), kernel)
+				# One symbol builds the five: each patch of the cut names it.
+				self.assertEqual({name: symbols for name, symbols in
+						  export._item_symbols(changes).items() if name in pan},
+						 {name: {'ARM64_PAN_KUNIT_TEST'} for name in pan})
+				found = {s.name: s for s in export.suites(wanted)}
+				patterns = hooks.file_patterns({name: found[name].paths for name in pan})
+				mail = export.mailinfo(patch)
+				own = {name: export._own_paragraphs(mail, patterns, self.symbols, name)
+				       for name in pan}
+				# Why the patch exists goes with the first suite, and each suite's
+				# own paragraph with it: a paragraph that names none is lost.
+				self.assertEqual([len(own[name]) for name in pan], [1, 1, 1, 1, 1])
+				self.assertTrue(own['arm64_pan_detect'][0].startswith('PAN is set up'))
+				for name in pan[1:]:
+					self.assertTrue(own[name][0].startswith(
+						os.path.basename(found[name].paths[-1])), own[name])
+
 	def first_cut(self, change: hooks.FileChange, later: str) -> str:
 		data = change.render(lambda item: later not in item.suites)
 		assert data is not None

@@ -267,6 +267,17 @@ def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
 	return [_wrap(re.sub(r'^\s*[-*]\s+', '', p)) for p in mail.paragraphs
 		if named(p) == {name}]
 
+def _item_symbols(changes: List[hooks.FileChange]) -> Dict[str, Set[str]]:
+	"""The Kconfig symbols each suite's hook lines of @changes name: one
+	symbol may build several suites, and each patch says what builds it."""
+	found: Dict[str, Set[str]] = {}
+	for change in changes:
+		for item in change.items():
+			names = hooks.symbols_of(change.path, hooks.text_of(item.lines))
+			for suite in item.suites:
+				found.setdefault(suite, set()).update(names)
+	return found
+
 def _git(worktree: str, who: Identity, *args: str,
 	 stdin: Optional[str]=None) -> 'subprocess.CompletedProcess[str]':
 	result = subprocess.run(['git', '-C', worktree] + list(args), input=stdin, env=who.env(),
@@ -318,6 +329,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 		return []
 	tree.git(worktree, 'reset', '-q', '--hard', before)
 	patterns = hooks.file_patterns({s.name: s.paths for s in cuts})
+	used = _item_symbols(changes)
 	for number, suite in enumerate(cuts):
 		later = {s.name for s in cuts[number + 1:]}
 		if later:
@@ -332,7 +344,8 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite]
 		write_files(worktree, {path: files[path] for path in shared + suite.paths})
 		paragraphs = mail.paragraphs if len(cuts) == 1 else \
 			_own_paragraphs(mail, patterns, symbols, suite.name)
-		own = [sym for sym, name in symbols.items() if name == suite.name]
+		own = sorted({sym for sym, name in symbols.items() if name == suite.name} |
+			     used.get(suite.name, set()))
 		_commit(worktree, who, [c.path for c in changes] + shared + suite.paths,
 			suite_message(suite, own, paragraphs, who.signed_off_by(), shared))
 	return cuts

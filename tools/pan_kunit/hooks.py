@@ -73,7 +73,7 @@ def lines_of(data: bytes) -> List[bytes]:
 	parts = data.split(b'\n')
 	return [p + b'\n' for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
-def _text(lines: List[bytes]) -> str:
+def text_of(lines: List[bytes]) -> str:
 	return b''.join(lines).decode(errors='replace')
 
 @dataclass
@@ -198,7 +198,7 @@ def _hunks(worktree: str, before: str, after: str, path: str,
 			hunks.append(Hunk(start, 0, lead, items))
 	return hunks
 
-def _symbols_of(path: str, text: str) -> Set[str]:
+def symbols_of(path: str, text: str) -> Set[str]:
 	if file_kind(path) == FileKind.KCONFIG:
 		return set(_KCONFIG_DEF.findall(text))
 	return set(_CONFIG_REF.findall(text))
@@ -220,9 +220,9 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 	named: List[Tuple[Item, Set[str], Set[str]]] = []
 	for change in changes:
 		for item in change.items():
-			text = _text(item.lines)
+			text = text_of(item.lines)
 			files = {name for name, pattern in patterns.items() if pattern.search(text)}
-			named.append((item, files, _symbols_of(change.path, text)))
+			named.append((item, files, symbols_of(change.path, text)))
 	for item, files, syms in named:
 		if len(files) == 1:
 			for sym in syms:
@@ -262,7 +262,7 @@ def hooked(changes: List[FileChange], patch: str, new_suites: Set[str]) -> List[
 			mine = sorted(item.suites & new_suites)
 			if len(mine) > 1:
 				raise Error(f'{patch}: one change to {change.path} hooks in both '
-					    f'{" and ".join(mine)}:\n{_text(item.lines).rstrip()}\n'
+					    f'{" and ".join(mine)}:\n{text_of(item.lines).rstrip()}\n'
 					    'export cannot cut it into a patch per suite; write a line '
 					    '(or block) per suite')
 			order += [name for name in mine if name not in order]
