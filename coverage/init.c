@@ -124,12 +124,16 @@ static void dump_file(const char *name)
 /* Dumps the .gcda files under @path (of @len characters), depth first. */
 static void walk(unsigned long len, unsigned long root)
 {
-	char entries[4096];
+	char entries[4096] __attribute__((aligned(8)));
 	long fd, n, at;
 
 	fd = syscall4(__NR_openat, AT_FDCWD, (long)path, O_RDONLY | O_DIRECTORY, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		say("pan-kunit init: cannot open ");
+		say(path);
+		say("\n");
 		return;
+	}
 	while ((n = syscall4(__NR_getdents64, fd, (long)entries, sizeof(entries), 0)) > 0) {
 		for (at = 0; at < n; at += ((struct dirent64 *)(entries + at))->d_reclen) {
 			struct dirent64 *d = (struct dirent64 *)(entries + at);
@@ -145,6 +149,11 @@ static void walk(unsigned long len, unsigned long root)
 			else if (d->d_type == DT_REG && ends_with(d->d_name, ".gcda"))
 				dump_file(path + root);
 		}
+	}
+	if (n < 0) {
+		say("pan-kunit init: cannot read the directory ");
+		say(path);
+		say("\n");
 	}
 	syscall4(__NR_close, fd, 0, 0, 0);
 	path[len] = 0;

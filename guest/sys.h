@@ -15,6 +15,7 @@
 #define __NR_close	57
 #define __NR_read	63
 #define __NR_write	64
+#define __NR_syslog	116
 #define __NR_reboot	142
 #define AT_FDCWD	(-100)
 #define O_RDONLY	0
@@ -28,6 +29,7 @@
 #define REBOOT_MAGIC2	672274793L
 #define REBOOT_POWER_OFF 0x4321fedcL
 
+/* A system call of up to four arguments; a fifth (mount's data) is 0. */
 static inline long syscall4(long nr, long a, long b, long c, long d)
 {
 	register long x8 asm("x8") = nr;
@@ -35,10 +37,11 @@ static inline long syscall4(long nr, long a, long b, long c, long d)
 	register long x1 asm("x1") = b;
 	register long x2 asm("x2") = c;
 	register long x3 asm("x3") = d;
+	register long x4 asm("x4") = 0;
 
 	asm volatile("svc #0"
 		     : "+r" (x0)
-		     : "r" (x8), "r" (x1), "r" (x2), "r" (x3)
+		     : "r" (x8), "r" (x1), "r" (x2), "r" (x3), "r" (x4)
 		     : "memory");
 	return x0;
 }

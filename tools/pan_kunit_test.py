@@ -3159,6 +3159,12 @@ class CoverageTest(unittest.TestCase):
 		self.assertIn('no end line (pan-kunit gcov: N files): the boot ended before the '
 			      'init was done, after 0 files', str(e.exception))
 
+	def test_read_dump_refuses_a_dump_of_no_files(self) -> None:
+		with self.assertRaises(Error) as e:
+			coverage.read_dump('pan-kunit init: cannot open /debug/gcov\n'
+					   'pan-kunit gcov: 0 files\n')
+		self.assertIn('gcov dump: no gcov data files', str(e.exception))
+
 	def test_place_dump_puts_each_file_beside_its_objects_gcno(self) -> None:
 		build = os.path.join(self.tmp, 'build')
 		out = os.path.join(self.tmp, 'gcda')

@@ -137,6 +137,9 @@ def read_dump(console: str) -> Dict[str, bytes]:
 			data += bytes.fromhex(match.group(2))
 		elif (match := END_LINE.match(line)):
 			close()
+			if not files:
+				raise Error('gcov dump: no gcov data files (is CONFIG_GCOV_KERNEL set, and '
+					    'an object profiled?); the init\'s lines above the end say why')
 			if int(match.group(1)) != len(files):
 				raise Error(f'gcov dump: {len(files)} files read, the init wrote '
 					    f'{match.group(1)}')
