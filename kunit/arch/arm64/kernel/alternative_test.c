@@ -238,9 +238,26 @@ static void alternative_patches_by_capability(struct kunit *test)
 			    "%s: instruction at the site", site->name);
 }
 
+/*
+ * ADRP Xd, label: Xd = the 4KB page of PC plus imm * 4KB (DDI 0487 J.a,
+ * C6.2, ADRP), whatever the kernel's page size. The site's ALWAYS_SYSTEM
+ * alternative is applied on every CPU, and its ADRP, assembled in
+ * .altinstr_replacement, must still name alt_test_adrp_target's page.
+ */
+static void alternative_relocates_adrp(struct kunit *test)
+{
+	unsigned long want = (unsigned long)&alt_test_adrp_target & ~0xfffUL;
+	unsigned long got = alt_test_asm_adrp();
+
+	KUNIT_EXPECT_EQ_MSG(test, got, want,
+			    "ADRP patched into alt_test_asm_adrp() at %px: page %#lx, want the page of alt_test_adrp_target at %px",
+			    alt_test_asm_adrp, got, &alt_test_adrp_target);
+}
+
 static struct kunit_case __refdata arm64_alternative_cases[] = {
 	KUNIT_CASE_PARAM(alternative_emits_site_by_config, alt_test_site_gen_params),
 	KUNIT_CASE_PARAM(alternative_patches_by_capability, alt_test_emitted_gen_params),
+	KUNIT_CASE(alternative_relocates_adrp),
 	{}
 };
 

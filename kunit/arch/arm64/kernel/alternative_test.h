@@ -24,4 +24,8 @@ ALT_TEST_DECLARE(alt_test_asm_cfg_off);
 ALT_TEST_DECLARE(alt_test_asm_insn_off);
 ALT_TEST_DECLARE(alt_test_asm_pan);
 
+/* The ADRP site: the 4KB page of alt_test_adrp_target once patched, else 0. */
+unsigned long alt_test_asm_adrp(void);
+extern const u64 alt_test_adrp_target;
+
 #endif /* __ARM64_KERNEL_ALTERNATIVE_TEST_H */

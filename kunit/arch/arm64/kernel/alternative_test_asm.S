@@ -36,3 +36,27 @@ ALT_TEST_ASM_SITE(alt_test_asm_insn_off,
 	alternative_insn "mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, 0)
 ALT_TEST_ASM_SITE(alt_test_asm_pan,
 	alternative_insn "mov w0, #0", "mov w0, #1", ARM64_HAS_PAN)
+
+/*
+ * An ADRP among the new instructions: it is assembled elsewhere (the
+ * .subsection 1 that follows this object's code), and patching must
+ * re-encode its immediate for the site, or the site computes the page of
+ * the target plus the distance between the two.
+ */
+SYM_TYPED_FUNC_START(alt_test_asm_adrp)
+	mov	x0, xzr
+	ALTERNATIVE("nop", "adrp x0, alt_test_adrp_target", ARM64_ALWAYS_SYSTEM)
+	ret
+SYM_FUNC_END(alt_test_asm_adrp)
+
+/*
+ * The new instructions of the sites above follow this padding, on
+ * another 4KB page than any site: the ADRP's relocation moves it by at
+ * least a page.
+ */
+	.balign	4096
+
+	.pushsection .rodata, "a"
+	.balign	8
+SYM_DATA(alt_test_adrp_target, .quad 0)
+	.popsection
