@@ -3207,12 +3207,31 @@ class CoverageTest(unittest.TestCase):
 			     for name in ('helper', 'caller', 'twice')]
 		got = coverage.measure(functions, self.tracefile(self.tmp), self.tmp)
 		self.assertEqual([(c.function.name, c.lines, c.branches, c.missed_lines,
-				   c.missed_branches, c.found) for c in got],
-				 [('helper', (3, 3), (2, 2), [], [], True),
-				  ('caller', (1, 2), (2, 3), [31], [31], True),
-				  ('twice', (0, 0), (0, 0), [], [], False)])
+				   c.missed_branches, c.found, c.defined) for c in got],
+				 [('helper', (3, 3), (2, 2), [], [], True, True),
+				  ('caller', (1, 2), (2, 3), [31], [31], True, True),
+				  ('twice', (0, 0), (0, 0), [], [], False, True)])
 		self.assertEqual((got[0].ratio(got[0].lines), got[1].ratio(got[1].branches),
 				  got[2].ratio(got[2].lines)), ('3/3 100%', '2/3 66%', '-'))
+
+	def test_a_function_no_longer_defined_fails_the_report(self) -> None:
+		source = os.path.join(self.tmp, 'arch/arm64/kernel/functions.c')
+		os.makedirs(os.path.dirname(source))
+		shutil.copy(test_data_path('coverage', 'functions.c'), source)
+		functions = [coverage.Function(name, 'arch/arm64/kernel/functions.c', 'area')
+			     for name in ('helper', 'twice', 'renamed')]
+		covered = coverage.measure(functions, self.tracefile(self.tmp), self.tmp)
+		config = mock.Mock()
+		config.name = 'arm64_pan'
+		report = coverage.Report([coverage.Boot(config, True, '1 passed')], covered, self.tmp)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			self.assertFalse(coverage.print_report('linux-source-6.12', report))
+		self.assertIn('twice    not instrumented: inlined whole into its callers', out.getvalue())
+		self.assertIn('renamed  FAIL: not defined in arch/arm64/kernel/functions.c', out.getvalue())
+		with contextlib.redirect_stdout(io.StringIO()):
+			self.assertTrue(coverage.print_report('linux-source-6.12', coverage.Report(
+				report.boots, covered[:2], self.tmp)))
 
 	def test_every_function_under_test_is_defined_where_its_entry_says(self) -> None:
 		# In the suites' own kernels the names are checked by a coverage run; here,

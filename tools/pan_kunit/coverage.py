@@ -238,6 +238,7 @@ class Covered:
 	missed_lines: List[int]
 	missed_branches: List[int]  # the lines with a branch never taken, once each
 	found: bool                 # defined in the source, and instrumented
+	defined: bool = True        # defined in the source at all
 
 	def ratio(self, pair: Tuple[int, int]) -> str:
 		done, total = pair
@@ -261,7 +262,7 @@ def measure(functions: Iterable[Function], data: Dict[str, SourceData],
 			(sum(1 for at in branches if source.branches[at]), len(branches)),
 			[n for n in lines if not source.lines[n]],
 			sorted({at[0] for at in branches if not source.branches[at]}),
-			bool(ranges and lines)))
+			bool(ranges and lines), bool(ranges)))
 	return covered
 
 def _run(argv: List[str], what: str, cwd: Optional[str]=None) -> str:
@@ -406,7 +407,9 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 
 def print_report(kernel: str, report: Report) -> bool:
 	"""The boots, then a line per function under test; whether every
-	boot passed its suites and brought out its counters."""
+	boot passed its suites and brought out its counters, and every
+	function under test is still defined where FUNCTIONS says (a renamed
+	or moved one would be measured as nothing)."""
 	for boot in report.boots:
 		print(f'{boot.config.name}: {"ok  " if boot.ok else "FAIL"} {boot.summary}')
 	if not report.covered:
@@ -419,12 +422,17 @@ def print_report(kernel: str, report: Report) -> bool:
 		if c.function.area != area:
 			area = c.function.area
 			print(f'  {area}:')
+		if not c.defined:
+			print(f'    {c.function.name:<{width}}  FAIL: not defined in {c.function.source}; '
+			      f'update FUNCTIONS in {__file__}')
+			continue
 		if not c.found:
-			print(f'    {c.function.name:<{width}}  not instrumented ({c.function.source})')
+			print(f'    {c.function.name:<{width}}  not instrumented: inlined whole into '
+			      'its callers')
 			continue
 		missed = ''
 		if c.missed_branches:
 			missed = '  branches missed at ' + ', '.join(map(str, c.missed_branches))
 		print(f'    {c.function.name:<{width}}  lines {c.ratio(c.lines):<12} '
 		      f'branches {c.ratio(c.branches):<12}{missed}')
-	return all(b.ok for b in report.boots)
+	return all(b.ok for b in report.boots) and all(c.defined for c in report.covered)
