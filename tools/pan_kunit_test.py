@@ -30,7 +30,7 @@ import time
 import types
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1519,7 +1519,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 	def test_a_missing_package_of_the_second_kernel_stops_before_the_first(self) -> None:
 		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
 				os.path.join(self.repo, 'patches', '6.12'))
-		def ensure(sources: List[str]) -> None:
+		def ensure(sources: List[str], extra: Sequence[str]=()) -> None:
 			if 'linux-source-6.12' in sources:
 				raise Error('missing Debian packages: linux-source-6.12')
 		out = io.StringIO()
@@ -1532,7 +1532,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 		self.assertEqual(out.getvalue(),
 				 'pan-kunit: error: missing Debian packages: linux-source-6.12\n')
 		self.assertEqual(ensured.call_args_list,
-				 [mock.call(['linux-source-6.1', 'linux-source-6.12'])])
+				 [mock.call(['linux-source-6.1', 'linux-source-6.12'], ())])
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'cache', 'linux-source-6.1')))
 		self.assertEqual(self.traced('build'), [])
 
@@ -2822,8 +2822,13 @@ class ExportTest(CheckTestCase):
 		self.assertIn('ERROR:FAKE: the fixture\'s error', output)
 		self.assertIn('export: 1 patches are not checkpatch clean', output)
 		self.assertNotIn('step 0/', output)
-		# Without builds, export needs no cross compiler and no QEMU.
+		# Without builds, export needs no cross compiler and no QEMU; it
+		# needs what checkpatch's SPDX check imports, as it runs with the tree.
 		self.assertEqual(packages.require.call_args.args[0], packages.SETUP_TOOLS)
+		self.assertEqual(list(packages.ensure.call_args.args[1]),
+				 ['perl', 'python3-ply', 'python3-git'])
+		self.assertNotIn('FAKE_NO_TREE', output)
+		self.assertNotIn('FAKE_NOT_TOP', output)
 		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'{self.out} exists and is not an empty directory', output)

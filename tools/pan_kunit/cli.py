@@ -784,11 +784,12 @@ def _check_tree(target: Target) -> None:
 	"""Refuses a tree that setup would create in no directory."""
 	tree.check_location(target.tree, target.given)
 
-def _ensure_packages(target_list: List[Target]) -> None:
+def _ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None:
 	"""Installs (or asks for) every kernel's source package and the tools,
-	at once, before any kernel's work: a second kernel's missing package
-	is not found after the first kernel's builds."""
-	packages.ensure([t.kernel.package for t in target_list])
+	and the command's @extra packages, at once, before any kernel's work: a
+	second kernel's missing package is not found after the first kernel's
+	builds."""
+	packages.ensure([t.kernel.package for t in target_list], extra)
 
 def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	for target in target_list:
@@ -835,7 +836,7 @@ def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: 
 	for target in target_list:
 		_check_tree(target)
 		sources.load(repo, target.kernel)
-	packages.ensure([t.kernel.package for t in target_list], coverage.PACKAGES)
+	_ensure_packages(target_list, coverage.PACKAGES)
 	return _each(target_list, lambda t: run_coverage(request, t, repo))
 
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
@@ -886,7 +887,7 @@ def export_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	target = target_list[0]
 	_check_tree(target)
 	sources.load(repo, target.kernel)
-	_ensure_packages(target_list)
+	_ensure_packages(target_list, export.PACKAGES)
 	setup(target.tree, target.kernel, repo, 'export', builds=not request.no_build)
 	with worktree.locked(target.tree):
 		return run_export(request, target, repo)

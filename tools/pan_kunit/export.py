@@ -49,6 +49,10 @@ COVER_LETTER = os.path.join('patches', 'cover-letter')
 # MAINTAINERS; arch/arm64/ already belongs to "ARM64 PORT (AARCH64
 # ARCHITECTURE)", so that warning says nothing here.
 CHECKPATCH_IGNORE = 'FILE_PATH_CHANGES'
+# checkpatch runs with the tree, from its top: its SPDX check runs
+# scripts/spdxcheck.py, which imports ply and git (GitPython). Without them
+# it prints a traceback and passes every licence.
+PACKAGES = ['perl', 'python3-ply', 'python3-git']
 # A suite's C file names it in its struct kunit_suite.
 SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
 # A line of a message's trailer block ("Signed-off-by: ...").
@@ -419,15 +423,16 @@ def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[st
 	return files
 
 def checkpatch(tree_dir: str, patches: List[str]) -> Dict[str, str]:
-	"""checkpatch.pl --strict of each patch (not the cover letter):
-	the problems it found, by patch; empty when clean."""
+	"""checkpatch.pl --strict of each patch (not the cover letter), with
+	the tree (@tree_dir, a git worktree: checkpatch looks for .git where it
+	runs): the problems it found, by patch; empty when clean."""
 	problems = {}
-	script = os.path.join(tree_dir, 'scripts', 'checkpatch.pl')
 	for patch in patches:
-		result = subprocess.run(['perl', script, '--strict', '--no-tree', '--ignore',
-					 CHECKPATCH_IGNORE, '--terse', '--show-types', patch],
-					stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-					check=False)
+		result = subprocess.run(['perl', os.path.join('scripts', 'checkpatch.pl'),
+					 '--strict', '--ignore', CHECKPATCH_IGNORE, '--terse',
+					 '--show-types', os.path.abspath(patch)],
+					cwd=tree_dir, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT, text=True, check=False)
 		if result.returncode != 0:
 			problems[patch] = result.stdout.strip()
 	return problems

@@ -3,9 +3,20 @@
 #
 # A stand-in for scripts/checkpatch.pl (pan_kunit_test.py fixture): a
 # patch that holds the word FAKE-CHECKPATCH-ERROR fails, any other passes.
+# Like the real one it wants the tree: its git checks (commit ids, the
+# SPDX check) look for .git in the directory it runs in, so it must run
+# from the top of the tree and not with --no-tree.
 use strict;
 use warnings;
 
+if (grep { $_ eq '--no-tree' } @ARGV) {
+	print "ERROR:FAKE_NO_TREE: run with --no-tree\n";
+	exit 1;
+}
+if (!-e 'scripts/checkpatch.pl') {
+	print "ERROR:FAKE_NOT_TOP: not run from the top of the tree\n";
+	exit 1;
+}
 my $patch = $ARGV[-1];
 open(my $fh, '<', $patch) or die "cannot open $patch: $!";
 while (my $line = <$fh>) {
