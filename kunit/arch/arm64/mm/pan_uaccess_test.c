@@ -16,18 +16,28 @@
  * the interrupted context in bit 22 of its SPSR (emulated by the entry
  * code for TTBR0 PAN), which the tests read from the interrupt handler.
  *
- * No #if: on 6.12, unlike 6.1, a suite's .exit always runs in a kernel
- * thread of its own, not in the one that ran the case, so its current->mm
- * says nothing about the case. Nothing here depends on which thread it
- * is: a case checks "no mm left, user access closed" in its own thread
- * when it drops its mm (pant_user_put()), and pant_uaccess_exit() checks
- * through a reference of its own that the mm is gone, whether the case
- * dropped it or the exit of a thread an assertion ended did.
+ * get_user() and friends access user memory with LDTR/STTR, unprivileged
+ * accesses, checked as if made at EL0 while PSTATE.UAO is 0 (which these
+ * kernels never set), so PAN does not stop them (DDI 0487 J.a, C6.2 LDTR,
+ * STTR; D8, Privileged Access Never): they must never clear PSTATE.PAN,
+ * and whether they did shows only inside the routine. A page fault taken
+ * there saves the PSTATE the access ran with, which the software page
+ * fault event hands to its overflow handler (CONFIG_PERF_EVENTS).
+ *
+ * No kernel version #if: on 6.12, unlike 6.1, a suite's .exit always runs
+ * in a kernel thread of its own, not in the one that ran the case, so its
+ * current->mm says nothing about the case. Nothing here depends on which
+ * thread it is: a case checks "no mm left, user access closed" in its own
+ * thread when it drops its mm (pant_user_put()), and pant_uaccess_exit()
+ * checks through a reference of its own that the mm is gone, whether the
+ * case dropped it or the exit of a thread an assertion ended did.
  */
 
 #include <kunit/test.h>
+#include <linux/extable.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/perf_event.h>
 #include <linux/pgtable.h>
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
@@ -118,8 +128,23 @@ static void pant_user_put(struct kunit *test, struct pant_user *u)
 	pant_expect_closed(test, NULL, "dropping the test mm");
 }
 
+/* A routine's page faults at EL1, as the software page fault event saw them. */
+struct pant_faults_seen {
+	unsigned long start, end;	/* the user pages the routine faults on */
+	unsigned int faults;	/* at EL1, at an instruction with a fixup, in [start, end) */
+	bool pan_clear;		/* one of them had SPSR.PAN clear */
+	bool gave_up;		/* too many: page faults disabled, the access fails */
+	unsigned long pc;	/* the first with SPSR.PAN clear, else the last */
+	unsigned long addr;
+	u64 pstate;
+	unsigned long other_pc;	/* the last EL1 fault not counted, and its address */
+	unsigned long other_addr;
+};
+
 struct pant_uaccess_ctx {
 	struct pant_user user;
+	struct perf_event *fault_event;	/* until released, by the case or .exit */
+	struct pant_faults_seen seen;
 };
 
 static int pant_uaccess_init(struct kunit *test)
@@ -159,6 +184,10 @@ static void pant_uaccess_exit(struct kunit *test)
 	/* .exit also runs after .init skipped: no PAN, no window to check. */
 	if (!ctx)
 		return;
+	if (ctx->fault_event) {
+		perf_event_release_kernel(ctx->fault_event);
+		ctx->fault_event = NULL;
+	}
 	if (held) {
 		KUNIT_EXPECT_EQ_MSG(test, pant_mm_users_left(held), 0,
 				    "the test mm is still in use after the case");
@@ -282,14 +311,15 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
 }
 
 /*
- * Faults taken through the whole of do_page_fault(), with page faults
- * enabled, as a system call takes them: a get_user() before the thread
- * has an mm; a get_user() from the unmapped page, which has no VMA; and a
- * put_user() and a copy_to_user() to a read-only page, each a permission
- * fault at EL1 on a user address, which the exception table makes a
- * uaccess fault rather than a PAN violation. Each ends in its routine's
- * fixup, -EFAULT, with user access closed. None of them can hang on
- * wrong tables: no fault handling makes such a page accessible.
+ * Faults taken with page faults enabled, as a system call takes them, so
+ * that do_page_fault() goes past its faulthandler_disabled() exit: a
+ * get_user() before the thread has an mm; a get_user() from the unmapped
+ * page, which has no VMA; and a put_user() and a copy_to_user() to a
+ * read-only page, each a permission fault at EL1 on a user address, which
+ * the exception table makes a uaccess fault rather than a PAN violation.
+ * Each ends in its routine's fixup, -EFAULT, with user access closed. None
+ * of them can hang on wrong tables: no fault handling makes such a page
+ * accessible.
  */
 static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 {
@@ -322,11 +352,168 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	pant_user_put(test, u);
 }
 
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * Retries of one access after which it is taken for one that will never
+ * complete: with the wrong tables in TTBR0_EL1, do_page_fault() maps the
+ * page in the mm and the access faults again, for ever.
+ */
+#define PANT_FAULT_RETRIES	8
+
+static void pant_fault_overflow(struct perf_event *event, struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+	struct pant_faults_seen *seen = event->overflow_handler_context;
+	unsigned long pc = instruction_pointer(regs);
+
+	if (user_mode(regs))
+		return;
+	if (data->addr < seen->start || data->addr >= seen->end ||
+	    !search_exception_tables(pc)) {
+		seen->other_pc = pc;
+		seen->other_addr = data->addr;
+		return;
+	}
+	if (++seen->faults > PANT_FAULT_RETRIES && !seen->gave_up) {
+		/* This task's next fault goes to the fixup: -EFAULT. */
+		seen->gave_up = true;
+		pagefault_disable();
+	}
+	if (seen->pan_clear)
+		return;
+	seen->pan_clear = !(regs->pstate & PANT_PSTATE_PAN);
+	seen->pc = pc;
+	seen->addr = data->addr;
+	seen->pstate = regs->pstate;
+}
+
+/* Before a routine faults on the page at @page, which nothing touched yet. */
+static void pant_faults_watch(struct pant_faults_seen *seen, unsigned long page)
+{
+	memset(seen, 0, sizeof(*seen));
+	seen->start = page;
+	seen->end = page + PAGE_SIZE;
+}
+
+/* After @what: its faults kept PSTATE.PAN set. */
+static void pant_expect_faults_kept_pan(struct kunit *test, struct pant_faults_seen *seen,
+					const char *what)
+{
+	if (seen->gave_up)
+		pagefault_enable();
+	KUNIT_EXPECT_FALSE_MSG(test, seen->gave_up,
+			       "%s: %u faults at %pS on %#lx, the access never completed: wrong tables in TTBR0_EL1?",
+			       what, seen->faults, (void *)seen->pc, seen->addr);
+	KUNIT_EXPECT_GT_MSG(test, seen->faults, 0U,
+			    "%s: no page fault on [%#lx, %#lx) at an instruction with a fixup (last other EL1 fault: %pS on %#lx)",
+			    what, seen->start, seen->end, (void *)seen->other_pc,
+			    seen->other_addr);
+	KUNIT_EXPECT_FALSE_MSG(test, seen->pan_clear,
+			       "%s: faulted at %pS on %#lx with SPSR %#llx: PSTATE.PAN=0 inside the routine, whose unprivileged accesses need no window",
+			       what, (void *)seen->pc, seen->addr, seen->pstate);
+}
+
+/*
+ * get_user(), put_user(), copy_{to,from}_user() and clear_user() each
+ * take a page fault on a page of their own that nothing touched before
+ * (page faults enabled: do_page_fault() maps it in and the access is
+ * retried). The fault's saved PSTATE is the one the access ran with:
+ * PAN set, as the routines never open a privileged window. Each page is
+ * a VMA of its own, so that no fault maps in the next routine's page.
+ */
+static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_faults_seen *seen = &ctx->seen;
+	struct pant_user *u = &ctx->user;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+	};
+	const size_t len = 64;
+	struct perf_event *event;
+	unsigned long pages, page, left;
+	u8 out[64], in[64];
+	int ret, i;
+	u32 val;
+
+	if (pant_get_kind() != PANT_HW)
+		kunit_skip(test,
+			   "%s: no PSTATE.PAN for the routines to keep (TTBR0 PAN: the other cases check their TTBR0_EL1 window)",
+			   PANT_NO_PAN_REASON);
+
+	pant_user_attach(test, u);
+	pagefault_enable();
+	/* Pages 0, 2, 4, 6 and 8 of 9, none touched yet: each access faults. */
+	pages = vm_mmap(NULL, 0, 9 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(pages), "vm_mmap() of 9 pages: %ld",
+			       (long)pages);
+	for (i = 1; i < 9; i += 2)
+		KUNIT_ASSERT_EQ(test, vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE), 0);
+	event = perf_event_create_kernel_counter(&attr, -1, current, pant_fault_overflow, seen);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
+			       "perf_event_create_kernel_counter(page faults): %pe", event);
+	ctx->fault_event = event;
+	memset(out, 0x5a, sizeof(out));
+
+	page = pages;
+	pant_faults_watch(seen, page);
+	val = 1;
+	ret = get_user(val, (u32 __user *)page);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "get_user() from %#lx", page);
+	KUNIT_EXPECT_EQ(test, val, 0U);
+	pant_expect_faults_kept_pan(test, seen, "get_user()");
+
+	page += 2 * PAGE_SIZE;
+	pant_faults_watch(seen, page);
+	ret = put_user(0x12345678U, (u32 __user *)page);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "put_user() to %#lx", page);
+	pant_expect_faults_kept_pan(test, seen, "put_user()");
+
+	page += 2 * PAGE_SIZE;
+	pant_faults_watch(seen, page);
+	left = copy_to_user((void __user *)page, out, len);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "copy_to_user() to %#lx", page);
+	pant_expect_faults_kept_pan(test, seen, "copy_to_user()");
+
+	page += 2 * PAGE_SIZE;
+	pant_faults_watch(seen, page);
+	memset(in, 0xff, sizeof(in));
+	left = copy_from_user(in, (void __user *)page, len);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "copy_from_user() from %#lx", page);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(in, 0, len), NULL);
+	pant_expect_faults_kept_pan(test, seen, "copy_from_user()");
+
+	page += 2 * PAGE_SIZE;
+	pant_faults_watch(seen, page);
+	left = clear_user((void __user *)page, len);
+	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "clear_user() of %#lx", page);
+	pant_expect_faults_kept_pan(test, seen, "clear_user()");
+
+	ctx->fault_event = NULL;
+	perf_event_release_kernel(event);
+	for (i = 0; i < 9; i += 2)
+		vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE);
+	pagefault_disable();
+	pant_user_put(test, u);
+}
+#else
+static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
+{
+	kunit_skip(test,
+		   "CONFIG_PERF_EVENTS=n: no page fault event to see the PSTATE an access faults with");
+}
+#endif
+
 static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_privileged_toggles_pan),
 	KUNIT_CASE(uaccess_user_page_pan_restored),
 	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
 	KUNIT_CASE(uaccess_fault_handled_efault_pan_restored),
+	KUNIT_CASE(uaccess_unprivileged_fault_pan_kept),
 	{}
 };
 
