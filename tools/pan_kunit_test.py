@@ -2829,6 +2829,7 @@ class ExportTest(CheckTestCase):
 				 ['perl', 'python3-ply', 'python3-git'])
 		self.assertNotIn('FAKE_NO_TREE', output)
 		self.assertNotIn('FAKE_NOT_TOP', output)
+		self.assertNotIn('FAKE_PYTHON', output)
 		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'{self.out} exists and is not an empty directory', output)

@@ -53,6 +53,10 @@ CHECKPATCH_IGNORE = 'FILE_PATH_CHANGES'
 # scripts/spdxcheck.py, which imports ply and git (GitPython). Without them
 # it prints a traceback and passes every licence.
 PACKAGES = ['perl', 'python3-ply', 'python3-git']
+# spdxcheck.py runs the python3 of PATH, and Debian's python3-ply and
+# python3-git are modules of Debian's python3, /usr/bin/python3: another
+# python3 first on PATH (pyenv, a venv) does not see them.
+DEBIAN_PYTHON_DIR = '/usr/bin'
 # A suite's C file names it in its struct kunit_suite.
 SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
 # A line of a message's trailer block ("Signed-off-by: ...").
@@ -427,12 +431,14 @@ def checkpatch(tree_dir: str, patches: List[str]) -> Dict[str, str]:
 	the tree (@tree_dir, a git worktree: checkpatch looks for .git where it
 	runs): the problems it found, by patch; empty when clean."""
 	problems = {}
+	path = os.pathsep.join([DEBIAN_PYTHON_DIR, os.environ.get('PATH', '')])
 	for patch in patches:
 		result = subprocess.run(['perl', os.path.join('scripts', 'checkpatch.pl'),
 					 '--strict', '--ignore', CHECKPATCH_IGNORE, '--terse',
 					 '--show-types', os.path.abspath(patch)],
-					cwd=tree_dir, stdout=subprocess.PIPE,
-					stderr=subprocess.STDOUT, text=True, check=False)
+					cwd=tree_dir, env=dict(os.environ, PATH=path),
+					stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+					text=True, check=False)
 		if result.returncode != 0:
 			problems[patch] = result.stdout.strip()
 	return problems
