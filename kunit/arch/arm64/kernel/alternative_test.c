@@ -250,8 +250,8 @@ static void alternative_relocates_adrp(struct kunit *test)
 	unsigned long got = alt_test_asm_adrp();
 
 	KUNIT_EXPECT_EQ_MSG(test, got, want,
-			    "ADRP patched into alt_test_asm_adrp() at %px: page %#lx, want the page of alt_test_adrp_target at %px",
-			    alt_test_asm_adrp, got, &alt_test_adrp_target);
+			    "ADRP patched into %pS: page %#lx, want %#lx, the page of alt_test_adrp_target (%ld 4KB pages off)",
+			    alt_test_asm_adrp, got, want, ((long)got - (long)want) / 4096);
 }
 
 static struct kunit_case __refdata arm64_alternative_cases[] = {

@@ -16,7 +16,7 @@
 
 #include <kunit/test.h>
 #include <linux/bits.h>
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 
 /* Print this many mismatches per case; the rest are only counted. */
 #define FIELD_MAX_REPORTED	8
