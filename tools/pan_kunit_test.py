@@ -3184,6 +3184,15 @@ class CoverageTest(unittest.TestCase):
 			coverage.place_dump({'/elsewhere/fault.gcda': b''}, build, out)
 		self.assertIn('/elsewhere/fault.gcda is not of the build in', str(e.exception))
 
+	def functions_in_tree(self, *names: str) -> List[coverage.Function]:
+		"""The fixture's functions.c as arch/arm64/kernel/functions.c of a
+		tree at self.tmp, and the functions of it called @names."""
+		source = os.path.join(self.tmp, 'arch/arm64/kernel/functions.c')
+		os.makedirs(os.path.dirname(source))
+		shutil.copy(test_data_path('coverage', 'functions.c'), source)
+		return [coverage.Function(name, 'arch/arm64/kernel/functions.c', 'area')
+			for name in names]
+
 	def tracefile(self, tree: str) -> Dict[str, coverage.SourceData]:
 		text = read(test_data_path('coverage', 'functions.info')).replace('TREE', tree)
 		return coverage.read_tracefile(text, tree)
@@ -3206,11 +3215,7 @@ class CoverageTest(unittest.TestCase):
 					  'missing': []})
 
 	def test_measure_counts_lines_and_branches_in_each_function(self) -> None:
-		source = os.path.join(self.tmp, 'arch/arm64/kernel/functions.c')
-		os.makedirs(os.path.dirname(source))
-		shutil.copy(test_data_path('coverage', 'functions.c'), source)
-		functions = [coverage.Function(name, 'arch/arm64/kernel/functions.c', 'area')
-			     for name in ('helper', 'caller', 'twice')]
+		functions = self.functions_in_tree('helper', 'caller', 'twice')
 		got = coverage.measure(functions, self.tracefile(self.tmp), self.tmp)
 		self.assertEqual([(c.function.name, c.lines, c.branches, c.missed_lines,
 				   c.missed_branches, c.found, c.defined) for c in got],
@@ -3221,11 +3226,7 @@ class CoverageTest(unittest.TestCase):
 				  got[2].ratio(got[2].lines)), ('3/3 100%', '2/3 66%', '-'))
 
 	def test_a_function_no_longer_defined_fails_the_report(self) -> None:
-		source = os.path.join(self.tmp, 'arch/arm64/kernel/functions.c')
-		os.makedirs(os.path.dirname(source))
-		shutil.copy(test_data_path('coverage', 'functions.c'), source)
-		functions = [coverage.Function(name, 'arch/arm64/kernel/functions.c', 'area')
-			     for name in ('helper', 'twice', 'renamed')]
+		functions = self.functions_in_tree('helper', 'twice', 'renamed')
 		covered = coverage.measure(functions, self.tracefile(self.tmp), self.tmp)
 		config = mock.Mock()
 		config.name = 'arm64_pan'
