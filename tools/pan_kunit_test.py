@@ -30,7 +30,7 @@ import time
 import types
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -347,6 +347,10 @@ class ListTest(unittest.TestCase):
 			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
 				      'regression one of its two suites misses\n', self.list(repo, False))
 
+def lacking(*names: str) -> Callable[[Sequence[str]], Set[str]]:
+	"""A packages.installed() that has every package but @names."""
+	return lambda wanted: {p for p in wanted if p not in names}
+
 class PackagesTest(unittest.TestCase):
 
 	def setUp(self) -> None:
@@ -358,7 +362,7 @@ class PackagesTest(unittest.TestCase):
 
 	def test_missing_as_user_names_the_command(self) -> None:
 		with self.assertRaises(Error) as e:
-			packages.ensure(is_installed=lambda p: p not in ('bc', 'qemu-system-arm'),
+			packages.ensure(installed=lacking('bc', 'qemu-system-arm'),
 					euid=lambda: 1000, apt_get=self.apt_get)
 		self.assertIn('run as root: apt-get install -y --no-install-recommends '
 			      'qemu-system-arm bc', str(e.exception))
@@ -366,7 +370,7 @@ class PackagesTest(unittest.TestCase):
 
 	def test_missing_as_root_installs_them(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()):
-			packages.ensure(is_installed=lambda p: p not in ('bc', 'qemu-system-arm'),
+			packages.ensure(installed=lacking('bc', 'qemu-system-arm'),
 					euid=lambda: 0, apt_get=self.apt_get)
 		self.assertEqual(self.apt_calls, [
 			['update'],
@@ -374,23 +378,35 @@ class PackagesTest(unittest.TestCase):
 
 	def test_failing_apt_get_is_an_error(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(Error) as e:
-			packages.ensure(is_installed=lambda p: p != 'flex', euid=lambda: 0,
+			packages.ensure(installed=lacking('flex'), euid=lambda: 0,
 					apt_get=lambda args: 100 if args[0] == 'install' else 0)
 		self.assertIn('apt-get install -y --no-install-recommends flex failed', str(e.exception))
 
 	def test_a_commands_extra_packages_are_installed_with_the_rest(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()):
 			packages.ensure(['linux-source-6.12'], coverage.PACKAGES,
-					is_installed=lambda p: p in packages.NEEDED,
+					installed=lambda wanted: set(wanted) & set(packages.NEEDED),
 					euid=lambda: 0, apt_get=self.apt_get)
 		self.assertEqual(self.apt_calls[-1], ['install', '-y', '--no-install-recommends',
 						      'linux-source-6.12', 'lcov'])
 
 	def test_all_present_runs_nothing(self) -> None:
 		euid = mock.Mock(return_value=1000)
-		packages.ensure(is_installed=lambda p: True, euid=euid, apt_get=self.apt_get)
+		packages.ensure(installed=set, euid=euid, apt_get=self.apt_get)
 		euid.assert_not_called()
 		self.assertEqual(self.apt_calls, [])
+
+	def test_installed_asks_dpkg_query_once(self) -> None:
+		fake = test_data_path('fake_dpkg')
+		with mock.patch.dict(os.environ, {'PATH': fake + os.pathsep + os.environ['PATH']}), \
+		     mock.patch.object(subprocess, 'run', wraps=subprocess.run) as run:
+			# flex: removed, its configuration kept; lcov: unknown.
+			self.assertEqual(packages.installed(['bc', 'flex', 'lcov', 'libssl-dev']),
+					 {'bc', 'libssl-dev'})
+			self.assertEqual(run.call_count, 1)
+			self.assertTrue(packages.is_installed('bc'))
+			self.assertFalse(packages.is_installed('lcov'))
+		self.assertEqual(packages.installed([]), set())
 
 	def test_no_dpkg_query_is_no_debian_host(self) -> None:
 		with tempfile.TemporaryDirectory() as empty, \
