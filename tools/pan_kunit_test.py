@@ -834,11 +834,17 @@ class TreeSetupTest(TempDirTestCase):
 		write(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c'), '/* mine */\n')
 		# Up to date: edits are fine, and run names them.
 		self.assertIn('already up to date', self.setup_tree())
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out):
+		writes: List[str] = []
+		class Recorder(io.StringIO):
+			def write(self, text: str) -> int:
+				writes.append(text)
+				return len(text)
+		with mock.patch.object(progress, '_current', None), \
+		     contextlib.redirect_stdout(Recorder()):
 			cli._note_edits(self.tree)
-		self.assertEqual(out.getvalue(), f'note: building with uncommitted changes in {self.tree}: '
-				 'arch/arm64/kernel/cpufeature.c, arch/arm64/kernel/scratch.c\n')
+		# In one write: run notes them in a thread, while the builds print.
+		self.assertEqual(writes, [f'note: building with uncommitted changes in {self.tree}: '
+					  'arch/arm64/kernel/cpufeature.c, arch/arm64/kernel/scratch.c\n'])
 		# An update would overwrite them: refused.
 		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
 		with self.assertRaises(Error) as e:
@@ -1600,6 +1606,26 @@ class RunTest(FakeKunitTestCase):
 			code, output = self.run_cli('--config', 'pass_pan')
 		self.assertEqual(code, 0, output)
 		self.assertEqual(status.call_count, 1)
+
+	def test_edits_are_noted_while_the_kernels_build(self) -> None:
+		# git status is 0.2-0.3 s of a developer's loop: not before the builds.
+		building = threading.Event()
+		waited: List[bool] = []
+		real_status, real_build = tree.changed_files, runner.build_all
+		def status(tree_dir: str) -> List[str]:
+			waited.append(building.wait(timeout=10))
+			return real_status(tree_dir)
+		def build_all(*args: Any, **kwargs: Any) -> Dict[str, bool]:
+			building.set()
+			return real_build(*args, **kwargs)
+		write(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c'), '/* mine */\n')
+		with mock.patch.object(tree, 'changed_files', status), \
+		     mock.patch.object(runner, 'build_all', build_all):
+			code, output = self.run_cli('--config', 'pass_pan')
+		self.assertEqual(code, 0, output)
+		self.assertEqual(waited, [True])
+		self.assertIn(f'note: building with uncommitted changes in {self.tree}: '
+			      'arch/arm64/kernel/scratch.c\n', output)
 
 	def test_no_git_show_of_the_base_commit(self) -> None:
 		# git show diffs a root commit even with -s: the whole tree, a

@@ -5,6 +5,7 @@
 # all at once.  Each kunit.py runs in a session of its own, and its whole
 # process group is killed when it ends, so no QEMU outlives it.
 
+import concurrent.futures
 import contextlib
 import fcntl
 import hashlib
@@ -16,7 +17,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from pan_kunit import ktap, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -338,22 +339,32 @@ def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[s
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
 	options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
-	outputs: Optional[Outputs]=None, kernel: Optional[Kernel]=None) -> List[results.ConfigResult]:
+	outputs: Optional[Outputs]=None,
+	kernel: Union[Kernel, Callable[[], Kernel], None]=None) -> List[results.ConfigResult]:
 	"""Builds every kconfig group, with @kunitconfig (default: the
 	tree's) plus @fragments and @options, then boots every config that
 	built.  Logs and boots go into @outputs (default: the tree's
-	.pan-kunit).  @kernel: what the records name (default: kernel_of())."""
+	.pan-kunit).  @kernel: what the records name, or a function that
+	says it (default: kernel_of()); the function runs while the kernels
+	build, as the git status of a kernel tree takes 0.2-0.3 s."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
 	options = options or KunitOptions()
 	outputs = outputs or Outputs(state(tree))
 	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
-	kernel = kernel or kernel_of(tree)
+	if isinstance(kernel, Kernel):
+		given = kernel
+		describe: Callable[[], Kernel] = lambda: given
+	else:
+		describe = kernel or (lambda: kernel_of(tree))
 	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add,
 				options.make_options)
 	build_of = {c.name: b for b in builds for c in b.group}
 	for config in configs:
 		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
-	ok = build_all(tree, kunit_dir, builds, jobs, quiet, options, outputs)
+	with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+		described = pool.submit(describe)
+		ok = build_all(tree, kunit_dir, builds, jobs, quiet, options, outputs)
+		record = described.result()
 	built = [c for b in builds if ok[b.key] for c in b.group]
 	exec_jobs = {c.name: _exec_job(outputs, kunit_dir, c, build_of[c.name].build_dir(tree),
 				       kunitconfig, timeout, options.filter_glob)
@@ -378,7 +389,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 		job = exec_jobs.get(config.name)
 		build = build_of[config.name]
 		collected.append(_collect(config, kunit_dir, outputs, build.build_dir(tree),
-					  outputs.build_log(build.key), kernel,
+					  outputs.build_log(build.key), record,
 					  job.outcome if job else None, timeout))
 	return collected
 
