@@ -191,7 +191,10 @@ def ccache_options(tree: str, make_options: Sequence[str]=()) -> Tuple[List[str]
 	"""kunit.py options and environment that compile through ccache, when
 	it is installed.  With base_dir at the tree, the paths ccache hashes
 	are relative, so builds of the tree and of its check worktree share
-	cache entries.  A make CC= overrides the compiler LLVM= chooses, so
+	cache entries.  Not in depend mode, which would skip ccache's own
+	preprocessor run on a miss (a quarter of a cold build): there ccache
+	no longer sees .incbin, and would serve an old vdso-wrap.o after an
+	edit of the vDSO.  A make CC= overrides the compiler LLVM= chooses, so
 	with the user's LLVM=1 it is clang through ccache, and with the
 	user's own CC= or another LLVM= (a prefix or suffix) there is none."""
 	if not shutil.which('ccache'):
