@@ -396,17 +396,32 @@ class PackagesTest(unittest.TestCase):
 		euid.assert_not_called()
 		self.assertEqual(self.apt_calls, [])
 
-	def test_installed_asks_dpkg_query_once(self) -> None:
+	def fake_dpkg(self, **env: str) -> Any:
 		fake = test_data_path('fake_dpkg')
-		with mock.patch.dict(os.environ, {'PATH': fake + os.pathsep + os.environ['PATH']}), \
+		return mock.patch.dict(os.environ, dict(env, PATH=fake + os.pathsep + os.environ['PATH']))
+
+	def test_installed_asks_dpkg_query_once(self) -> None:
+		with self.fake_dpkg(), \
 		     mock.patch.object(subprocess, 'run', wraps=subprocess.run) as run:
-			# flex: removed, its configuration kept; lcov: unknown.
-			self.assertEqual(packages.installed(['bc', 'flex', 'lcov', 'libssl-dev']),
-					 {'bc', 'libssl-dev'})
-			self.assertEqual(run.call_count, 1)
+			# flex: removed, its configuration kept; libssl-dev: so for the
+			# host's amd64, installed for arm64 only; libc6-dev: amd64 and
+			# i386; make: a trigger pending; lcov: unknown to dpkg.
+			self.assertEqual(packages.installed(['bc', 'flex', 'libssl-dev', 'libc6-dev',
+							     'make', 'linux-source-6.1', 'lcov']),
+					 {'bc', 'libc6-dev', 'make', 'linux-source-6.1'})
+			self.assertEqual([c.args[0][0] for c in run.call_args_list], ['dpkg', 'dpkg-query'])
 			self.assertTrue(packages.is_installed('bc'))
 			self.assertFalse(packages.is_installed('lcov'))
 		self.assertEqual(packages.installed([]), set())
+
+	def test_a_failing_dpkg_query_is_an_error(self) -> None:
+		# Not "every package is missing", which would install them all.
+		with self.fake_dpkg(FAKE_DPKG_BROKEN='1'), self.assertRaises(Error) as e:
+			packages.ensure(euid=lambda: 0, apt_get=self.apt_get)
+		self.assertEqual(str(e.exception), "dpkg-query -W failed (exit 2): dpkg-query: error: "
+				 "parsing file '/var/lib/dpkg/status' near line 7: newline in field "
+				 "name '#padding'")
+		self.assertEqual(self.apt_calls, [])
 
 	def test_no_dpkg_query_is_no_debian_host(self) -> None:
 		with tempfile.TemporaryDirectory() as empty, \

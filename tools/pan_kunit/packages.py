@@ -28,11 +28,14 @@ SETUP_TOOLS = ['git', 'tar', 'xz']
 BUILD_TOOLS = ['make', 'gcc', 'bc', 'bison', 'flex', 'aarch64-linux-gnu-gcc']
 BOOT_TOOLS = ['qemu-system-aarch64']
 
+class NotDebian(Error):
+	"""No dpkg-query on PATH."""
+
 def _not_debian(sources: Sequence[str]=()) -> Error:
-	return Error('no dpkg-query: this is not a Debian host. pan-kunit builds Debian\'s '
-		     f'{" and ".join(sources) or "kernel sources"} and installs what it needs only '
-		     'on Debian, with apt-get; it needs the Debian packages: ' +
-		     ' '.join(list(sources) + NEEDED))
+	return NotDebian('no dpkg-query: this is not a Debian host. pan-kunit builds Debian\'s '
+			 f'{" and ".join(sources) or "kernel sources"} and installs what it needs '
+			 'only on Debian, with apt-get; it needs the Debian packages: ' +
+			 ' '.join(list(sources) + NEEDED))
 
 def _dpkg_query(field: str, package: str) -> str:
 	"""Returns the dpkg-query field of an installed or known package, else ''."""
@@ -44,24 +47,37 @@ def _dpkg_query(field: str, package: str) -> str:
 		raise _not_debian() from None
 	return result.stdout if result.returncode == 0 else ''
 
-def installed(package_list: Sequence[str]) -> Set[str]:
-	"""The packages of @package_list that are installed, from one
-	dpkg-query for all of them: one per package was 0.1 s of every
-	command.  An unknown package is not installed (dpkg-query names it on
-	stderr and exits 1, after the lines of the others)."""
-	if not package_list:
-		return set()
+# The dpkg states of a package whose files are unpacked and configured.
+INSTALLED_STATES = ('installed', 'triggers-pending', 'triggers-awaited')
+
+def _dpkg(args: List[str]) -> 'subprocess.CompletedProcess[str]':
 	try:
-		result = subprocess.run(['dpkg-query', '-W', '-f=${Package}\t${db:Status-Status}\n',
-					 '--'] + list(package_list),
-					stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-					text=True, check=False)
+		return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+				      text=True, check=False)
 	except FileNotFoundError:
 		raise _not_debian() from None
+
+def installed(package_list: Sequence[str]) -> Set[str]:
+	"""The packages of @package_list that are installed for this host's
+	architecture (or for all), from one dpkg-query for all of them: one
+	per package was 0.1 s of every command.  An unknown package is not
+	installed (dpkg-query names it on stderr and exits 1, after the lines
+	of the others); any other failure of dpkg-query is an error."""
+	if not package_list:
+		return set()
+	native = _dpkg(['dpkg', '--print-architecture']).stdout.strip()
+	result = _dpkg(['dpkg-query', '-W', '-f=${Package}\t${Architecture}\t${db:Status-Status}\n',
+			'--'] + list(package_list))
+	if result.returncode not in (0, 1):
+		raise Error(f'dpkg-query -W failed (exit {result.returncode}): '
+			    f'{result.stderr.strip() or "no message"}')
 	wanted = set(package_list)
-	lines = [line.split('\t') for line in result.stdout.splitlines()]
-	return {fields[0] for fields in lines
-		if len(fields) == 2 and fields[1] == 'installed' and fields[0] in wanted}
+	present = set()
+	for fields in (line.split('\t') for line in result.stdout.splitlines()):
+		if (len(fields) == 3 and fields[0] in wanted and fields[1] in (native, 'all') and
+		    fields[2] in INSTALLED_STATES):
+			present.add(fields[0])
+	return present
 
 def is_installed(package: str) -> bool:
 	return package in installed([package])
@@ -83,7 +99,7 @@ def ensure(sources: Sequence[str]=(), extra: Sequence[str]=(),
 	wanted = list(dict.fromkeys(list(sources) + NEEDED + list(extra)))
 	try:
 		present = installed(wanted)
-	except Error:
+	except NotDebian:
 		raise _not_debian(sources) from None
 	missing = [p for p in wanted if p not in present]
 	if not missing:
