@@ -37,16 +37,6 @@ def _not_debian(sources: Sequence[str]=()) -> Error:
 			 'only on Debian, with apt-get; it needs the Debian packages: ' +
 			 ' '.join(list(sources) + NEEDED))
 
-def _dpkg_query(field: str, package: str) -> str:
-	"""Returns the dpkg-query field of an installed or known package, else ''."""
-	try:
-		result = subprocess.run(['dpkg-query', '-W', '-f=${' + field + '}', package],
-					stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-					text=True, check=False)
-	except FileNotFoundError:
-		raise _not_debian() from None
-	return result.stdout if result.returncode == 0 else ''
-
 # The dpkg states of a package whose files are unpacked and configured.
 INSTALLED_STATES = ('installed', 'triggers-pending', 'triggers-awaited')
 
@@ -83,7 +73,9 @@ def is_installed(package: str) -> bool:
 	return package in installed([package])
 
 def version(package: str) -> str:
-	return _dpkg_query('Version', package)
+	"""The version of an installed or known package, else ''."""
+	result = _dpkg(['dpkg-query', '-W', '-f=${Version}', package])
+	return result.stdout if result.returncode == 0 else ''
 
 def _apt_get(args: List[str]) -> int:
 	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
