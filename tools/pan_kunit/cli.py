@@ -355,7 +355,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		kernel_results = runner.run(tree_dir, kunit_dir, matrix, request.timeout,
 					    request.jobs, options=request.options,
 					    fragments=fragments(repo),
-					    kernel=lambda: tree.kernel_of(tree_dir, _note_edits(tree_dir)))
+					    describe=lambda: tree.kernel_of(tree_dir, _note_edits(tree_dir)))
 		result_list += kernel_results
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 	if request.raw_output:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import ktap, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
@@ -343,22 +343,18 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
 	options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
 	outputs: Optional[Outputs]=None,
-	kernel: Union[Kernel, Callable[[], Kernel], None]=None) -> List[results.ConfigResult]:
+	describe: Optional[Callable[[], Kernel]]=None) -> List[results.ConfigResult]:
 	"""Builds every kconfig group, with @kunitconfig (default: the
 	tree's) plus @fragments and @options, then boots every config that
 	built.  Logs and boots go into @outputs (default: the tree's
-	.pan-kunit).  @kernel: what the records name, or a function that
-	says it (default: kernel_of()); the function runs while the kernels
-	build, as the git status of a kernel tree takes 0.2-0.3 s."""
+	.pan-kunit).  @describe says the kernel the records name (default:
+	kernel_of()); it runs while the kernels build, as the git status of
+	a kernel tree takes 0.2-0.3 s."""
 	kunitconfig = kunitconfig or os.path.join(tree, TREE_KUNITCONFIG)
 	options = options or KunitOptions()
 	outputs = outputs or Outputs(state(tree))
 	ktap.load_parser(kunit_dir)  # the consoles are parsed with it: fail before building
-	if isinstance(kernel, Kernel):
-		given = kernel
-		describe: Callable[[], Kernel] = lambda: given
-	else:
-		describe = kernel or (lambda: kernel_of(tree))
+	describe = describe or (lambda: kernel_of(tree))
 	builds = kconfig_builds(tree, configs, kunitconfig, fragments, options.kconfig_add,
 				options.make_options)
 	build_of = {c.name: b for b in builds for c in b.group}
