@@ -3000,11 +3000,17 @@ class LkdtmRunTest(FakeKunitTestCase):
 		status, output = self.run_cli('run', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		(run_build,) = self.traced('build')
+		def kunitconfigs(argv: List[str]) -> List[str]:
+			return [argv[i + 1] for i, word in enumerate(argv) if word == '--kunitconfig']
 		(argv,) = self.traced('argv build')
-		self.assertIn(os.path.join(self.repo, lkdtm.KCONFIG),
-			      [argv[i + 1] for i, word in enumerate(argv) if word == '--kunitconfig'])
+		self.assertEqual(kunitconfigs(argv)[1:], [os.path.join(self.repo, lkdtm.KCONFIG),
+							  os.path.join(self.repo, cli.LEAN_KCONFIG)])
 		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
+		# The same kunitconfig and fragments as run's: kunit.py finds the
+		# build configured, and does not configure it again.
+		self.assertEqual([kunitconfigs(a) for a in self.traced('argv build')],
+				 [kunitconfigs(argv)] * 2)
 		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
 		self.assertEqual(output.count('lkdtm: 4 passed'), 1, output)  # the closing line, once
 		self.assertIn('pass_pan (max,pauth-impdef=on, PAN by CPU):\n'

@@ -31,10 +31,13 @@ REPO = os.path.dirname(TOOLS_DIR)
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
 
+# What every kernel pan-kunit builds leaves out that nothing under test uses.
+LEAN_KCONFIG = 'lean.config'
+
 def fragments(repo: str) -> List[str]:
 	"""The kconfig files every build merges into the kunitconfig: LKDTM's,
-	so that `lkdtm` boots the kernels `run` built."""
-	return [os.path.join(repo, lkdtm.KCONFIG)]
+	so that `lkdtm` boots the kernels `run` built, and lean.config."""
+	return [os.path.join(repo, lkdtm.KCONFIG), os.path.join(repo, LEAN_KCONFIG)]
 
 @dataclass
 class Target:
@@ -378,7 +381,8 @@ def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 	setup(tree_dir, target.kernel, repo, 'lkdtm')
 	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(request, repo, kunit_dir)
-	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs)
+	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
+			     fragments(repo))
 	passed = sum(v.ok for v in verdicts.values())
 	ok = lkdtm.print_report(matrix, verdicts)
 	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))

@@ -2,7 +2,8 @@
 #
 # The end-to-end PAN proof, in boots of their own: KUnit never provokes a
 # PAN fault, LKDTM does. The kernels are those of `run`: every pan-kunit
-# build merges KCONFIG (LKDTM, debugfs, initramfs) into the kunitconfig.
+# build merges KCONFIG (LKDTM, debugfs, initramfs) into the kunitconfig,
+# with the same fragments as `run` (cli.fragments()).
 # Booted with KUnit disabled, a kernel runs an initramfs whose init
 # (lkdtm/init.c) writes one crash type to provoke-crash/DIRECT, and the
 # console says how the kernel took it.
@@ -11,7 +12,7 @@ import os
 import shlex
 import subprocess
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error, StrEnum, initramfs, progress, results, runner
 from pan_kunit.configs import QemuConfig
@@ -112,30 +113,30 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	return f'{config.cmdline} kunit.enable=0 pankunit_crash={crash}'.strip()
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
-	timeout: int, jobs: int) -> Dict[Tuple[str, str], Verdict]:
+	timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], Verdict]:
 	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
-	the kernels, then boots each built config once per crash type, with
-	a line per boot as `run` prints them."""
+	the kernels with the kconfig @fragments (KCONFIG among them), then
+	boots each built config once per crash type, with a line per boot as
+	`run` prints them."""
 	pans = {c.name: has_pan(c) for c in configs}
-	kconfig = os.path.join(repo, KCONFIG)
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
-	built: List[Tuple[QemuConfig, str]] = []
+	built: List[Tuple[QemuConfig, runner.Build]] = []
 	verdicts: Dict[Tuple[str, str], Verdict] = {}
-	builds = runner.kconfig_builds(tree, configs, fragments=[kconfig])
+	builds = runner.kconfig_builds(tree, configs, fragments=fragments)
 	ok = runner.build_all(tree, kunit_dir, builds, jobs)
 	for build in builds:
 		if ok[build.key]:
-			built.extend((c, build.build_dir(tree)) for c in build.group)
+			built.extend((c, build) for c in build.group)
 		else:
 			for config in build.group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = Verdict(False, 'build failed', None)
 	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
-	for config, build_dir in built:
+	for config, build in built:
 		for crash in CRASH_TYPES:
 			exec_dir = runner.state(tree, 'exec', f'lkdtm-{config.name}-{crash}')
-			runner.link_kernel(exec_dir, build_dir, config)
-			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, kconfig, config) + [
+			runner.link_kernel(exec_dir, build.build_dir(tree), config)
+			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig, config) + [
 				'--qemu_args', shlex.join(['-initrd', cpio,
 							   '-append', boot_cmdline(config, crash)]),
 				'--raw_output=all', '--timeout', str(timeout)]
