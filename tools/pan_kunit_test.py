@@ -3048,6 +3048,14 @@ class LkdtmRunTest(FakeKunitTestCase):
 		self.assertIn('failed:\ninit.c:1: error: oops', out.getvalue())
 		self.assertEqual(self.traced('build'), [])
 
+	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
+		with mock.patch.object(initramfs, 'pack') as pack, \
+		     self.assertRaisesRegex(Error, 'built without lkdtm/lkdtm.config'):
+			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
+				  fragments=[os.path.join(self.repo, cli.LEAN_KCONFIG)])
+		pack.assert_not_called()
+		self.assertEqual(self.traced('build'), [])
+
 	def test_initramfs_has_init_and_a_console(self) -> None:
 		calls: List[List[str]] = []
 		listings: List[str] = []

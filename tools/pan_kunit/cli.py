@@ -382,7 +382,7 @@ def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(request, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
-			     fragments(repo))
+			     fragments=fragments(repo))
 	passed = sum(v.ok for v in verdicts.values())
 	ok = lkdtm.print_report(matrix, verdicts)
 	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))

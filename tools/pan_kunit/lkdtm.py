@@ -115,10 +115,12 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], Verdict]:
 	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
-	the kernels with the kconfig @fragments (KCONFIG among them), then
+	the kernels with the kconfig @fragments (KCONFIG must be among them), then
 	boots each built config once per crash type, with a line per boot as
 	`run` prints them."""
 	pans = {c.name: has_pan(c) for c in configs}
+	if os.path.join(repo, KCONFIG) not in fragments:
+		raise Error(f'lkdtm: the kernels would be built without {KCONFIG}')
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
 	built: List[Tuple[QemuConfig, runner.Build]] = []
 	verdicts: Dict[Tuple[str, str], Verdict] = {}
