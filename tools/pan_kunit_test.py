@@ -2505,7 +2505,7 @@ def patch_changes(path: str) -> List[hooks.FileChange]:
 			hunk = []
 		elif hunk is not None:
 			hunk.append(line)
-	return found
+	return hooks.build_order(found)
 
 def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
 	old: List[bytes] = []
@@ -2598,7 +2598,7 @@ class HooksTest(unittest.TestCase):
 		return data.decode()
 
 	def test_0002_cut_field_then_match(self) -> None:
-		kconfig, makefile, cpufeature = self.changes(
+		makefile, kconfig, cpufeature = self.changes(
 			'0002-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch')
 		self.assertEqual([sorted(i.suites) for i in kconfig.items()],
 				 [['arm64_cpufeature_field'], ['arm64_cpufeature_match']])

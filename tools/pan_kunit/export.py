@@ -28,10 +28,10 @@
 # then one that adds the .kunitconfig, and a cover letter from
 # patches/cover-letter.  hooks.py tells which suites a patch hooks in:
 # those whose files its lines name, and whose symbols those lines name.
-# AREA is "mm" for a suite in arch/arm64/mm/, else the first word of its
-# C file's name.  So every prefix builds as the series did: a suite comes
-# with the lines that build it, and no line names a suite that is not
-# there yet.  The last patch ends at exactly the prepared tree (checked),
+# AREA is "mm" for a suite in arch/arm64/mm/tests/, else the first word
+# of its C file's name.  So every prefix builds as the series did: a
+# suite comes with the lines that build it, and no line names a suite
+# that is not there yet.  The last patch ends at exactly the prepared tree (checked),
 # and every patch must pass checkpatch.pl --strict.
 
 import os
@@ -57,6 +57,8 @@ PACKAGES = ['perl', 'python3-ply', 'python3-git']
 # python3-git are modules of Debian's python3, /usr/bin/python3: another
 # python3 first on PATH (pyenv, a venv) does not see them.
 DEBIAN_PYTHON_DIR = '/usr/bin'
+# Where KUnit's style guide puts a suite: tests/ beside the code it tests.
+TESTS_DIR = 'tests'
 # A suite's C file names it in its struct kunit_suite.
 SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
 # A line of a message's trailer block ("Signed-off-by: ...").
@@ -77,7 +79,7 @@ class Suite:
 	name: str           # the KUnit suite, e.g. arm64_alternative
 	paths: List[str]    # its files, in the tree
 	summary: str        # the first paragraph of its C file's header comment
-	# Headers it includes that are no suite's own (pan_test.h): the first
+	# Headers it includes that are no suite's own (pan_kunit.h): the first
 	# suite of the series that includes one adds it.
 	shared: List[str] = field(default_factory=list)
 
@@ -197,8 +199,8 @@ def _header_comment(text: str) -> str:
 	return ' '.join(paragraph)
 
 def suites(sources: Sources) -> List[Suite]:
-	"""Groups kunit/'s files by stem (foo_test.c, foo_test.h and
-	foo_test_asm.S are one suite), named by the suite its C file defines."""
+	"""Groups kunit/'s files by stem (foo_kunit.c, foo_kunit.h and
+	foo_kunit_asm.S are one suite), named by the suite its C file defines."""
 	groups: Dict[Tuple[str, str], List[str]] = {}
 	for path in sorted(sources.suites):
 		if path == TREE_KUNITCONFIG:
@@ -206,7 +208,7 @@ def suites(sources: Sources) -> List[Suite]:
 		stem = os.path.splitext(os.path.basename(path))[0]
 		stem = stem[:-len('_asm')] if stem.endswith('_asm') else stem
 		groups.setdefault((os.path.dirname(path), stem), []).append(path)
-	# A header of no suite's own (the PAN suites' pan_test.h) goes with
+	# A header of no suite's own (the PAN suites' pan_kunit.h) goes with
 	# every suite that includes it.
 	shared: Dict[Tuple[str, str], List[str]] = {}
 	for key, paths in sorted(groups.items()):
@@ -245,17 +247,30 @@ def _and(words: List[str]) -> str:
 	return ', '.join(words[:-1]) + ' and ' + words[-1] if len(words) > 1 else ''.join(words)
 
 def area(suite: Suite) -> str:
-	"""The subsystem prefix upstream uses: "mm" for arch/arm64/mm, else
-	the first word of the file (cpufeature, alternative, cpucap)."""
-	directory = os.path.basename(os.path.dirname(suite.paths[0]))
-	return directory if directory == 'mm' else os.path.basename(suite.paths[0]).split('_')[0]
+	"""The subsystem prefix upstream uses: "mm" for a suite of
+	arch/arm64/mm (or its tests/), else the first word of the file
+	(cpufeature, alternative, cpucap)."""
+	directory = os.path.dirname(suite.paths[0])
+	if os.path.basename(directory) == TESTS_DIR:
+		directory = os.path.dirname(directory)
+	if os.path.basename(directory) == 'mm':
+		return 'mm'
+	return os.path.basename(suite.paths[0]).split('_')[0]
+
+def _shown(path: str) -> str:
+	"""How a suite's message names its file: from the directory of the
+	code it tests (tests/foo_kunit.c)."""
+	directory = os.path.dirname(path)
+	if os.path.basename(directory) == TESTS_DIR:
+		return os.path.join(TESTS_DIR, os.path.basename(path))
+	return os.path.basename(path)
 
 def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
 		  signed_off_by: str, shared: Sequence[str]=()) -> str:
 	"""The message of the patch that adds @suite, built by the Kconfig
 	@symbols, with @paragraphs of the message of the patch that hooks it
 	in, and the @shared headers it adds."""
-	files = _and([os.path.basename(p) for p in list(shared) + suite.paths])
+	files = _and([_shown(p) for p in list(shared) + suite.paths])
 	built = _and([f'CONFIG_{s}' for s in symbols])
 	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
 	body = ([_wrap(suite.summary)] if suite.summary else []) + [
@@ -380,8 +395,8 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	_commit(worktree, who, [TREE_KUNITCONFIG],
 		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
-			'--kunitconfig=arch/arm64/kernel" builds and runs every suite of this '
-			'series.') + f'\n\n{who.signed_off_by()}\n')
+			f'--kunitconfig={os.path.dirname(TREE_KUNITCONFIG)}" builds and runs every '
+			'suite of this series.') + f'\n\n{who.signed_off_by()}\n')
 	# The prepared tree, but for the kernel differences resolved.
 	resolved = {path for path in files if files[path] != sources.suites[path]}
 	differ = [path for path in tree.git(worktree, 'diff', '--name-only', 'HEAD',

@@ -4,7 +4,7 @@
 # change per suite, for `pan-kunit export`.
 #
 # A patch of patches/ hooks a suite in with lines that name the suite's
-# files (`obj-$(CONFIG_X) += foo_test.o`, `#include "foo_test.c"`) and
+# files (`obj-$(CONFIG_X) += foo_kunit.o`, `#include "tests/foo_kunit.c"`) and
 # with the Kconfig entry of the symbol those lines name (`config X`).
 # What a patch changes in a file is read from `git diff -U0` of the file
 # before and after it.  A hunk that only adds lines is cut into items:
@@ -204,7 +204,8 @@ def symbols_of(path: str, text: str) -> Set[str]:
 	return set(_CONFIG_REF.findall(text))
 
 def file_patterns(suites: Dict[str, List[str]]) -> Dict[str, Pattern[str]]:
-	"""A pattern per suite for a name of its files (foo_test.o, foo_test.c)."""
+	"""A pattern per suite for a name of its files (foo_kunit.o,
+	tests/foo_kunit.c)."""
 	patterns = {}
 	for name, paths in suites.items():
 		stems = sorted({os.path.splitext(os.path.basename(p))[0] for p in paths})
@@ -243,14 +244,23 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 					hunk.items[i].suites = set(nearest.suites)
 
 def changes(worktree: str, before: str, after: str) -> List[FileChange]:
-	"""What the commits @before..@after change, file by file, in git's order."""
+	"""What the commits @before..@after change, file by file, in
+	build_order()."""
 	paths = tree.git(worktree, 'diff', '--no-renames', '-z', '--name-only',
 			 before, after).stdout.split('\0')
 	found = []
 	for path in [p for p in paths if p]:
 		old, new = _blob(worktree, before, path), _blob(worktree, after, path)
 		found.append(FileChange(path, old, new, _hunks(worktree, before, after, path, old, new)))
-	return found
+	return build_order(found)
+
+def build_order(found: List[FileChange]) -> List[FileChange]:
+	"""@found with the Makefiles first, then the other files, each in the
+	order given.  The suites of a patch are cut in the order they first
+	appear, and a symbol that builds several is the first one's: so they
+	follow the lines that build them (arch/arm64/mm/tests/Makefile), not
+	an #include in a file that git lists first (arch/arm64/mm/fault.c)."""
+	return sorted(found, key=lambda change: file_kind(change.path) != FileKind.MAKE)
 
 def hooked(changes: List[FileChange], patch: str, new_suites: Set[str]) -> List[str]:
 	"""The suites of @new_suites that @changes hook in, in the order they
