@@ -469,8 +469,8 @@ class SourcesTest(TempDirTestCase):
 		loaded = sources.load(self.repo, KERNEL)
 		self.assertEqual([os.path.basename(p) for p in loaded.patches], [PATCH_2, PATCH_1])
 		self.assertEqual(sorted(loaded.suites),
-				 ['arch/arm64/kernel/.kunitconfig', SUITE_C, SUITE_H])
-		self.assertEqual(loaded.suites['arch/arm64/kernel/.kunitconfig'].decode(),
+				 sorted([sources.TREE_KUNITCONFIG, SUITE_C, SUITE_H]))
+		self.assertEqual(loaded.suites[sources.TREE_KUNITCONFIG].decode(),
 				 read(os.path.join(self.repo, 'kunitconfig')))
 
 	def test_digests_follow_contents(self) -> None:
@@ -768,7 +768,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertIn(f'Pan-Kunit-Suites: {wanted.suites_digest()}', trailers)
 		self.assertEqual(sorted(self.git('diff', '--name-only', 'HEAD^', 'HEAD').splitlines()),
 				 sorted(wanted.suites))
-		self.assertEqual(read(os.path.join(self.tree, 'arch/arm64/kernel/.kunitconfig')),
+		self.assertEqual(read(os.path.join(self.tree, sources.TREE_KUNITCONFIG)),
 				 read(os.path.join(self.repo, 'kunitconfig')))
 		exclude = read(os.path.join(self.tree, '.git', 'info', 'exclude')).splitlines()
 		self.assertIn('/.pan-kunit/', exclude)
@@ -805,9 +805,9 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(read(os.path.join(self.tree, SUITE_C)), '/* new suite */\n')
 		self.assertFalse(os.path.exists(os.path.join(self.tree, SUITE_H)))
 		self.assertEqual(sorted(self.git('diff', '--name-only', 'HEAD^', 'HEAD').splitlines()),
-				 ['arch/arm64/kernel/.kunitconfig', SUITE_C, 'arch/arm64/kernel/extra_test.c'])
+				 sorted([sources.TREE_KUNITCONFIG, SUITE_C, 'arch/arm64/kernel/extra_test.c']))
 		after = mtimes(self.tree)
-		for unchanged in ('arch/arm64/kernel/.kunitconfig', 'arch/arm64/kernel/cpufeature.c'):
+		for unchanged in (sources.TREE_KUNITCONFIG, 'arch/arm64/kernel/cpufeature.c'):
 			path = os.path.join(self.tree, unchanged)
 			self.assertEqual(after[path], before[path], unchanged)
 		self.assertEqual(tree.changed_files(self.tree), [])
@@ -2590,7 +2590,7 @@ class HooksTest(unittest.TestCase):
 				self.assertTrue(own['arm64_pan_detect'][0].startswith('PAN is set up'))
 				for name in pan[1:]:
 					self.assertTrue(own[name][0].startswith(
-						os.path.basename(found[name].paths[-1])), own[name])
+						'tests/' + os.path.basename(found[name].paths[-1])), own[name])
 
 	def first_cut(self, change: hooks.FileChange, later: str) -> str:
 		data = change.render(lambda item: later not in item.suites)
@@ -2598,7 +2598,7 @@ class HooksTest(unittest.TestCase):
 		return data.decode()
 
 	def test_0002_cut_field_then_match(self) -> None:
-		makefile, kconfig, cpufeature = self.changes(
+		makefile, tests_makefile, kconfig, cpufeature = self.changes(
 			'0002-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch')
 		self.assertEqual([sorted(i.suites) for i in kconfig.items()],
 				 [['arm64_cpufeature_field'], ['arm64_cpufeature_match']])
@@ -2611,7 +2611,12 @@ class HooksTest(unittest.TestCase):
 					       'Documentation/dev-tools/kunit/.\n\n\t  If unsure, say N.\n'
 					       '\nsource "drivers/hwtracing/coresight/Kconfig"\n'), first)
 		self.assertNotIn('MATCH', first)
-		self.assertIn('+= cpufeature_field_test.o', self.first_cut(makefile, 'arm64_cpufeature_match'))
+		# The suites' directory comes with the first suite, and its
+		# Makefile with its first line (and SPDX header).
+		self.assertIn('+= tests/\n', self.first_cut(makefile, 'arm64_cpufeature_match'))
+		self.assertEqual(self.first_cut(tests_makefile, 'arm64_cpufeature_match'),
+				 '# SPDX-License-Identifier: GPL-2.0\n\n'
+				 'obj-$(CONFIG_ARM64_CPUFEATURE_FIELD_KUNIT_TEST)\t+= cpufeature_field_kunit.o\n')
 		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
 				 (cpufeature.old or b'').decode())
 
@@ -2620,9 +2625,9 @@ class HooksTest(unittest.TestCase):
 			'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
 		# The blank line before each #ifdef goes with it: none is left at the end.
-		self.assertTrue(first.endswith('#include "cpufeature_match_test.c"\n#endif\n'
+		self.assertTrue(first.endswith('#include "tests/cpufeature_match_kunit.c"\n#endif\n'
 					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
-					       '#include "cpucap_passes_test.c"\n#endif\n'), first)
+					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'), first)
 		first = self.first_cut(kconfig, 'arm64_cpucap_table')
 		self.assertIn('config ARM64_CPUCAP_PASSES_KUNIT_TEST', first)
 		self.assertNotIn('TABLE', first)
@@ -2648,7 +2653,7 @@ class HooksTest(unittest.TestCase):
 	def test_a_line_that_hooks_in_two_suites_is_refused(self) -> None:
 		change = hooks.FileChange('arch/arm64/kernel/Makefile', b'', None, [hooks.Hunk(
 			0, 0, *hooks.split_run('arch/arm64/kernel/Makefile', [
-				b'obj-$(CONFIG_X) += cpucap_passes_test.o cpucap_table_test.o\n']))])
+				b'obj-$(CONFIG_X) += cpucap_passes_kunit.o cpucap_table_kunit.o\n']))])
 		hooks.assign([change], self.suites, self.symbols)
 		with self.assertRaisesRegex(Error, r'x.patch: one change to arch/arm64/kernel/Makefile '
 					    'hooks in both arm64_cpucap_passes and arm64_cpucap_table'):
@@ -2678,11 +2683,11 @@ class ExportMessageTest(unittest.TestCase):
 			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
 			'arm64_pan_fault': 'mm'})
 		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]
-		# pan_test.h is no suite's own: it goes with each suite that includes
+		# pan_kunit.h is no suite's own: it goes with each suite that includes
 		# it, and the first patch that adds one of them adds it.
 		self.assertEqual([(s.name, s.shared) for s in found if s.shared],
-				 [(name, ['arch/arm64/mm/pan_test.h']) for name in (
-					 'arm64_pan_fault', 'arm64_pan_detect', 'arm64_pan_enable',
+				 [(name, ['arch/arm64/mm/tests/pan_kunit.h']) for name in (
+					 'arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_fault',
 					 'arm64_pan_hotplug', 'arm64_pan_uaccess')])
 		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
 						      'Signed-off-by: Z <z@example.org>',
@@ -2691,14 +2696,14 @@ class ExportMessageTest(unittest.TestCase):
 				 'KUnit tests of the detection of Privileged Access Never (PAN): the\n'
 				 'ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU\'s\n'
 				 'PAN and SW TTBR0 PAN the kernel uses, against the ID register.\n\n'
-				 'The suite is arm64_pan_detect, in pan_test.h and pan_detect_test.c;\n'
-				 'CONFIG_ARM64_PAN_KUNIT_TEST builds it.\n\nWhy.\n\n'
+				 'The suite is arm64_pan_detect, in tests/pan_kunit.h and\n'
+				 'tests/pan_detect_kunit.c; CONFIG_ARM64_PAN_KUNIT_TEST builds it.\n\nWhy.\n\n'
 				 'Signed-off-by: Z <z@example.org>\n')
 		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
 		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
 			'arm64: alternative: Add the arm64_alternative KUnit suite\n'))
-		self.assertIn('The suite is arm64_alternative, in alternative_test.c,\n'
-			      'alternative_test.h and alternative_test_asm.S.\n',
+		self.assertIn('The suite is arm64_alternative, in tests/alternative_kunit.c,\n'
+			      'tests/alternative_kunit.h and tests/alternative_kunit_asm.S.\n',
 			      export.suite_message(alternative, [], [], ''))
 
 	def test_mailinfo_unfolds_the_subject_and_splits_off_the_trailers(self) -> None:

@@ -37,10 +37,10 @@ LCOV_BRANCHES = ['--rc', 'lcov_branch_coverage=1']
 PROFILED = [
 	'arch/arm64/kernel/cpufeature.c',   # and the three suites included at its end
 	'arch/arm64/kernel/alternative.c',
-	'arch/arm64/kernel/alternative_test.c',     # alternative_has_cap_*() inlined
-	'arch/arm64/kernel/cpufeature_field_test.c',  # the extractors, inlined
+	'arch/arm64/kernel/tests/alternative_kunit.c',       # alternative_has_cap_*() inlined
+	'arch/arm64/kernel/tests/cpufeature_field_kunit.c',  # the extractors, inlined
 	'arch/arm64/mm/fault.c',            # and arm64_pan_fault
-	'arch/arm64/mm/pan_uaccess_test.c',  # the uaccess helpers, inlined
+	'arch/arm64/mm/tests/pan_uaccess_kunit.c',  # the uaccess helpers, inlined
 	'arch/arm64/mm/context.c',
 ]
 

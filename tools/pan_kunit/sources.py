@@ -15,7 +15,10 @@ from pan_kunit.kernels import KernelSpec
 SUITES_DIR = 'kunit'
 KUNITCONFIG = 'kunitconfig'
 # Where kunitconfig goes in the tree.
-TREE_KUNITCONFIG = 'arch/arm64/kernel/.kunitconfig'
+# Beside the suites of arch/arm64/kernel/tests/: `kunit.py run
+# --kunitconfig=arch/arm64/kernel/tests` runs every suite, those of
+# arch/arm64/mm/tests/ too.
+TREE_KUNITCONFIG = 'arch/arm64/kernel/tests/.kunitconfig'
 
 @dataclass
 class Sources:

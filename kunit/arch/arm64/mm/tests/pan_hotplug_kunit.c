@@ -8,7 +8,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 
-#include "pan_test.h"
+#include "pan_kunit.h"
 
 /* The CPUs online before the case, which .exit brings back. */
 struct pant_hotplug_ctx {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Assembler ALTERNATIVE() sites for alternative_test.c. Each function
+ * Assembler ALTERNATIVE() sites for alternative_kunit.c. Each function
  * returns 2 when its site is empty, else 0 from the old instruction and 1
  * from the new one; the site lies between NAME_begin and NAME_end.
  */

@@ -43,7 +43,7 @@
 #include <linux/uaccess.h>
 #include <asm/futex.h>
 
-#include "pan_test.h"
+#include "pan_kunit.h"
 
 /*
  * A user mm owned by the test, attached to the KUnit kthread, with one

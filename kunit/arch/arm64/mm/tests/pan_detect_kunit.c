@@ -8,7 +8,7 @@
 #include <kunit/test.h>
 #include <linux/cpufeature.h>
 
-#include "pan_test.h"
+#include "pan_kunit.h"
 
 static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 {

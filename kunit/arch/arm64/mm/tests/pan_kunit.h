@@ -11,8 +11,8 @@
  * of the CPU and from the kernel configuration, not from what the kernel
  * says it detected.
  */
-#ifndef _ARM64_MM_PAN_TEST_H
-#define _ARM64_MM_PAN_TEST_H
+#ifndef _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
+#define _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -341,4 +341,4 @@ static inline void pant_exit_closed(struct kunit *test)
 	pant_expect_closed(test, NULL, "the case, in .exit");
 }
 
-#endif /* _ARM64_MM_PAN_TEST_H */
+#endif /* _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H */

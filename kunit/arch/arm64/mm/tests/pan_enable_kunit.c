@@ -10,7 +10,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 
-#include "pan_test.h"
+#include "pan_kunit.h"
 
 /*
  * MSR PAN, #<imm>: 0xd500401f | op2=0b100 << 5 | imm << 8

@@ -31,7 +31,7 @@
 #include <asm/insn.h>
 #include <asm/sections.h>
 
-#include "alternative_test.h"
+#include "alternative_kunit.h"
 
 /*
  * Kernel differences: one #if per difference, named by the release that

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The ALTERNATIVE() sites of alternative_test.c (its C-string sites) and
- * alternative_test_asm.S (its assembler sites): functions, and the labels
+ * The ALTERNATIVE() sites of alternative_kunit.c (its C-string sites) and
+ * alternative_kunit_asm.S (its assembler sites): functions, and the labels
  * around each site.
  */
-#ifndef __ARM64_KERNEL_ALTERNATIVE_TEST_H
-#define __ARM64_KERNEL_ALTERNATIVE_TEST_H
+#ifndef __ARM64_ARM64_KERNEL_TESTS_ALTERNATIVE_KUNIT_H
+#define __ARM64_ARM64_KERNEL_TESTS_ALTERNATIVE_KUNIT_H
 
 #include <linux/types.h>
 
@@ -28,4 +28,4 @@ ALT_TEST_DECLARE(alt_test_asm_pan);
 unsigned long alt_test_asm_adrp(void);
 extern const u64 alt_test_adrp_target;
 
-#endif /* __ARM64_KERNEL_ALTERNATIVE_TEST_H */
+#endif /* __ARM64_ARM64_KERNEL_TESTS_ALTERNATIVE_KUNIT_H */

@@ -44,7 +44,7 @@
 
 /*
  * 6.5: the cpucap naming series (which also renamed struct
- * alt_instr.cpufeature to .cpucap, see alternative_test.c) renamed the
+ * alt_instr.cpufeature to .cpucap, see alternative_kunit.c) renamed the
  * system's capability bitmaps: cpu_hwcaps is system_cpucaps and
  * boot_capabilities is boot_cpucaps. Patch 0003 names the set made of
  * them system_cpucaps on 6.1 and system_cpucap_set on 6.12; this suite

@@ -13,7 +13,7 @@
 #include <kunit/test.h>
 #include <linux/version.h>
 
-#include "pan_test.h"
+#include "pan_kunit.h"
 
 /* DDI 0487 J.a, C5.2 Special-purpose registers: SPSR_EL1.M[3:0] = 0b0101 is EL1h. */
 #define PANT_PSTATE_EL1H	0x5ULL
