@@ -2956,9 +2956,10 @@ class ParseTest(unittest.TestCase):
 		default = os.path.join(self.home, '.cache', 'pan-kunit', 'linux-source-6.1')
 		status, output = self.parse(missing, 'pass.log')
 		self.assertEqual(status, 2, output)
+		cache = os.path.dirname(default)
 		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
-			      f'tools/testing/kunit/kunit.py in {missing} nor in {default}2 nor in '
-			      f'{default}: run '
+			      f'tools/testing/kunit/kunit.py in {missing} nor in '
+			      f'{cache}/linux-source-7.3 nor in {default}2 nor in {default}: run '
 			      'tools/pan-kunit setup first', output)
 		self.tree_with_kunit_tool(default)
 		status, output = self.parse(missing, 'pass.log')

@@ -21,9 +21,9 @@ import unittest
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, bisect, configs, coverage, export, junit, kernels, ktap, lkdtm,
-		       mutants, packages, progress, results, runner, series, sources, steps,
-		       summary, tree, worktree)
+from pan_kunit import (Error, apt_suites, bisect, configs, coverage, export, junit, kernels,
+		       ktap, lkdtm, mutants, packages, progress, results, runner, series, sources,
+		       steps, summary, tree, worktree)
 from pan_kunit.kernels import KernelSpec
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -794,8 +794,18 @@ def _ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None
 	"""Installs (or asks for) every kernel's source package and the tools,
 	and the command's @extra packages, at once, before any kernel's work: a
 	second kernel's missing package is not found after the first kernel's
-	builds."""
-	packages.ensure([t.kernel.package for t in target_list], extra)
+	builds.  A kernel source package of another suite (trixie-backports)
+	gets its suite first, if it is missing."""
+	kernel_list = [t.kernel for t in target_list]
+	suited = [k for k in kernel_list if k.suite]
+	if suited:
+		try:
+			present = packages.installed([k.package for k in suited])
+		except packages.NotDebian:
+			pass  # packages.ensure() names what is needed
+		else:
+			apt_suites.ensure([k for k in suited if k.package not in present])
+	packages.ensure([k.package for k in kernel_list], extra)
 
 def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	for target in target_list:

@@ -21,6 +21,9 @@ BASE_SUBJECT = re.compile(r'^Debian (linux-source-[0-9.]+) (\S+)$')
 class KernelSpec:
 	name: str       # VERSION.PATCHLEVEL, as --kernel takes it: '6.12'
 	package: str    # the Debian source package: 'linux-source-6.12'
+	# The suite of the machine's Debian archive the package comes from,
+	# when it is not one of its own release's (apt_suites.py).
+	suite: Optional[str] = None
 
 	def tarball(self) -> str:
 		"""The package's tarball ($PAN_KUNIT_TARBALL_DIR, else /usr/src)."""
@@ -44,8 +47,9 @@ class KernelSpec:
 			os.path.expanduser('~'), '.cache', 'pan-kunit')
 		return os.path.join(cache, self.package)
 
-# Oldest first.
-KNOWN = (KernelSpec('6.1', 'linux-source-6.1'), KernelSpec('6.12', 'linux-source-6.12'))
+# Oldest first.  A kernel is supported once the repo has its series.
+KNOWN = (KernelSpec('6.1', 'linux-source-6.1'), KernelSpec('6.12', 'linux-source-6.12'),
+	 KernelSpec('7.3', 'linux-source-7.3', 'trixie-backports'))
 
 def by_name(name: str) -> Optional[KernelSpec]:
 	return next((k for k in KNOWN if k.name == name), None)
