@@ -1501,6 +1501,26 @@ class KernelsTest(TempDirTestCase):
 					    r'patches/6\.12/series; the supported kernels are 6\.1$'):
 			kernels.select(self.repo, ['6.12'])
 
+	def test_a_kernels_own_kconfig_is_merged_after_the_common_ones(self) -> None:
+		# kunitconfig and lean.config hold what every kernel accepts; a
+		# symbol another kernel lacks goes in patches/VERSION/kconfig.
+		self.add_kernel('6.12')
+		k61, k612 = kernels.select(self.repo, [])
+		common = [os.path.join(self.repo, 'lkdtm', 'lkdtm.config'),
+			  os.path.join(self.repo, cli.LEAN_KCONFIG)]
+		write(os.path.join(self.repo, 'patches', '6.12', 'kconfig'), 'CONFIG_X=y\n')
+		self.assertEqual(cli.fragments(self.repo, k61), common)
+		self.assertEqual(cli.fragments(self.repo, k612),
+				 common + [os.path.join(self.repo, 'patches', '6.12', 'kconfig')])
+
+	def test_the_repos_kconfig_files_hold_only_what_every_kernel_accepts(self) -> None:
+		# linux-source-7.3 has no ARM64_PAN, ARM64_USE_LSE_ATOMICS nor
+		# SCHED_DEBUG: kunit.py's config check would fail on them.
+		for name in ('kunitconfig', cli.LEAN_KCONFIG, os.path.join('lkdtm', 'lkdtm.config')):
+			text = read(os.path.join(REPO, name))
+			for symbol in ('ARM64_PAN', 'ARM64_USE_LSE_ATOMICS', 'SCHED_DEBUG'):
+				self.assertNotRegex(text, rf'CONFIG_{symbol}[= ]', name)
+
 	def test_one_default_tree_per_kernel(self) -> None:
 		self.add_kernel('6.12')
 		cache = os.path.join(self.tmp, 'cache')

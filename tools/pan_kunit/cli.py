@@ -34,10 +34,14 @@ MAX_NOTED = 10
 # What every kernel pan-kunit builds leaves out that nothing under test uses.
 LEAN_KCONFIG = 'lean.config'
 
-def fragments(repo: str) -> List[str]:
-	"""The kconfig files every build merges into the kunitconfig: LKDTM's,
-	so that `lkdtm` boots the kernels `run` built, and lean.config."""
-	return [os.path.join(repo, lkdtm.KCONFIG), os.path.join(repo, LEAN_KCONFIG)]
+def fragments(repo: str, kernel: KernelSpec) -> List[str]:
+	"""The kconfig files every build of @kernel merges into the
+	kunitconfig: LKDTM's, so that `lkdtm` boots the kernels `run` built,
+	lean.config, and the kernel's own fragment, if it has one: the
+	kunitconfig and lean.config hold only what every kernel accepts."""
+	found = [os.path.join(repo, lkdtm.KCONFIG), os.path.join(repo, LEAN_KCONFIG)]
+	own = os.path.join(repo, kernel.kconfig())
+	return found + [own] if os.path.isfile(own) else found
 
 @dataclass
 class Target:
@@ -357,7 +361,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		# kernel tree takes 0.2-0.3 s, once per run.
 		kernel_results = runner.run(tree_dir, kunit_dir, matrix, request.timeout,
 					    request.jobs, options=request.options,
-					    fragments=fragments(repo),
+					    fragments=fragments(repo, target.kernel),
 					    describe=lambda: tree.kernel_of(tree_dir, _note_edits(tree_dir)))
 		result_list += kernel_results
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
@@ -382,7 +386,7 @@ def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(request, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
-			     fragments=fragments(repo))
+			     fragments=fragments(repo, target.kernel))
 	passed = sum(v.ok for v in verdicts.values())
 	ok = lkdtm.print_report(matrix, verdicts)
 	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))
@@ -397,7 +401,7 @@ def run_coverage(request: BootRequest, target: Target, repo: str) -> int:
 	kernel = tree.kernel_of(tree_dir, _note_edits(tree_dir))
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
 	report = coverage.run(tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
-			      request.timeout, request.jobs, fragments=fragments(repo),
+			      request.timeout, request.jobs, fragments=fragments(repo, target.kernel),
 			      options=request.options)
 	ok = coverage.print_report(title, report)
 	passed = sum(b.ok for b in report.boots)
@@ -431,12 +435,12 @@ def check_destinations(request: ReportRequest) -> None:
 		if why:
 			raise Error(f'cannot write --{option} {path}: {why}')
 
-def _checker(request: BootRequest, tree_dir: str, repo: str,
+def _checker(request: BootRequest, tree_dir: str, kernel: KernelSpec, repo: str,
 	     kunitconfig: Optional[bytes]=None) -> steps.Checker:
 	matrix = _matrix(request, repo, tree.kunit_dir(tree_dir))
 	return steps.Checker(tree_dir, matrix, request.timeout, request.jobs,
 			     kunitconfig=kunitconfig, options=request.options,
-			     fragments=fragments(repo))
+			     fragments=fragments(repo, kernel))
 
 def _series(spec: str) -> str:
 	"""SERIES as bisect's report names it: a file or directory by its
@@ -514,7 +518,7 @@ def run_bisect(request: BisectRequest, target: Target, repo: str) -> int:
 
 def _bisect(request: BisectRequest, tree_dir: str, kernel: KernelSpec, repo: str,
 	    tallies: List[summary.Tally]) -> int:
-	checker = _checker(request, tree_dir, repo)
+	checker = _checker(request, tree_dir, kernel, repo)
 	work = runner.state(tree_dir, 'check')
 	if request.series:
 		patches = series.load(_series(request.series), tree_dir, work)
@@ -588,7 +592,7 @@ def _mutant_check(mutant: mutants.Mutant) -> junit.Check:
 def run_mutants(request: MutantsRequest, target: Target, repo: str,
 		found: List[mutants.Mutant]) -> int:
 	tree_dir = target.tree
-	checker = _checker(request, tree_dir, repo)
+	checker = _checker(request, tree_dir, target.kernel, repo)
 	start = time.monotonic()
 	baseline = mutants.run(checker, found)
 	elapsed = time.monotonic() - start
@@ -618,7 +622,7 @@ def run_export(request: ExportRequest, target: Target, repo: str) -> int:
 	who = export.identity(repo)
 	wanted = sources.load(repo, target.kernel)
 	# The steps before the series adds its .kunitconfig build with the repo's.
-	checker = _checker(request, tree_dir, repo,
+	checker = _checker(request, tree_dir, target.kernel, repo,
 			   kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = worktree.checkout(tree_dir, tree.BASE_REF)
 	export.build_series(wt, wanted, who)

@@ -37,6 +37,12 @@ class KernelSpec:
 	def patches_dir(self) -> str:
 		return os.path.join('patches', self.name)
 
+	def kconfig(self) -> str:
+		"""Its kconfig fragment, relative to the repo: the lines of every
+		build of this kernel that another kernel would refuse (a symbol
+		it lacks).  Optional."""
+		return os.path.join(self.patches_dir(), 'kconfig')
+
 	def mutants_dir(self) -> str:
 		return os.path.join('mutants', self.name)
 
