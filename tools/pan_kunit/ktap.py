@@ -103,11 +103,17 @@ def parse(console: str, kunit_dir: str) -> Tuple[List[Case], str]:
 	what kunit_parser printed while parsing it (kunit.py's own report)."""
 	parser = load_parser(kunit_dir)
 	printed = io.StringIO()
-	# kunit_parser prints through the module's `stdout`, a kunit_printer.Printer.
-	parser.stdout = type(parser.stdout)(printed)
+	if hasattr(parser, 'stdout'):
+		# 6.1 and 6.12: kunit_parser prints through the module's `stdout`,
+		# a kunit_printer.Printer.
+		parser.stdout = type(parser.stdout)(printed)
+		args: Tuple[Any, ...] = ()
+	else:
+		# 7.3: parse_run_tests() prints through the Printer it is given.
+		args = (parser.Printer(output=printed),)
 	cases: List[Case] = []
 	try:
-		test = parser.parse_run_tests(console.splitlines())
+		test = parser.parse_run_tests(console.splitlines(), *args)
 	except Exception as e:  # no cases then; the status comes from kunit.py's JSON and exit
 		return cases, printed.getvalue() + f'{PARSER} failed on this console: {e!r}\n'
 	_leaves(test, [], cases)
