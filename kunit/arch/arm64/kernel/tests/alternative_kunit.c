@@ -49,6 +49,16 @@
 #define alt_test_entry_cap(alt)	((alt)->cpufeature)
 #endif
 
+/*
+ * 6.18: KUnit's parameterized testing rework passes the test to a case's
+ * generate_params() as its first argument.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define ALT_TEST_GEN_PARAMS_ARGS	struct kunit *test, const void *prev, char *desc
+#else
+#define ALT_TEST_GEN_PARAMS_ARGS	const void *prev, char *desc
+#endif
+
 /* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (Arm ARM C6.2) */
 #define ALT_TEST_MOVZ_W0(imm)	(0x52800000U | ((imm) << 5))
 
@@ -151,7 +161,7 @@ static void alt_test_site_desc(const struct alt_test_site *site, char *desc)
 KUNIT_ARRAY_PARAM(alt_test_site, alt_test_sites, alt_test_site_desc);
 
 /* The sites with code in them: those the boot can patch. */
-static const void *alt_test_emitted_gen_params(const void *prev, char *desc)
+static const void *alt_test_emitted_gen_params(ALT_TEST_GEN_PARAMS_ARGS)
 {
 	const struct alt_test_site *site = prev ? (const struct alt_test_site *)prev + 1
 						: alt_test_sites;

@@ -59,9 +59,69 @@
 #endif
 
 /*
- * Not a difference: <asm/cpufeature.h> defines the same six capability
- * types (ARM64_CPUCAP_*) with the same late CPU rules in 6.1 and 6.12, so
- * passes_types[] and passes_late_rules[] hold every type on both.
+ * 7.2 at the latest: "arm64: Unconditionally enable PAN support" removed
+ * CONFIG_ARM64_PAN: arm64_features[] always has the ARM64_HAS_PAN row,
+ * whose cpu_enable() is cpu_enable_pan(). Before, both were there with
+ * CONFIG_ARM64_PAN=y only. (6.12 has the option and Debian's 7.2 has
+ * not; Debian packages no release in between.)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+static void passes_need_pan_row(struct kunit *test)
+{
+}
+
+#define PASSES_PAN_ENABLE	cpu_enable_pan
+#else
+static void passes_need_pan_row(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_ARM64_PAN))
+		kunit_skip(test, "CONFIG_ARM64_PAN=n: arm64_features[] has no PAN row");
+}
+
+#ifdef CONFIG_ARM64_PAN
+#define PASSES_PAN_ENABLE	cpu_enable_pan
+#else
+#define PASSES_PAN_ENABLE	NULL
+#endif
+#endif
+
+/*
+ * 6.17: "arm64: cpufeature: Introduce MATCH_ALL_EARLY_CPUS capability
+ * type" added a seventh capability type, ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE
+ * (SCOPE_LOCAL_CPU | PERMITTED_FOR_LATE_CPU | MATCH_ALL_EARLY_CPUS): set
+ * by the boot CPU's detect pass only, probed again on every early
+ * secondary and cleared for good by the first that lacks it. A late CPU
+ * may have it when the system has not, and must have it when the system
+ * has. PASSES_EARLY_LOCAL_TYPE and PASSES_EARLY_LOCAL_RULES add it to
+ * passes_types[] and passes_late_rules[], and the match-all case pins
+ * each branch of the detect pass for it.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define PASSES_EARLY_LOCAL_TYPE						\
+	{ .name = "early_local_cpu_feature",				\
+	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,			\
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+#define PASSES_EARLY_LOCAL_RULES					\
+	{ .name = "early_local_cpu_feature_cpu_lacks",			\
+	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,			\
+	  .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU,			\
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false }, \
+	{ .name = "early_local_cpu_feature_cpu_has",			\
+	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,			\
+	  .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU,			\
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+#define PASSES_MATCH_ALL_CASE						\
+	KUNIT_CASE_PARAM(update_cpu_capabilities_match_all_early_cpus,	\
+			 passes_match_all_gen_params),
+#else
+#define PASSES_EARLY_LOCAL_TYPE
+#define PASSES_EARLY_LOCAL_RULES
+#define PASSES_MATCH_ALL_CASE
+#endif
+
+/*
+ * Not a difference: the six other capability types (ARM64_CPUCAP_*) of
+ * <asm/cpufeature.h> have the same late CPU rules on every kernel.
  */
 
 /* Fake capability numbers: bits of the private bitmaps only */
@@ -411,6 +471,7 @@ static const struct passes_type passes_types[] = {
 	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
 	{ .name = "system_feature", .type = ARM64_CPUCAP_SYSTEM_FEATURE,
 	  .scope = SCOPE_SYSTEM, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+	PASSES_EARLY_LOCAL_TYPE
 };
 
 static void passes_type_desc(const struct passes_type *t, char *desc)
@@ -608,6 +669,7 @@ static const struct passes_late_rule passes_late_rules[] = {
 	{ .name = "system_feature_cpu_has",
 	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
 	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+	PASSES_EARLY_LOCAL_RULES
 };
 
 static void passes_late_rule_desc(const struct passes_late_rule *r, char *desc)
@@ -689,16 +751,13 @@ static struct passes_pan *passes_pan_copy(struct kunit *test, u16 answers)
 	struct passes_pan *pan = &ctx->pan;
 	const struct arm64_cpu_capabilities *real;
 
-	if (!IS_ENABLED(CONFIG_ARM64_PAN))
-		kunit_skip(test, "CONFIG_ARM64_PAN=n: arm64_features[] has no PAN row");
+	passes_need_pan_row(test);
 	real = passes_find_feature(ARM64_HAS_PAN);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, real, "no row for ARM64_HAS_PAN (%d) in arm64_features[]",
 				  ARM64_HAS_PAN);
-#ifdef CONFIG_ARM64_PAN
-	KUNIT_EXPECT_TRUE_MSG(test, real->cpu_enable == cpu_enable_pan,
+	KUNIT_EXPECT_TRUE_MSG(test, real->cpu_enable == PASSES_PAN_ENABLE,
 			      "the PAN row's cpu_enable() is %ps, expected %ps",
-			      real->cpu_enable, cpu_enable_pan);
-#endif
+			      real->cpu_enable, PASSES_PAN_ENABLE);
 	/* Not an assignment: the struct has const members */
 	memcpy(&pan->row, real, sizeof(pan->row));
 	/* No "detected: Privileged Access Never" from the private passes. */
@@ -768,6 +827,83 @@ static void verify_local_cpu_caps_pan_refuses_cpu_without(struct kunit *test)
 			    "PAN row's cpu_enable() ran on a late CPU without PAN");
 }
 
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+/*
+ * A match-all early CPUs capability (see the 6.17 difference above)
+ * through the detect passes as boot runs them: the boot CPU's
+ * (SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU), then check_local_cpu_capabilities()
+ * on each early secondary (SCOPE_LOCAL_CPU), each CPU answering matches()
+ * for itself, then setup_system_capabilities() (SCOPE_SYSTEM), which
+ * leaves a local scope capability alone.
+ */
+struct passes_match_all {
+	const char *name;
+	bool boot;		/* the boot CPU has it */
+	int secondaries;	/* early secondaries that come up */
+	bool secondary[2];	/* whether each has it */
+	bool detected;		/* the system has it at the end */
+	int matches;		/* matches() calls: probed again on each early CPU */
+};
+
+static const struct passes_match_all passes_match_alls[] = {
+	{ .name = "boot_cpu_has", .boot = true, .detected = true, .matches = 1 },
+	{ .name = "boot_cpu_lacks", .boot = false, .detected = false, .matches = 1 },
+	{ .name = "every_secondary_has", .boot = true, .secondaries = 2,
+	  .secondary = { true, true }, .detected = true, .matches = 3 },
+	{ .name = "last_secondary_lacks", .boot = true, .secondaries = 2,
+	  .secondary = { true, false }, .detected = false, .matches = 3 },
+	/* Once cleared, never probed nor set again */
+	{ .name = "cleared_stays_cleared", .boot = true, .secondaries = 2,
+	  .secondary = { false, true }, .detected = false, .matches = 2 },
+	/* Only the boot CPU's pass sets it */
+	{ .name = "boot_cpu_lacks_secondaries_have", .boot = false, .secondaries = 2,
+	  .secondary = { true, true }, .detected = false, .matches = 1 },
+};
+
+static void passes_match_all_desc(const struct passes_match_all *m, char *desc)
+{
+	strscpy(desc, m->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_match_all, passes_match_alls, passes_match_all_desc);
+
+static void update_cpu_capabilities_match_all_early_cpus(struct kunit *test)
+{
+	const struct passes_match_all *m = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	char cpus[40];
+	bool detected;
+	int i;
+
+	snprintf(cpus, sizeof(cpus), "boot CPU %s it", passes_has(m->boot));
+	passes_add_row(ctx, 0, ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, m->name, m->boot);
+	__update_cpu_capabilities(&ctx->set, SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU);
+	for (i = 0; i < m->secondaries; i++) {
+		ctx->log.has[0] = m->secondary[i];
+		__update_cpu_capabilities(&ctx->set, SCOPE_LOCAL_CPU);
+	}
+	__update_cpu_capabilities(&ctx->set, SCOPE_SYSTEM);
+	if (m->secondaries)
+		snprintf(cpus + strlen(cpus), sizeof(cpus) - strlen(cpus),
+			 ", secondaries %s, %s", passes_has(m->secondary[0]),
+			 passes_has(m->secondary[1]));
+
+	detected = test_bit(0, ctx->caps);
+	KUNIT_EXPECT_EQ_MSG(test, detected, m->detected, "type %#x, %s: system %s it",
+			    ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, cpus, passes_has(detected));
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.matches[0], m->matches,
+			    "type %#x, %s: matches() calls", ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,
+			    cpus);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.match_scopes[0], (u16)SCOPE_LOCAL_CPU,
+			    "type %#x, %s: scopes matches() was asked for",
+			    ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, cpus);
+	KUNIT_EXPECT_TRUE_MSG(test, bitmap_empty(ctx->boot_caps, PASSES_NCAPS),
+			      "type %#x, %s: boot CPU capabilities %*pbl",
+			      ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, cpus, PASSES_NCAPS,
+			      ctx->boot_caps);
+}
+
+#endif
 static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_after_every_match, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
@@ -781,6 +917,7 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
 	KUNIT_CASE(update_cpu_capabilities_pan_needs_every_cpu),
 	KUNIT_CASE(verify_local_cpu_caps_pan_refuses_cpu_without),
+	PASSES_MATCH_ALL_CASE
 	{}
 };
 

@@ -61,6 +61,48 @@ static inline unsigned int table_row_max(const struct arm64_cpu_capabilities *ca
 }
 #endif
 
+/*
+ * 6.18: KUnit's parameterized testing rework passes the test to a case's
+ * generate_params() as its first argument.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define TABLE_GEN_PARAMS_ARGS	struct kunit *test, const void *prev, char *desc
+#else
+#define TABLE_GEN_PARAMS_ARGS	const void *prev, char *desc
+#endif
+
+/*
+ * 6.17: "arm64: cpufeature: Introduce MATCH_ALL_EARLY_CPUS capability
+ * type" added ARM64_CPUCAP_MATCH_ALL_EARLY_CPUS to the flags of a row's
+ * type, which <asm/cpufeature.h> defines for SCOPE_LOCAL_CPU rows only.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define TABLE_TYPE_FLAGS	(ARM64_CPUCAP_PERMITTED_FOR_LATE_CPU |		\
+				 ARM64_CPUCAP_OPTIONAL_FOR_LATE_CPU |		\
+				 ARM64_CPUCAP_PANIC_ON_CONFLICT |		\
+				 ARM64_CPUCAP_MATCH_ALL_EARLY_CPUS)
+
+static void table_expect_match_all_local(struct kunit *test, const char *table,
+					 const struct arm64_cpu_capabilities *cap)
+{
+	if (!(cap->type & ARM64_CPUCAP_MATCH_ALL_EARLY_CPUS))
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, cap->type & ARM64_CPUCAP_SCOPE_MASK,
+			    (u16)ARM64_CPUCAP_SCOPE_LOCAL_CPU,
+			    "%s row \"%s\" (capability %u): type %#x matches all early CPUs without local scope",
+			    table, cap->desc ?: "(no desc)", cap->capability, cap->type);
+}
+#else
+#define TABLE_TYPE_FLAGS	(ARM64_CPUCAP_PERMITTED_FOR_LATE_CPU |		\
+				 ARM64_CPUCAP_OPTIONAL_FOR_LATE_CPU |		\
+				 ARM64_CPUCAP_PANIC_ON_CONFLICT)
+
+static void table_expect_match_all_local(struct kunit *test, const char *table,
+					 const struct arm64_cpu_capabilities *cap)
+{
+}
+#endif
+
 #define TABLE_MAX_ROWS	256
 
 struct table_row {
@@ -128,7 +170,7 @@ static void table_row_name(const struct table_row *row, char *buf, size_t len)
 		snprintf(buf + n, len - n, ", match_list[%d]", row->index);
 }
 
-static const void *table_row_gen_params(const void *prev, char *desc)
+static const void *table_row_gen_params(TABLE_GEN_PARAMS_ARGS)
 {
 	const struct table_row *row = prev;
 
@@ -310,8 +352,7 @@ static void cpucap_tables_capability_unique(struct kunit *test)
  */
 static void cpucap_tables_type_is_one_scope(struct kunit *test)
 {
-	const u16 known = ARM64_CPUCAP_SCOPE_MASK | ARM64_CPUCAP_PERMITTED_FOR_LATE_CPU |
-			  ARM64_CPUCAP_OPTIONAL_FOR_LATE_CPU | ARM64_CPUCAP_PANIC_ON_CONFLICT;
+	const u16 known = ARM64_CPUCAP_SCOPE_MASK | TABLE_TYPE_FLAGS;
 	const struct arm64_cpu_capabilities *cap;
 	int t;
 
@@ -329,6 +370,7 @@ static void cpucap_tables_type_is_one_scope(struct kunit *test)
 					    "%s row \"%s\" (capability %u): unknown type bits in %#x",
 					    table, cap->desc ?: "(no desc)", cap->capability,
 					    cap->type);
+			table_expect_match_all_local(test, table, cap);
 		}
 	}
 }

@@ -49,6 +49,23 @@ static inline u8 match_row_max(const struct arm64_cpu_capabilities *cap)
 #endif
 
 /*
+ * 7.2 at the latest: CONFIG_ARM64_PAN ("arm64: Unconditionally enable PAN
+ * support") and CONFIG_ARM64_LSE_ATOMICS are gone, and arm64_features[]
+ * always has the ARM64_HAS_PAN and ARM64_HAS_LSE_ATOMICS rows. Before,
+ * each row was there with its option only. (6.12 has both options and
+ * Debian's 7.2 neither; Debian packages no release in between.)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+#define MATCH_PAN_CONFIGURED		.configured = true
+#define MATCH_LSE_CONFIGURED		.configured = true
+#else
+#define MATCH_PAN_CONFIGURED		.configured = IS_ENABLED(CONFIG_ARM64_PAN), \
+					.config = "CONFIG_ARM64_PAN"
+#define MATCH_LSE_CONFIGURED		.configured = IS_ENABLED(CONFIG_ARM64_LSE_ATOMICS), \
+					.config = "CONFIG_ARM64_LSE_ATOMICS"
+#endif
+
+/*
  * The largest value of a 4-bit ID field (DDI 0487 L.a, "Principles of the
  * ID scheme for fields in ID registers"): 0b1111 unsigned, 0b0111 signed
  * (two's complement: 0b1000-0b1111 are -8 to -1).
@@ -292,17 +309,14 @@ struct match_row {
 
 static const struct match_row match_rows[] = {
 	/* ID_AA64MMFR1_EL1.PAN, bits [23:20]: 0b0001 FEAT_PAN */
-	{ .name = "ARM64_HAS_PAN", .id = ARM64_HAS_PAN,
-	  .configured = IS_ENABLED(CONFIG_ARM64_PAN), .config = "CONFIG_ARM64_PAN",
+	{ .name = "ARM64_HAS_PAN", .id = ARM64_HAS_PAN, MATCH_PAN_CONFIGURED,
 	  .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20, .min = 1 },
 	/* ID_AA64MMFR1_EL1.PAN: 0b0011 FEAT_PAN3 (EPAN) */
 	{ .name = "ARM64_HAS_EPAN", .id = ARM64_HAS_EPAN,
 	  .configured = IS_ENABLED(CONFIG_ARM64_EPAN), .config = "CONFIG_ARM64_EPAN",
 	  .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20, .min = 3 },
 	/* ID_AA64ISAR0_EL1.Atomic, bits [23:20]: 0b0010 FEAT_LSE */
-	{ .name = "ARM64_HAS_LSE_ATOMICS", .id = ARM64_HAS_LSE_ATOMICS,
-	  .configured = IS_ENABLED(CONFIG_ARM64_LSE_ATOMICS),
-	  .config = "CONFIG_ARM64_LSE_ATOMICS",
+	{ .name = "ARM64_HAS_LSE_ATOMICS", .id = ARM64_HAS_LSE_ATOMICS, MATCH_LSE_CONFIGURED,
 	  .reg = MATCH_ID_AA64ISAR0_EL1, .shift = 20, .min = 2 },
 	/* ID_AA64ISAR0_EL1.RNDR, bits [63:60]: 0b0001 FEAT_RNG */
 	{ .name = "ARM64_HAS_RNG", .id = ARM64_HAS_RNG, .configured = true,
@@ -623,9 +637,9 @@ struct match_lend {
 	bool local[NR_CPUS];
 };
 
-static void match_lend_wait(atomic_t *v, int at_least)
+static void match_lend_wait(atomic_t *v, int count)
 {
-	while (atomic_read(v) < at_least)
+	while (atomic_read(v) < count)
 		cpu_relax();
 }
 
