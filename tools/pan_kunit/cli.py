@@ -348,11 +348,13 @@ def _print_console(result: results.ConfigResult, what: str='all') -> None:
 		print(console, end='' if console.endswith('\n') else '\n')
 
 def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
-	"""Builds and boots the matrix of every kernel, and reports them as
-	one: a column per (kernel, config), a total per kernel."""
+	"""Builds and boots the matrix of every kernel, the newest first, and
+	reports each as soon as its boots end: its failures, skips, a table
+	with a column per config and its total; then a total per kernel."""
 	result_list: List[results.ConfigResult] = []
 	reports = []
-	for target in target_list:
+	for target in sorted(target_list, key=lambda t: kernels.KNOWN.index(t.kernel),
+			     reverse=True):
 		tree_dir = target.tree
 		setup(tree_dir, target.kernel, repo, 'run')
 		kunit_dir = tree.kunit_dir(tree_dir)
@@ -365,10 +367,17 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 					    describe=lambda: tree.kernel_of(tree_dir, _note_edits(tree_dir)))
 		result_list += kernel_results
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
-	if request.raw_output:
-		for result in result_list:
-			_print_console(result, request.raw_output)
-	results.print_report(result_list)
+		if request.raw_output:
+			for result in kernel_results:
+				_print_console(result, request.raw_output)
+		results.print_report(kernel_results, several=len(target_list) > 1)
+	# The files and the totals list the kernels oldest first, as --kernel does.
+	reports.reverse()
+	result_list.sort(key=lambda r: [k.package for k in kernels.KNOWN].index(r.kernel.package)
+			 if r.kernel.package in [k.package for k in kernels.KNOWN] else -1)
+	if len(target_list) > 1:
+		for line in results.total_lines(result_list):
+			print(line)
 	passed, failed, _ = results.totals(result_list)
 	summary.report(summary.Tally('run', passed, failed))
 	if request.json:
