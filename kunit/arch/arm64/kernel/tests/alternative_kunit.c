@@ -49,13 +49,11 @@
 #define alt_test_entry_cap(alt)	((alt)->cpufeature)
 #endif
 
-/*
- * 6.18: KUnit's parameterized testing rework passes the test to a case's
- * generate_params() as its first argument.
- */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+/* A case's generate_params() takes the test first. */
 #define ALT_TEST_GEN_PARAMS_ARGS	struct kunit *test, const void *prev, char *desc
 #else
+/* Before 6.18's parameterized testing rework, without the test. */
 #define ALT_TEST_GEN_PARAMS_ARGS	const void *prev, char *desc
 #endif
 

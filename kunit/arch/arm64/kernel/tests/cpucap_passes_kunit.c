@@ -58,20 +58,19 @@
 #define PASSES_BOOT_CAPS	boot_capabilities
 #endif
 
-/*
- * 7.2 at the latest: "arm64: Unconditionally enable PAN support" removed
- * CONFIG_ARM64_PAN: arm64_features[] always has the ARM64_HAS_PAN row,
- * whose cpu_enable() is cpu_enable_pan(). Before, both were there with
- * CONFIG_ARM64_PAN=y only. (6.12 has the option and Debian's 7.2 has
- * not; Debian packages no release in between.)
- */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+/* arm64_features[] has the ARM64_HAS_PAN row, with cpu_enable_pan(). */
 static void passes_need_pan_row(struct kunit *test)
 {
 }
 
 #define PASSES_PAN_ENABLE	cpu_enable_pan
 #else
+/*
+ * Until CONFIG_ARM64_PAN was removed (by 7.2 at the latest: 6.12 has it,
+ * Debian's 7.2 has not), the ARM64_HAS_PAN row and cpu_enable_pan() were
+ * there with CONFIG_ARM64_PAN=y only.
+ */
 static void passes_need_pan_row(struct kunit *test)
 {
 	if (!IS_ENABLED(CONFIG_ARM64_PAN))
@@ -83,40 +82,6 @@ static void passes_need_pan_row(struct kunit *test)
 #else
 #define PASSES_PAN_ENABLE	NULL
 #endif
-#endif
-
-/*
- * 6.17: "arm64: cpufeature: Introduce MATCH_ALL_EARLY_CPUS capability
- * type" added a seventh capability type, ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE
- * (SCOPE_LOCAL_CPU | PERMITTED_FOR_LATE_CPU | MATCH_ALL_EARLY_CPUS): set
- * by the boot CPU's detect pass only, probed again on every early
- * secondary and cleared for good by the first that lacks it. A late CPU
- * may have it when the system has not, and must have it when the system
- * has. PASSES_EARLY_LOCAL_TYPE and PASSES_EARLY_LOCAL_RULES add it to
- * passes_types[] and passes_late_rules[], and the match-all case pins
- * each branch of the detect pass for it.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
-#define PASSES_EARLY_LOCAL_TYPE						\
-	{ .name = "early_local_cpu_feature",				\
-	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,			\
-	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
-#define PASSES_EARLY_LOCAL_RULES					\
-	{ .name = "early_local_cpu_feature_cpu_lacks",			\
-	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,			\
-	  .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU,			\
-	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false }, \
-	{ .name = "early_local_cpu_feature_cpu_has",			\
-	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,			\
-	  .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU,			\
-	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
-#define PASSES_MATCH_ALL_CASE						\
-	KUNIT_CASE_PARAM(update_cpu_capabilities_match_all_early_cpus,	\
-			 passes_match_all_gen_params),
-#else
-#define PASSES_EARLY_LOCAL_TYPE
-#define PASSES_EARLY_LOCAL_RULES
-#define PASSES_MATCH_ALL_CASE
 #endif
 
 /*
@@ -471,7 +436,11 @@ static const struct passes_type passes_types[] = {
 	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
 	{ .name = "system_feature", .type = ARM64_CPUCAP_SYSTEM_FEATURE,
 	  .scope = SCOPE_SYSTEM, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
-	PASSES_EARLY_LOCAL_TYPE
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	/* SCOPE_LOCAL_CPU | PERMITTED_FOR_LATE_CPU | MATCH_ALL_EARLY_CPUS */
+	{ .name = "early_local_cpu_feature", .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,
+	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
+#endif
 };
 
 static void passes_type_desc(const struct passes_type *t, char *desc)
@@ -669,7 +638,19 @@ static const struct passes_late_rule passes_late_rules[] = {
 	{ .name = "system_feature_cpu_has",
 	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
 	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
-	PASSES_EARLY_LOCAL_RULES
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	/*
+	 * EARLY_LOCAL_CPU_FEATURE: "Late CPUs are permitted to have the
+	 * feature even if it hasn't been enabled ... If all early CPUs have
+	 * the feature, then every late CPU must have it."
+	 */
+	{ .name = "early_local_cpu_feature_cpu_lacks",
+	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	{ .name = "early_local_cpu_feature_cpu_has",
+	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
+	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
+#endif
 };
 
 static void passes_late_rule_desc(const struct passes_late_rule *r, char *desc)
@@ -829,8 +810,11 @@ static void verify_local_cpu_caps_pan_refuses_cpu_without(struct kunit *test)
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 /*
- * A match-all early CPUs capability (see the 6.17 difference above)
- * through the detect passes as boot runs them: the boot CPU's
+ * 6.17 ("arm64: cpufeature: Introduce MATCH_ALL_EARLY_CPUS capability
+ * type") added ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE: set by the boot CPU's
+ * detect pass only, probed again on every early secondary and cleared for
+ * good by the first that lacks it. Such a capability through the detect
+ * passes as boot runs them: the boot CPU's
  * (SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU), then check_local_cpu_capabilities()
  * on each early secondary (SCOPE_LOCAL_CPU), each CPU answering matches()
  * for itself, then setup_system_capabilities() (SCOPE_SYSTEM), which
@@ -871,7 +855,7 @@ static void update_cpu_capabilities_match_all_early_cpus(struct kunit *test)
 {
 	const struct passes_match_all *m = test->param_value;
 	struct passes_ctx *ctx = test->priv;
-	char cpus[40];
+	char cpus[64];
 	bool detected;
 	int i;
 
@@ -917,7 +901,10 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
 	KUNIT_CASE(update_cpu_capabilities_pan_needs_every_cpu),
 	KUNIT_CASE(verify_local_cpu_caps_pan_refuses_cpu_without),
-	PASSES_MATCH_ALL_CASE
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	KUNIT_CASE_PARAM(update_cpu_capabilities_match_all_early_cpus,
+			 passes_match_all_gen_params),
+#endif
 	{}
 };
 

@@ -61,22 +61,19 @@ static inline unsigned int table_row_max(const struct arm64_cpu_capabilities *ca
 }
 #endif
 
-/*
- * 6.18: KUnit's parameterized testing rework passes the test to a case's
- * generate_params() as its first argument.
- */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+/* A case's generate_params() takes the test first. */
 #define TABLE_GEN_PARAMS_ARGS	struct kunit *test, const void *prev, char *desc
 #else
+/* Before 6.18's parameterized testing rework, without the test. */
 #define TABLE_GEN_PARAMS_ARGS	const void *prev, char *desc
 #endif
 
-/*
- * 6.17: "arm64: cpufeature: Introduce MATCH_ALL_EARLY_CPUS capability
- * type" added ARM64_CPUCAP_MATCH_ALL_EARLY_CPUS to the flags of a row's
- * type, which <asm/cpufeature.h> defines for SCOPE_LOCAL_CPU rows only.
- */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+/*
+ * The flags of a row's type, and ARM64_CPUCAP_MATCH_ALL_EARLY_CPUS, which
+ * <asm/cpufeature.h> defines for SCOPE_LOCAL_CPU rows only.
+ */
 #define TABLE_TYPE_FLAGS	(ARM64_CPUCAP_PERMITTED_FOR_LATE_CPU |		\
 				 ARM64_CPUCAP_OPTIONAL_FOR_LATE_CPU |		\
 				 ARM64_CPUCAP_PANIC_ON_CONFLICT |		\
@@ -93,6 +90,7 @@ static void table_expect_match_all_local(struct kunit *test, const char *table,
 			    table, cap->desc ?: "(no desc)", cap->capability, cap->type);
 }
 #else
+/* The flags of a row's type, before 6.17 added MATCH_ALL_EARLY_CPUS. */
 #define TABLE_TYPE_FLAGS	(ARM64_CPUCAP_PERMITTED_FOR_LATE_CPU |		\
 				 ARM64_CPUCAP_OPTIONAL_FOR_LATE_CPU |		\
 				 ARM64_CPUCAP_PANIC_ON_CONFLICT)

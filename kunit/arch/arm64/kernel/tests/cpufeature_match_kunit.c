@@ -48,17 +48,16 @@ static inline u8 match_row_max(const struct arm64_cpu_capabilities *cap)
 }
 #endif
 
-/*
- * 7.2 at the latest: CONFIG_ARM64_PAN ("arm64: Unconditionally enable PAN
- * support") and CONFIG_ARM64_LSE_ATOMICS are gone, and arm64_features[]
- * always has the ARM64_HAS_PAN and ARM64_HAS_LSE_ATOMICS rows. Before,
- * each row was there with its option only. (6.12 has both options and
- * Debian's 7.2 neither; Debian packages no release in between.)
- */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
+/* PAN and LSE atomics support are always built: their rows are there. */
 #define MATCH_PAN_CONFIGURED		.configured = true
 #define MATCH_LSE_CONFIGURED		.configured = true
 #else
+/*
+ * Until CONFIG_ARM64_PAN and CONFIG_ARM64_LSE_ATOMICS were removed (by 7.2
+ * at the latest: 6.12 has both, Debian's 7.2 neither), the ARM64_HAS_PAN
+ * and ARM64_HAS_LSE_ATOMICS rows were there with their option only.
+ */
 #define MATCH_PAN_CONFIGURED		.configured = IS_ENABLED(CONFIG_ARM64_PAN), \
 					.config = "CONFIG_ARM64_PAN"
 #define MATCH_LSE_CONFIGURED		.configured = IS_ENABLED(CONFIG_ARM64_LSE_ATOMICS), \
