@@ -351,10 +351,9 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 	"""Builds and boots the matrix of every kernel, the newest first, and
 	reports each as soon as its boots end: its failures, skips, a table
 	with a column per config and its total; then a total per kernel."""
-	result_list: List[results.ConfigResult] = []
+	per_kernel: List[List[results.ConfigResult]] = []
 	reports = []
-	for target in sorted(target_list, key=lambda t: kernels.KNOWN.index(t.kernel),
-			     reverse=True):
+	for target in reversed(target_list):  # targets() lists them oldest first
 		tree_dir = target.tree
 		setup(tree_dir, target.kernel, repo, 'run')
 		kunit_dir = tree.kunit_dir(tree_dir)
@@ -365,7 +364,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 					    request.jobs, options=request.options,
 					    fragments=fragments(repo, target.kernel),
 					    describe=lambda: tree.kernel_of(tree_dir, _note_edits(tree_dir)))
-		result_list += kernel_results
+		per_kernel.append(kernel_results)
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 		if request.raw_output:
 			for result in kernel_results:
@@ -373,8 +372,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		results.print_report(kernel_results, several=len(target_list) > 1)
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
-	result_list.sort(key=lambda r: [k.package for k in kernels.KNOWN].index(r.kernel.package)
-			 if r.kernel.package in [k.package for k in kernels.KNOWN] else -1)
+	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
 	if len(target_list) > 1:
 		for line in results.total_lines(result_list):
 			print(line)
