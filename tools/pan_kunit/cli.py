@@ -369,7 +369,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
-		results.print_report(kernel_results, several=len(target_list) > 1)
+		results.print_report(kernel_results, headed=len(target_list) > 1)
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]

@@ -397,11 +397,11 @@ def print_failed(result: ConfigResult) -> None:
 			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
 			      f'{result.parsed_log}')
 
-def print_report(result_list: List[ConfigResult], several: bool=False) -> None:
+def print_report(result_list: List[ConfigResult], headed: bool=False) -> None:
 	"""The failures and skips of @result_list, a table of its configs and
-	its total; one kernel's, headed by its name when @several kernels
-	run, or several kernels' in one table."""
-	if several and result_list and not _several_kernels(result_list):
+	its total: one kernel's, under a line naming it when @headed (run
+	reports several kernels one by one), or several kernels' in one table."""
+	if headed and result_list and not _several_kernels(result_list):
 		kernel = result_list[0].kernel
 		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
 	several = _several_kernels(result_list)
