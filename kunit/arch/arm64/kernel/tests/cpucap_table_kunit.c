@@ -3,8 +3,8 @@
  * KUnit tests for the capability tables of cpufeature.c: a lint of every
  * ID register row of arm64_features[], arm64_elf_hwcaps[] and
  * compat_elf_hwcaps[] against the feature register descriptions
- * (arm64_ftr_regs[]), and the system-wide value that sanitisation makes
- * of two CPUs that disagree.
+ * (arm64_ftr_regs[]), the system-wide value that sanitisation makes of
+ * two CPUs that disagree, and the PAN row's cpu_enable.
  *
  * This file is #included at the end of cpufeature.c so that it can reach
  * those static tables and update_cpu_ftr_reg().
@@ -22,6 +22,11 @@
  * value is the lowest of the CPUs. The lint is there for whoever adds or
  * edits a row: a mistyped shift, sign or minimum fails here with the
  * row's desc and capability named.
+ *
+ * One case calls the cpu_enable of the PAN row on a CPU with PAN, and
+ * checks what it leaves in SCTLR_EL1 and PSTATE: what the kernel's
+ * threads inherit afterwards depends on the order they ran in, what the
+ * callback leaves in its caller does not.
  *
  * The sanitisation cases take field positions and encodings from the Arm
  * ARM (DDI 0487): ID_AA64MMFR1_EL1.PAN, bits [23:20], unsigned, 0b0000
@@ -442,6 +447,58 @@ static void update_cpu_ftr_reg_pan_lowest_wins(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, feature_matches(sys, pan));
 }
 
+/*
+ * DDI 0487 J.a: D19.2.118 SCTLR_EL1, SPAN, bit [23] (0: an exception
+ * taken to EL1 sets PSTATE.PAN); C5.2 PAN, bit [22], read with MRS
+ * s3_0_c4_c2_3 and written with MSR PAN, #<imm> (C6.2: 0xd500409f | imm << 8).
+ */
+#define TABLE_SCTLR_SPAN	BIT_ULL(23)
+#define TABLE_PSTATE_PAN	BIT_ULL(22)
+
+static u64 table_read_pan(void)
+{
+	u64 pan;
+
+	asm volatile("mrs %0, s3_0_c4_c2_3" : "=r" (pan));
+	return pan & TABLE_PSTATE_PAN;
+}
+
+/*
+ * The PAN row's cpu_enable, called from a context with PSTATE.PAN and
+ * SCTLR_EL1.SPAN the other way round, leaves both as the kernel runs with
+ * PAN: SPAN clear and PAN set in the context that called it. Interrupts
+ * are off from the first write to the last, so nothing else runs with
+ * PAN off or takes an exception with SPAN set.
+ */
+static void cpu_enable_pan_sets_pstate_pan(struct kunit *test)
+{
+	const struct arm64_cpu_capabilities *pan;
+	unsigned long flags;
+	u64 sctlr, pstate;
+
+	if (!((read_sysreg(id_aa64mmfr1_el1) >> 20) & 0xf))
+		kunit_skip(test, "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0");
+	pan = table_find_feature(ARM64_HAS_PAN);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, pan, "no arm64_features row for ARM64_HAS_PAN");
+	KUNIT_ASSERT_NOT_NULL_MSG(test, pan->cpu_enable, "the PAN row has no cpu_enable");
+
+	local_irq_save(flags);
+	sysreg_clear_set(sctlr_el1, 0, TABLE_SCTLR_SPAN);
+	asm volatile(".inst 0xd500409f" : : : "memory");	/* MSR PAN, #0 */
+	pan->cpu_enable(pan);
+	sctlr = read_sysreg(sctlr_el1);
+	pstate = table_read_pan();
+	sysreg_clear_set(sctlr_el1, TABLE_SCTLR_SPAN, 0);
+	asm volatile(".inst 0xd500419f" : : : "memory");	/* MSR PAN, #1 */
+	isb();
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ_MSG(test, sctlr & TABLE_SCTLR_SPAN, 0ULL,
+			    "called with SPAN set: SCTLR_EL1 %#llx after it", sctlr);
+	KUNIT_EXPECT_EQ_MSG(test, pstate, TABLE_PSTATE_PAN,
+			    "called with PSTATE.PAN 0: still 0 after it");
+}
+
 /* FP is signed: 0b1111 (-1, not implemented) is lower than 0b0000 */
 static void update_cpu_ftr_reg_fp_signed_lowest_wins(struct kunit *test)
 {
@@ -549,6 +606,7 @@ static struct kunit_case arm64_cpucap_table_cases[] = {
 	KUNIT_CASE(cpucap_tables_capability_unique),
 	KUNIT_CASE(cpucap_tables_type_is_one_scope),
 	KUNIT_CASE(update_cpu_ftr_reg_pan_lowest_wins),
+	KUNIT_CASE(cpu_enable_pan_sets_pstate_pan),
 	KUNIT_CASE(update_cpu_ftr_reg_fp_signed_lowest_wins),
 	KUNIT_CASE_PARAM(update_cpu_ftr_reg_safe_value_rows, table_safe_gen_params),
 	{}
