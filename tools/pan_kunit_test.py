@@ -3362,7 +3362,7 @@ class CoverageTest(unittest.TestCase):
 	def test_boot_cmdline_has_no_kunit_shutdown(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0 panic=-1')
 		self.assertEqual(coverage.boot_cmdline(config), 'console=ttyAMA0 panic=-1')
-		self.assertEqual(coverage.boot_cmdline(config, 'arm64_pan.*'),
+		self.assertEqual(coverage.boot_cmdline(config, runner.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
 
 	def boot(self, console: str, outcome: results.Outcome) -> coverage.Boot:

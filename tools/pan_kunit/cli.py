@@ -108,12 +108,32 @@ def _filter_glob(text: str) -> str:
 						 'for the kernel command line, not starting with -)')
 	return text
 
-def _add_kunit_options(parser: argparse.ArgumentParser, filter_glob: bool) -> None:
-	"""kunit.py's options that pan-kunit passes on."""
+def _attribute_filter(text: str) -> str:
+	if not text.strip() or any(c in text for c in '"\n'):
+		raise argparse.ArgumentTypeError(f'{text!r} is no attribute filter (e.g. '
+						 '"speed>slow" or "module=name", without a double quote)')
+	return text
+
+def _add_kunit_options(parser: argparse.ArgumentParser, filter_glob: bool,
+		       isolated: bool=False) -> None:
+	"""kunit.py's options that pan-kunit passes on; @filter_glob: those
+	that choose the cases a boot runs; @isolated: --run_isolated too."""
 	if filter_glob:
 		parser.add_argument('--filter_glob', type=_filter_glob, metavar='GLOB',
 				    help='run only the suites or cases of GLOB (SUITE, SUITE.CASE, '
 				    'with * and ?), as kunit.py exec does: the kernel filters them')
+		parser.add_argument('--filter', type=_attribute_filter, metavar='FILTER',
+				    help='run only the cases whose KUnit attributes match FILTER '
+				    '("speed>slow", "module=name"; comma-separated: all of them), as '
+				    'kunit.py exec does; kernels from 6.6 (not 6.1)')
+		parser.add_argument('--filter_action', choices=['skip'], default='',
+				    help='with --filter: report the cases it leaves out as skipped '
+				    '(default: they do not run and are not reported)')
+	if isolated:
+		parser.add_argument('--run_isolated', choices=['suite', 'test'], default='',
+				    help='boot each config once per suite (or per case), as kunit.py '
+				    'exec does, keeping every boot\'s results: for a case whose result '
+				    'depends on what ran before it')
 	parser.add_argument('--kconfig_add', type=_kconfig_line, action='append', default=[],
 			    metavar='CONFIG_X=Y', help='add a kconfig line to every build, as '
 			    'kunit.py does (a build of its own); repeatable')
@@ -191,12 +211,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	run_parser = subparsers.choices['run']
 	run_parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
 				help='the same as --filter_glob')
-	_add_kunit_options(run_parser, filter_glob=True)
+	_add_kunit_options(run_parser, filter_glob=True, isolated=True)
+	shown = run_parser.add_mutually_exclusive_group()
+	shown.add_argument('--summary', action='store_true',
+			   help='print only the total lines, as kunit.py --summary does')
+	shown.add_argument('--failed', action='store_true',
+			   help='print only what failed and the total lines, as kunit.py '
+			   '--failed does')
 	run_parser.add_argument('--raw_output', nargs='?', const='kunit', default=None,
 				choices=['all', 'kunit'],
 				help='also print the console of every boot, as kunit.py does: '
 				'all of it (all), or from the KTAP header on (kunit, the default)')
-	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True)
+	_add_kunit_options(subparsers.choices['bisect'], filter_glob=True, isolated=True)
 	_add_kunit_options(subparsers.choices['coverage'], filter_glob=True)
 	_add_kunit_options(subparsers.choices['mutants'], filter_glob=False)
 	subparsers.choices['parse'].add_argument(
@@ -246,6 +272,7 @@ class ReportRequest(BootRequest):
 @dataclass
 class RunRequest(ReportRequest):
 	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
+	shown: results.Shown = results.Shown.ALL  # --summary, --failed
 
 @dataclass
 class BisectRequest(ReportRequest):
@@ -272,9 +299,25 @@ def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
 	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
 	if len(globs) > 1:
 		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
+	if given.get('filter_action') and not given.get('filter'):
+		raise Error('--filter_action skip skips what --filter leaves out: give --filter too')
 	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
 				   kconfig_add=given.get('kconfig_add', []),
-				   make_options=given.get('make_options', []))
+				   make_options=given.get('make_options', []),
+				   filter=given.get('filter') or '',
+				   filter_action=given.get('filter_action', ''),
+				   run_isolated=given.get('run_isolated', ''))
+
+def _check_kunit_options(options: runner.KunitOptions, target_list: List[Target]) -> None:
+	"""Refuses --filter for a kernel without KUnit attributes: its kernel
+	would ignore kunit.filter= and run every case."""
+	if not options.filter:
+		return
+	lacking = [t.kernel.name for t in target_list if not kernels.has_kunit_attributes(t.kernel)]
+	if lacking:
+		raise Error(f'--filter {options.filter!r}: the kernel {", ".join(lacking)} has no KUnit '
+			    'attributes (lib/kunit/attributes.c, 6.6 and later) and would run every '
+			    'case; leave out --filter, or that kernel (--kernel)')
 
 def _boot_fields(args: argparse.Namespace) -> Dict[str, Any]:
 	"""The fields of BootRequest, which every command that boots has."""
@@ -289,7 +332,9 @@ def boot_request(args: argparse.Namespace) -> BootRequest:
 	return BootRequest(**_boot_fields(args))
 
 def run_request(args: argparse.Namespace) -> RunRequest:
-	return RunRequest(**_report_fields(args), raw_output=args.raw_output)
+	shown = (results.Shown.SUMMARY if args.summary else
+		 results.Shown.FAILED if args.failed else results.Shown.ALL)
+	return RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
 
 def bisect_request(args: argparse.Namespace) -> BisectRequest:
 	return BisectRequest(**_report_fields(args), series=args.series, step=args.step)
@@ -369,7 +414,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
-		results.print_report(kernel_results, headed=len(target_list) > 1)
+		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown)
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
@@ -460,6 +505,8 @@ def _reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
 	options = request.options
 	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
+	words += runner.exec_options(options)
+	words += [f'--run_isolated={options.run_isolated}'] if options.run_isolated else []
 	words += runner.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
@@ -830,6 +877,7 @@ def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = run_request(args)
 	check_destinations(request)  # before anything runs
+	_check_kunit_options(request.options, target_list)
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	for target in target_list:
 		_check_tree(target)
@@ -859,6 +907,7 @@ def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 
 def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = boot_request(args)
+	_check_kunit_options(request.options, target_list)
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	for target in target_list:
 		_check_tree(target)
@@ -869,6 +918,7 @@ def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: 
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = bisect_request(args)
 	check_destinations(request)
+	_check_kunit_options(request.options, target_list)
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	for target in target_list:
 		_check_tree(target)

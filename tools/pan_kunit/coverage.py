@@ -296,13 +296,18 @@ def html(tracefile: str, tree: str, out_dir: str, title: str) -> None:
 	      '--prefix', os.path.realpath(tree), '--output-directory', out_dir, tracefile],
 	     'genhtml')
 
-def boot_cmdline(config: QemuConfig, filter_glob: str='') -> str:
+def boot_cmdline(config: QemuConfig, options: Optional[runner.KunitOptions]=None) -> str:
 	"""The kernel command line of a coverage boot: the config's own and
-	the suites (all, or @filter_glob's), given to QEMU as an -append of its
-	own after kunit.py's, which QEMU takes instead: kunit.py's ends with
+	the suites (all, or those of @options' filter_glob, filter and
+	filter_action, as kunit.py writes them), given to QEMU as an -append of
+	its own after kunit.py's, which QEMU takes instead: kunit.py's ends with
 	kunit_shutdown=reboot, which would end the boot before init runs."""
-	glob = f' kunit.filter_glob={filter_glob}' if filter_glob else ''
-	return f'{config.cmdline}{glob}'.strip()
+	options = options or runner.KunitOptions()
+	words = [config.cmdline] if config.cmdline else []
+	words += [f'kunit.filter_glob={options.filter_glob}'] if options.filter_glob else []
+	words += [f'kunit.filter="{options.filter}"'] if options.filter else []
+	words += [f'kunit.filter_action={options.filter_action}'] if options.filter_action else []
+	return ' '.join(words)
 
 @dataclass
 class Boot:
@@ -345,7 +350,7 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 			runner.link_kernel(exec_dir, build.build_dir(tree), config)
 			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig, config) + [
 				'--qemu_args', shlex.join(['-initrd', cpio, '-append',
-							   boot_cmdline(config, options.filter_glob)]),
+							   boot_cmdline(config, options)]),
 				'--json=' + os.path.join(exec_dir, runner.KUNIT_JSON),
 				'--timeout', str(timeout)]
 			log = runner.state(tree, 'logs', f'coverage-{config.name}.log')

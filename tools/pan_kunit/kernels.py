@@ -57,6 +57,14 @@ class KernelSpec:
 KNOWN = (KernelSpec('6.1', 'linux-source-6.1'), KernelSpec('6.12', 'linux-source-6.12'),
 	 KernelSpec('7.3', 'linux-source-7.3', 'trixie-backports'))
 
+# KUnit attributes (lib/kunit/attributes.c), which kunit.filter= and
+# kunit.filter_action= select by: from 6.6.
+KUNIT_ATTRIBUTES_SINCE = (6, 6)
+
+def has_kunit_attributes(kernel: KernelSpec) -> bool:
+	major, minor = (int(part) for part in kernel.name.split('.')[:2])
+	return (major, minor) >= KUNIT_ATTRIBUTES_SINCE
+
 def by_name(name: str) -> Optional[KernelSpec]:
 	return next((k for k in KNOWN if k.name == name), None)
 

@@ -191,11 +191,16 @@ class Outcome:
 	returncode: int
 	timed_out: bool  # pan-kunit's watchdog killed it
 	elapsed: float
+	# Of several boots (--run_isolated): the longest one's time.
+	longest: Optional[float] = None
+
+	def longest_boot(self) -> float:
+		return self.elapsed if self.longest is None else self.longest
 
 	def hit_timeout(self, timeout: int) -> bool:
 		"""The watchdog killed it, or kunit.py stopped QEMU at its own
-		--timeout, which comes first."""
-		return self.timed_out or self.elapsed >= timeout
+		--timeout, which comes first (for one of several boots: in it)."""
+		return self.timed_out or self.longest_boot() >= timeout
 
 def classify(kunit: Optional[JsonObj], console: Optional[str],
 	     outcome: Outcome, timeout: int) -> Status:
@@ -397,15 +402,23 @@ def print_failed(result: ConfigResult) -> None:
 			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
 			      f'{result.parsed_log}')
 
-def print_report(result_list: List[ConfigResult], headed: bool=False) -> None:
+class Shown(StrEnum):
+	"""What print_report() prints: kunit.py's --summary and --failed."""
+	ALL = 'all'          # failures, skips, the table, the totals
+	FAILED = 'failed'    # failures, the totals
+	SUMMARY = 'summary'  # the totals
+
+def print_report(result_list: List[ConfigResult], headed: bool=False,
+		 shown: Shown=Shown.ALL) -> None:
 	"""The failures and skips of @result_list, a table of its configs and
-	its total: one kernel's, under a line naming it when @headed (run
-	reports several kernels one by one), or several kernels' in one table."""
+	its total (or less: @shown): one kernel's, under a line naming it when
+	@headed (run reports several kernels one by one), or several kernels'
+	in one table."""
 	if headed and result_list and not _several_kernels(result_list):
 		kernel = result_list[0].kernel
 		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
 	several = _several_kernels(result_list)
-	for result in result_list:
+	for result in result_list if shown != Shown.SUMMARY else []:
 		if result.status != Status.PASS:
 			print(f'{result.title(several)}: {result.status}')
 			print_failed(result)
@@ -418,13 +431,14 @@ def print_report(result_list: List[ConfigResult], headed: bool=False) -> None:
 			for key, path in result.files().items():
 				if key != 'build_log' or result.status == Status.BUILD_ERROR:
 					print(f'    {FILE_LABELS[key]}: {path}')
-		if result.skip_reasons:
+		if result.skip_reasons and shown == Shown.ALL:
 			print(f'{result.title(several)}: skipped')
 			for case, reason in result.skip_reasons.items():
 				print(f'    {case}: {reason}')
-	print()
-	for line in table(result_list):
-		print(line)
+	if shown == Shown.ALL:
+		print()
+		for line in table(result_list):
+			print(line)
 	for line in total_lines(result_list):
 		print(line)
 

@@ -159,10 +159,19 @@ def clear_boot(exec_dir: str, exec_log: Optional[str]=None) -> None:
 @dataclass
 class KunitOptions:
 	"""kunit.py's options that the user passes on, which the build and
-	exec of kunit.py 6.1 and 6.12 both take."""
+	exec of kunit.py 6.1, 6.12 and 7.3 all take."""
 	filter_glob: str = ''  # exec: the suites (SUITE) or cases (SUITE.CASE) the kernel runs
 	kconfig_add: List[str] = field(default_factory=list)   # build: CONFIG_X=y
 	make_options: List[str] = field(default_factory=list)  # build: X=Y, for make
+	filter: str = ''         # exec: by attributes, 'speed>slow' (KUnit attributes, 6.6)
+	filter_action: str = ''  # exec: 'skip' the cases --filter leaves out, not omit them
+	run_isolated: str = ''   # exec: a boot per 'suite' or per 'test' (isolated.py)
+
+def exec_options(options: KunitOptions) -> List[str]:
+	"""What kunit.py exec gets of @options, besides the filter_glob, each
+	in one word."""
+	return (([f'--filter={options.filter}'] if options.filter else []) +
+		([f'--filter_action={options.filter_action}'] if options.filter_action else []))
 
 def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
 	      config: QemuConfig, fragments: Sequence[str]=()) -> List[str]:
@@ -316,9 +325,13 @@ def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 		os.symlink(os.path.join(build_dir, path), link)
 	clear_boot(exec_dir)
 
-def _exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: str,
-	      kunitconfig: str, timeout: int, filter_glob: str='') -> Job:
-	"""A kunit.py exec in a directory of the config's own."""
+def exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: str,
+	     kunitconfig: str, timeout: int, options: Optional[KunitOptions]=None,
+	     filter_glob: Optional[str]=None, extra: Sequence[str]=()) -> Job:
+	"""A kunit.py exec in a directory of the config's own, of @options'
+	filter_glob, or of @filter_glob if given; @extra are more options."""
+	options = options or KunitOptions()
+	glob = options.filter_glob if filter_glob is None else filter_glob
 	exec_dir = outputs.exec_dir(config)
 	link_kernel(exec_dir, build_dir, config)
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
@@ -326,7 +339,7 @@ def _exec_job(outputs: Outputs, kunit_dir: str, config: QemuConfig, build_dir: s
 	# last, after every option.
 	cmd = kunit_cmd(kunit_dir, 'exec', exec_dir, kunitconfig, config) + [
 		'--timeout', str(timeout), '--json=' + os.path.join(exec_dir, KUNIT_JSON)] + (
-		[filter_glob] if filter_glob else [])
+		exec_options(options) + list(extra) + ([glob] if glob else []))
 	return Job(config.name, cmd, outputs.exec_log(config))
 
 def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[str]=None,
@@ -365,8 +378,19 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 		ok = build_all(tree, kunit_dir, builds, jobs, quiet, options, outputs)
 		record = described.result()
 	built = [c for b in builds if ok[b.key] for c in b.group]
-	exec_jobs = {c.name: _exec_job(outputs, kunit_dir, c, build_of[c.name].build_dir(tree),
-				       kunitconfig, timeout, options.filter_glob)
+	if options.run_isolated:
+		# A boot per suite or case: isolated.py, which leaves in each
+		# config's exec directory what one boot would have.
+		from pan_kunit import isolated  # it runs its boots with this module's jobs
+		boots = isolated.boot(outputs, kunit_dir,
+				      {c.name: (c, build_of[c.name].build_dir(tree)) for c in built},
+				      kunitconfig, timeout, options, quiet)
+		return [_collect(c, kunit_dir, outputs, build_of[c.name].build_dir(tree),
+				 outputs.build_log(build_of[c.name].key), record,
+				 boots[c.name].outcome if c.name in boots else None, timeout,
+				 boots[c.name].parts if c.name in boots else ()) for c in configs]
+	exec_jobs = {c.name: exec_job(outputs, kunit_dir, c, build_of[c.name].build_dir(tree),
+				      kunitconfig, timeout, options)
 		     for c in built}
 	def ended(job: Job) -> None:
 		# In the job's waiting thread: the status only; the console is
@@ -397,15 +421,26 @@ def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> results.St
 	return results.classify(results.read_json(os.path.join(exec_dir, KUNIT_JSON)),
 				results.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
 
+def _param_skips(consoles: Sequence[str]) -> Dict[str, int]:
+	"""results.param_skips() of boots one after the other."""
+	found: Dict[str, int] = {}
+	for console in consoles:
+		for case, count in results.param_skips(console).items():
+			found[case] = found.get(case, 0) + count
+	return found
+
 def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: str,
 	     build_log: str, kernel: Kernel, outcome: Optional[results.Outcome],
-	     timeout: int) -> results.ConfigResult:
+	     timeout: int, parts: Sequence[str]=()) -> results.ConfigResult:
 	"""The result of the config's boot (None: not built), read from the
-	files it wrote, and its record written beside them."""
+	files it wrote, and its record written beside them; with --run_isolated,
+	@parts are the exec directories of its boots, which isolated.py merged
+	into the config's."""
 	exec_dir = outputs.exec_dir(config)
 	kunit: Optional[results.JsonObj] = None
 	console: Optional[str] = None
 	cases: List[ktap.Case] = []
+	consoles: List[str] = []
 	if outcome is None:
 		status = results.Status.BUILD_ERROR
 	else:
@@ -413,20 +448,24 @@ def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: st
 		console = results.read_text(os.path.join(exec_dir, CONSOLE))
 		status = _status(exec_dir, outcome, timeout)
 	if console is not None:
-		cases, parsed = ktap.parse(console, kunit_dir)
+		# An isolated run's consoles are one boot each: each is parsed alone.
+		consoles = [results.read_text(os.path.join(p, CONSOLE)) or '' for p in parts] or [console]
+		parsed_list = [ktap.parse(text, kunit_dir) for text in consoles]
+		cases = [case for found, _ in parsed_list for case in found]
 		with open(os.path.join(exec_dir, PARSED_LOG), 'w') as f:
-			f.write(parsed)
+			f.write(''.join(parsed for _, parsed in parsed_list))
 	result = results.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=status,
 		elapsed=None if outcome is None else round(outcome.elapsed, 1),
-		skip_reasons=results.skip_reasons(console or ''), kunit=kunit,
+		skip_reasons={case: reason for text in consoles
+			      for case, reason in results.skip_reasons(text).items()}, kunit=kunit,
 		console_log=os.path.join(exec_dir, CONSOLE), exec_log=outputs.exec_log(config),
 		kconfig=config.kconfig, kernel=kernel, cases=cases,
 		kunit_json=os.path.join(exec_dir, KUNIT_JSON),
 		parsed_log=os.path.join(exec_dir, PARSED_LOG),
 		record=os.path.join(exec_dir, RECORD), build_log=build_log,
-		param_skips=results.param_skips(console or ''))
+		param_skips=_param_skips(consoles))
 	os.makedirs(exec_dir, exist_ok=True)
 	results.write_json(result.record, result.to_json())
 	return result

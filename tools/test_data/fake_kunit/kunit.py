@@ -19,6 +19,11 @@
 #   builderror  build: fails
 #   parse       (kunit.py parse FILE) the JSON fixture of the console
 #               fixture FILE is a copy of, and that fixture's exit status
+# An exec with --list_tests prints SUITE.CASE of each case of the mode's
+# JSON fixture, as kunit.py does, and writes a console with just a KTAP
+# header.  An exec with a filter_glob keeps, of the console and JSON
+# fixtures of the pass, skip, fail and failtwo modes, the suites whose name
+# matches the glob's suite part (its case part is not looked at).
 # Any other mode builds and passes.  An exec whose kernel command line
 # (the last -append of --qemu_args, else --kernel_args) has
 # pankunit_crash=TYPE is an LKDTM boot: its console is one of lkdtm/'s,
@@ -48,7 +53,10 @@
 #                            once all find N, without a fixed sleep
 
 import argparse
+import fnmatch
+import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -149,14 +157,74 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 		trace('exec', mode_config(args), start, time.time(), '-')
 		return 1
 	console, result, status = OUTPUTS.get(mode, OUTPUTS['pass'])
+	data = os.environ['FAKE_KUNIT_DATA']
+	if args.list_tests:
+		return list_tests(args, os.path.join(data, 'kunit_json', result))
 	if mode in ('pass', 'skip') and os.environ.get('FAKE_KUNIT_RENDEZVOUS'):
 		rendezvous(args, os.environ['FAKE_KUNIT_RENDEZVOUS'])
-	data = os.environ['FAKE_KUNIT_DATA']
 	shutil.copyfile(os.path.join(data, 'console', console),
 			os.path.join(args.build_dir, 'test.log'))
 	shutil.copyfile(os.path.join(data, 'kunit_json', result), args.json)
+	if args.filter_glob and mode in ('pass', 'skip', 'fail', 'failtwo'):
+		status = keep_suites(args, args.filter_glob.split('.')[0], status)
 	trace('exec', mode_config(args), start, time.time(), '-')
 	return status
+
+def list_tests(args: argparse.Namespace, fixture: str) -> int:
+	with open(fixture) as f:
+		suites = json.load(f)['sub_groups']
+	with open(os.path.join(args.build_dir, 'test.log'), 'w') as f:
+		f.write('[    0.412345] KTAP version 1\n')
+	trace('list', mode_config(args), args.filter_glob)
+	for suite in suites:
+		for case in suite.get('test_cases', []) + suite.get('sub_groups', []):
+			print(f'{suite["name"]}.{case["name"]}')
+	return 0
+
+TIMESTAMP = re.compile(r'^\[[^\]]*\] ')
+RESULT = re.compile(r'^(not ok|ok) \d+ (\S+)')
+
+def keep_suites(args: argparse.Namespace, glob: str, status: int) -> int:
+	"""Cuts the console and JSON just written to the suites of @glob:
+	a suite's lines run from its indented KTAP header to its result line."""
+	log = os.path.join(args.build_dir, 'test.log')
+	with open(log) as f:
+		lines = f.read().splitlines(keepends=True)
+	head: List[str] = []
+	blocks: List[List[str]] = []
+	tail: List[str] = []
+	block: List[str] = []
+	for line in lines:
+		text = TIMESTAMP.sub('', line, count=1)
+		if text.startswith('    KTAP version') and not block:
+			block = [line]
+		elif block:
+			block.append(line)
+			if RESULT.match(text):
+				blocks.append(block)
+				block = []
+		elif blocks:
+			tail.append(line)
+		else:
+			head.append(line)
+	kept = [b for b in blocks if fnmatch.fnmatchcase(
+		RESULT.match(TIMESTAMP.sub('', b[-1], count=1)).group(2), glob)]
+	with open(log, 'w') as f:
+		for line in head:
+			f.write(re.sub(r'1\.\.\d+$', f'1..{len(kept)}', line.rstrip('\n')) + '\n')
+		for number, b in enumerate(kept, 1):
+			f.writelines(b[:-1])
+			f.write(re.sub(r'ok \d+ ', f'ok {number} ', b[-1], count=1))
+		f.writelines(tail)
+	with open(args.json) as f:
+		result = json.load(f)
+	result['sub_groups'] = [g for g in result['sub_groups']
+				if fnmatch.fnmatchcase(g['name'], glob)]
+	with open(args.json, 'w') as f:
+		json.dump(result, f, indent=4)
+	failed = any(RESULT.match(TIMESTAMP.sub('', b[-1], count=1)).group(1) == 'not ok'
+		     for b in kept)
+	return 1 if failed else 0 if status in (0, 1) else status
 
 def rendezvous(args: argparse.Namespace, spec: str) -> None:
 	"""Waits for the other boots: see FAKE_KUNIT_RENDEZVOUS."""
