@@ -19,11 +19,11 @@ import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import (Error, apt_suites, bisect, configs, coverage, export, junit, kernels,
 		       ktap, lkdtm, mutants, packages, progress, results, runner, series, sources,
-		       steps, summary, tree, worktree)
+		       steps, summary, tree, usertree, worktree)
 from pan_kunit.kernels import KernelSpec
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,6 +49,10 @@ class Target:
 	kernel: KernelSpec
 	tree: str         # absolute
 	given: bool       # named by --tree or PAN_KUNIT_TREE, not the kernel's default
+	# A tree of the user's own (usertree.py): its path; @tree is then
+	# pan-kunit's clone of it, and @kernel the kernel whose series it gets.
+	user: Optional[str] = None
+	note: str = ''    # how that kernel was chosen, when not by its version
 
 def _given_tree(args: argparse.Namespace) -> Optional[str]:
 	return args.tree or os.environ.get('PAN_KUNIT_TREE') or None
@@ -68,6 +72,13 @@ def targets(args: argparse.Namespace, repo: str) -> List[Target]:
 			chosen = [kernels.newest(chosen)]
 		return [Target(k, os.path.abspath(k.default_tree()), False) for k in chosen]
 	path = os.path.abspath(given)
+	if usertree.is_user_tree(path):
+		kernel, note = usertree.series_kernel(path, kernels.supported(repo))
+		if names and kernel not in chosen:
+			raise Error(f'{path} is a tree of {kernel.name} (its Makefile), not ' +
+				    ' or '.join(k.name for k in chosen) + ': leave out --kernel')
+		return [Target(kernel, usertree.clone_dir(kernels.cache_dir(), path), True,
+			       user=path, note=note)]
 	held = tree.kernel_spec(path) if os.path.isdir(path) else None
 	if held is not None:
 		if names and held not in chosen:
@@ -347,15 +358,32 @@ def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
 			     no_build=args.no_build)
 
-def setup(tree_dir: str, kernel: KernelSpec, repo: str, purpose: str,
-	  builds: bool=True) -> None:
+# The user's trees prepared so far (usertree.py), by their clone.
+_PREPARED: Dict[str, usertree.Prepared] = {}
+
+def setup(target: Target, repo: str, purpose: str, builds: bool=True,
+	  at: Optional[str]=None) -> None:
 	"""Checks that the tools the command @purpose needs are on PATH
 	(setup's, and those that build and boot a kernel if it @builds), then
-	prepares the tree.  The packages were installed by _ensure_packages()."""
+	prepares the tree: a Debian source's, or pan-kunit's clone of a tree of
+	the user's (of its commit @at, if given, else of HEAD and the edits).
+	The packages were installed by _ensure_packages()."""
 	tools = packages.SETUP_TOOLS + (packages.BUILD_TOOLS + packages.BOOT_TOOLS if builds else [])
 	packages.require(tools, purpose)
+	kernel = target.kernel
 	wanted = sources.load(repo, kernel)
-	tree.setup(tree_dir, kernel, wanted, kernel.tarball(), packages.version(kernel.package))
+	if target.user:
+		_PREPARED[target.tree] = usertree.prepare(target.user, target.tree, kernel, wanted,
+							  at=at, note=target.note)
+		return
+	tree.setup(target.tree, kernel, wanted, kernel.tarball(), packages.version(kernel.package))
+
+def _describe(target: Target) -> Callable[[], tree.Kernel]:
+	"""What the records of @target's boots name (see runner.run())."""
+	prepared = _PREPARED.get(target.tree)
+	if prepared is not None:
+		return lambda: usertree.kernel_record(prepared)
+	return lambda: tree.kernel_of(target.tree, _note_edits(target.tree))
 
 def _note_edits(tree_dir: str) -> List[str]:
 	"""Notes the tree's uncommitted edits, and returns them.  The note
@@ -400,7 +428,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 	reports = []
 	for target in reversed(target_list):  # targets() lists them oldest first
 		tree_dir = target.tree
-		setup(tree_dir, target.kernel, repo, 'run')
+		setup(target, repo, 'run')
 		kunit_dir = tree.kunit_dir(tree_dir)
 		matrix = _matrix(request, repo, kunit_dir)
 		# The edits are noted while the kernels build: git status of a
@@ -408,13 +436,17 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		kernel_results = runner.run(tree_dir, kunit_dir, matrix, request.timeout,
 					    request.jobs, options=request.options,
 					    fragments=fragments(repo, target.kernel),
-					    describe=lambda: tree.kernel_of(tree_dir, _note_edits(tree_dir)))
+					    describe=_describe(target))
 		per_kernel.append(kernel_results)
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
 		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown)
+		if tree_dir in _PREPARED:
+			prepared = _PREPARED[tree_dir]
+			print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
+			      (' (it held the suites: taken as it is)' if prepared.carried else ''))
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
@@ -434,7 +466,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 
 def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 	tree_dir = target.tree
-	setup(tree_dir, target.kernel, repo, 'lkdtm')
+	setup(target, repo, 'lkdtm')
 	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(request, repo, kunit_dir)
 	verdicts = lkdtm.run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
@@ -446,11 +478,11 @@ def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 
 def run_coverage(request: BootRequest, target: Target, repo: str) -> int:
 	tree_dir = target.tree
-	setup(tree_dir, target.kernel, repo, 'coverage')
+	setup(target, repo, 'coverage')
 	packages.require(coverage.TOOLS, 'coverage')
 	kunit_dir = tree.kunit_dir(tree_dir)
 	matrix = _matrix(request, repo, kunit_dir)
-	kernel = tree.kernel_of(tree_dir, _note_edits(tree_dir))
+	kernel = _describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
 	report = coverage.run(tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
 			      request.timeout, request.jobs, fragments=fragments(repo, target.kernel),
@@ -500,8 +532,11 @@ def _series(spec: str) -> str:
 	return os.path.abspath(spec) if os.path.exists(spec) else spec
 
 def _reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
-	words = ['tools/pan-kunit', '--tree', tree_dir, 'bisect']
-	words += [_series(request.series)] if request.series else []
+	"""The command that checks @step alone; in a tree of the user's, of
+	their tree and range as they gave them."""
+	user = _USER_RANGE.get(tree_dir)
+	words = ['tools/pan-kunit', '--tree', user[0] if user else tree_dir, 'bisect']
+	words += [user[1]] if user else [_series(request.series)] if request.series else []
 	options = request.options
 	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
@@ -513,6 +548,25 @@ def _reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
 def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
+
+# Where the bisect of a git range of a user's tree starts, by clone: the
+# range's base, without the user's edits.
+_BISECT_START: Dict[str, str] = {}
+# The user's tree and range as given, by clone, for the reproduce line.
+_USER_RANGE: Dict[str, Tuple[str, str]] = {}
+
+def _check_user_range(request: BisectRequest, target: Target) -> None:
+	"""A git range SERIES of a tree of the user's is read there (its branch
+	names are not in the clone) and given to the clone as commits."""
+	assert target.user is not None and request.series is not None
+	base, tip = usertree.resolve_range(target.user, request.series)
+	print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
+	      'uncommitted edits, to ' + tip[:12])
+	_USER_RANGE[target.tree] = (target.user, request.series)
+	request.series = f'{base}..{tip}'
+	_BISECT_START[target.tree] = base
+	if request.step is not None:
+		_check_step(request, len(usertree.range_commits(target.user, request.series)))
 
 def _check_bisect(request: BisectRequest, tree_dir: str, kernel: KernelSpec, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
@@ -639,7 +693,8 @@ def _mutant_check(mutant: mutants.Mutant) -> junit.Check:
 	"""A mutant as JUnit shows it: a killed one passes, a pending one is
 	skipped, any other fails."""
 	outcome = (junit.Outcome.PASS if mutant.verdict == mutants.Verdict.KILLED else
-		   junit.Outcome.SKIPPED if mutant.verdict == mutants.Verdict.PENDING else
+		   junit.Outcome.SKIPPED if mutant.verdict in (mutants.Verdict.PENDING,
+							       mutants.Verdict.NOT_APPLICABLE) else
 		   junit.Outcome.FAILURE)
 	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
 
@@ -648,7 +703,7 @@ def run_mutants(request: MutantsRequest, target: Target, repo: str,
 	tree_dir = target.tree
 	checker = _checker(request, tree_dir, target.kernel, repo)
 	start = time.monotonic()
-	baseline = mutants.run(checker, found)
+	baseline = mutants.run(checker, found, own_tree=target.user is not None)
 	elapsed = time.monotonic() - start
 	print()
 	for line in mutants.table(found):
@@ -846,7 +901,8 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 
 def _check_tree(target: Target) -> None:
 	"""Refuses a tree that setup would create in no directory."""
-	tree.check_location(target.tree, target.given)
+	if not target.user:  # the user's tree exists; pan-kunit makes the clone's directories
+		tree.check_location(target.tree, target.given)
 
 def _ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None:
 	"""Installs (or asks for) every kernel's source package and the tools,
@@ -854,7 +910,8 @@ def _ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None
 	second kernel's missing package is not found after the first kernel's
 	builds.  A kernel source package of another suite (trixie-backports)
 	gets its suite first, if it is missing."""
-	kernel_list = [t.kernel for t in target_list]
+	# A tree of the user's own needs no Debian source package.
+	kernel_list = [t.kernel for t in target_list if not t.user]
 	suited = [k for k in kernel_list if k.suite]
 	if suited:
 		try:
@@ -871,7 +928,7 @@ def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 		sources.load(repo, target.kernel)  # every series readable, before any extraction
 	_ensure_packages(target_list)
 	for target in target_list:
-		setup(target.tree, target.kernel, repo, 'setup', builds=False)
+		setup(target, repo, 'setup', builds=False)
 	return 0
 
 def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
@@ -922,11 +979,15 @@ def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	_matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	for target in target_list:
 		_check_tree(target)
+		if (target.user and request.series and
+				series.kind(request.series) == series.Kind.GIT_RANGE):
+			_check_user_range(request, target)
+			continue
 		_check_bisect(request, target.tree, target.kernel, repo)
 	_ensure_packages(target_list)
 
 	def one(target: Target) -> int:
-		setup(target.tree, target.kernel, repo, 'bisect')
+		setup(target, repo, 'bisect', at=_BISECT_START.get(target.tree))
 		with worktree.locked(target.tree):
 			return run_bisect(request, target, repo)
 	return _each(target_list, one)
@@ -949,7 +1010,7 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 		if not found[target.kernel]:
 			print(f'mutants: none to check on {target.kernel.package}')
 			return 0
-		setup(target.tree, target.kernel, repo, 'mutants')
+		setup(target, repo, 'mutants')
 		with worktree.locked(target.tree):
 			return run_mutants(request, target, repo, found[target.kernel])
 	return _each(target_list, one)
@@ -965,7 +1026,7 @@ def export_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	_check_tree(target)
 	sources.load(repo, target.kernel)
 	_ensure_packages(target_list, export.PACKAGES)
-	setup(target.tree, target.kernel, repo, 'export', builds=not request.no_build)
+	setup(target, repo, 'export', builds=not request.no_build)
 	with worktree.locked(target.tree):
 		return run_export(request, target, repo)
 

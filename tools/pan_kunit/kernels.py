@@ -49,9 +49,13 @@ class KernelSpec:
 	def default_tree(self) -> str:
 		"""Its prepared tree: $PAN_KUNIT_CACHE/PACKAGE, else under
 		~/.cache/pan-kunit."""
-		cache = os.environ.get('PAN_KUNIT_CACHE') or os.path.join(
-			os.path.expanduser('~'), '.cache', 'pan-kunit')
-		return os.path.join(cache, self.package)
+		return os.path.join(cache_dir(), self.package)
+
+def cache_dir() -> str:
+	"""Where pan-kunit keeps its trees: $PAN_KUNIT_CACHE, else
+	~/.cache/pan-kunit."""
+	return os.environ.get('PAN_KUNIT_CACHE') or os.path.join(
+		os.path.expanduser('~'), '.cache', 'pan-kunit')
 
 # Oldest first.  A kernel is supported once the repo has its series.
 KNOWN = (KernelSpec('6.1', 'linux-source-6.1'), KernelSpec('6.12', 'linux-source-6.12'),

@@ -31,6 +31,7 @@ class Verdict(StrEnum):
 	SURVIVED = 'survived'
 	PENDING = 'pending'
 	DOES_NOT_APPLY = 'does not apply'
+	NOT_APPLICABLE = 'not applicable'  # in a tree of the user's: its text is not their code
 	BUILD_FAILED = 'build failed'
 
 _HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
@@ -51,7 +52,7 @@ class Mutant:
 	kill_on: List[str] = field(default_factory=list)  # configs whose group goes first
 
 	def ok(self) -> bool:
-		return self.verdict in (Verdict.KILLED, Verdict.PENDING)
+		return self.verdict in (Verdict.KILLED, Verdict.PENDING, Verdict.NOT_APPLICABLE)
 
 	def of_header(self) -> bool:
 		"""Whether it changes a header, or a file headers are generated
@@ -183,9 +184,11 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 		mutant.detail += f' ({", ".join(unbooted)}: not needed, not built)'
 	return elapsed
 
-def run(checker: Checker, mutants: List[Mutant]) -> Step:
+def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
-	mutant applied alone on it.  Returns the baseline."""
+	mutant applied alone on it.  Returns the baseline.  In a tree of the
+	user's own (@own_tree), a mutant that does not apply is of code their
+	tree does not hold: not applicable, not a failure."""
 	wt = worktree.checkout(checker.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
 	progress.get().task('baseline (the prepared tree)')
@@ -212,8 +215,10 @@ def run(checker: Checker, mutants: List[Mutant]) -> Step:
 			worktree.reset(wt, tree.PREPARED_REF)
 			result = tree.git(wt, 'apply', mutant.path, check=False)
 			if result.returncode != 0:
-				mutant.verdict = Verdict.DOES_NOT_APPLY
-				mutant.detail = result.stderr.strip()
+				mutant.verdict = (Verdict.NOT_APPLICABLE if own_tree else
+						  Verdict.DOES_NOT_APPLY)
+				mutant.detail = ('its code is not in your tree: ' if own_tree else '') + \
+					result.stderr.strip()
 				eta.skip()
 			else:
 				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',

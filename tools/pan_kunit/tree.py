@@ -64,7 +64,7 @@ def git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess
 		raise Error(f'git {" ".join(args)} failed in {tree}:\n{result.stderr.strip()}')
 	return result
 
-def _rev(tree: str, ref: str) -> Optional[str]:
+def rev(tree: str, ref: str) -> Optional[str]:
 	result = git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
 	return result.stdout.strip() if result.returncode == 0 else None
 
@@ -149,7 +149,7 @@ def changed_files(tree: str) -> List[str]:
 			paths.append(path)
 	return paths
 
-def _exclude_outputs(tree: str) -> None:
+def exclude_outputs(tree: str) -> None:
 	path = os.path.join(tree, '.git', 'info', 'exclude')
 	try:
 		with open(path) as f:
@@ -220,7 +220,7 @@ def _extract(tree: str, kernel: KernelSpec, tarball: str, version: str) -> None:
 			raise Error(f'{tarball} should hold a single top-level directory, not {sorted(top)}')
 		git(source, 'init', '-q', '--initial-branch=' + BRANCH)
 		git(source, 'config', 'gc.auto', '0')  # no surprise background gc on 75k files
-		_exclude_outputs(source)
+		exclude_outputs(source)
 		# -f: Debian's .gitignore ignores every top-level entry.
 		git(source, 'add', '-A', '-f')
 		git(source, 'commit', '-q', '-m', kernels.base_subject(kernel, version),
@@ -232,7 +232,7 @@ def _extract(tree: str, kernel: KernelSpec, tarball: str, version: str) -> None:
 	print(f'extracted {tarball} ({kernel.package} {version}) into {tree}')
 
 def _check_ours(tree: str) -> None:
-	if not os.path.isdir(os.path.join(tree, '.git')) or not _rev(tree, BASE_REF):
+	if not os.path.isdir(os.path.join(tree, '.git')) or not rev(tree, BASE_REF):
 		raise Error(f'{tree} exists but is not a pan-kunit tree (no git repository with '
 			    f'{BASE_REF}); pan-kunit leaves it alone: move it away, or use another '
 			    'tree with --tree DIR or PAN_KUNIT_TREE')
@@ -339,8 +339,8 @@ def setup(tree: str, kernel: KernelSpec, sources: Sources, tarball: str, version
 		_check_ours(tree)
 		_check_kernel(tree, kernel)
 		_warn_if_other_version(tree, kernel, version)
-		_exclude_outputs(tree)
-	prepared = _rev(tree, PREPARED_REF)
+		exclude_outputs(tree)
+	prepared = rev(tree, PREPARED_REF)
 	trailers = _trailers(tree, prepared) if prepared else {}
 	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
 	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
@@ -348,7 +348,7 @@ def setup(tree: str, kernel: KernelSpec, sources: Sources, tarball: str, version
 		print('already up to date')
 	else:
 		_check_updatable(tree)
-		if prepared and patches_current and prepared == _rev(tree, 'HEAD'):
+		if prepared and patches_current and prepared == rev(tree, 'HEAD'):
 			print('updating the suites; the patches are unchanged')
 			git(tree, 'reset', '-q', '--soft', 'HEAD^')
 		else:

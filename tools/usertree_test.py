@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of pan_kunit.usertree: --tree on a kernel checkout of the user's
+# own (their branch, commits and uncommitted edits), with the fake
+# kunit_tool and fake source of pan_kunit_test; each test checks that the
+# user's tree is left exactly as it was.
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import subprocess
+import tarfile
+from typing import Dict, List, Tuple
+from unittest import mock
+
+from pan_kunit import cli, tree, usertree
+import pan_kunit_test
+from pan_kunit_test import MATCH_CASE_FAILED, USER_GIT_ENV, FakeKunitTestCase, read, write
+
+def setUpModule() -> None:
+	pan_kunit_test.setUpModule()
+
+def tearDownModule() -> None:
+	pan_kunit_test.tearDownModule()
+
+# An upstream-like .gitignore: Debian's ignores every top-level entry, so
+# that no file of a tree of it is ever untracked.
+UPSTREAM_GITIGNORE = '.*\n!.gitignore\n*.o\n'
+MINE = 'arch/arm64/kernel/mine.txt'
+
+def snapshot(user: str) -> Dict[str, str]:
+	"""Everything of @user a tool must not change: every file and directory,
+	.git's included, with its mode, mtime and bytes.  An object file's
+	mtime is left out: git refreshes it when a repository that borrows the
+	objects (the clone's alternates) writes one it already holds."""
+	found = {}
+	for root, dirs, files in os.walk(user):
+		for name in dirs + files:
+			path = os.path.join(root, name)
+			relative = os.path.relpath(path, user)
+			info = os.lstat(path)
+			digest = ''
+			if os.path.isfile(path) and not os.path.islink(path):
+				with open(path, 'rb') as f:
+					digest = hashlib.sha256(f.read()).hexdigest()
+			freshened = relative.startswith('.git/objects/') and digest
+			found[relative] = (f'{info.st_mode} ' + ('' if freshened else f'{info.st_mtime_ns} ') +
+					   digest)
+	return found
+
+class UserTreeTest(FakeKunitTestCase):
+
+	def setUp(self) -> None:
+		super().setUp()
+		self.cache = os.path.join(self.tmp, 'cache')
+		patcher = mock.patch.dict(os.environ, {'PAN_KUNIT_CACHE': self.cache})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		self.user = os.path.join(self.tmp, 'work', 'linux')
+
+	def ugit(self, *args: str) -> str:
+		return subprocess.run(['git', '-C', self.user] + list(args), check=True, text=True,
+				      stdout=subprocess.PIPE, env=dict(os.environ, **USER_GIT_ENV)
+				      ).stdout.strip()
+
+	def make_user_tree(self, makefile_patchlevel: str='1') -> None:
+		"""Debian's source committed as the user's base, a branch "topic"
+		with a commit of theirs, an upstream-like .gitignore."""
+		with tarfile.open(self.tarball) as tar:
+			tar.extractall(os.path.dirname(self.user))
+		os.rename(os.path.join(os.path.dirname(self.user), 'linux-source-6.1'), self.user)
+		write(os.path.join(self.user, '.gitignore'), UPSTREAM_GITIGNORE)
+		makefile = os.path.join(self.user, 'Makefile')
+		write(makefile, read(makefile).replace('PATCHLEVEL = 1', f'PATCHLEVEL = {makefile_patchlevel}'))
+		self.ugit('init', '-q', '-b', 'master')
+		self.ugit('add', '-A')
+		self.ugit('commit', '-q', '-m', 'my base: Debian linux-source-6.1')
+		self.ugit('checkout', '-q', '-b', 'topic')
+		self.edit('arch/arm64/kernel/cpufeature.c', ' * A stand-in', ' * My stand-in')
+		self.ugit('commit', '-q', '-am', 'arm64: cpufeature: my commit')
+
+	def edit(self, path: str, old: str, new: str) -> None:
+		full = os.path.join(self.user, path)
+		text = read(full)
+		self.assertIn(old, text)
+		write(full, text.replace(old, new, 1))
+
+	def run_cli(self, *argv: str) -> Tuple[int, str]:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.user] + list(argv), repo=self.repo)
+		return status, out.getvalue()
+
+	def clone(self) -> str:
+		return usertree.clone_dir(self.cache, self.user)
+
+	def test_run_tests_head_and_edits_and_leaves_the_tree_alone(self) -> None:
+		self.make_user_tree()
+		self.edit('arch/arm64/kernel/cpufeature.c', 'fixture).', 'fixture), edited.')
+		write(os.path.join(self.user, MINE), 'a file of mine, not added\n')
+		self.ugit('stash', 'list')  # git itself only reads here
+		head = self.ugit('rev-parse', 'HEAD')
+		before = snapshot(self.user)
+		report = os.path.join(self.tmp, 'report.json')
+		status, output = self.run_cli('run', '--config', 'pass_pan', '--json', report)
+		self.assertEqual(status, 0, output)
+		self.assertEqual(snapshot(self.user), before)
+		self.assertIn(f'your tree {self.user}: branch topic at {head[:12]} ("arm64: cpufeature: '
+			      'my commit"), with your uncommitted edits of '
+			      f'arch/arm64/kernel/cpufeature.c, {MINE}; with 6.1\'s series', output)
+		self.assertIn(f'tested your tree {self.user}: branch topic', output)
+		# Built in the clone: HEAD, the edits, the series and the suites.
+		(build,) = self.traced('build')
+		self.assertTrue(build[2].startswith(self.clone() + '/'), build)
+		source = read(os.path.join(self.clone(), 'arch/arm64/kernel/cpufeature.c'))
+		self.assertIn(' * My stand-in', source)
+		self.assertIn('fixture), edited.', source)
+		self.assertIn('cpufeature_fake_test.o', read(os.path.join(
+			self.clone(), 'arch/arm64/kernel/Makefile')))
+		self.assertTrue(os.path.exists(os.path.join(self.clone(), MINE)))
+		(record,) = json.loads(read(report))['configs']
+		self.assertEqual((record['git_commit'], record['git_branch'], record['git_dirty']),
+				 (head, 'topic', True))
+		# Unchanged, the next run commits nothing and touches no file.
+		prepared = tree.rev(self.clone(), tree.PREPARED_REF)
+		mtime = os.stat(os.path.join(self.clone(), 'arch/arm64/kernel/cpufeature.c')).st_mtime_ns
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertEqual(tree.rev(self.clone(), tree.PREPARED_REF), prepared)
+		self.assertEqual(os.stat(os.path.join(
+			self.clone(), 'arch/arm64/kernel/cpufeature.c')).st_mtime_ns, mtime)
+		self.assertEqual(snapshot(self.user), before)
+
+	def test_an_edit_that_breaks_a_case_fails_it_by_name(self) -> None:
+		self.make_user_tree()
+		write(os.path.join(self.user, 'fake_mode'), 'fail\n')  # the fake kunit.py's mode
+		self.ugit('add', 'fake_mode')  # staged, not committed
+		before = snapshot(self.user)
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn(f'[FAILED] {MATCH_CASE_FAILED}', output)
+		self.assertIn('with your uncommitted edits of fake_mode', output)
+		after = snapshot(self.user)
+		self.assertEqual({k: v for k, v in after.items() if before.get(k) != v}, {})
+		self.assertEqual(after, before)
+
+	def test_a_tree_that_holds_the_suites_is_taken_as_it_is(self) -> None:
+		self.user = self.tree  # a copy of a prepared tree
+		for ref in (tree.BASE_REF, tree.PREPARED_REF):
+			self.ugit('update-ref', '-d', ref)
+		head = self.ugit('rev-parse', 'HEAD')
+		before = snapshot(self.user)
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertIn('it holds the suites already: taken as it is', output)
+		self.assertEqual(tree.rev(self.clone(), tree.PREPARED_REF), head)
+		after = snapshot(self.user)
+		self.assertEqual({k: v for k, v in after.items() if before.get(k) != v}, {})
+
+	def test_a_series_that_does_not_apply_is_named_before_any_build(self) -> None:
+		self.make_user_tree()
+		self.edit('arch/arm64/kernel/cpufeature.c', 'u64 val = read_sanitised_ftr_reg',
+			  'u64 value = read_sanitised_ftr_reg')
+		before = snapshot(self.user)
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 2, output)
+		self.assertIn('pan-kunit: error: patch 1 of patches/6.1/series, ', output)
+		self.assertIn('0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch, does '
+			      f'not apply to {self.user}', output)
+		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c:', output)
+		self.assertNotIn('Traceback', output)
+		self.assertEqual(self.traced('build'), [])
+		self.assertEqual(snapshot(self.user), before)
+
+	def test_the_series_is_chosen_by_the_makefile(self) -> None:
+		self.make_user_tree(makefile_patchlevel='7')
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertIn(f'{self.user} holds Linux 6.7: pan-kunit has no series for it, and uses '
+			      "6.1's (patches/6.1/series), the newest below it", output)
+		self.edit('Makefile', 'VERSION = 6', 'VERSION = 5')
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 2, output)
+		self.assertIn(f'{self.user} holds Linux 5.7, older than every kernel pan-kunit has a '
+			      'series for (6.1)', output)
+		status, output = self.run_cli('run', '--kernel', '6.12')
+		self.assertEqual(status, 2, output)
+
+	def test_bisect_of_the_users_own_range(self) -> None:
+		self.make_user_tree()
+		self.ugit('tag', 'mine-base')
+		self.edit('arch/arm64/kernel/cpufeature.c', ' * My stand-in', ' * Our stand-in')
+		self.ugit('commit', '-q', '-am', 'arm64: cpufeature: a harmless one')
+		write(os.path.join(self.user, 'fake_mode'), 'fail\n')
+		self.ugit('add', 'fake_mode')
+		self.ugit('commit', '-q', '-m', 'arm64: cpufeature: the one that breaks a case')
+		self.edit('arch/arm64/kernel/cpufeature.c', 'fixture).', 'fixture), not in the range.')
+		before = snapshot(self.user)
+		status, output = self.run_cli('bisect', 'mine-base..topic', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('bisect: first bad patch: 2 0002-', output)
+		self.assertIn('.patch: arm64: cpufeature: the one that breaks a case', output)
+		self.assertIn(f'reproduce that step: tools/pan-kunit --tree {self.user} bisect '
+			      'mine-base..topic --config=pass_pan --step=2', output)
+		self.assertIn('without your uncommitted edits', output)
+		self.assertEqual(snapshot(self.user), before)
+		status, output = self.run_cli('bisect', 'nosuch..topic', '--config', 'pass_pan')
+		self.assertEqual(status, 2, output)
+		self.assertEqual(snapshot(self.user), before)
