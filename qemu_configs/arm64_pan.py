@@ -11,7 +11,12 @@
 # four configs at once, on the two host cores CI has: with a thread per
 # vCPU, eight vCPU threads compete for them and the four boots take 3-4 s
 # (QEMU alone); with one thread per QEMU, 1.1-1.3 s.  One boot alone
-# takes 0.4-0.6 s either way.
+# takes 0.4-0.6 s either way.  7.3's kunit.py puts "-accel kvm -accel hvf
+# -accel tcg" before these, and QEMU takes the first that starts: a plain,
+# multi-threaded TCG, which never reads thread=single.  -icount (guest
+# time from the instruction count, adjusted to the host's speed) rules
+# out multi-threaded TCG whatever -accel QEMU took: the four boots of 7.3
+# took 10-11 s without it, 2.1-2.6 s with it; 6.1's and 6.12's the same.
 
 from ..qemu_config import QemuArchParams
 
@@ -27,4 +32,5 @@ CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
 			   extra_qemu_params=['-machine', 'virt',
 					      '-cpu', 'max,pauth-impdef=on',
 					      '-accel', 'tcg,thread=single',
+					      '-icount', 'shift=auto',
 					      '-smp', '2'])
