@@ -420,6 +420,39 @@ def _print_console(result: results.ConfigResult, what: str='all') -> None:
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
+# The config run builds and boots alone first on a cold start: the
+# newest kernel's, on a CPU with PAN.
+FIRST_CONFIG = 'arm64_pan'
+
+def _first_alone(request: RunRequest, target: Target, repo: str,
+		 matrix: List[configs.QemuConfig]) -> List[configs.QemuConfig]:
+	"""On a cold start (no kernel built yet for it) of the whole matrix,
+	FIRST_CONFIG, which is then built and booted before the others, so
+	that a first verdict comes after one build, not all of them; else
+	none.  With --config the configs named are the matrix."""
+	first = [c for c in matrix if c.name == FIRST_CONFIG]
+	if request.configs or not first or len(matrix) < 2:
+		return []
+	options = request.options
+	(build,) = runner.kconfig_builds(target.tree, first, fragments=fragments(repo, target.kernel),
+					 kconfig_add=options.kconfig_add,
+					 make_options=options.make_options)
+	if os.path.exists(os.path.join(build.build_dir(target.tree), first[0].kernel_path)):
+		return []
+	print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
+	return first
+
+def _print_first(first: List[results.ConfigResult]) -> None:
+	"""The verdict of the config booted first: its failures and its
+	column, before the other configs build (the kernel's table, after
+	them, has it again, and its total counts it once)."""
+	for result in first:
+		print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
+		      f'{result.name}: {result.status}')
+		results.print_failed(result)
+	for line in results.table(first):
+		print(line)
+
 def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 	"""Builds and boots the matrix of every kernel, the newest first, and
 	reports each as soon as its boots end: its failures, skips, a table
@@ -431,12 +464,20 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		setup(target, repo, 'run')
 		kunit_dir = tree.kunit_dir(tree_dir)
 		matrix = _matrix(request, repo, kunit_dir)
-		# The edits are noted while the kernels build: git status of a
-		# kernel tree takes 0.2-0.3 s, once per run.
-		kernel_results = runner.run(tree_dir, kunit_dir, matrix, request.timeout,
-					    request.jobs, options=request.options,
-					    fragments=fragments(repo, target.kernel),
-					    describe=_describe(target))
+		first = _first_alone(request, target, repo, matrix) if not per_kernel else []
+		kernel_results = []
+		for configs_now in ([first, [c for c in matrix if c not in first]] if first else
+				    [matrix]):
+			# The edits are noted while the kernels build: git status of a
+			# kernel tree takes 0.2-0.3 s, once per run.
+			kernel_results += runner.run(tree_dir, kunit_dir, configs_now, request.timeout,
+						     request.jobs, options=request.options,
+						     fragments=fragments(repo, target.kernel),
+						     describe=_describe(target))
+			if first and configs_now is first:
+				_print_first(kernel_results)
+		order = [c.name for c in matrix]
+		kernel_results.sort(key=lambda r: order.index(r.name))
 		per_kernel.append(kernel_results)
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 		if request.raw_output:
