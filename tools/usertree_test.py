@@ -210,3 +210,21 @@ class UserTreeTest(FakeKunitTestCase):
 		status, output = self.run_cli('bisect', 'nosuch..topic', '--config', 'pass_pan')
 		self.assertEqual(status, 2, output)
 		self.assertEqual(snapshot(self.user), before)
+
+	def test_a_mutant_not_in_the_users_code_is_not_applicable(self) -> None:
+		import shutil
+		mutants_dir = os.path.join(self.repo, 'mutants', '6.1')
+		os.makedirs(mutants_dir)
+		for name in ('killed', 'stale'):
+			shutil.copy(pan_kunit_test.test_data_path('mutants', f'{name}.patch'), mutants_dir)
+		self.make_user_tree()
+		before = snapshot(self.user)
+		report = os.path.join(self.tmp, 'mutants.json')
+		status, output = self.run_cli('mutants', '--config', 'pass_pan', '--json', report)
+		self.assertEqual(status, 0, output)
+		verdicts = {m['name']: m for m in json.loads(read(report))['mutants']}
+		self.assertEqual(verdicts['stale']['verdict'], 'not applicable')
+		self.assertIn('its code is not in your tree: error: patch failed', verdicts['stale']['detail'])
+		self.assertEqual(verdicts['killed']['verdict'], 'killed')
+		self.assertIn('mutants: 1 passed, 0 failed', output)
+		self.assertEqual(snapshot(self.user), before)
