@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import (Error, apt_suites, bisect, configs, coverage, export, junit, kernels,
-		       ktap, lkdtm, mutants, packages, progress, results, runner, series, sources,
-		       steps, summary, tree, usertree, worktree)
+		       ktap, lkdtm, mutagen, mutants, packages, progress, results, runner, score,
+		       series, sources, steps, summary, tree, usertree, worktree)
 from pan_kunit.kernels import KernelSpec
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -257,6 +257,19 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 		'--only', action='append', default=[], metavar='NAME',
 		help='check only mutants/VERSION/NAME.patch; repeatable')
 	subparsers.choices['mutants'].add_argument(
+		'--generate', action='store_true',
+		help='generate mutants of the functions under test with libclang (relational, '
+		'logical, bitwise and shift operators, constants +-1, negated conditions, deleted '
+		'calls, swapped arguments) on the lines the last coverage run reached, judge a '
+		'sample, and print the mutation score and every survivor')
+	subparsers.choices['mutants'].add_argument(
+		'--sample', type=int, metavar='N',
+		help=f'with --generate: check N of them, drawn at random (default: '
+		f'{score.DEFAULT_SAMPLE}; 0: all)')
+	subparsers.choices['mutants'].add_argument(
+		'--seed', type=int, default=1, metavar='S',
+		help='with --generate: the seed of the sample (default: 1)')
+	subparsers.choices['mutants'].add_argument(
 		'--no-header-mutants', action='store_true',
 		help='leave out the mutants that change a header: nearly every object includes '
 		'it, so each is a build from scratch (minutes, where the others take seconds)')
@@ -294,6 +307,7 @@ class BisectRequest(ReportRequest):
 class MutantsRequest(ReportRequest):
 	only: List[str]        # the mutants to check, by name; none: all
 	headers: bool = True   # also the mutants that change a header
+	generate: Optional[score.GenerateRequest] = None  # generated ones, not mutants/'s
 
 @dataclass
 class ExportRequest(BootRequest):
@@ -351,8 +365,17 @@ def bisect_request(args: argparse.Namespace) -> BisectRequest:
 	return BisectRequest(**_report_fields(args), series=args.series, step=args.step)
 
 def mutants_request(args: argparse.Namespace) -> MutantsRequest:
+	generate = None
+	if args.generate:
+		if args.only:
+			raise Error('--only names mutants of mutants/; --generate makes its own: give one')
+		generate = score.GenerateRequest(
+			sample=None if args.sample == 0 else args.sample or score.DEFAULT_SAMPLE,
+			seed=args.seed, headers=not args.no_header_mutants)
+	elif args.sample is not None or args.seed != 1:
+		raise Error('--sample and --seed choose among generated mutants: give --generate too')
 	return MutantsRequest(**_report_fields(args), only=args.only,
-			      headers=not args.no_header_mutants)
+			      headers=not args.no_header_mutants, generate=generate)
 
 def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
@@ -767,6 +790,29 @@ def run_mutants(request: MutantsRequest, target: Target, repo: str,
 			for suite in junit.config_suites(result, 'baseline')]))
 	return 0 if all(m.ok() for m in found) else 1
 
+def run_generated(request: MutantsRequest, target: Target, repo: str) -> int:
+	"""mutants --generate: the mutation score of the suites on a kernel."""
+	assert request.generate is not None
+	tree_dir = target.tree
+	checker = _checker(request, tree_dir, target.kernel, repo)
+	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
+		     if not f.kernels or target.kernel.name in f.kernels]
+	baseline, sites, judged, total = score.run(checker, repo, target.kernel.name, functions,
+						   request.generate, own_tree=target.user is not None)
+	summary.report(summary.Tally('mutants', total.killed, total.survived))
+	if request.json:
+		results.write_json(request.json, {
+			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': request.generate.seed,
+			'score': {'killed': total.killed, 'survived': total.survived,
+				  'did_not_build': total.dropped},
+			'baseline': baseline.to_json(),
+			'mutants': [dict(m.to_json(), node=s.node(), function=s.function,
+					 operator=s.operator) for s, m in zip(sites, judged)]}, '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit mutants --generate', [
+			junit.checks_suite('mutants', [_mutant_check(m) for m in judged])]))
+	return 0 if total.percent() >= score.GOAL else 1
+
 def run_export(request: ExportRequest, target: Target, repo: str) -> int:
 	tree_dir = target.tree
 	who = export.identity(repo)
@@ -1042,12 +1088,22 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 	for target in target_list:
 		_check_tree(target)
 		sources.load(repo, target.kernel)
+		if request.generate is not None:
+			found[target.kernel] = []
+			continue
 		found[target.kernel] = _mutants_of(request, target.kernel, repo, kernel_list)
 		for mutant in found[target.kernel]:
 			mutants.check_kill_on(mutant, configs.available(repo))
-	_ensure_packages([t for t in target_list if found[t.kernel]])
+	_ensure_packages([t for t in target_list if found[t.kernel] or request.generate],
+			 [mutagen.PACKAGE] if request.generate else [])
+	if request.generate is not None:
+		mutagen.load_bindings()  # before any build: names the package if it is missing
 
 	def one(target: Target) -> int:
+		if request.generate is not None:
+			setup(target, repo, 'mutants')
+			with worktree.locked(target.tree):
+				return run_generated(request, target, repo)
 		if not found[target.kernel]:
 			print(f'mutants: none to check on {target.kernel.package}')
 			return 0

@@ -34,6 +34,9 @@ class Verdict(StrEnum):
 	NOT_APPLICABLE = 'not applicable'  # in a tree of the user's: its text is not their code
 	BUILD_FAILED = 'build failed'
 
+# A Must-Fail: of generated mutants (mutagen.py): any suite, any case.
+ANY_SUITE = '*'
+
 _HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
 _DIFF_FILE = re.compile(r'^diff --git a/(\S+) b/')
 
@@ -50,6 +53,10 @@ class Mutant:
 	logs: Optional[str] = None   # when it was built: as Step.logs
 	files: List[str] = field(default_factory=list)  # what its diff changes
 	kill_on: List[str] = field(default_factory=list)  # configs whose group goes first
+
+	def pending_suites(self, landed: Set[str]) -> List[str]:
+		"""Its Must-Fail: suites that have not landed (none for ANY_SUITE)."""
+		return [s for s in self.must_fail if s not in landed and s != ANY_SUITE]
 
 	def ok(self) -> bool:
 		return self.verdict in (Verdict.KILLED, Verdict.PENDING, Verdict.NOT_APPLICABLE)
@@ -122,8 +129,12 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str])
 	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
 	broken = [f'{r.name}: {r.status}' for r in configs if r.status in BROKEN]
 	failed_suites = {c.split('.')[0] for cases in mutant.failures.values() for c in cases}
-	wanted = [s for s in mutant.must_fail if s in landed]
-	missed = [s for s in wanted if s not in failed_suites]
+	if mutant.must_fail == [ANY_SUITE]:
+		wanted = sorted(failed_suites)
+		missed = [] if failed_suites else ['any suite']
+	else:
+		wanted = [s for s in mutant.must_fail if s in landed]
+		missed = [s for s in wanted if s not in failed_suites]
 	caught = {config: [c for c in cases if c.split('.')[0] in wanted]
 		  for config, cases in mutant.failures.items()}
 	failed = [f'{config}: {len(cases)} failed: {abbreviate(cases)}'
@@ -142,7 +153,7 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str])
 		others = sorted({c for cases in mutant.failures.values() for c in cases})
 		mutant.detail = ('no case of ' + ', '.join(missed) + ' failed' +
 				 (f'; failed: {abbreviate(others)}' if others else ''))
-	pending = [s for s in mutant.must_fail if s not in landed]
+	pending = mutant.pending_suites(landed)
 	if pending:
 		mutant.detail += f' (not landed yet: {", ".join(pending)})'
 
@@ -203,11 +214,11 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])
 	# The baseline, and the mutants that are not pending, build and boot.
-	eta = progress.Eta(1 + sum(any(s in landed for s in m.must_fail) for m in mutants))
+	eta = progress.Eta(1 + sum(len(m.pending_suites(landed)) < len(m.must_fail) for m in mutants))
 	eta.done(baseline.elapsed)
 	for number, mutant in enumerate(mutants, 1):
 		start = time.monotonic()
-		pending = [s for s in mutant.must_fail if s not in landed]
+		pending = mutant.pending_suites(landed)
 		if len(pending) == len(mutant.must_fail):
 			mutant.verdict = Verdict.PENDING
 			mutant.detail = f'not landed yet: {", ".join(pending)}'

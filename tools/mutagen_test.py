@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of pan_kunit.mutagen and pan_kunit.score: the places each operator
+# finds in a small C fixture (test_data/mutagen/sample.c) with libclang,
+# the patches, the sample, the score and its interval, and that a mutant
+# that does not build is dropped, not counted.
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+from typing import Dict, List
+
+from pan_kunit import Error, mutagen, mutants, score
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'mutagen')
+
+def commands(directory: str) -> Dict[str, Dict[str, object]]:
+	source = os.path.realpath(os.path.join(directory, 'sample.c'))
+	return {source: {'directory': directory, 'file': 'sample.c',
+			 'arguments': ['gcc', '-c', '-O2', '-fconserve-stack', 'sample.c']}}
+
+class GenerateTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-mutagen-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+		shutil.copy(os.path.join(FIXTURE, 'sample.c'), self.tmp)
+		self.sites = mutagen.generate(self.tmp, [('sample', 'sample.c')], commands(self.tmp))
+
+	def changes(self, operator: str) -> List[str]:
+		return [f'{s.original} -> {s.replacement} @{s.line}' for s in self.sites
+			if s.operator == operator]
+
+	def test_each_operator(self) -> None:
+		self.assertEqual(self.changes('relational'), [
+			'>= -> < @20', '>= -> > @20', '!= -> == @20', '< -> <= @22', '< -> > @22'])
+		self.assertEqual(self.changes('logical'), ['&& -> || @20', '|| -> && @22'])
+		self.assertEqual(self.changes('bitwise'), ['|= -> &= @23', '^ -> | @24', '& -> | @24'])
+		self.assertEqual(self.changes('shift'), ['<< -> >> @23'])
+		self.assertEqual(self.changes('constant'), [
+			'0x10 -> 0x11 @18', '0x10 -> 0xf @18', '0 -> 1 @20', '3 -> 2 @22', '3 -> 4 @22',
+			'2 -> 1 @23', '2 -> 3 @23', '1 -> 0 @24', '1 -> 2 @24'])
+		self.assertEqual(self.changes('negate'), [
+			'val >= min && bits != 0 -> !(val >= min && bits != 0) @20',
+			'LIMIT(val) || bits < 3 -> !(LIMIT(val) || bits < 3) @22'])
+		self.assertEqual(self.changes('delete-call'), ['note(val) -> (void)0 @21'])
+		self.assertEqual(self.changes('swap-args'), ['val, min -> min, val @25'])
+		self.assertEqual({s.function for s in self.sites}, {'sample'})
+
+	def test_nothing_a_macro_brings_in(self) -> None:
+		# LIMIT()'s > and 7 are the macro's text, not sample()'s.
+		self.assertFalse([s for s in self.sites if s.original in ('>', '7')])
+		self.assertFalse([s for s in self.sites if s.line < 16])  # helper(), note()
+
+	def test_only_the_lines_reached(self) -> None:
+		sites = mutagen.generate(self.tmp, [('sample', 'sample.c')], commands(self.tmp),
+					 {'sample.c': {23}})
+		self.assertEqual({s.line for s in sites}, {23})
+
+	def test_patches_apply_and_compile_or_not(self) -> None:
+		subprocess.run(['git', 'init', '-q', self.tmp], check=True)
+		for site in self.sites:
+			text = mutagen.patch(self.tmp, site)
+			self.assertTrue(text.startswith(f'Subject: {site.node()}\nMust-Fail: *\n'), text)
+			path = os.path.join(self.tmp, 'm.patch')
+			with open(path, 'w') as f:
+				f.write(text)
+			mutant = mutants.load_mutant(path)
+			self.assertEqual((mutant.must_fail, mutant.files), (['*'], ['sample.c']))
+			applied = subprocess.run(['git', '-C', self.tmp, 'apply', '--check', path],
+						 stderr=subprocess.PIPE, text=True)
+			self.assertEqual(applied.returncode, 0, applied.stderr + text)
+
+	def test_node_survives_lines_moving(self) -> None:
+		path = os.path.join(self.tmp, 'sample.c')
+		with open(path) as f:
+			text = f.read()
+		with open(path, 'w') as f:
+			f.write('/* a new first line */\n' + text)
+		moved = mutagen.generate(self.tmp, [('sample', 'sample.c')], commands(self.tmp))
+		self.assertEqual([s.node() for s in moved], [s.node() for s in self.sites])
+		self.assertNotEqual([s.line for s in moved], [s.line for s in self.sites])
+
+class SampleAndScoreTest(unittest.TestCase):
+
+	def site(self, n: int, function: str='f') -> mutagen.Site:
+		return mutagen.Site(function, 'x.c', 'constant', n, n, n + 1, '1', '2', 1)
+
+	def test_seeded_sample(self) -> None:
+		sites = [self.site(n) for n in range(50)]
+		one = mutagen.sample(sites, 10, seed=7)
+		self.assertEqual(one, mutagen.sample(sites, 10, seed=7))
+		self.assertNotEqual(one, mutagen.sample(sites, 10, seed=8))
+		self.assertEqual(len(one), 10)
+		self.assertEqual(one, sorted(one, key=lambda s: s.start))
+		self.assertEqual(mutagen.sample(sites, None, seed=7), sites)
+		self.assertEqual(mutagen.sample(sites, 80, seed=7), sites)
+
+	def test_wilson_interval(self) -> None:
+		low, high = mutagen.wilson(90, 100)
+		self.assertAlmostEqual(low, 82.6, places=1)
+		self.assertAlmostEqual(high, 94.5, places=1)
+		self.assertEqual(mutagen.wilson(0, 0), (0.0, 100.0))
+
+	def test_a_mutant_that_does_not_build_is_dropped(self) -> None:
+		verdicts = [mutants.Verdict.KILLED, mutants.Verdict.SURVIVED,
+			    mutants.Verdict.BUILD_FAILED, mutants.Verdict.KILLED]
+		judged = []
+		for verdict in verdicts:
+			mutant = mutants.Mutant('p', 'n', 's', ['*'])
+			mutant.verdict = verdict
+			judged.append(mutant)
+		sites = [self.site(1, 'f'), self.site(2, 'f'), self.site(3, 'g'), self.site(4, 'g')]
+		per, total = score.scores(sites, judged)
+		self.assertEqual((total.killed, total.survived, total.dropped), (2, 1, 1))
+		self.assertEqual((per['g'].killed, per['g'].survived, per['g'].dropped), (1, 0, 1))
+		self.assertAlmostEqual(total.percent(), 200 / 3)
+		self.assertIn('2/3 killed, 66.7%', total.text())
+		self.assertIn('1 did not build', total.text())
+
+	def test_any_suite_kills_a_generated_mutant(self) -> None:
+		mutant = mutants.Mutant('p', 'n', 's', [mutants.ANY_SUITE])
+		self.assertEqual(mutant.pending_suites(set()), [])
+
+	def test_equivalence_claims(self) -> None:
+		with tempfile.NamedTemporaryFile('w', suffix='.txt', delete=False) as f:
+			f.write('# claims\nf: constant `1` -> `2` #1 -- the same object code\n')
+		self.addCleanup(os.unlink, f.name)
+		self.assertEqual(mutagen.load_equivalent(f.name),
+				 {'f: constant `1` -> `2` #1': 'the same object code'})
+		self.assertEqual(mutagen.load_equivalent(f.name + '.missing'), {})
+		with open(f.name, 'w') as g:
+			g.write('no reason here\n')
+		with self.assertRaises(Error):
+			mutagen.load_equivalent(f.name)
+
+	def test_clang_gets_no_gcc_only_flag(self) -> None:
+		args = mutagen.clang_args({'arguments': [
+			'gcc', '-nostdinc', '-I./include', '-include', 'k.h', '-D__KERNEL__', '-std=gnu11',
+			'-fconserve-stack', '-mstack-protector-guard=sysreg', '--param=x=1', '-O2',
+			'-c', '-o', 'a.o', 'a.c']})
+		self.assertEqual(args[2:], ['-nostdinc', '-I./include', '-include', 'k.h',
+					    '-D__KERNEL__', '-std=gnu11'])
+		self.assertEqual(args[0], '--target=aarch64-linux-gnu')
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The mutation score of the suites: `mutants --generate` generates mutants
+# of the functions under test (mutagen.py), judges a seeded sample of them
+# like the written ones (mutants.run()), and reports the score per
+# function and per kernel with its 95% interval, and every survivor as a
+# diff to triage: an equivalent mutant (claimed in mutants/VERSION/
+# equivalent, with the reason) or a gap of the suites.
+
+import glob
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from pan_kunit import Error, mutagen, mutants, results, runner
+from pan_kunit.steps import Checker, Step
+
+# The sample when --sample is not given: enough for a 95% interval of
+# about +-6 points around 90%.
+DEFAULT_SAMPLE = 100
+# The score the suites are held to.
+GOAL = 90.0
+# The most survivors printed as diffs; the rest are in the JSON.
+MAX_SHOWN = 20
+
+@dataclass
+class GenerateRequest:
+	"""mutants --generate's own options."""
+	sample: Optional[int]   # None: every generated mutant
+	seed: int
+	headers: bool           # also the mutants of header inlines
+
+@dataclass
+class Score:
+	killed: int
+	survived: int
+	dropped: int            # did not build: never counted
+
+	def percent(self) -> float:
+		judged = self.killed + self.survived
+		return 100.0 * self.killed / judged if judged else 0.0
+
+	def text(self) -> str:
+		judged = self.killed + self.survived
+		low, high = mutagen.wilson(self.killed, judged)
+		return (f'{self.killed}/{judged} killed, {self.percent():.1f}% (95% interval '
+			f'{low:.1f}-{high:.1f}%)' + (f', {self.dropped} did not build' if self.dropped else ''))
+
+def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
+	"""The compile commands of the tree's builds (kunit.py's build writes
+	compile_commands.json into each), by source's real path."""
+	import json
+	found: Dict[str, Dict[str, object]] = {}
+	for path in sorted(glob.glob(runner.state(tree, 'build', '*', 'compile_commands.json'))):
+		try:
+			with open(path) as f:
+				entries = json.load(f)
+		except (OSError, ValueError):
+			continue
+		for entry in entries:
+			source = os.path.realpath(os.path.join(str(entry.get('directory', '')),
+							       str(entry.get('file', ''))))
+			found.setdefault(source, entry)
+	return found
+
+def reached(tree: str) -> Optional[Dict[str, set]]:
+	"""The lines of the tree's last `coverage` run, merged; None without one."""
+	path = runner.state(tree, 'coverage', 'coverage.info')
+	text = results.read_text(path)
+	return None if text is None else mutagen.reached_lines(text, tree)
+
+def write_mutants(tree: str, sites: Sequence[mutagen.Site], seed: int) -> List[mutants.Mutant]:
+	out = runner.state(tree, 'generated', f'seed-{seed}')
+	os.makedirs(out, exist_ok=True)
+	for old in glob.glob(os.path.join(out, '*.patch')):
+		os.unlink(old)
+	found = []
+	for site in sites:
+		path = os.path.join(out, site.name() + '.patch')
+		with open(path, 'w') as f:
+			f.write(mutagen.patch(tree, site))
+		found.append(mutants.load_mutant(path))
+	return found
+
+def scores(sites: Sequence[mutagen.Site],
+	   judged: Sequence[mutants.Mutant]) -> Tuple[Dict[str, Score], Score]:
+	"""The score of each function, and of them all."""
+	per: Dict[str, Score] = {}
+	total = Score(0, 0, 0)
+	for site, mutant in zip(sites, judged):
+		for score in (per.setdefault(site.function, Score(0, 0, 0)), total):
+			if mutant.verdict == mutants.Verdict.KILLED:
+				score.killed += 1
+			elif mutant.verdict == mutants.Verdict.SURVIVED:
+				score.survived += 1
+			else:
+				score.dropped += 1
+	return per, total
+
+def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mutants.Mutant],
+		 per: Dict[str, Score], total: Score) -> None:
+	print()
+	rows = [['function', 'killed/judged', 'score', 'did not build']]
+	for function, score in sorted(per.items()):
+		judged_count = score.killed + score.survived
+		rows.append([function, f'{score.killed}/{judged_count}',
+			     f'{score.percent():.0f}%' if judged_count else '-', str(score.dropped)])
+	for line in results.align(rows):
+		print(line)
+	print(f'mutation score of {kernel}: {total.text()}; the goal is {GOAL:.0f}%'
+	      + ('' if total.killed + total.survived >= 30 else
+		 ' (a sample this small says little per function)'))
+	survivors = [(s, m) for s, m in zip(sites, judged) if m.verdict == mutants.Verdict.SURVIVED]
+	for site, mutant in survivors[:MAX_SHOWN]:
+		print(f'survived: {site.node()}  ({site.source}:{site.line})')
+		for line in mutagen.iter_lines(results.read_text(mutant.path) or ''):
+			print('    ' + line)
+	if len(survivors) > MAX_SHOWN:
+		print(f'... and {len(survivors) - MAX_SHOWN} more survivors (their patches: '
+		      f'{os.path.dirname(survivors[0][1].path)})')
+	if survivors:
+		print('triage each: equivalent (the same object code, or a reason) goes into '
+		      'mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap for a case')
+
+def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str, str]],
+	request: GenerateRequest,
+	own_tree: bool=False) -> Tuple[Step, List[mutagen.Site], List[mutants.Mutant], Score]:
+	"""Generates, samples, judges and reports the mutants of @functions
+	on the checker's tree; the baseline, the sample, their verdicts and
+	the score of them all."""
+	tree = checker.tree
+	commands = compile_commands(tree)
+	if not commands:
+		raise Error(f'no build of {tree} has a compile_commands.json yet: run '
+			    f'tools/pan-kunit run --kernel {kernel} first')
+	lines = reached(tree)
+	sites = mutagen.generate(tree, functions, commands, lines)
+	claims = mutagen.load_equivalent(os.path.join(repo, 'mutants', kernel, mutagen.EQUIVALENT))
+	candidates = [s for s in sites if s.node() not in claims and
+		      (request.headers or s.source.endswith('.c'))]
+	chosen = mutagen.sample(candidates, request.sample, request.seed)
+	in_headers = sum(not s.source.endswith('.c') for s in sites)
+	print(f'generated {len(sites)} mutants of {len(functions)} functions of {kernel} '
+	      f'({in_headers} in header inlines' + ('' if request.headers else ', left out') + '; '
+	      + ('on the lines the last coverage run reached' if lines is not None else
+		 'on every line: no coverage run yet') + f'); {len(sites) - len(candidates)} '
+	      f'claimed equivalent or left out; checking {len(chosen)} (seed {request.seed})')
+	judged = write_mutants(tree, chosen, request.seed)
+	baseline = mutants.run(checker, judged, own_tree=own_tree)
+	per, total = scores(chosen, judged)
+	print_report(kernel, chosen, judged, per, total)
+	return baseline, chosen, judged, total
