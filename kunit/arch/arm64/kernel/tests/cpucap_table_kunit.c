@@ -36,6 +36,7 @@
 
 #include <kunit/test.h>
 #include <linux/version.h>
+#include <asm/daifflags.h>
 
 /*
  * Kernel differences: one #if per difference, named by the release that
@@ -463,36 +464,53 @@ static u64 table_read_pan(void)
 	return pan & TABLE_PSTATE_PAN;
 }
 
+/* DDI 0487 J.a, D19.2.65 ID_AA64MMFR1_EL1: PAN, bits [23:20]; 0 without FEAT_PAN. */
+static bool table_cpu_has_pan(void)
+{
+	return (read_sysreg(id_aa64mmfr1_el1) >> 20) & 0xf;
+}
+
 /*
  * The PAN row's cpu_enable, called from a context with PSTATE.PAN and
  * SCTLR_EL1.SPAN the other way round, leaves both as the kernel runs with
- * PAN: SPAN clear and PAN set in the context that called it. Interrupts
- * are off from the first write to the last, so nothing else runs with
- * PAN off or takes an exception with SPAN set.
+ * PAN: SPAN clear and PAN set in the context that called it. Every
+ * exception is masked (DAIF) from the check of this CPU's ID register to
+ * the restore of both values as they were, so that nothing else runs with
+ * PAN clear or takes an exception with SPAN set, on this CPU or another.
+ * (Under VHE, sctlr_el1 is SCTLR_EL2, whose SPAN is the same bit.)
  */
 static void cpu_enable_pan_sets_pstate_pan(struct kunit *test)
 {
 	const struct arm64_cpu_capabilities *pan;
 	unsigned long flags;
-	u64 sctlr, pstate;
+	u64 saved_sctlr = 0, saved_pan = 0, sctlr = 0, pstate = 0;
+	bool has_pan;
 
-	if (!((read_sysreg(id_aa64mmfr1_el1) >> 20) & 0xf))
-		kunit_skip(test, "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0");
 	pan = table_find_feature(ARM64_HAS_PAN);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, pan, "no arm64_features row for ARM64_HAS_PAN");
 	KUNIT_ASSERT_NOT_NULL_MSG(test, pan->cpu_enable, "the PAN row has no cpu_enable");
 
-	local_irq_save(flags);
-	sysreg_clear_set(sctlr_el1, 0, TABLE_SCTLR_SPAN);
-	asm volatile(".inst 0xd500409f" : : : "memory");	/* MSR PAN, #0 */
-	pan->cpu_enable(pan);
-	sctlr = read_sysreg(sctlr_el1);
-	pstate = table_read_pan();
-	sysreg_clear_set(sctlr_el1, TABLE_SCTLR_SPAN, 0);
-	asm volatile(".inst 0xd500419f" : : : "memory");	/* MSR PAN, #1 */
-	isb();
-	local_irq_restore(flags);
+	flags = local_daif_save();
+	has_pan = table_cpu_has_pan();
+	if (has_pan) {
+		saved_sctlr = read_sysreg(sctlr_el1);
+		saved_pan = table_read_pan();
+		sysreg_clear_set(sctlr_el1, 0, TABLE_SCTLR_SPAN);
+		asm volatile(".inst 0xd500409f" : : : "memory");	/* MSR PAN, #0 */
+		pan->cpu_enable(pan);
+		sctlr = read_sysreg(sctlr_el1);
+		pstate = table_read_pan();
+		write_sysreg(saved_sctlr, sctlr_el1);
+		if (saved_pan)
+			asm volatile(".inst 0xd500419f" : : : "memory");	/* MSR PAN, #1 */
+		else
+			asm volatile(".inst 0xd500409f" : : : "memory");	/* MSR PAN, #0 */
+		isb();
+	}
+	local_daif_restore(flags);
 
+	if (!has_pan)
+		kunit_skip(test, "CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0");
 	KUNIT_EXPECT_EQ_MSG(test, sctlr & TABLE_SCTLR_SPAN, 0ULL,
 			    "called with SPAN set: SCTLR_EL1 %#llx after it", sctlr);
 	KUNIT_EXPECT_EQ_MSG(test, pstate, TABLE_PSTATE_PAN,
