@@ -228,3 +228,31 @@ class UserTreeTest(FakeKunitTestCase):
 		self.assertEqual(verdicts['killed']['verdict'], 'killed')
 		self.assertIn('mutants: 1 passed, 0 failed', output)
 		self.assertEqual(snapshot(self.user), before)
+
+	def test_a_new_commit_without_edits_is_built(self) -> None:
+		self.make_user_tree()
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertIn('without uncommitted edits', output)
+		self.edit('arch/arm64/kernel/cpufeature.c', ' * My stand-in', ' * My newer stand-in')
+		self.ugit('commit', '-q', '-am', 'arm64: cpufeature: another commit')
+		head = self.ugit('rev-parse', 'HEAD')
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertEqual(tree.rev(self.clone(), tree.BASE_REF), head)
+		self.assertIn(' * My newer stand-in', read(os.path.join(
+			self.clone(), 'arch/arm64/kernel/cpufeature.c')))
+
+	def test_git_variables_of_a_hook_do_not_reach_the_users_repository(self) -> None:
+		# As in a hook, or git rebase -x 'tools/pan-kunit run ...'.
+		self.make_user_tree()
+		self.edit('arch/arm64/kernel/cpufeature.c', 'fixture).', 'fixture), edited.')
+		before = snapshot(self.user)
+		git_dir = os.path.join(self.user, '.git')
+		with mock.patch.dict(os.environ, {'GIT_DIR': git_dir, 'GIT_WORK_TREE': self.user,
+						  'GIT_INDEX_FILE': os.path.join(git_dir, 'index')}):
+			status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertEqual(snapshot(self.user), before)
+		self.assertIn('fixture), edited.', read(os.path.join(
+			self.clone(), 'arch/arm64/kernel/cpufeature.c')))

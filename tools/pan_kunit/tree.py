@@ -52,10 +52,25 @@ _GIT_ENV = {
 	'LC_ALL': 'C',
 }
 
+# What `git rev-parse --local-env-vars` lists: variables that point git at
+# a repository, an index or objects, which a hook or `git rebase -x` that
+# runs pan-kunit would pass on.  None reaches a git that pan-kunit runs.
+GIT_LOCAL_ENV = ('GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS',
+		 'GIT_CONFIG_COUNT', 'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE',
+		 'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE', 'GIT_INDEX_FILE',
+		 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_PREFIX',
+		 'GIT_INTERNAL_SUPER_PREFIX', 'GIT_SHALLOW_FILE', 'GIT_COMMON_DIR')
+
+def environment(**extra: str) -> Dict[str, str]:
+	"""The environment of a git pan-kunit runs: without GIT_LOCAL_ENV."""
+	env = {k: v for k, v in os.environ.items() if k not in GIT_LOCAL_ENV}
+	env.update(extra)
+	return env
+
 def git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
 	try:
 		result = subprocess.run(['git', '-C', tree] + list(args),
-					env=dict(os.environ, **_GIT_ENV),
+					env=environment(**_GIT_ENV),
 					stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 					text=True, errors='backslashreplace', check=False)
 	except FileNotFoundError:

@@ -25,6 +25,8 @@
 
 import hashlib
 import os
+import shutil
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -42,12 +44,14 @@ EDITS_SUBJECT = 'pan-kunit: the uncommitted edits of {}'
 KEY_FILE = 'pan-kunit-key'
 INDEX_FILE = 'pan-kunit-index'
 
+environment = tree.environment
+
 def _read(user: str, *args: str, text: bool=True) -> 'subprocess.CompletedProcess[str]':
 	"""git in the user's tree, reading only: no optional locks, so that
 	not even the index's stat cache is refreshed."""
 	try:
 		return subprocess.run(['git', '--no-optional-locks', '-C', user] + list(args),
-				      env=dict(os.environ, GIT_OPTIONAL_LOCKS='0', LC_ALL='C'),
+				      env=environment(GIT_OPTIONAL_LOCKS='0', LC_ALL='C'),
 				      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
 				      errors='surrogateescape', check=False)
 	except FileNotFoundError:
@@ -135,10 +139,12 @@ class UserState:
 		return text
 
 def _mode(full: str) -> str:
-	"""The git mode of a working file, as git add would record it."""
-	if os.path.islink(full):
+	"""The git mode of a working file, as git add records it: a link, or a
+	file that is executable by its owner or not."""
+	info = os.lstat(full)
+	if stat.S_ISLNK(info.st_mode):
 		return '120000'
-	return '100755' if os.access(full, os.X_OK) else '100644'
+	return '100755' if info.st_mode & stat.S_IXUSR else '100644'
 
 def read_state(user: str, hasher: 'Clone') -> UserState:
 	"""HEAD, and what the working tree changes of it: diff-index lists the
@@ -153,16 +159,22 @@ def read_state(user: str, hasher: 'Clone') -> UserState:
 	candidates.update((p, '?') for p in _read_ok(user, 'ls-files', '-z', '--others',
 						       '--exclude-standard').split('\0') if p)
 	present = sorted(p for p, status in candidates.items()
-			 if status != 'D' and os.path.lexists(os.path.join(user, p)))
+			 if status != 'D' and os.path.lexists(os.path.join(user, p)) and
+			 (os.path.islink(os.path.join(user, p)) or not os.path.isdir(os.path.join(user, p))))
 	blobs = dict(zip(present, hasher.hash_files([os.path.join(user, p) for p in present])))
 	known = {}
-	for line in hasher.git('ls-tree', '-z', head, '--', *candidates).split('\0'):
+	# The whole tree, not the candidates on the command line: a stale stat
+	# cache (a copied tree) makes every file one.
+	listing = hasher.git('ls-tree', '-r', '-z', '--full-tree', head) if candidates else ''
+	for line in listing.split('\0'):
 		if line:
 			info, path = line.split('\t', 1)
 			mode, _, blob = info.split()
 			known[path] = (mode, blob)
 	changes = []
 	for path in sorted(candidates):
+		if os.path.isdir(os.path.join(user, path)) and not os.path.islink(os.path.join(user, path)):
+			continue  # an untracked repository of its own: git add would not take it either
 		if path not in blobs:
 			if path in known:
 				changes.append(Change(path, '', ''))
@@ -210,7 +222,7 @@ class Clone:
 		if index:
 			extra['GIT_INDEX_FILE'] = os.path.join(self.path, '.git', INDEX_FILE)
 		result = subprocess.run(['git', '-C', self.path] + list(args),
-					env={**os.environ, **tree._GIT_ENV, **extra},
+					env=environment(**{**tree._GIT_ENV, **extra}),
 					input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 					check=False)
 		if result.returncode != 0:
@@ -219,15 +231,24 @@ class Clone:
 		return result.stdout.decode(errors='surrogateescape')
 
 	def create(self) -> None:
-		"""An empty repository that reads the user's objects."""
+		"""An empty repository that reads the user's objects, made in a
+		sibling directory and renamed when complete, so that an interrupted
+		one is never taken for a clone."""
 		objects = os.path.join(_read_ok(self.user, 'rev-parse', '--path-format=absolute',
 						'--git-common-dir').strip(), 'objects')
-		os.makedirs(self.path, exist_ok=True)
-		tree.git(self.path, 'init', '-q', '--initial-branch=' + tree.BRANCH)
-		tree.git(self.path, 'config', 'gc.auto', '0')  # never prune what the user's objects hold
-		with open(os.path.join(self.path, '.git', 'objects', 'info', 'alternates'), 'w') as f:
+		os.makedirs(os.path.dirname(self.path), exist_ok=True)
+		partial = f'{self.path}.partial-{os.getpid()}'
+		shutil.rmtree(partial, ignore_errors=True)
+		shutil.rmtree(self.path, ignore_errors=True)  # one without .git: interrupted before
+		tree.git(os.path.dirname(self.path), 'init', '-q', '--initial-branch=' + tree.BRANCH,
+			 partial)
+		# Nothing pruned or repacked behind pan-kunit's back.
+		tree.git(partial, 'config', 'gc.auto', '0')
+		tree.git(partial, 'config', 'maintenance.auto', 'false')
+		with open(os.path.join(partial, '.git', 'objects', 'info', 'alternates'), 'w') as f:
 			f.write(objects + '\n')
-		tree.exclude_outputs(self.path)
+		tree.exclude_outputs(partial)
+		os.rename(partial, self.path)
 
 	def commit(self, subject: str, parent: str, body: str='',
 		   author: Optional[Dict[str, str]]=None) -> str:
@@ -304,8 +325,9 @@ class Clone:
 	def commit_mail(self, mail: bytes, parent: str) -> str:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
 			msg, body = os.path.join(scratch, 'msg'), os.path.join(scratch, 'patch')
-			info = subprocess.run(['git', 'mailinfo', msg, body], input=mail,
-					      stdout=subprocess.PIPE, check=False).stdout.decode(errors='replace')
+			info = subprocess.run(['git', 'mailinfo', msg, body], input=mail, cwd=scratch,
+					      env=environment(**tree._GIT_ENV), stdout=subprocess.PIPE,
+					      check=False).stdout.decode(errors='replace')
 			with open(msg, errors='replace') as f:
 				text = f.read().strip()
 		fields = dict(line.split(': ', 1) for line in info.splitlines() if ': ' in line)
@@ -347,7 +369,8 @@ def prepare(user: str, clone_path: str, kernel: KernelSpec, sources: Sources,
 		clone.create()
 	state = read_state(user, clone)
 	edits = at is None and bool(state.edited)
-	key = state.key(at or 'HEAD+edits', sources) if at is None else f'{at}\n{sources.patches_digest()}'
+	key = state.key(state.head, sources) if at is None else (
+		f'{at}\n{sources.patches_digest()}\n{sources.suites_digest()}')
 	try:
 		with open(clone.key_path()) as f:
 			same = f.read() == key
