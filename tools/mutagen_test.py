@@ -55,6 +55,13 @@ class GenerateTest(unittest.TestCase):
 		self.assertFalse([s for s in self.sites if s.original in ('>', '7')])
 		self.assertFalse([s for s in self.sites if s.line < 16])  # helper(), note()
 
+	def test_no_statement_of_a_macro(self) -> None:
+		# CHECK() expands to an if and a call: neither is expanded()'s text;
+		# the 0 of its argument is.
+		sites = mutagen.generate(self.tmp, [('expanded', 'sample.c')], commands(self.tmp))
+		self.assertFalse([s for s in sites if s.operator in ('negate', 'delete-call')], sites)
+		self.assertIn(('constant', '0'), [(s.operator, s.original) for s in sites])
+
 	def test_only_the_lines_reached(self) -> None:
 		sites = mutagen.generate(self.tmp, [('sample', 'sample.c')], commands(self.tmp),
 					 {'sample.c': {23}})

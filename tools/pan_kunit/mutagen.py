@@ -156,7 +156,7 @@ class _Walker:
 						self.add('constant', token.extent.start.offset,
 							 token.extent.end.offset, token.spelling, new,
 							 token.location.line)
-			elif child.kind == kinds.IF_STMT:
+			elif child.kind == kinds.IF_STMT and self.spelled(child, 'if'):
 				condition = next(child.get_children(), None)
 				if condition is not None and _in_file(condition, self.path):
 					start, end = condition.extent.start.offset, condition.extent.end.offset
@@ -169,7 +169,8 @@ class _Walker:
 				if child.kind == kinds.IF_STMT:
 					statements = statements[1:]
 				for statement in statements:
-					if statement.kind == kinds.CALL_EXPR and _in_file(statement, self.path):
+					if (statement.kind == kinds.CALL_EXPR and _in_file(statement, self.path) and
+							self.spelled(statement, statement.spelling + '(')):
 						start, end = statement.extent.start.offset, statement.extent.end.offset
 						self.add('delete-call', start, end,
 							 self.text[start:end].decode(errors='replace'), '(void)0',
@@ -177,6 +178,12 @@ class _Walker:
 			if child.kind == kinds.CALL_EXPR:
 				self.swap_sites(child)
 			self.walk(child)
+
+	def spelled(self, cursor: Any, word: str) -> bool:
+		"""Whether the text at @cursor's start is @word: a statement a
+		macro expanded to starts with the macro's name instead."""
+		start = cursor.extent.start.offset
+		return self.text[start:start + len(word)] == word.encode()
 
 	def operator_sites(self, cursor: Any) -> None:
 		children = list(cursor.get_children())
@@ -205,6 +212,8 @@ class _Walker:
 			if text_a == text_b or a[1] > b[0]:
 				continue
 			between = self.text[a[1]:b[0]].decode(errors='replace')
+			if not re.match(r'^\s*,\s*$', between):
+				continue  # not two arguments side by side in the text: a macro's
 			original = text_a + between + text_b
 			self.add('swap-args', a[0], b[1], original, text_b + between + text_a,
 				 first.extent.start.line)

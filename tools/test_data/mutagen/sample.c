@@ -24,3 +24,11 @@ int sample(int val, int min, unsigned int bits)
 	other = other ^ (bits & 1);
 	return helper(val, min) + other;
 }
+
+#define CHECK(x)	do { if (x) note(1); } while (0)
+
+int expanded(int val)
+{
+	CHECK(val != 0);
+	return val;
+}
