@@ -721,7 +721,8 @@ class SeriesTest(unittest.TestCase):
 				(['bisect', test_data_path('series_demo'), '--step', '4'],
 				 '--step 4: the series has steps 0 to 3'),
 				(['bisect', '--step', '3'], '--step 3: the series has steps 0 to 2'),
-				(['mutants', '--only', 'nonesuch'], 'unknown --only nonesuch; the mutants of'),
+				(['mutants', '--only', 'nonesuch'], '--only nonesuch: no such mutant (tools/pan-kunit list'),
+				(['mutants', '--only', 'kiled'], '--only kiled: no such mutant; did you mean killed?'),
 				(['export', out], f'{out} exists and is not an empty directory'),
 				(['export', os.path.join(out, 'old.patch', 'x')],
 				 f'cannot create {out}/old.patch/x: {out}/old.patch is not a directory')):
@@ -1237,6 +1238,17 @@ class KtapTest(unittest.TestCase):
 		statuses = {c.name(): c.status for c in self.parse('fail_two_6.12', '6.12')[0]}
 		self.assertEqual(statuses['arm64_cpufeature_field.cpuid_feature_extract_signed_field'
 					  '_every_position[bits [63:60]]'], 'SKIP')
+
+	def test_failed_expectations_name_files_of_the_tree(self) -> None:
+		# A build with O= prints the file relative to the build directory.
+		console = read(test_data_path('console', 'fail_two_6.12.log')).replace(
+			'FAILED at arch/', 'FAILED at ../../../arch/')
+		self.assertIn('FAILED at ../../../arch/', console)
+		cases, _ = ktap.parse(console, kunit_tool('6.12'))
+		logs = [line for c in cases if c.failed() for line in c.log if 'FAILED at' in line]
+		self.assertTrue(logs)
+		for line in logs:
+			self.assertRegex(line, r'FAILED at arch/arm64/kernel/\S+\.c:\d+$')
 
 	def test_crashed_case_and_no_ktap(self) -> None:
 		cases, _ = self.parse('panic', '6.1')
@@ -2450,7 +2462,8 @@ class MutantsTest(CheckTestCase):
 				 'baseline/linux-6.1.192/pass_pan/arm64_cpufeature_field')
 		status, output = self.run_cli('mutants', '--only', 'nonesuch')
 		self.assertEqual(status, 2, output)
-		self.assertIn('unknown --only nonesuch; the mutants of', output)
+		self.assertIn('--only nonesuch: no such mutant (tools/pan-kunit list names every mutant of', output)
+		self.assertLess(max(len(line) for line in output.splitlines()), 300)
 
 	def test_red_baseline_is_an_error(self) -> None:
 		# Installed with the suites, at the top of the tree.
@@ -2999,6 +3012,23 @@ class ParseTest(unittest.TestCase):
 		self.assertEqual(status, 2)
 		self.assertIn(f'cannot read {self.tmp}/none.log: No such file or directory',
 			      out.getvalue())
+
+	def test_no_ktap_is_refused(self) -> None:
+		self.tree_with_kunit_tool(os.path.join(self.home, '.cache', 'pan-kunit',
+						       'linux-source-6.1'))
+		for name, content, why in (('empty.log', b'', 'it is empty'),
+					   ('binary.log', bytes(range(256)) * 40, 'it is no text'),
+					   ('boot.log', b'Booting Linux\nKernel panic\n',
+					    'no "KTAP version 1" or "TAP version 14" line')):
+			path = os.path.join(self.tmp, name)
+			with open(path, 'wb') as f:
+				f.write(content)
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['parse', path])
+			self.assertEqual(status, 2, out.getvalue())
+			self.assertIn(f'{path} holds no KTAP output ({why})', out.getvalue())
+			self.assertLess(len(out.getvalue()), 300)
 
 class SelftestTest(unittest.TestCase):
 

@@ -8,6 +8,7 @@
 # and setup errors (refusals, missing packages, a patch that does not apply).
 
 import argparse
+import difflib
 import os
 import re
 import shlex
@@ -660,9 +661,14 @@ def _mutants_of(request: MutantsRequest, kernel: KernelSpec, repo: str,
 	known = {k.name: mutants.names(os.path.join(repo, k.mutants_dir())) for k in kernel_list}
 	unknown = sorted(set(request.only) - {n for names in known.values() for n in names})
 	if unknown:
-		raise Error(f'unknown --only {", ".join(unknown)}; the mutants of ' +
-			    '; '.join(f'{k} ({os.path.join(repo, "mutants", k)}) are: '
-				      f'{", ".join(names)}' for k, names in known.items()))
+		every = sorted({n for names in known.values() for n in names})
+		hints = []
+		for name in unknown:
+			close = difflib.get_close_matches(name, every, n=3, cutoff=0.5)
+			hints.append(f'--only {name}: no such mutant' +
+				     (f'; did you mean {" or ".join(close)}?' if close else ''))
+		raise Error('; '.join(hints) + ' (tools/pan-kunit list names every mutant of ' +
+			    ', '.join(os.path.join(repo, 'mutants', k) for k in known) + ')')
 	here = [n for n in request.only if n in mutants.names(directory)]
 	return _headers_left_out(request, kernel, mutants.load(directory, here) if here else [])
 
@@ -913,6 +919,12 @@ def run_parse(request: ParseRequest, trees: List[str]) -> int:
 			console = f.read()
 	except OSError as e:
 		raise Error(f'cannot read {path}: {e.strerror}')
+	if not any(results.KTAP_HEADER.search(line) for line in console.splitlines()):
+		what = ('it is empty' if not console.strip() else
+			'it is no text' if '\0' in console else
+			'no "KTAP version 1" or "TAP version 14" line')
+		raise Error(f'{path} holds no KTAP output ({what}): give the console of a boot that '
+			    'ran KUnit, e.g. a boot\'s test.log')
 	kunit_py = _kunit_py(trees)
 	print(f'parsing {path} with {kunit_py}')
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:

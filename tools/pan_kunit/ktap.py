@@ -9,6 +9,7 @@
 
 import importlib
 import io
+import re
 import sys
 from dataclasses import dataclass
 from types import ModuleType
@@ -82,12 +83,18 @@ def load_parser(kunit_dir: str) -> ModuleType:
 def _indent(line: str) -> int:
 	return len(line) - len(line.lstrip(' '))
 
+# "EXPECTATION FAILED at ../../../arch/...": the path is relative to the
+# build directory, TREE/.pan-kunit/build/KEY, three levels below the tree.
+_FAILED_AT = re.compile(r'((?:EXPECTATION|ASSERTION) FAILED at )(?:\.\./)+')
+
 def _dedent(log: List[str]) -> List[str]:
 	"""Without the KTAP indentation of the first line ("    # case:
 	EXPECTATION FAILED at ..."), so that the "Expected" lines keep theirs
-	relative to it, and a line the test printed unindented stays so."""
+	relative to it, and a line the test printed unindented stays so; the
+	file of a failed expectation relative to the tree, as an editor or a
+	terminal opens it from there, not to the build directory."""
 	indent = _indent(log[0]) if log else 0
-	return [line[min(indent, _indent(line)):] for line in log]
+	return [_FAILED_AT.sub(r'\1', line[min(indent, _indent(line)):]) for line in log]
 
 def _leaves(test: Any, path: List[str], found: List[Case]) -> None:
 	for sub in test.subtests:
