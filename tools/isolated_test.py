@@ -185,5 +185,17 @@ class RunOptionsTest(FakeKunitTestCase):
 		self.assertNotIn('suite (passed/failed/skipped)', failed)
 		self.assertNotIn('skip_nopan: skipped', failed)
 
+class HelpTest(unittest.TestCase):
+
+	def test_help_says_how_to_start_what_it_costs_and_the_exit_codes(self) -> None:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), self.assertRaises(SystemExit) as e:
+			cli.parse_args(['--help'])
+		self.assertEqual(e.exception.code, 0)
+		for words in ('quick start:', 'what it costs', 'exit status: 0 all passed',
+			      '2 bad input', 'tools/pan-kunit run --tree ~/src/linux'):
+			self.assertIn(words, out.getvalue())
+		self.assertLessEqual(max(len(line) for line in cli.EPILOG.splitlines()), 80)
+
 if __name__ == '__main__':
 	unittest.main()
