@@ -50,6 +50,11 @@ class GenerateTest(unittest.TestCase):
 		self.assertEqual(self.changes('swap-args'), ['val, min -> min, val @25'])
 		self.assertEqual({s.function for s in self.sites}, {'sample'})
 
+	def test_names_are_unique(self) -> None:
+		# Two changes of one place: >= to < and to >.
+		names = [s.name() for s in self.sites]
+		self.assertEqual(len(set(names)), len(names), names)
+
 	def test_nothing_a_macro_brings_in(self) -> None:
 		# LIMIT()'s > and 7 are the macro's text, not sample()'s.
 		self.assertFalse([s for s in self.sites if s.original in ('>', '7')])

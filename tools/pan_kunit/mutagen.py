@@ -27,6 +27,7 @@
 # not drawn again.
 
 import difflib
+import hashlib
 import math
 import os
 import random
@@ -79,7 +80,10 @@ class Site:
 			f'`{self.replacement}` #{self.ordinal}')
 
 	def name(self) -> str:
-		return f'gen-{self.function}-{self.operator}-{self.line}-{self.start}'
+		"""Unique among the sites of a tree: two changes of one place (>= to
+		< and to >) differ by their replacement's digest."""
+		digest = hashlib.sha256(self.replacement.encode()).hexdigest()[:6]
+		return f'gen-{self.function}-{self.operator}-{self.line}-{self.start}-{digest}'
 
 def load_bindings() -> Any:
 	"""clang.cindex, from Debian's package."""
