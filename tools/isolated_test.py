@@ -185,6 +185,23 @@ class RunOptionsTest(FakeKunitTestCase):
 		self.assertNotIn('suite (passed/failed/skipped)', failed)
 		self.assertNotIn('skip_nopan: skipped', failed)
 
+class ReadOnlyTreeTest(FakeKunitTestCase):
+
+	def test_a_tree_pan_kunit_cannot_write_is_refused_before_any_work(self) -> None:
+		cache = os.path.dirname(self.tree)
+		real_access = os.access
+		def access(path: str, mode: int) -> bool:  # as on a read-only file system
+			return False if os.path.realpath(path).startswith(cache) else real_access(path, mode)
+		for tree in (self.tree, os.path.join(cache, 'new', 'linux-source-6.1')):
+			out = io.StringIO()
+			with mock.patch.object(os, 'access', access), contextlib.redirect_stdout(out), \
+			     contextlib.redirect_stderr(out):
+				status = cli.main(['--tree', tree, 'run', '--kernel', '6.1'], repo=self.repo)
+			self.assertEqual(status, 2, out.getvalue())
+			self.assertIn('read-only or not yours', out.getvalue())
+			self.assertNotIn('Traceback', out.getvalue())
+			self.assertEqual(self.traced('argv'), [])
+
 class HelpTest(unittest.TestCase):
 
 	def test_help_says_how_to_start_what_it_costs_and_the_exit_codes(self) -> None:

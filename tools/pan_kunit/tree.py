@@ -200,12 +200,25 @@ def _remove_stale_partials(tree: str) -> None:
 			print(f'removing {path}, left by an interrupted setup')
 			shutil.rmtree(path)
 
+def _check_writable(tree: str) -> None:
+	"""Refuses a tree that pan-kunit could not write (a read-only file
+	system, a directory of another user): the tree itself if it exists,
+	else the nearest directory above it, which setup creates it in."""
+	existing = tree
+	while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+		existing = os.path.dirname(existing)
+	if os.path.isdir(existing) and not os.access(existing, os.W_OK | os.X_OK):
+		where = 'the tree' if existing == tree else 'the directory it would be made in,'
+		raise Error(f'cannot write {where} {existing}: read-only or not yours; give a tree '
+			    'pan-kunit can write with --tree DIR, PAN_KUNIT_TREE or PAN_KUNIT_CACHE')
+
 def check_location(tree: str, user_given: bool) -> None:
 	"""Refuses, before any work, a tree that setup would create in a
 	directory that does not exist: setup creates the tree, and the
 	directories above pan-kunit's default one, not those of a tree the
 	user named, which more likely is a typo."""
 	parent = os.path.dirname(tree)
+	_check_writable(tree)
 	if os.path.lexists(tree) or os.path.isdir(parent):
 		return
 	if os.path.lexists(parent):
