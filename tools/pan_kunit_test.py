@@ -3752,6 +3752,48 @@ class JudgeByGroupsTest(TempDirTestCase):
 			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
 					name)
 
+	def judge_flaky(self, boots: int, fail_on: int) -> mutants.Mutant:
+		"""A mutant of @boots boots that a single group kills on its
+		@fail_on-th boot only (0: never)."""
+		matrix = [mock.Mock()]
+		matrix[0].name = 'a'
+		calls: List[int] = []
+		def fake_run(*args: Any, **kwargs: Any) -> List[results.ConfigResult]:
+			calls.append(1)
+			if len(calls) == fail_on:
+				return [synthetic_config(results.Status.FAIL, {'a': 'FAIL'})]
+			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
+					boots=boots)
+		with mock.patch.object(steps.Checker, 'groups', return_value=[matrix]), \
+		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
+		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
+			mutants.judge_by_groups(checker, os.path.join(self.tmp, 'wt'), mutant, 1,
+						{'arm64_s'})
+		self.assertEqual(len(calls), min(fail_on or boots, boots))
+		return mutant
+
+	def test_boots_give_a_timing_dependent_kill_more_chances(self) -> None:
+		self.assertEqual(self.judge_flaky(1, 2).verdict, mutants.Verdict.SURVIVED)
+		killed = self.judge_flaky(3, 2)
+		self.assertEqual(killed.verdict, mutants.Verdict.KILLED)
+		self.assertIn('arm64_s.a (boot 2 of up to 3)', killed.detail)
+		survived = self.judge_flaky(3, 0)
+		self.assertEqual(survived.verdict, mutants.Verdict.SURVIVED)
+		self.assertIn('(in none of 3 boots)', survived.detail)
+
+	def test_boots_header(self) -> None:
+		path = os.path.join(self.tmp, 'm.patch')
+		for value, boots in (('3 (why)', 3), ('', 1)):
+			write(path, 'Subject: s\nMust-Fail: arm64_s\n' +
+			      (f'Boots: {value}\n' if value else '') + '---\ndiff --git a/x b/x\n')
+			self.assertEqual(mutants.load_mutant(path).boots, boots)
+		write(path, 'Subject: s\nMust-Fail: arm64_s\nBoots: many\n---\n')
+		with self.assertRaises(Error):
+			mutants.load_mutant(path)
+
 class ForKernelTest(unittest.TestCase):
 	"""export.for_kernel(): a suite's kernel differences, resolved."""
 

@@ -53,6 +53,9 @@ class Mutant:
 	logs: Optional[str] = None   # when it was built: as Step.logs
 	files: List[str] = field(default_factory=list)  # what its diff changes
 	kill_on: List[str] = field(default_factory=list)  # configs whose group goes first
+	# "Boots: N": how many times a group that lets it survive is booted
+	# again, for a regression whose effect depends on timing.
+	boots: int = 1
 
 	def pending_suites(self, landed: Set[str]) -> List[str]:
 		"""Its Must-Fail: suites that have not landed (none for ANY_SUITE)."""
@@ -100,13 +103,17 @@ def load_mutant(path: str) -> Mutant:
 		raise Error(f'cannot read {path}: {e.strerror}')
 	must_fail = [s.strip() for s in headers.get('must-fail', '').split(',') if s.strip()]
 	kill_on = [s.strip() for s in headers.get('kill-on', '').split(',') if s.strip()]
+	boots_text = headers.get('boots', '1').split()[0] if headers.get('boots') else '1'
+	if not boots_text.isdigit() or not 1 <= int(boots_text) <= 5:
+		raise Error(f'{path}: "Boots: {headers.get("boots")}": a number of boots, 1 to 5, '
+			    'then why')
 	if not headers.get('subject') or not must_fail:
 		raise Error(f'{path}: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]" '
 			    'lines above its diff')
 	name = os.path.basename(path)
 	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
 		      subject=headers['subject'], must_fail=must_fail, files=files,
-		      kill_on=kill_on)
+		      kill_on=kill_on, boots=int(boots_text))
 
 def names(directory: str) -> List[str]:
 	"""The names of the mutants in @directory (NAME of NAME.patch)."""
@@ -182,11 +189,18 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 	elapsed = 0.0
 	mutant.logs = mutant_logs(wt, mutant)
 	for index, group in enumerate(group_order(checker.groups(), mutant)):
-		step = Step(number, None)
-		checker.run_step(wt, step, mutant.logs, group, fresh=index == 0)
-		elapsed += step.elapsed
+		for boot in range(1, mutant.boots + 1):
+			step = Step(number, None)
+			checker.run_step(wt, step, mutant.logs, group, fresh=index == 0 and boot == 1)
+			elapsed += step.elapsed
+			judge(mutant, results_so_far + step.configs, landed)
+			if mutant.verdict != Verdict.SURVIVED:
+				break
 		results_so_far.extend(step.configs)
-		judge(mutant, results_so_far, landed)
+		if mutant.boots > 1:
+			mutant.detail += (f' (boot {boot} of up to {mutant.boots})'
+					  if mutant.verdict != Verdict.SURVIVED else
+					  f' (in none of {mutant.boots} boots)')
 		if mutant.verdict != Verdict.SURVIVED:
 			break
 	booted = {r.name for r in results_so_far}
