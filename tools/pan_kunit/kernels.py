@@ -8,7 +8,7 @@
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
 
@@ -46,6 +46,11 @@ class KernelSpec:
 	def mutants_dir(self) -> str:
 		return os.path.join('mutants', self.name)
 
+	def version(self) -> Tuple[int, int]:
+		"""VERSION and PATCHLEVEL: (6, 12)."""
+		major, minor = self.name.split('.')
+		return int(major), int(minor)
+
 	def default_tree(self) -> str:
 		"""Its prepared tree: $PAN_KUNIT_CACHE/PACKAGE, else under
 		~/.cache/pan-kunit."""
@@ -66,8 +71,7 @@ KNOWN = (KernelSpec('6.1', 'linux-source-6.1'), KernelSpec('6.12', 'linux-source
 KUNIT_ATTRIBUTES_SINCE = (6, 6)
 
 def has_kunit_attributes(kernel: KernelSpec) -> bool:
-	major, minor = (int(part) for part in kernel.name.split('.')[:2])
-	return (major, minor) >= KUNIT_ATTRIBUTES_SINCE
+	return kernel.version() >= KUNIT_ATTRIBUTES_SINCE
 
 def by_name(name: str) -> Optional[KernelSpec]:
 	return next((k for k in KNOWN if k.name == name), None)

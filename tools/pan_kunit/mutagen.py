@@ -26,6 +26,7 @@
 # named by its function and syntax node, not by its line, so that it is
 # not drawn again.
 
+import dataclasses
 import difflib
 import hashlib
 import math
@@ -42,8 +43,6 @@ from pan_kunit import Error, mutants
 DIST_PACKAGES = '/usr/lib/python3/dist-packages'
 # The Debian package of the bindings, and the libclang they load.
 PACKAGE = 'python3-clang-19'
-# What a generated mutant must make fail: any suite.
-ANY_SUITE = mutants.ANY_SUITE
 EQUIVALENT = 'equivalent'
 
 SWAPS = {
@@ -261,9 +260,7 @@ def _numbered(sites: List[Site]) -> List[Site]:
 	for site in sorted(set(sites), key=lambda s: (s.source, s.start, s.operator, s.replacement)):
 		key = (site.function, site.operator, site.original, site.replacement)
 		seen[key] = seen.get(key, 0) + 1
-		numbered.append(Site(*[getattr(site, f) for f in (
-			'function', 'source', 'operator', 'line', 'start', 'end', 'original',
-			'replacement')], ordinal=seen[key]))
+		numbered.append(dataclasses.replace(site, ordinal=seen[key]))
 	return numbered
 
 def patch(tree: str, site: Site) -> str:
@@ -275,7 +272,7 @@ def patch(tree: str, site: Site) -> str:
 	diff = difflib.unified_diff(text.decode(errors='surrogateescape').splitlines(keepends=True),
 				    after.decode(errors='surrogateescape').splitlines(keepends=True),
 				    f'a/{site.source}', f'b/{site.source}', n=3)
-	return (f'Subject: {site.node()}\nMust-Fail: {ANY_SUITE}\nOrigin: mutants --generate\n\n'
+	return (f'Subject: {site.node()}\nMust-Fail: {mutants.ANY_SUITE}\nOrigin: mutants --generate\n\n'
 		f'{site.source}:{site.line}, in {site.function}().\n---\n'
 		f'diff --git a/{site.source} b/{site.source}\n' + ''.join(diff))
 

@@ -8,6 +8,7 @@
 # equivalent, with the reason) or a gap of the suites.
 
 import glob
+import json
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -49,7 +50,6 @@ class Score:
 def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
 	"""The compile commands of the tree's builds (kunit.py's build writes
 	compile_commands.json into each), by source's real path."""
-	import json
 	found: Dict[str, Dict[str, object]] = {}
 	for path in sorted(glob.glob(runner.state(tree, 'build', '*', 'compile_commands.json'))):
 		try:

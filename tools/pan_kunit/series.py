@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import IO, Dict, List, Optional, Tuple
+from typing import IO, Callable, Dict, List, Optional, Tuple
 
 from pan_kunit import Error, StrEnum, tree
 
@@ -82,11 +82,13 @@ def kind(spec: str) -> Kind:
 		raise Error(f'SERIES {spec}: no such file or directory')
 	return Kind.GIT_RANGE
 
-def range_commits(tree_dir: str, rev_range: str) -> List[str]:
-	"""The commits of the git range @rev_range of the tree, oldest first;
-	an Error when git cannot read it or it is empty."""
-	listed = tree.git(tree_dir, 'rev-list', '--reverse', '--no-merges', '--end-of-options',
-			  rev_range, check=False)
+def range_commits(tree_dir: str, rev_range: str,
+		  git: Optional[Callable[..., 'subprocess.CompletedProcess[str]']]=None) -> List[str]:
+	"""The commits of the git range @rev_range of the tree, oldest first,
+	read with @git (default: tree.git, unchecked); an Error when git
+	cannot read it or it is empty."""
+	git = git or (lambda directory, *args: tree.git(directory, *args, check=False))
+	listed = git(tree_dir, 'rev-list', '--reverse', '--no-merges', '--end-of-options', rev_range)
 	if listed.returncode != 0:
 		raise Error(f'SERIES {rev_range!r} is no directory or file, and git cannot read it '
 			    f'as a range of {tree_dir}:\n{listed.stderr.strip()}')

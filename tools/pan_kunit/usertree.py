@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, kernels, tree
+from pan_kunit import Error, kernels, series, tree
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.sources import Sources
 
@@ -44,14 +44,12 @@ EDITS_SUBJECT = 'pan-kunit: the uncommitted edits of {}'
 KEY_FILE = 'pan-kunit-key'
 INDEX_FILE = 'pan-kunit-index'
 
-environment = tree.environment
-
-def _read(user: str, *args: str, text: bool=True) -> 'subprocess.CompletedProcess[str]':
+def _read(user: str, *args: str) -> 'subprocess.CompletedProcess[str]':
 	"""git in the user's tree, reading only: no optional locks, so that
 	not even the index's stat cache is refreshed."""
 	try:
 		return subprocess.run(['git', '--no-optional-locks', '-C', user] + list(args),
-				      env=environment(GIT_OPTIONAL_LOCKS='0', LC_ALL='C'),
+				      env=tree.environment(GIT_OPTIONAL_LOCKS='0', LC_ALL='C'),
 				      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
 				      errors='surrogateescape', check=False)
 	except FileNotFoundError:
@@ -76,9 +74,6 @@ def clone_dir(cache: str, user: str) -> str:
 	digest = hashlib.sha256(real.encode()).hexdigest()[:10]
 	return os.path.join(cache, OWN_DIR, f'{os.path.basename(real) or "tree"}-{digest}')
 
-def _version(numbers: str) -> Tuple[int, ...]:
-	return tuple(int(n) for n in numbers.split('.'))
-
 def series_kernel(user: str, available: Sequence[KernelSpec]) -> Tuple[KernelSpec, str]:
 	"""The kernel whose series and suites @user gets (of @available, oldest
 	first): the one of its Makefile's VERSION.PATCHLEVEL, else the newest
@@ -90,7 +85,7 @@ def series_kernel(user: str, available: Sequence[KernelSpec]) -> Tuple[KernelSpe
 		raise Error(f'{user} is a git tree, but its Makefile gives no kernel version '
 			    '(VERSION, PATCHLEVEL): is it a Linux tree?') from None
 	name = f'{version[0]}.{version[1]}'
-	below = [k for k in available if _version(k.name) <= version]
+	below = [k for k in available if k.version() <= version]
 	if not below:
 		raise Error(f'{user} holds Linux {name}, older than every kernel pan-kunit has a '
 			    f'series for ({", ".join(k.name for k in available)})')
@@ -120,9 +115,10 @@ class UserState:
 	def edited(self) -> List[str]:
 		return [c.path for c in self.changes]
 
-	def key(self, rev: str, sources: Sources) -> str:
+	def key(self, sources: Sources) -> str:
+		"""What the clone holds when it holds this state with @sources."""
 		digest = hashlib.sha256()
-		for part in [rev, sources.patches_digest(), sources.suites_digest()] + [
+		for part in [self.head, sources.patches_digest(), sources.suites_digest()] + [
 				f'{c.path}\0{c.mode}\0{c.blob}' for c in self.changes]:
 			digest.update(part.encode() + b'\0')
 		return digest.hexdigest()
@@ -185,15 +181,9 @@ def read_state(user: str, hasher: 'Clone') -> UserState:
 	return UserState(user, head, branch, subject, changes)
 
 def range_commits(user: str, rev_range: str) -> List[str]:
-	"""The commits of @rev_range in the user's tree, oldest first."""
-	listed = _read(user, 'rev-list', '--reverse', '--no-merges', '--end-of-options', rev_range)
-	if listed.returncode != 0:
-		raise Error(f'SERIES {rev_range!r}: git cannot read it as a range of {user}:\n'
-			    f'{listed.stderr.strip()}')
-	commits = listed.stdout.split()
-	if not commits:
-		raise Error(f'the git range {rev_range} of {user} is empty: no commit to check')
-	return commits
+	"""The commits of @rev_range in the user's tree, oldest first, read
+	as every git of their tree is (_read())."""
+	return series.range_commits(user, rev_range, _read)
 
 def resolve_range(user: str, rev_range: str) -> Tuple[str, str]:
 	"""BASE..TIP of the user's tree as commits: where a check of the range
@@ -222,7 +212,7 @@ class Clone:
 		if index:
 			extra['GIT_INDEX_FILE'] = os.path.join(self.path, '.git', INDEX_FILE)
 		result = subprocess.run(['git', '-C', self.path] + list(args),
-					env=environment(**{**tree._GIT_ENV, **extra}),
+					env=tree.environment(**{**tree._GIT_ENV, **extra}),
 					input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 					check=False)
 		if result.returncode != 0:
@@ -326,7 +316,7 @@ class Clone:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
 			msg, body = os.path.join(scratch, 'msg'), os.path.join(scratch, 'patch')
 			info = subprocess.run(['git', 'mailinfo', msg, body], input=mail, cwd=scratch,
-					      env=environment(**tree._GIT_ENV), stdout=subprocess.PIPE,
+					      env=tree.environment(**tree._GIT_ENV), stdout=subprocess.PIPE,
 					      check=False).stdout.decode(errors='replace')
 			with open(msg, errors='replace') as f:
 				text = f.read().strip()
@@ -369,7 +359,7 @@ def prepare(user: str, clone_path: str, kernel: KernelSpec, sources: Sources,
 		clone.create()
 	state = read_state(user, clone)
 	edits = at is None and bool(state.edited)
-	key = state.key(state.head, sources) if at is None else (
+	key = state.key(sources) if at is None else (
 		f'{at}\n{sources.patches_digest()}\n{sources.suites_digest()}')
 	try:
 		with open(clone.key_path()) as f:
