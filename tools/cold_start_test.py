@@ -5,13 +5,11 @@
 # booted alone, and its verdict printed, before the other configs build;
 # with the fake kunit_tool of pan_kunit_test.
 
-import contextlib
-import io
 import os
 from typing import List, Tuple
 from unittest import mock
 
-from pan_kunit import cli
+from pan_kunit import cli, tree
 import pan_kunit_test
 from pan_kunit_test import FakeKunitTestCase
 
@@ -37,10 +35,7 @@ class ColdStartTest(FakeKunitTestCase):
 		self.addCleanup(patcher.stop)
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
-		return status, out.getvalue()
+		return self.cli_main('--tree', self.tree, 'run', *argv)
 
 	def events(self) -> List[str]:
 		"""The fake kunit.py's builds and boots, in order, by config."""
@@ -70,6 +65,14 @@ class ColdStartTest(FakeKunitTestCase):
 		self.assertEqual(table.split()[-3:], ['pass_pan', 'pass_ttbr0', 'skip_nopan'])
 		self.assertTrue(output.endswith('total: 21 passed, 0 failed, 3 skipped\n'
 						'run: 21 passed, 0 failed\n'), output)
+
+	def test_one_git_status_for_both_parts(self) -> None:
+		# It walks every file of the kernel tree: once per run, cold or not.
+		with mock.patch.object(tree, 'changed_files', wraps=tree.changed_files) as status:
+			code, output = self.run_cli()
+		self.assertEqual(code, 0, output)
+		self.assertIn('cold start', output)
+		self.assertEqual(status.call_count, 1)
 
 	def test_warm_start_and_named_configs_boot_at_once(self) -> None:
 		status, output = self.run_cli()

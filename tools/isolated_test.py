@@ -80,10 +80,7 @@ class MergeTest(unittest.TestCase):
 class RunOptionsTest(FakeKunitTestCase):
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
-		return status, out.getvalue()
+		return self.cli_main('--tree', self.tree, 'run', *argv)
 
 	def execs(self) -> List[List[str]]:
 		"""The arguments of every kunit.py exec, in order."""
@@ -193,13 +190,11 @@ class ReadOnlyTreeTest(FakeKunitTestCase):
 		def access(path: str, mode: int) -> bool:  # as on a read-only file system
 			return False if os.path.realpath(path).startswith(cache) else real_access(path, mode)
 		for tree in (self.tree, os.path.join(cache, 'new', 'linux-source-6.1')):
-			out = io.StringIO()
-			with mock.patch.object(os, 'access', access), contextlib.redirect_stdout(out), \
-			     contextlib.redirect_stderr(out):
-				status = cli.main(['--tree', tree, 'run', '--kernel', '6.1'], repo=self.repo)
-			self.assertEqual(status, 2, out.getvalue())
-			self.assertIn('read-only or not yours', out.getvalue())
-			self.assertNotIn('Traceback', out.getvalue())
+			with mock.patch.object(os, 'access', access):
+				status, output = self.cli_main('--tree', tree, 'run', '--kernel', '6.1')
+			self.assertEqual(status, 2, output)
+			self.assertIn('read-only or not yours', output)
+			self.assertNotIn('Traceback', output)
 			self.assertEqual(self.traced('argv'), [])
 
 class HelpTest(unittest.TestCase):

@@ -1483,6 +1483,14 @@ class FakeKunitTestCase(TempDirTestCase):
 			patcher.start()
 			self.addCleanup(patcher.stop)
 
+	def cli_main(self, *argv: str) -> Tuple[int, str]:
+		"""cli.main(@argv) on the test's repo: its exit status, and all
+		it printed."""
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(list(argv), repo=self.repo)
+		return status, out.getvalue()
+
 	def traced(self, kind: str) -> List[List[str]]:
 		return [shlex.split(line) for line in read(self.trace).splitlines()
 			if line.startswith(kind + ' ')]
@@ -1650,10 +1658,7 @@ class RunTest(FakeKunitTestCase):
 	"""tools/pan-kunit run, end to end, with the fake kunit_tool."""
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(['--tree', self.tree, 'run'] + list(argv), repo=self.repo)
-		return status, out.getvalue()
+		return self.cli_main('--tree', self.tree, 'run', *argv)
 
 	def test_one_git_status_per_run(self) -> None:
 		# It walks every file of the kernel tree: a second of a developer's loop.
@@ -2006,12 +2011,8 @@ class CheckTestCase(FakeKunitTestCase):
 	kunit_tool, on the configs pass_pan and skip_nopan."""
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(['--tree', self.tree] + list(argv) +
-					  ['--config', 'pass_pan', '--config', 'skip_nopan'],
-					  repo=self.repo)
-		return status, out.getvalue()
+		return self.cli_main('--tree', self.tree, *argv,
+				     '--config', 'pass_pan', '--config', 'skip_nopan')
 
 	def worktree(self) -> str:
 		return os.path.join(self.tree, '.pan-kunit', 'check', 'linux')

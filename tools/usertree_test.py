@@ -6,17 +6,15 @@
 # kunit_tool and fake source of pan_kunit_test; each test checks that the
 # user's tree is left exactly as it was.
 
-import contextlib
 import hashlib
-import io
 import json
 import os
 import subprocess
 import tarfile
-from typing import Dict, List, Tuple
+from typing import Dict, Tuple
 from unittest import mock
 
-from pan_kunit import cli, tree, usertree
+from pan_kunit import tree, usertree
 import pan_kunit_test
 from pan_kunit_test import MATCH_CASE_FAILED, USER_GIT_ENV, FakeKunitTestCase, read, write
 
@@ -89,10 +87,7 @@ class UserTreeTest(FakeKunitTestCase):
 		write(full, text.replace(old, new, 1))
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
-		out = io.StringIO()
-		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(['--tree', self.user] + list(argv), repo=self.repo)
-		return status, out.getvalue()
+		return self.cli_main('--tree', self.user, *argv)
 
 	def clone(self) -> str:
 		return usertree.clone_dir(self.cache, self.user)

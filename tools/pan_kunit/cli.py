@@ -9,6 +9,7 @@
 
 import argparse
 import difflib
+import functools
 import os
 import re
 import shlex
@@ -20,7 +21,7 @@ import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, apt_suites, bisect, configs, coverage, export, junit, kernels,
 		       ktap, lkdtm, mutagen, mutants, packages, progress, results, runner, score,
@@ -510,6 +511,9 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 		kunit_dir = tree.kunit_dir(tree_dir)
 		matrix = _matrix(request, repo, kunit_dir)
 		first = _first_alone(request, target, repo, matrix) if not per_kernel else []
+		# One description of the kernel for the one or two runs of the matrix:
+		# a git status of a kernel tree takes 0.2-0.3 s.
+		describe = functools.lru_cache(maxsize=None)(_describe(target))
 		kernel_results = []
 		for configs_now in ([first, [c for c in matrix if c not in first]] if first else
 				    [matrix]):
@@ -518,7 +522,7 @@ def run(request: RunRequest, target_list: List[Target], repo: str) -> int:
 			kernel_results += runner.run(tree_dir, kunit_dir, configs_now, request.timeout,
 						     request.jobs, options=request.options,
 						     fragments=fragments(repo, target.kernel),
-						     describe=_describe(target))
+						     describe=describe)
 			if first and configs_now is first:
 				_print_first(kernel_results)
 		order = [c.name for c in matrix]
@@ -621,8 +625,8 @@ def _reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
 	"""The command that checks @step alone; in a tree of the user's, of
 	their tree and range as they gave them."""
 	user = _USER_RANGE.get(tree_dir)
-	words = ['tools/pan-kunit', '--tree', user[0] if user else tree_dir, 'bisect']
-	words += [user[1]] if user else [_series(request.series)] if request.series else []
+	words = ['tools/pan-kunit', '--tree', user.user if user else tree_dir, 'bisect']
+	words += [user.given] if user else [_series(request.series)] if request.series else []
 	options = request.options
 	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
@@ -635,11 +639,14 @@ def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-# Where the bisect of a git range of a user's tree starts, by clone: the
-# range's base, without the user's edits.
-_BISECT_START: Dict[str, str] = {}
-# The user's tree and range as given, by clone, for the reproduce line.
-_USER_RANGE: Dict[str, Tuple[str, str]] = {}
+@dataclass
+class UserRange:
+	"""A git range SERIES of a tree of the user's, by its clone."""
+	user: str      # the tree, as given
+	given: str     # the range, as given: for the reproduce line
+	base: str      # where the check starts: the range's base, without the edits
+
+_USER_RANGE: Dict[str, UserRange] = {}
 
 def _check_user_range(request: BisectRequest, target: Target) -> None:
 	"""A git range SERIES of a tree of the user's is read there (its branch
@@ -648,9 +655,8 @@ def _check_user_range(request: BisectRequest, target: Target) -> None:
 	base, tip = usertree.resolve_range(target.user, request.series)
 	print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
 	      'uncommitted edits, to ' + tip[:12])
-	_USER_RANGE[target.tree] = (target.user, request.series)
+	_USER_RANGE[target.tree] = UserRange(target.user, request.series, base)
 	request.series = f'{base}..{tip}'
-	_BISECT_START[target.tree] = base
 	if request.step is not None:
 		_check_step(request, len(usertree.range_commits(target.user, request.series)))
 
@@ -1107,7 +1113,8 @@ def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	_ensure_packages(target_list)
 
 	def one(target: Target) -> int:
-		setup(target, repo, 'bisect', at=_BISECT_START.get(target.tree))
+		user_range = _USER_RANGE.get(target.tree)
+		setup(target, repo, 'bisect', at=user_range.base if user_range else None)
 		with worktree.locked(target.tree):
 			return run_bisect(request, target, repo)
 	return _each(target_list, one)
