@@ -9,6 +9,7 @@
 # setup start from a copy of that tree, not from an extraction of their own.
 
 import contextlib
+import fnmatch
 import fcntl
 import glob
 import importlib
@@ -3338,9 +3339,39 @@ class CoverageTest(unittest.TestCase):
 		self.assertEqual(list(data), ['arch/arm64/kernel/functions.c'])  # not outside.h
 		source = data['arch/arm64/kernel/functions.c']
 		self.assertEqual(source.lines, {8: 3, 9: 2, 10: 2, 30: 1, 31: 0})
-		self.assertEqual(source.branches, {(8, '0', '0'): True, (8, '0', '1'): True,
-						   (30, '0', '0'): True, (30, '0', '1'): True,
-						   (31, '0', '0'): False})
+		self.assertEqual(source.branches, {(8, '0', '0'): 1, (8, '0', '1'): 2,
+						   (30, '0', '0'): 4, (30, '0', '1'): 1,
+						   (31, '0', '0'): 0})
+
+	def test_suites_only_subtracts_the_boot_without_them(self) -> None:
+		# The baseline boot ran line 8 once, 9 twice, 30 once, and line
+		# 30's first branch 4 times: only the suites' own runs are left.
+		work = os.path.join(self.tmp, 'coverage')
+		os.makedirs(work)
+		for name, fixture in ((coverage.SUITES_INFO, 'functions.info'),
+				      (coverage.BASELINE_INFO, 'functions.baseline.info')):
+			write(os.path.join(work, name),
+			      read(test_data_path('coverage', fixture)).replace('TREE', self.tmp))
+		data = coverage.read_suites_only(work, self.tmp)
+		assert data is not None
+		source = data['arch/arm64/kernel/functions.c']
+		self.assertEqual(source.lines, {8: 2, 9: 0, 10: 2, 30: 0, 31: 0})
+		self.assertEqual(source.branches, {(8, '0', '0'): 0, (8, '0', '1'): 2,
+						   (30, '0', '0'): 0, (30, '0', '1'): 1,
+						   (31, '0', '0'): 0})
+		self.assertEqual(coverage.reached_lines(data),
+				 {'arch/arm64/kernel/functions.c': {8, 10}})
+
+	def test_suites_only_without_a_baseline_is_the_whole_boot(self) -> None:
+		work = os.path.join(self.tmp, 'coverage')
+		self.assertIsNone(coverage.read_suites_only(work, self.tmp))
+		os.makedirs(work)
+		write(os.path.join(work, coverage.SUITES_INFO),
+		      read(test_data_path('coverage', 'functions.info')).replace('TREE', self.tmp))
+		data = coverage.read_suites_only(work, self.tmp)
+		assert data is not None
+		self.assertEqual(coverage.reached_lines(data),
+				 {'arch/arm64/kernel/functions.c': {8, 9, 10, 30}})
 
 	def test_function_ranges_finds_each_definition(self) -> None:
 		text = read(test_data_path('coverage', 'functions.c'))
@@ -3396,7 +3427,8 @@ class CoverageTest(unittest.TestCase):
 		self.assertEqual(coverage.boot_cmdline(config, runner.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
 
-	def boot(self, console: str, outcome: results.Outcome) -> coverage.Boot:
+	def boot(self, console: str, outcome: results.Outcome,
+		 baseline: bool=False) -> coverage.Boot:
 		build = os.path.join(self.tmp, 'build')
 		exec_dir = os.path.join(self.tmp, 'exec')
 		os.makedirs(exec_dir)
@@ -3407,7 +3439,8 @@ class CoverageTest(unittest.TestCase):
 		config = mock.Mock()
 		config.name = 'arm64_pan'
 		with mock.patch.object(coverage, 'capture') as capture:
-			boot = coverage._read_boot(config, exec_dir, build, self.tmp, outcome, 300)
+			boot = coverage._read_boot(config, exec_dir, build, self.tmp, outcome, 300,
+						   baseline)
 		self.captured = capture.call_args_list
 		return boot
 
@@ -3418,6 +3451,20 @@ class CoverageTest(unittest.TestCase):
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan')
 		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
 		self.assertTrue(os.path.isfile(os.path.join(gcda_dir, 'arch/arm64/mm/fault.gcda')))
+
+	def test_a_baseline_boot_keeps_its_counters_apart(self) -> None:
+		boot = self.boot('dump.log', results.Outcome(0, False, 2.0), baseline=True)
+		self.assertEqual((boot.ok, boot.summary), (True, 'no suite'))
+		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan.baseline')
+		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
+		self.assertEqual(boot.tracefile, os.path.join(self.tmp, 'arm64_pan.baseline.info'))
+
+	def test_the_baseline_boot_runs_no_suite(self) -> None:
+		config = mock.Mock(cmdline='console=ttyAMA0')
+		line = coverage.boot_cmdline(config, runner.KunitOptions(coverage.BASELINE_GLOB))
+		self.assertEqual(line, 'console=ttyAMA0 kunit.filter_glob=' + coverage.BASELINE_GLOB)
+		self.assertFalse(any(fnmatch.fnmatch(f'{suite}.x', coverage.BASELINE_GLOB)
+				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))
 
 	def test_a_boot_without_its_whole_dump_fails_with_the_reason(self) -> None:
 		boot = self.boot('dump_cut.log', results.Outcome(0, False, 2.0))

@@ -7,6 +7,14 @@
 # writes the gcov data files to the console; the files are read back
 # from the console next to the build's .gcno files, and Debian's lcov
 # merges the configs and writes the HTML report.
+#
+# The boot itself and that init run code under test too: the init's own
+# page faults are user faults in do_page_fault(), for one.  So each config
+# is also booted once with no suite (BASELINE_GLOB), and a line counts as
+# reached by the suites only where the suites' boot ran it more often than
+# the baseline did (the same counts for branches).  The HTML report shows
+# both boots' counts as lcov reads them; the report printed and the lines
+# `mutants --generate` draws from are the suites' alone.
 
 import os
 import re
@@ -14,7 +22,7 @@ import shlex
 import shutil
 import subprocess
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import Error, initramfs, progress, results, runner
 from pan_kunit.configs import QemuConfig
@@ -27,6 +35,10 @@ KCONFIG_ADD = ['CONFIG_GCOV_KERNEL=y']
 # and the cross gcov (gcc-aarch64-linux-gnu), which lcov runs.
 PACKAGES = ['lcov']
 TOOLS = ['lcov', 'genhtml', GCOV]
+# A filter_glob that matches no suite: the baseline boot.
+BASELINE_GLOB = 'pan-kunit-baseline-no-suite'
+BASELINE_INFO = 'baseline.info'
+SUITES_INFO = 'coverage.info'
 # An lcov run also reports branches only when asked to.
 LCOV_BRANCHES = ['--rc', 'lcov_branch_coverage=1']
 
@@ -176,7 +188,7 @@ def place_dump(files: Dict[str, bytes], build_dir: str, out_dir: str) -> List[st
 @dataclass
 class SourceData:
 	lines: Dict[int, int] = field(default_factory=dict)  # line: count
-	branches: Dict[Tuple[int, str, str], bool] = field(default_factory=dict)  # taken
+	branches: Dict[Tuple[int, str, str], int] = field(default_factory=dict)  # taken
 
 def read_tracefile(text: str, root: str) -> Dict[str, SourceData]:
 	"""The lines and branches of an lcov tracefile, by source path
@@ -199,8 +211,40 @@ def read_tracefile(text: str, root: str) -> Dict[str, SourceData]:
 		elif key == 'BRDA':
 			number, block, branch, taken = value.split(',')
 			at = (int(number), block, branch)
-			current.branches[at] = current.branches.get(at, False) or taken not in ('-', '0')
+			current.branches[at] = current.branches.get(at, 0) + \
+				(0 if taken == '-' else int(taken))
 	return data
+
+def suites_only(data: Dict[str, SourceData],
+		baseline: Optional[Dict[str, SourceData]]) -> Dict[str, SourceData]:
+	"""@data's counts less @baseline's (a boot without the suites): what
+	the suites themselves ran.  Every line and branch stays, at 0 where
+	the baseline ran it as often."""
+	if baseline is None:
+		return data
+	only: Dict[str, SourceData] = {}
+	for source, counts in data.items():
+		base = baseline.get(source, SourceData())
+		only[source] = SourceData(
+			{n: max(0, c - base.lines.get(n, 0)) for n, c in counts.lines.items()},
+			{at: max(0, c - base.branches.get(at, 0)) for at, c in counts.branches.items()})
+	return only
+
+def reached_lines(data: Dict[str, SourceData]) -> Dict[str, Set[int]]:
+	"""The lines run at least once, by source."""
+	return {source: {n for n, c in counts.lines.items() if c > 0}
+		for source, counts in data.items()}
+
+def read_suites_only(work: str, tree: str) -> Optional[Dict[str, SourceData]]:
+	"""What the suites ran in the last coverage run whose results are in
+	@work: None without one.  A run from before the baseline boots (no
+	BASELINE_INFO) gives the whole boot's counts."""
+	text = results.read_text(os.path.join(work, SUITES_INFO))
+	if text is None:
+		return None
+	base = results.read_text(os.path.join(work, BASELINE_INFO))
+	return suites_only(read_tracefile(text, tree),
+			   None if base is None else read_tracefile(base, tree))
 
 def function_ranges(text: str, name: str) -> List[Tuple[int, int]]:
 	"""The first and last line of each definition of the function @name
@@ -340,55 +384,72 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 				       make_options=built_options.make_options)
 	ok = runner.build_all(tree, kunit_dir, builds, jobs, options=built_options)
 	boots: Dict[str, Boot] = {}
-	jobs_by_config: Dict[str, Tuple[runner.Job, str, str]] = {}
+	baselines: Dict[str, Boot] = {}
+	jobs: Dict[str, Tuple[runner.Job, QemuConfig, str, str]] = {}
+	no_suite = runner.KunitOptions(BASELINE_GLOB)
 	for build in builds:
 		for config in build.group:
 			if not ok[build.key]:
 				boots[config.name] = Boot(config, False, 'build failed')
 				continue
-			exec_dir = runner.state(tree, 'exec', f'coverage-{config.name}')
-			runner.link_kernel(exec_dir, build.build_dir(tree), config)
-			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig, config) + [
-				'--qemu_args', shlex.join(['-initrd', cpio, '-append',
-							   boot_cmdline(config, options)]),
-				'--json=' + os.path.join(exec_dir, runner.KUNIT_JSON),
-				'--timeout', str(timeout)]
-			log = runner.state(tree, 'logs', f'coverage-{config.name}.log')
-			jobs_by_config[config.name] = (runner.Job(config.name, cmd, log), exec_dir,
-						       build.build_dir(tree))
-	by_name = {c.name: c for c in configs}
+			for label, prefix, boot_options in ((config.name, 'coverage', options),
+							    (_baseline(config), 'baseline', no_suite)):
+				exec_dir = runner.state(tree, 'exec', f'{prefix}-{config.name}')
+				runner.link_kernel(exec_dir, build.build_dir(tree), config)
+				cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
+						       config) + [
+					'--qemu_args', shlex.join(['-initrd', cpio, '-append',
+								   boot_cmdline(config, boot_options)]),
+					'--json=' + os.path.join(exec_dir, runner.KUNIT_JSON),
+					'--timeout', str(timeout)]
+				log = runner.state(tree, 'logs', f'{prefix}-{config.name}.log')
+				jobs[label] = (runner.Job(label, cmd, log), config, exec_dir,
+					       build.build_dir(tree))
 
 	def ended(job: runner.Job) -> None:
-		_, exec_dir, build_dir = jobs_by_config[job.label]
+		_, config, exec_dir, build_dir = jobs[job.label]
 		assert job.outcome is not None
-		boot = _read_boot(by_name[job.label], exec_dir, build_dir, work, job.outcome,
-				  timeout)
-		boots[job.label] = boot
+		baseline = job.label != config.name
+		boot = _read_boot(config, exec_dir, build_dir, work, job.outcome, timeout,
+				  baseline)
+		(baselines if baseline else boots)[config.name] = boot
 		progress.get().boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
-	if jobs_by_config:
-		print(f'booting {len(jobs_by_config)} profiled kernels (timeout {timeout} s) ...')
-		progress.get().boots_started(list(jobs_by_config))
+	if jobs:
+		print(f'booting {len(jobs)} profiled kernels, each config with its suites and '
+		      f'without (timeout {timeout} s) ...')
+		progress.get().boots_started(list(jobs))
 		try:
-			runner.run_jobs([job for job, _, _ in jobs_by_config.values()],
+			runner.run_jobs([job for job, _, _, _ in jobs.values()],
 					timeout + runner.WATCHDOG_MARGIN, ended)
 		finally:
 			progress.get().boots_ended()
 	ordered = [boots[c.name] for c in configs]
+	for boot in ordered:
+		base = baselines.get(boot.config.name)
+		if boot.tracefile and (base is None or base.tracefile is None):
+			boot.ok = False
+			boot.summary += '; the baseline boot (no suite) ' + \
+				(base.summary if base else 'did not run')
 	traces = [b.tracefile for b in ordered if b.tracefile]
 	if not traces:
 		return Report(ordered, [], None)
-	merged = os.path.join(work, 'coverage.info')
+	merged = os.path.join(work, SUITES_INFO)
 	merge(traces, tree, merged)
+	base_traces = [baselines[b.config.name].tracefile for b in ordered if b.tracefile]
+	merge([t for t in base_traces if t], tree, os.path.join(work, BASELINE_INFO))
 	html_dir = os.path.join(work, 'html')
 	html(merged, tree, html_dir, f'pan-kunit: {title}')
-	with open(merged) as f:
-		data = read_tracefile(f.read(), tree)
+	data = read_suites_only(work, tree) or {}
 	wanted = [fn for fn in FUNCTIONS if not fn.kernels or kernel in fn.kernels]
 	return Report(ordered, measure(wanted, data, tree), html_dir)
 
+def _baseline(config: QemuConfig) -> str:
+	return f'{config.name} (no suite)'
+
 def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
-	       outcome: results.Outcome, timeout: int) -> Boot:
-	"""The boot's suites' tally and its tracefile, from its console."""
+	       outcome: results.Outcome, timeout: int, baseline: bool=False) -> Boot:
+	"""The boot's suites' tally and its tracefile, from its console; a
+	@baseline boot runs no suite, and only its counters matter."""
 	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE)) or ''
 	if outcome.hit_timeout(timeout):
 		return Boot(config, False, f'timed out after {timeout} s')
@@ -398,13 +459,16 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 		  (('passed', 'PASS'), ('failed', 'FAIL'), ('skipped', 'SKIP'), ('crashed', 'ERROR'))}
 	tally = ', '.join(f'{n} {word}' for word, n in counts.items() if n or word != 'crashed')
 	suites_ok = bool(statuses) and not counts['failed'] and not counts['crashed']
+	if baseline:
+		tally, suites_ok = 'no suite', True
+	name = config.name + ('.baseline' if baseline else '')
 	try:
 		files = read_dump(console)
-		gcda_dir = os.path.join(work, 'gcda', config.name)
+		gcda_dir = os.path.join(work, 'gcda', name)
 		if os.path.isdir(gcda_dir):
 			shutil.rmtree(gcda_dir)
 		place_dump(files, build_dir, gcda_dir)
-		tracefile = os.path.join(work, f'{config.name}.info')
+		tracefile = os.path.join(work, f'{name}.info')
 		capture(gcda_dir, tracefile)
 	except Error as e:
 		return Boot(config, False, f'{tally}; {e}')
@@ -419,7 +483,8 @@ def print_report(kernel: str, report: Report) -> bool:
 		print(f'{boot.config.name}: {"ok  " if boot.ok else "FAIL"} {boot.summary}')
 	if not report.covered:
 		return False
-	print(f'\ncoverage of {kernel}, every config merged (HTML: '
+	print(f'\ncoverage of {kernel} by the suites, every config merged, a boot without them '
+	      f'subtracted (HTML, both boots: '
 	      f'{os.path.join(report.html_dir or "", "index.html")}):')
 	width = max(len(c.function.name) for c in report.covered)
 	area = None

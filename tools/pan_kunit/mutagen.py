@@ -19,7 +19,8 @@
 #   swap-args    two adjacent arguments of one type, swapped
 #
 # A place is kept only on a line the suites reach, by the tree's last
-# `coverage` tracefile, when there is one.  Each mutant is a patch that
+# `coverage` run (its suites' boots less its boots without a suite), when
+# there is one.  Each mutant is a patch that
 # `mutants` judges as the written ones, killed when any case fails (or the
 # kernel crashes or hangs); one that does not build is dropped, never
 # counted.  A mutant claimed equivalent (mutants/VERSION/equivalent) is
@@ -311,19 +312,6 @@ def wilson(killed: int, total: int) -> Tuple[float, float]:
 	centre = (p + z * z / (2 * total)) / (1 + z * z / total)
 	spread = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / (1 + z * z / total)
 	return 100 * max(0.0, centre - spread), 100 * min(1.0, centre + spread)
-
-def reached_lines(tracefile_text: str, tree: str) -> Dict[str, Set[int]]:
-	"""The lines an lcov tracefile has run, by source relative to @tree."""
-	reached: Dict[str, Set[int]] = {}
-	source = ''
-	for line in tracefile_text.splitlines():
-		if line.startswith('SF:'):
-			source = os.path.relpath(os.path.realpath(line[3:]), os.path.realpath(tree))
-		elif line.startswith('DA:') and source:
-			number, count = line[3:].split(',')[:2]
-			if int(count) > 0:
-				reached.setdefault(source, set()).add(int(number))
-	return reached
 
 def iter_lines(diff: str) -> Iterator[str]:
 	"""The changed lines of a mutant's diff, for the survivors' report."""

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, mutagen, mutants, results, runner
+from pan_kunit import Error, coverage, mutagen, mutants, results, runner
 from pan_kunit.steps import Checker, Step
 
 # The sample when --sample is not given: enough for a 95% interval of
@@ -64,10 +64,10 @@ def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
 	return found
 
 def reached(tree: str) -> Optional[Dict[str, set]]:
-	"""The lines of the tree's last `coverage` run, merged; None without one."""
-	path = runner.state(tree, 'coverage', 'coverage.info')
-	text = results.read_text(path)
-	return None if text is None else mutagen.reached_lines(text, tree)
+	"""The lines the suites ran in the tree's last `coverage` run, every
+	config merged; None without one."""
+	data = coverage.read_suites_only(runner.state(tree, coverage.COVERAGE_DIR), tree)
+	return None if data is None else coverage.reached_lines(data)
 
 def write_mutants(tree: str, sites: Sequence[mutagen.Site], seed: int) -> List[mutants.Mutant]:
 	out = runner.state(tree, 'generated', f'seed-{seed}')
