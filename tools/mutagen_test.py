@@ -149,6 +149,25 @@ class SampleAndScoreTest(unittest.TestCase):
 		with self.assertRaises(Error):
 			mutagen.load_equivalent(f.name)
 
+	def test_compile_commands_written_where_kunit_py_did_not(self) -> None:
+		# 6.1's kunit.py builds no compile_commands.json: the tree's
+		# generator writes it from the build's .cmd files.
+		with tempfile.TemporaryDirectory() as tmp:
+			tree = os.path.join(tmp, 'tree')
+			shutil.copytree(os.path.join(FIXTURE, 'gen_tree'), tree)
+			build = os.path.join(tree, '.pan-kunit', 'build', 'k1')
+			os.makedirs(build)
+			for name in ('vmlinux', '.fault.o.cmd'):
+				open(os.path.join(build, name), 'w').close()
+			found = score.compile_commands(tree)
+			self.assertEqual(list(found), [os.path.realpath(os.path.join(build, 'fault.c'))])
+			self.assertTrue(os.path.isfile(os.path.join(build, 'compile_commands.json')))
+			os.unlink(os.path.join(build, '.fault.o.cmd'))
+			os.unlink(os.path.join(build, 'compile_commands.json'))
+			with self.assertRaisesRegex(Error, 'gen_compile_commands.py -d .* failed: '
+						    'no .cmd files'):
+				score.compile_commands(tree)
+
 	def test_clang_gets_no_gcc_only_flag(self) -> None:
 		args = mutagen.clang_args({'arguments': [
 			'gcc', '-nostdinc', '-I./include', '-include', 'k.h', '-D__KERNEL__', '-std=gnu11',

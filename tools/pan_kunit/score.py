@@ -10,6 +10,8 @@
 import glob
 import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -47,10 +49,31 @@ class Score:
 		return (f'{self.killed}/{judged} killed, {self.percent():.1f}% (95% interval '
 			f'{low:.1f}-{high:.1f}%)' + (f', {self.dropped} did not build' if self.dropped else ''))
 
+# The kernel's own generator of compile_commands.json, from the .cmd files
+# of a build directory.
+GEN_COMPILE_COMMANDS = os.path.join('scripts', 'clang-tools', 'gen_compile_commands.py')
+
+def _write_compile_commands(tree: str, build_dir: str) -> None:
+	"""compile_commands.json in @build_dir, written by the tree's own
+	scripts/clang-tools/gen_compile_commands.py: kunit.py's build makes it
+	itself from 6.3 on, 6.1's does not."""
+	out = os.path.join(build_dir, 'compile_commands.json')
+	result = subprocess.run([sys.executable, os.path.join(tree, GEN_COMPILE_COMMANDS),
+				 '-d', build_dir, '-o', out], cwd=tree, stdout=subprocess.PIPE,
+				stderr=subprocess.STDOUT, text=True, check=False)
+	if result.returncode:
+		raise Error(f'{GEN_COMPILE_COMMANDS} -d {build_dir} failed: '
+			    f'{result.stdout.strip()[-500:]}')
+
 def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
 	"""The compile commands of the tree's builds (kunit.py's build writes
-	compile_commands.json into each), by source's real path."""
+	compile_commands.json into each; where it did not, the kernel's
+	generator does), by source's real path."""
 	found: Dict[str, Dict[str, object]] = {}
+	for vmlinux in sorted(glob.glob(runner.state(tree, 'build', '*', 'vmlinux'))):
+		build_dir = os.path.dirname(vmlinux)
+		if not os.path.exists(os.path.join(build_dir, 'compile_commands.json')):
+			_write_compile_commands(tree, build_dir)
 	for path in sorted(glob.glob(runner.state(tree, 'build', '*', 'compile_commands.json'))):
 		try:
 			with open(path) as f:
