@@ -198,6 +198,17 @@ static int __init alt_test_entries(const u32 *begin, const struct alt_instr **fo
 	return count;
 }
 
+/*
+ * Every site, written with ALTERNATIVE(old, new, cap, CONFIG_X) in C and
+ * in assembler, or with alternative_insn ... enable. With its option off
+ * (CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER, or alternative_insn without
+ * enable): the labels around it are 0 bytes apart, no .altinstructions
+ * entry points at it, and calling it runs nothing. With its option on
+ * (CONFIG_KUNIT): one instruction, and exactly one entry points at it,
+ * with the site's capability, lengths and replacement (MOVZ W0, #1). The
+ * entries are read by walking __alt_instructions ..
+ * __alt_instructions_end, init memory: hence an init section suite.
+ */
 static void __init alternative_emits_site_by_config(struct kunit *test)
 {
 	const struct alt_test_site *site = test->param_value;
@@ -233,6 +244,13 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 			    site->name);
 }
 
+/*
+ * Every site with code returns 1, and holds MOVZ W0, #1, exactly when
+ * cpus_have_cap() says the CPU has its capability: ARM64_HAS_PAN;
+ * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which no
+ * QEMU 7.2 CPU has; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability, whose
+ * sites only apply_boot_alternatives() patches (QEMU's max CPU has it).
+ */
 static void alternative_patches_by_capability(struct kunit *test)
 {
 	const struct alt_test_site *site = test->param_value;

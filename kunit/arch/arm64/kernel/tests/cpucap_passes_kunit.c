@@ -180,6 +180,10 @@ static void passes_add_row(struct passes_ctx *ctx, unsigned int num, u16 type,
 	ctx->log.has[num] = has;
 }
 
+/*
+ * Each case gets a fresh fake table and private bitmaps; the system's
+ * capability bitmaps and elf_hwcap are saved for .exit.
+ */
 static int passes_init(struct kunit *test)
 {
 	struct passes_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -203,6 +207,10 @@ static int passes_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * The system's capability bitmaps and elf_hwcap are as .init found them:
+ * the passes ran over the case's private set alone.
+ */
 static void passes_exit(struct kunit *test)
 {
 	passes_ctx = NULL;
@@ -275,6 +283,11 @@ static void __init passes_run(struct kunit *test, const struct passes_scope *s)
 	__enable_cpu_capabilities(&ctx->set, s->enable);
 }
 
+/*
+ * A table of one scope (boot CPU, local CPU or system) through the two
+ * passes as boot runs them: every matches() call comes before the first
+ * cpu_enable().
+ */
 static void __init enable_cpu_capabilities_after_every_match(struct kunit *test)
 {
 	const struct passes_scope *s = test->param_value;
@@ -297,6 +310,11 @@ static void __init enable_cpu_capabilities_after_every_match(struct kunit *test)
 			    s->name, log->last_match_seq, first_enable);
 }
 
+/*
+ * Each detected capability is enabled exactly once per CPU: on the calling
+ * CPU for the boot CPU scope, on every online CPU through stop_machine()
+ * for the others. An undetected one is never enabled.
+ */
 static void __init enable_cpu_capabilities_once_per_detected(struct kunit *test)
 {
 	const struct passes_scope *s = test->param_value;
@@ -329,6 +347,10 @@ static void __init enable_cpu_capabilities_once_per_detected(struct kunit *test)
 			    s->name);
 }
 
+/*
+ * The first row's cpu_enable() already sees the last row detected: the
+ * whole table is detected before anything is enabled.
+ */
 static void __init enable_cpu_capabilities_sees_later_entries(struct kunit *test)
 {
 	const struct passes_scope *s = test->param_value;
@@ -450,7 +472,11 @@ static void passes_type_desc(const struct passes_type *t, char *desc)
 
 KUNIT_ARRAY_PARAM(passes_type, passes_types, passes_type_desc);
 
-/* A row of each type, through both detect passes as boot runs them */
+/*
+ * A row of each type, through both detect passes as boot runs them: its
+ * matches() is asked once, for the row's own scope, written as a literal
+ * per type above (not the pass's scope mask).
+ */
 static void update_cpu_capabilities_matches_row_scope(struct kunit *test)
 {
 	const struct passes_type *t = test->param_value;
@@ -524,6 +550,10 @@ passes_late_cpu(struct kunit *test, bool has0, bool has2, bool has4)
 	return conflict;
 }
 
+/*
+ * A late CPU with every system capability is let in and gets each one's
+ * cpu_enable(); a capability the system lacks is asked about, not enabled.
+ */
 static void verify_local_cpu_caps_enables_present(struct kunit *test)
 {
 	struct passes_ctx *ctx = test->priv;
@@ -538,6 +568,11 @@ static void verify_local_cpu_caps_enables_present(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->log.matches[4], 1);
 }
 
+/*
+ * A late CPU missing a system capability is refused: the check returns
+ * that row (the caller parks the CPU, not the test), and the missing
+ * capability is not enabled on it.
+ */
 static void verify_local_cpu_caps_refuses_missing(struct kunit *test)
 {
 	struct passes_ctx *ctx = test->priv;
@@ -670,7 +705,13 @@ static const char *passes_verdict(bool refused)
 	return refused ? "refused" : "let in";
 }
 
-/* The system's bitmap is set directly: only the check is under test */
+/*
+ * Each type both ways, the system has it and the late CPU lacks it, and
+ * the reverse: the verdict (refused or let in) and whether cpu_enable()
+ * ran, from the rules above. Boot CPU types are checked with
+ * SCOPE_BOOT_CPU, as check_early_cpu_features() does. The system's bitmap
+ * is set directly: only the check is under test.
+ */
 static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
 {
 	const struct passes_late_rule *r = test->param_value;
@@ -851,6 +892,12 @@ static void passes_match_all_desc(const struct passes_match_all *m, char *desc)
 
 KUNIT_ARRAY_PARAM(passes_match_all, passes_match_alls, passes_match_all_desc);
 
+/*
+ * ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE through the detect passes, each
+ * branch of the rule above: the boot CPU has it or lacks it, every early
+ * secondary has it, the last one lacks it, once cleared it stays cleared,
+ * and only the boot CPU's pass sets it.
+ */
 static void update_cpu_capabilities_match_all_early_cpus(struct kunit *test)
 {
 	const struct passes_match_all *m = test->param_value;

@@ -255,6 +255,25 @@ table_find_ftr_bits(const struct arm64_ftr_reg *reg, unsigned int shift)
 	return NULL;
 }
 
+/*
+ * The lint, one parameter per row of arm64_features[], arm64_elf_hwcaps[]
+ * and compat_elf_hwcaps[] (and of their match_list entries) that
+ * has_cpuid_feature() or has_user_cpuid_feature() matches, named by its
+ * table, desc and capability: the field lies inside the register;
+ * min_field_value (and, from 6.9, max_field_value, not below the minimum)
+ * fits the field's width and sign; the register has an arm64_ftr_reg whose
+ * arm64_ftr_bits describe a field at the same bit with the same width and
+ * sign; a hwcap row's field is visible to user space; and a system scope
+ * row reads a field whose sanitised value is the lowest (FTR_LOWER_SAFE or
+ * FTR_EXACT), so that one CPU with the feature cannot make the whole
+ * system claim it. compat_elf_hwcaps[] is empty without CONFIG_COMPAT,
+ * which the kunitconfig leaves off.
+ *
+ * The lint cannot see a row that names another field of the same width and
+ * sign that is also lower-safe (the PAN row moved down by 4 bits, onto
+ * LO): for the rows it lists, arm64_cpufeature_match checks the positions
+ * against the Arm ARM.
+ */
 static void cpuid_row_fits_ftr_bits(struct kunit *test)
 {
 	const struct table_row *row = test->param_value;
@@ -321,7 +340,10 @@ static const struct {
 	{ "compat_elf_hwcaps", compat_elf_hwcaps },
 };
 
-/* Capability numbers: each in range and used by one row of one table */
+/*
+ * Capability numbers: every one of arm64_features[] and arm64_errata[] is
+ * below ARM64_NCAPS and used by one row of one table.
+ */
 static void cpucap_tables_capability_unique(struct kunit *test)
 {
 	static const struct arm64_cpu_capabilities *seen[ARM64_NCAPS];
@@ -597,6 +619,11 @@ static void table_safe_row_desc(const struct table_safe_row *row, char *desc)
 
 KUNIT_ARRAY_PARAM(table_safe, table_safe_rows, table_safe_row_desc);
 
+/*
+ * Two CPUs that report a field differently, in either order, for each rule
+ * above: the system-wide value is the rule's safe one, and the register's
+ * other fields are unchanged.
+ */
 static void update_cpu_ftr_reg_safe_value_rows(struct kunit *test)
 {
 	const struct table_safe_row *row = test->param_value;

@@ -172,16 +172,26 @@ static void field_check_either(struct field_checker *c, u64 reg, int pos,
 		    f->as_signed);
 }
 
+/*
+ * Every 4-bit value at the 4-bit position of the parameter (0..60), with
+ * the neighbouring bits all clear and all set, through the unsigned
+ * extractors: 0b1000 is 8, 0b1111 is 15.
+ */
 static void cpuid_feature_extract_unsigned_field_every_position(struct kunit *test)
 {
 	field_every_nibble(test, field_check_unsigned);
 }
 
+/* The same through the signed extractors: 0b1000 is -8, 0b1111 is -1. */
 static void cpuid_feature_extract_signed_field_every_position(struct kunit *test)
 {
 	field_every_nibble(test, field_check_signed);
 }
 
+/*
+ * The same through the extractors that take the sign as an argument, both
+ * ways.
+ */
 static void cpuid_feature_extract_field_every_position(struct kunit *test)
 {
 	field_every_nibble(test, field_check_either);
@@ -210,9 +220,11 @@ static void field_width_check(struct field_checker *c, u64 reg, int pos,
 }
 
 /*
- * The boundaries of a @width-bit field: zero, one, the largest positive
- * and the most negative two's complement values, and all ones (-1 signed).
- * A 1-bit field has only 0 and 1, which read as 0 and -1 when signed.
+ * Every width of the parameter (1 to 32 bits) at every position, with
+ * the neighbouring bits clear and set, at the boundaries of a @width-bit
+ * field: zero, one, the largest positive and the most negative two's
+ * complement values, and all ones (-1 signed). A 1-bit field has only 0
+ * and 1, which read as 0 and -1 when signed.
  */
 static void cpuid_feature_extract_field_width_every_width(struct kunit *test)
 {

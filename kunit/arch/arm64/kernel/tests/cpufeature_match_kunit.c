@@ -192,6 +192,12 @@ static void match_threshold_desc(const struct match_threshold_case *t, char *des
 
 KUNIT_ARRAY_PARAM(match_threshold, match_threshold_cases, match_threshold_desc);
 
+/*
+ * Synthetic rows, a field at min-1, min and min+1, signed and unsigned,
+ * with the neighbouring bits clear or set: a signed 0xf (-1, not
+ * implemented) never matches min 0, and an unsigned 8..15 still matches
+ * min 1.
+ */
 static void feature_matches_thresholds(struct kunit *test)
 {
 	const struct match_threshold_case *t = test->param_value;
@@ -280,7 +286,11 @@ static void match_expect_bound(struct kunit *test, const struct match_bound_case
 			    t->raw, t->min, t->max);
 }
 
-/* Before 6.9 the case has no rows: it runs once and skips. */
+/*
+ * From 6.9 feature_matches() also checks max_field_value: a field at the
+ * row's maximum matches, one above it does not. Before 6.9 the case has no
+ * rows: it runs once and skips, with the reason.
+ */
 static void feature_matches_upper_bound(struct kunit *test)
 {
 	const struct match_bound_case *t = test->param_value;
@@ -371,6 +381,14 @@ match_get_row(struct kunit *test, const struct match_row *row)
 	return cap;
 }
 
+/*
+ * The kernel's own rows of match_rows[] (ARM64_HAS_PAN, ARM64_HAS_EPAN,
+ * ARM64_HAS_LSE_ATOMICS, ARM64_HAS_RNG, ARM64_HAS_DCPOP, and the FP, FPHP
+ * and ASIMD hwcaps), looked up by capability number, against the register
+ * encoding and field the Arm ARM gives, for every value of the field with
+ * the neighbouring bits clear and set; from 6.9 the row's max_field_value
+ * is the field's largest value. A row whose option is off skips.
+ */
 static void feature_matches_kernel_rows(struct kunit *test)
 {
 	const struct match_row *row = test->param_value;
@@ -498,6 +516,11 @@ static void match_local_on_cpu(void *info)
 	c->matches = has_cpuid_feature(c->entry, SCOPE_LOCAL_CPU);
 }
 
+/*
+ * has_cpuid_feature() on the live registers, with minimums around the
+ * value this CPU reports, for SCOPE_LOCAL_CPU on every CPU and for
+ * SCOPE_SYSTEM.
+ */
 static void has_cpuid_feature_live_thresholds(struct kunit *test)
 {
 	const struct match_live_field *f = test->param_value;

@@ -10,6 +10,10 @@
 
 #include "pan_kunit.h"
 
+/*
+ * ARM64_HAS_PAN, system_uses_hw_pan() and system_uses_ttbr0_pan() against
+ * ID_AA64MMFR1_EL1.PAN, raw on this CPU and sanitised.
+ */
 static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 {
 	u64 raw = read_sysreg(id_aa64mmfr1_el1);
@@ -33,6 +37,10 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN));
 }
 
+/*
+ * ARM64_HAS_EPAN only when the field is 3 or more (FEAT_EPAN), which no
+ * QEMU 7.2 CPU reports.
+ */
 static void has_epan_needs_pan_field_3(struct kunit *test)
 {
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);

@@ -24,6 +24,7 @@ static void pant_write_pan(bool pan)
 		asm volatile(".inst 0xd500409f" : : : "memory");
 }
 
+/* Without the CPU's PAN there is nothing to enable: every case skips. */
 static int pant_enable_init(struct kunit *test)
 {
 	if (!pant_cpu_has_pan())
@@ -31,6 +32,10 @@ static int pant_enable_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * PSTATE.PAN is 1 in the KUnit thread, and in a work item on each online
+ * CPU SCTLR_EL1.SPAN is 0 and PSTATE.PAN is 1.
+ */
 static void cpu_enable_pan_every_cpu(struct kunit *test)
 {
 	unsigned int cpu, checked = 0;
@@ -46,7 +51,11 @@ static void cpu_enable_pan_every_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, checked, num_online_cpus());
 }
 
-/* An exception taken to EL1 sets PSTATE.PAN when SCTLR_EL1.SPAN is 0. */
+/*
+ * An exception taken to EL1 sets PSTATE.PAN when SCTLR_EL1.SPAN is 0: with
+ * PAN cleared, then set, in the test thread, the handler of a self-IPI
+ * reads PSTATE.PAN 1, and after it PAN is as before.
+ */
 static void el1_exception_sets_pan(struct kunit *test)
 {
 	static const bool before[] = { false, true };

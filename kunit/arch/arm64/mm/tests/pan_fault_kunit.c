@@ -212,6 +212,17 @@ static void pant_fault_row_desc(const struct pant_fault_row *row, char *desc)
 
 KUNIT_ARRAY_PARAM(pant_fault, pant_fault_rows, pant_fault_row_desc);
 
+/*
+ * Synthetic ESR and PSTATE rows built from the Arm ARM's encodings: EC
+ * 0x25/0x21 (same EL) and 0x24/0x20 (lower EL); permission, translation
+ * and access flag fault status codes, and codes with FSC bits [5:4] set,
+ * an external abort and a parity error on a table walk, which a check of
+ * bits [3:2] alone takes for a translation or permission fault. A
+ * translation fault at a user address with PAN set in the saved PSTATE
+ * counts only with TTBR0 PAN; from 6.9 that holds for the level -1
+ * translation fault too (FSC 0b101011, which LPA2 brought, and which
+ * esr_fsc_is_translation_fault() takes), which on 6.1 is no such fault.
+ */
 static void is_el1_permission_fault_rows(struct kunit *test)
 {
 	const struct pant_fault_row *row = test->param_value;

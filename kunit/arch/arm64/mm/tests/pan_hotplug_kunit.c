@@ -16,6 +16,10 @@ struct pant_hotplug_ctx {
 	cpumask_t online;
 };
 
+/*
+ * Without the CPU's PAN the case skips; else the online CPUs are noted for
+ * .exit.
+ */
 static int pant_hotplug_init(struct kunit *test)
 {
 	struct pant_hotplug_ctx *ctx;
@@ -31,6 +35,10 @@ static int pant_hotplug_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * User access is closed, and every CPU a case left offline is brought
+ * back: as many CPUs are online as before.
+ */
 static void pant_hotplug_exit(struct kunit *test)
 {
 	struct pant_hotplug_ctx *ctx = test->priv;
@@ -46,6 +54,10 @@ static void pant_hotplug_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, num_online_cpus(), ctx->online_cpus);
 }
 
+/*
+ * The last online CPU, taken offline with remove_cpu() and brought back
+ * with add_cpu(), has SPAN 0 and PAN 1.
+ */
 static void cpu_hotplug_reenables_pan(struct kunit *test)
 {
 	unsigned int cpu = cpumask_last(cpu_online_mask);

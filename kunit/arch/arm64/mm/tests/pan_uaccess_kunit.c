@@ -10,11 +10,15 @@
  *   attached mm's tables also in a kernel built with
  *   CONFIG_ARM64_SW_TTBR0_PAN, where the CPU's PAN must win;
  * - by software (CONFIG_ARM64_SW_TTBR0_PAN on a CPU without FEAT_PAN):
- *   TTBR0_EL1 points at reserved_pg_dir;
+ *   TTBR0_EL1 points at reserved_pg_dir, and the ASID of the TTBR that
+ *   TCR_EL1.A1 names (TTBR1_EL1) is the reserved one, 0; open, they hold
+ *   the mm's pgd and ASID;
  * - not at all: there is no window to open or close, and the suite skips.
  * In the first two, an interrupt taken on the CPU saves the PAN state of
  * the interrupted context in bit 22 of its SPSR (emulated by the entry
- * code for TTBR0 PAN), which the tests read from the interrupt handler.
+ * code for TTBR0 PAN), which the tests read from the interrupt handler;
+ * PSTATE.PAN, TTBR0_EL1 and the ASID are read before the interrupt and
+ * again after it returned.
  *
  * get_user() and friends access user memory with LDTR/STTR, unprivileged
  * accesses, checked as if made at EL0 while PSTATE.UAO is 0 (which these
@@ -147,6 +151,10 @@ struct pant_uaccess_ctx {
 	struct pant_faults_seen seen;
 };
 
+/*
+ * Without any PAN, neither the CPU's nor SW TTBR0 PAN, there is no uaccess
+ * window to open or close: every case skips.
+ */
 static int pant_uaccess_init(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx;
@@ -176,6 +184,11 @@ static int pant_mm_users_left(struct mm_struct *mm)
 	return atomic_read(&mm->mm_users);
 }
 
+/*
+ * Releases the page fault event a case left, checks through a reference of
+ * its own that the test mm is gone (also after a case an assertion ended),
+ * and that user access is closed in the thread .exit runs in.
+ */
 static void pant_uaccess_exit(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
@@ -197,6 +210,14 @@ static void pant_uaccess_exit(struct kunit *test)
 	pant_exit_closed(test);
 }
 
+/*
+ * uaccess_enable_privileged() opens user access and
+ * uaccess_disable_privileged() closes it again, on a test-owned mm
+ * (mm_alloc(), kthread_use_mm(), vm_mmap()). Before any user access, an
+ * assertion that TTBR0_EL1 holds what the kind of PAN makes it, so that a
+ * kernel installing the wrong tables fails the case instead of faulting
+ * for ever.
+ */
 static void uaccess_privileged_toggles_pan(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
@@ -214,6 +235,11 @@ static void uaccess_privileged_toggles_pan(struct kunit *test)
 	pant_user_put(test, u);
 }
 
+/*
+ * put_user(), get_user(), copy_to_user(), copy_from_user(), clear_user(),
+ * arch_futex_atomic_op_inuser() and futex_atomic_cmpxchg_inatomic() on a
+ * user page work, and leave user access closed.
+ */
 static void uaccess_user_page_pan_restored(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
@@ -272,6 +298,10 @@ static void uaccess_user_page_pan_restored(struct kunit *test)
 	pant_user_put(test, u);
 }
 
+/*
+ * The same on an unmapped user address return -EFAULT and leave user
+ * access closed.
+ */
 static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
@@ -414,12 +444,21 @@ static void pant_expect_faults_kept_pan(struct kunit *test, struct pant_faults_s
 }
 
 /*
- * get_user(), put_user(), copy_{to,from}_user() and clear_user() each
- * take a page fault on a page of their own that nothing touched before
- * (page faults enabled: do_page_fault() maps it in and the access is
- * retried). The fault's saved PSTATE is the one the access ran with:
- * PAN set, as the routines never open a privileged window. Each page is
- * a VMA of its own, so that no fault maps in the next routine's page.
+ * get_user(), put_user(), copy_{to,from}_user() and clear_user() each take
+ * a page fault on a page of their own that nothing touched before (page
+ * faults enabled: do_page_fault() maps it in and the access is retried).
+ * The fault's saved PSTATE is the one the access ran with: PAN set, as the
+ * routines never open a privileged window. Each page is a VMA of its own,
+ * so that no fault maps in the next routine's page.
+ *
+ * A software page fault event (PERF_COUNT_SW_PAGE_FAULTS, sample period 1)
+ * hands its overflow handler the registers do_page_fault() got; every
+ * fault on the page at an instruction with a fixup must have PAN set. An
+ * access that faults more than PANT_FAULT_RETRIES times (wrong tables in
+ * TTBR0_EL1 after an exception return) is made to fail, by disabling page
+ * faults from the handler, instead of hanging the boot. With TTBR0 PAN
+ * there is no PSTATE.PAN to keep and the case skips; without
+ * CONFIG_PERF_EVENTS, which the kunitconfig sets, it skips too.
  */
 static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 {
