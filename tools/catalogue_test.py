@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of pan_kunit.catalogue: docs/suites.md is what the suites' own
+# comments and Kconfig help make of it now (a stale catalogue fails), and
+# on a small fixture (test_data/catalogue/: three suites, two of which
+# share a header and a Kconfig symbol) what each part of a suite becomes.
+
+import difflib
+import os
+import unittest
+
+from pan_kunit import catalogue
+
+FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'catalogue')
+
+def read(path: str) -> str:
+	with open(path) as f:
+		return f.read()
+
+class CatalogueTest(unittest.TestCase):
+
+	def assertSameText(self, written: str, made: str, name: str, how: str) -> None:
+		if written != made:
+			diff = difflib.unified_diff(written.splitlines(), made.splitlines(), name,
+						    'the suites now', lineterm='', n=1)
+			self.fail(f'{name} is stale: {how}\n' + '\n'.join(list(diff)[:40]))
+
+	def test_docs_suites_md_is_current(self) -> None:
+		path = os.path.join(catalogue.REPO, catalogue.OUTPUT)
+		self.assertSameText(read(path), catalogue.catalogue(), catalogue.OUTPUT,
+				    f'run {catalogue.COMMAND}')
+
+	def test_fixture(self) -> None:
+		self.assertSameText(read(os.path.join(FIXTURE, 'suites.md')),
+				    catalogue.catalogue(FIXTURE), 'test_data/catalogue/suites.md',
+				    'if the change is meant, write catalogue.catalogue(FIXTURE) there')
+
+	def test_every_suite_and_case_of_the_repo(self) -> None:
+		"""Every suite of kunit/ has a section, and every case of its
+		kunit_case array an item, with the comment above its function."""
+		text = catalogue.catalogue()
+		top = os.path.join(catalogue.REPO, 'kunit')
+		for directory, _, names in os.walk(top):
+			for name in [n for n in names if n.endswith('_kunit.c')]:
+				source = read(os.path.join(directory, name))
+				suite = catalogue.export.SUITE_NAME.search(source)
+				assert suite
+				self.assertIn(f'\n## {suite.group(1)}\n', text)
+				for case, _ in catalogue._cases(source):
+					self.assertIn(f'\n- `{case}`', text)
+					self.assertTrue(catalogue.comment_above(source, case),
+							f'{name}: {case}() has no comment for the catalogue')
+
+	def test_kconfig_help_less_boilerplate(self) -> None:
+		self.assertEqual(catalogue._kconfig(
+			'config X\n\tbool "Tests of X"\n\tdepends on KUNIT=y\n\thelp\n'
+			'\t  Line one\n\t  two.\n\n\t  For more information on KUnit ...\n\n'
+			'\t  If unsure, say N.\n'),
+			(' ("Tests of X"; depends on `KUNIT=y`)', ['Line one', 'two.']))
+
+	def test_markdown(self) -> None:
+		self.assertEqual(catalogue.markdown(
+			['Calls get_user(), then', '- an item', '  on two lines', 'Text.', '',
+			 '1. not a list']),
+			['Calls `get_user()`, then', '', '- an item on two lines', '', 'Text.', '',
+			 '1\\. not a list', ''])
+
+if __name__ == '__main__':
+	unittest.main()
