@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the documentation: the README shows CI's test command as
+# .ci/command holds it (the line .ci/run runs), and every relative link
+# of README.md and docs/*.md reaches a file, and a heading when it names
+# one.
+
+import glob
+import os
+import re
+import unittest
+from typing import Dict, List, Set
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CI_COMMAND = os.path.join(REPO, '.ci', 'command')
+README = os.path.join(REPO, 'README.md')
+MARKER = '<!-- test-command'
+
+def read(path: str) -> str:
+	with open(path) as f:
+		return f.read()
+
+def documents() -> List[str]:
+	return [README] + sorted(glob.glob(os.path.join(REPO, 'docs', '*.md')))
+
+def readme_test_command(text: str) -> List[str]:
+	"""The lines of the ```sh block after the test-command marker, as
+	the README shows them."""
+	lines = text.splitlines()
+	start = next(n for n, line in enumerate(lines) if line.startswith(MARKER))
+	opening = next(n for n in range(start + 1, len(lines)) if lines[n] == '```sh')
+	closing = next(n for n in range(opening + 1, len(lines)) if lines[n] == '```')
+	return lines[opening + 1:closing]
+
+def unfenced(text: str) -> str:
+	"""@text without its fenced blocks, whose lines are no heading or link."""
+	return re.sub(r'^```.*?^```$', '', text, flags=re.S | re.M)
+
+def prose(text: str) -> str:
+	"""@text without its fenced blocks and code spans."""
+	return re.sub(r'`[^`\n]*`', '', unfenced(text))
+
+def anchors(text: str) -> Set[str]:
+	"""The anchors GitHub gives the headings of a Markdown file."""
+	found: Set[str] = set()
+	seen: Dict[str, int] = {}
+	for heading in re.findall(r'^#{1,6} +(.*?) *#*$', unfenced(text), re.M):
+		slug = re.sub(r'[^\w\- ]', '', heading.lower()).replace(' ', '-')
+		found.add(slug if slug not in seen else f'{slug}-{seen[slug]}')
+		seen[slug] = seen.get(slug, 0) + 1
+	return found
+
+class CiCommandTest(unittest.TestCase):
+
+	def test_one_line(self) -> None:
+		self.assertEqual(len(read(CI_COMMAND).splitlines()), 1)
+
+	def test_readme_shows_ci_command(self) -> None:
+		self.assertEqual(readme_test_command(read(README)), read(CI_COMMAND).splitlines(),
+				 'the README must show .ci/command, the line .ci/run runs')
+
+	def test_marker_block(self) -> None:
+		self.assertEqual(readme_test_command(
+			'text\n<!-- test-command: x -->\n```sh\nA && B\n```\n```sh\nC\n```\n'), ['A && B'])
+
+class LinkTest(unittest.TestCase):
+
+	def test_relative_links(self) -> None:
+		for document in documents():
+			for target in re.findall(r'\]\(([^)\s]+)\)', prose(read(document))):
+				if re.match(r'[a-z]+:', target):
+					continue
+				path, _, anchor = target.partition('#')
+				full = os.path.normpath(os.path.join(os.path.dirname(document), path)) \
+					if path else document
+				name = os.path.relpath(document, REPO)
+				self.assertTrue(os.path.exists(full), f'{name}: {target}: no such file')
+				if anchor and full.endswith('.md'):
+					self.assertIn(anchor, anchors(read(full)),
+						      f'{name}: {target}: no such heading')
+
+	def test_anchors(self) -> None:
+		self.assertEqual(anchors('# A `b` c: d\n## A b c: d\n```\n# no\n```\n'),
+				 {'a-b-c-d', 'a-b-c-d-1'})
+
+if __name__ == '__main__':
+	unittest.main()
