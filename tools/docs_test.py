@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the documentation: the README shows CI's test command as
-# .ci/command holds it (the line .ci/run runs), and every relative link
-# of README.md and docs/*.md reaches a file, and a heading when it names
-# one.
+# .ci/command holds it (the line .ci/run runs); every relative link of
+# README.md and docs/*.md reaches a file, and a heading when it names
+# one; and they name no commit hash.
 
 import glob
 import os
@@ -79,6 +79,16 @@ class LinkTest(unittest.TestCase):
 				if anchor and full.endswith('.md'):
 					self.assertIn(anchor, anchors(read(full)),
 						      f'{name}: {target}: no such heading')
+
+	def test_no_commit_hashes(self) -> None:
+		"""The documentation describes a change; it does not name its
+		commit, which a reader cannot see and a rebase renames."""
+		for document in documents():
+			hashes = [word for word in re.findall(r'(?<![\w.])[0-9a-f]{7,40}(?![\w.])',
+							      read(document))
+				  if re.search('[a-f]', word) and re.search('[0-9]', word)
+				  and not word.startswith(('0b', '0x'))]
+			self.assertEqual(hashes, [], os.path.relpath(document, REPO))
 
 	def test_anchors(self) -> None:
 		self.assertEqual(anchors('# A `b` c: d\n## A b c: d\n```\n# no\n```\n'),
