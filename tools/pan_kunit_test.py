@@ -37,7 +37,7 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from pan_kunit import (Error, bisect, cli, configs, coverage, export, hooks, initramfs, junit,
-		       kernels, ktap, kunit_build, lkdtm, mutants, packages, progress, results,
+		       kernels, ktap, kunit_build, lcov, lkdtm, mutants, packages, progress, results,
 		       runner, series, sources, steps, summary, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
@@ -3330,9 +3330,9 @@ class CoverageTest(unittest.TestCase):
 		return [coverage.Function(name, 'arch/arm64/kernel/functions.c', 'area')
 			for name in names]
 
-	def tracefile(self, tree: str) -> Dict[str, coverage.SourceData]:
+	def tracefile(self, tree: str) -> Dict[str, lcov.SourceData]:
 		text = read(test_data_path('coverage', 'functions.info')).replace('TREE', tree)
-		return coverage.read_tracefile(text, tree)
+		return lcov.read_tracefile(text, tree)
 
 	def test_read_tracefile_adds_up_the_records_of_one_source(self) -> None:
 		data = self.tracefile('/tree')
@@ -3359,7 +3359,7 @@ class CoverageTest(unittest.TestCase):
 		self.assertEqual(source.branches, {(8, '0', '0'): 0, (8, '0', '1'): 2,
 						   (30, '0', '0'): 0, (30, '0', '1'): 1,
 						   (31, '0', '0'): 0})
-		self.assertEqual(coverage.reached_lines(data),
+		self.assertEqual(lcov.reached_lines(data),
 				 {'arch/arm64/kernel/functions.c': {8, 10}})
 
 	def test_suites_only_without_a_baseline_is_the_whole_boot(self) -> None:
@@ -3370,12 +3370,12 @@ class CoverageTest(unittest.TestCase):
 		      read(test_data_path('coverage', 'functions.info')).replace('TREE', self.tmp))
 		data = coverage.read_suites_only(work, self.tmp)
 		assert data is not None
-		self.assertEqual(coverage.reached_lines(data),
+		self.assertEqual(lcov.reached_lines(data),
 				 {'arch/arm64/kernel/functions.c': {8, 9, 10, 30}})
 
 	def test_function_ranges_finds_each_definition(self) -> None:
 		text = read(test_data_path('coverage', 'functions.c'))
-		ranges = {name: coverage.function_ranges(text, name)
+		ranges = {name: lcov.function_ranges(text, name)
 			  for name in ('helper', 'twice', 'twice_stub', 'caller', 'missing')}
 		self.assertEqual(ranges, {'helper': [(6, 11)], 'twice': [(14, 17), (19, 19)],
 					  'twice_stub': [(22, 25)], 'caller': [(27, 32)],
@@ -3438,7 +3438,7 @@ class CoverageTest(unittest.TestCase):
 			    os.path.join(exec_dir, runner.KUNIT_JSON))
 		config = mock.Mock()
 		config.name = 'arm64_pan'
-		with mock.patch.object(coverage, 'capture') as capture:
+		with mock.patch.object(lcov, 'capture') as capture:
 			boot = coverage._read_boot(config, exec_dir, build, self.tmp, outcome, 300,
 						   baseline)
 		self.captured = capture.call_args_list

@@ -20,27 +20,23 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, initramfs, progress, results, runner
+from pan_kunit import Error, initramfs, lcov, progress, results, runner
 from pan_kunit.configs import QemuConfig
 
 COVERAGE_DIR = 'coverage'
 INIT_SOURCE = os.path.join(COVERAGE_DIR, 'init.c')
-GCOV = runner.CROSS_COMPILE + 'gcov'
 KCONFIG_ADD = ['CONFIG_GCOV_KERNEL=y']
 # What `coverage` needs beyond what every command does: Debian's lcov,
 # and the cross gcov (gcc-aarch64-linux-gnu), which lcov runs.
 PACKAGES = ['lcov']
-TOOLS = ['lcov', 'genhtml', GCOV]
+TOOLS = ['lcov', 'genhtml', lcov.GCOV]
 # A filter_glob that matches no suite: the baseline boot.
 BASELINE_GLOB = 'pan-kunit-baseline-no-suite'
 BASELINE_INFO = 'baseline.info'
 SUITES_INFO = 'coverage.info'
-# An lcov run also reports branches only when asked to.
-LCOV_BRANCHES = ['--rc', 'lcov_branch_coverage=1']
 
 # The objects built with profiling, by the source they come from.  Make
 # takes GCOV_PROFILE_<name>.o=y from its command line in every directory,
@@ -184,58 +180,7 @@ def place_dump(files: Dict[str, bytes], build_dir: str, out_dir: str) -> List[st
 		placed.append(rel[:-len('.gcda')] + '.o')
 	return placed
 
-# lcov's tracefile: https://manpages.debian.org/bookworm/lcov/geninfo.1
-@dataclass
-class SourceData:
-	lines: Dict[int, int] = field(default_factory=dict)  # line: count
-	branches: Dict[Tuple[int, str, str], int] = field(default_factory=dict)  # taken
-
-def read_tracefile(text: str, root: str) -> Dict[str, SourceData]:
-	"""The lines and branches of an lcov tracefile, by source path
-	relative to @root (the tree); sources outside it are left out."""
-	data: Dict[str, SourceData] = {}
-	current: Optional[SourceData] = None
-	real = os.path.realpath(root)
-	for line in text.splitlines():
-		key, _, value = line.partition(':')
-		if key == 'SF':
-			path = os.path.realpath(value)
-			current = None
-			if path.startswith(real + '/'):
-				current = data.setdefault(path[len(real) + 1:], SourceData())
-		elif current is None:
-			continue
-		elif key == 'DA':
-			number, count = value.split(',')[:2]
-			current.lines[int(number)] = current.lines.get(int(number), 0) + int(count)
-		elif key == 'BRDA':
-			number, block, branch, taken = value.split(',')
-			at = (int(number), block, branch)
-			current.branches[at] = current.branches.get(at, 0) + \
-				(0 if taken == '-' else int(taken))
-	return data
-
-def suites_only(data: Dict[str, SourceData],
-		baseline: Optional[Dict[str, SourceData]]) -> Dict[str, SourceData]:
-	"""@data's counts less @baseline's (a boot without the suites): what
-	the suites themselves ran.  Every line and branch stays, at 0 where
-	the baseline ran it as often."""
-	if baseline is None:
-		return data
-	only: Dict[str, SourceData] = {}
-	for source, counts in data.items():
-		base = baseline.get(source, SourceData())
-		only[source] = SourceData(
-			{n: max(0, c - base.lines.get(n, 0)) for n, c in counts.lines.items()},
-			{at: max(0, c - base.branches.get(at, 0)) for at, c in counts.branches.items()})
-	return only
-
-def reached_lines(data: Dict[str, SourceData]) -> Dict[str, Set[int]]:
-	"""The lines run at least once, by source."""
-	return {source: {n for n, c in counts.lines.items() if c > 0}
-		for source, counts in data.items()}
-
-def read_suites_only(work: str, tree: str) -> Optional[Dict[str, SourceData]]:
+def read_suites_only(work: str, tree: str) -> Optional[Dict[str, lcov.SourceData]]:
 	"""What the suites ran in the last coverage run whose results are in
 	@work: None without one.  A run from before the baseline boots (no
 	BASELINE_INFO) gives the whole boot's counts."""
@@ -243,35 +188,8 @@ def read_suites_only(work: str, tree: str) -> Optional[Dict[str, SourceData]]:
 	if text is None:
 		return None
 	base = results.read_text(os.path.join(work, BASELINE_INFO))
-	return suites_only(read_tracefile(text, tree),
-			   None if base is None else read_tracefile(base, tree))
-
-def function_ranges(text: str, name: str) -> List[Tuple[int, int]]:
-	"""The first and last line of each definition of the function @name
-	in the C source @text, in kernel style: its name and '(' on the line
-	that starts the definition (or the one after its return type), its
-	body closed by a '}' in column 0, or all of it on one line.  Several
-	under #ifdef: each."""
-	lines = text.splitlines()
-	start = re.compile(r'^(?:[A-Za-z_].*\W)?' + re.escape(name) + r'\(')
-	ranges = []
-	number = 0
-	while number < len(lines):
-		if start.match(lines[number]):
-			body = number
-			while body < len(lines) and '{' not in lines[body] and \
-					not lines[body].rstrip().endswith(';'):
-				body += 1
-			if body < len(lines) and '{' in lines[body]:
-				close = body
-				if not lines[body].rstrip().endswith('}'):
-					close += 1
-					while close < len(lines) and not lines[close].startswith('}'):
-						close += 1
-				ranges.append((number + 1, min(close, len(lines) - 1) + 1))
-				number = close
-		number += 1
-	return ranges
+	return lcov.suites_only(lcov.read_tracefile(text, tree),
+				None if base is None else lcov.read_tracefile(base, tree))
 
 @dataclass
 class Covered:
@@ -288,16 +206,16 @@ class Covered:
 		done, total = pair
 		return f'{done}/{total} {100 * done // total}%' if total else '-'
 
-def measure(functions: Iterable[Function], data: Dict[str, SourceData],
+def measure(functions: Iterable[Function], data: Dict[str, lcov.SourceData],
 	    tree: str) -> List[Covered]:
 	covered = []
 	for function in functions:
 		try:
 			with open(os.path.join(tree, function.source), errors='replace') as f:
-				ranges = function_ranges(f.read(), function.name)
+				ranges = lcov.function_ranges(f.read(), function.name)
 		except OSError:
 			ranges = []
-		source = data.get(function.source, SourceData())
+		source = data.get(function.source, lcov.SourceData())
 		lines = sorted(n for n in source.lines if any(a <= n <= b for a, b in ranges))
 		branches = sorted(at for at in source.branches if any(a <= at[0] <= b for a, b in ranges))
 		covered.append(Covered(
@@ -308,37 +226,6 @@ def measure(functions: Iterable[Function], data: Dict[str, SourceData],
 			sorted({at[0] for at in branches if not source.branches[at]}),
 			bool(ranges and lines), bool(ranges)))
 	return covered
-
-def _run(argv: List[str], what: str, cwd: Optional[str]=None) -> str:
-	result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-				text=True, check=False, cwd=cwd)
-	if result.returncode != 0:
-		tail = '\n'.join(result.stdout.strip().splitlines()[-15:])
-		raise Error(f'{what} failed ({shlex.join(argv)}):\n{tail}')
-	return result.stdout
-
-def capture(gcda_dir: str, out: str) -> None:
-	"""An lcov tracefile of the data files under @gcda_dir."""
-	_run(['lcov', '--quiet', '--capture', '--directory', gcda_dir, '--gcov-tool', GCOV,
-	      '--output-file', out] + LCOV_BRANCHES, 'lcov --capture')
-
-def merge(tracefiles: Sequence[str], tree: str, out: str) -> None:
-	"""One tracefile of @tracefiles, with the sources of the tree's
-	arch/arm64 only (the profiled objects include half of include/)."""
-	added = [word for path in tracefiles for word in ('--add-tracefile', path)]
-	_run(['lcov', '--quiet'] + added + ['--output-file', out + '.all'] + LCOV_BRANCHES,
-	     'lcov --add-tracefile')
-	_run(['lcov', '--quiet', '--extract', out + '.all',
-	      os.path.join(os.path.realpath(tree), 'arch', 'arm64', '*'),
-	      '--output-file', out] + LCOV_BRANCHES, 'lcov --extract')
-	os.unlink(out + '.all')
-
-def html(tracefile: str, tree: str, out_dir: str, title: str) -> None:
-	if os.path.isdir(out_dir):
-		shutil.rmtree(out_dir)
-	_run(['genhtml', '--quiet', '--branch-coverage', '--title', title,
-	      '--prefix', os.path.realpath(tree), '--output-directory', out_dir, tracefile],
-	     'genhtml')
 
 def boot_cmdline(config: QemuConfig, options: Optional[runner.KunitOptions]=None) -> str:
 	"""The kernel command line of a coverage boot: the config's own and
@@ -434,11 +321,11 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 	if not traces:
 		return Report(ordered, [], None)
 	merged = os.path.join(work, SUITES_INFO)
-	merge(traces, tree, merged)
+	lcov.merge(traces, tree, merged)
 	base_traces = [baselines[b.config.name].tracefile for b in ordered if b.tracefile]
-	merge([t for t in base_traces if t], tree, os.path.join(work, BASELINE_INFO))
+	lcov.merge([t for t in base_traces if t], tree, os.path.join(work, BASELINE_INFO))
 	html_dir = os.path.join(work, 'html')
-	html(merged, tree, html_dir, f'pan-kunit: {title}')
+	lcov.html(merged, tree, html_dir, f'pan-kunit: {title}')
 	data = read_suites_only(work, tree) or {}
 	wanted = [fn for fn in FUNCTIONS if not fn.kernels or kernel in fn.kernels]
 	return Report(ordered, measure(wanted, data, tree), html_dir)
@@ -469,7 +356,7 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 			shutil.rmtree(gcda_dir)
 		place_dump(files, build_dir, gcda_dir)
 		tracefile = os.path.join(work, f'{name}.info')
-		capture(gcda_dir, tracefile)
+		lcov.capture(gcda_dir, tracefile)
 	except Error as e:
 		return Boot(config, False, f'{tally}; {e}')
 	return Boot(config, suites_ok, tally, tracefile)

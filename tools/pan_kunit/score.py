@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, coverage, mutagen, mutants, results, runner
+from pan_kunit import Error, coverage, lcov, mutagen, mutants, results, runner
 from pan_kunit.steps import Checker, Step
 
 # The sample when --sample is not given: enough for a 95% interval of
@@ -90,7 +90,7 @@ def reached(tree: str) -> Optional[Dict[str, set]]:
 	"""The lines the suites ran in the tree's last `coverage` run, every
 	config merged; None without one."""
 	data = coverage.read_suites_only(runner.state(tree, coverage.COVERAGE_DIR), tree)
-	return None if data is None else coverage.reached_lines(data)
+	return None if data is None else lcov.reached_lines(data)
 
 def write_mutants(tree: str, sites: Sequence[mutagen.Site], seed: int) -> List[mutants.Mutant]:
 	out = runner.state(tree, 'generated', f'seed-{seed}')
