@@ -9,7 +9,7 @@ import os
 from typing import List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, tree
+from pan_kunit import run, tree
 import pan_kunit_test
 from pan_kunit_test import FakeKunitTestCase
 
@@ -30,7 +30,7 @@ class ColdStartTest(FakeKunitTestCase):
 		for name in os.listdir(configs):
 			if name[:-len('.py')] not in MATRIX:
 				os.unlink(os.path.join(configs, name))
-		patcher = mock.patch.object(cli, 'FIRST_CONFIG', 'pass_pan')
+		patcher = mock.patch.object(run, 'FIRST_CONFIG', 'pass_pan')
 		patcher.start()
 		self.addCleanup(patcher.stop)
 

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from pan_kunit import (Error, bisect, cli, configs, coverage, export, hooks, initramfs, junit,
 		       kernels, ktap, kunit_build, lcov, lkdtm, mutants, packages, progress, results,
-		       runner, series, sources, steps, summary, tree, worktree)
+		       runner, selftest, series, sources, steps, summary, targets, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -257,7 +257,7 @@ class ArgsTest(unittest.TestCase):
 		self.assertIsNone(cli.parse_args(['setup']).tree)
 
 	def _trees_used(self, argv: List[str], env: Dict[str, str]) -> List[str]:
-		with mock.patch.dict(os.environ, env), mock.patch.object(cli, 'setup') as setup:
+		with mock.patch.dict(os.environ, env), mock.patch.object(targets, 'setup') as setup:
 			if 'PAN_KUNIT_TREE' not in env:
 				os.environ.pop('PAN_KUNIT_TREE', None)
 			self.assertEqual(cli.main(argv), 0)
@@ -288,7 +288,7 @@ class ArgsTest(unittest.TestCase):
 				(['setup', '--tree', os.path.join(tmp, 'file', 't')], {},
 				 f'cannot create the tree {tmp}/file/t: {tmp}/file is not a directory')):
 				err = io.StringIO()
-				with mock.patch.dict(os.environ, env), mock.patch.object(cli, 'setup') as setup, \
+				with mock.patch.dict(os.environ, env), mock.patch.object(targets, 'setup') as setup, \
 				     contextlib.redirect_stderr(err):
 					self.assertEqual(cli.main(argv, repo=test_data_path('fake_repo')), 2)
 				setup.assert_not_called()
@@ -297,7 +297,7 @@ class ArgsTest(unittest.TestCase):
 
 	def test_unknown_config_lists_available_before_setup(self) -> None:
 		err = io.StringIO()
-		with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+		with mock.patch.object(targets, 'setup') as setup, contextlib.redirect_stderr(err):
 			status = cli.main(['--tree', '/nonexistent', 'run', '--config', 'pass_pan',
 					   '--config', 'nope'], repo=test_data_path('fake_repo'))
 		self.assertEqual(status, 2)
@@ -579,7 +579,7 @@ class ConfigsTest(unittest.TestCase):
 					['export', os.path.join(tmp, 'out')]):
 				err = io.StringIO()
 				start = time.monotonic()
-				with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+				with mock.patch.object(targets, 'setup') as setup, contextlib.redirect_stderr(err):
 					status = cli.main(['--tree', os.path.join(tmp, 'tree')] + command +
 							  ['--config', 'pass_pan', '--config', 'no_cpu'], repo=repo)
 				self.assertLess(time.monotonic() - start, 5)
@@ -591,7 +591,7 @@ class ConfigsTest(unittest.TestCase):
 			      read(os.path.join(repo, 'qemu_configs', 'pass_pan.py')).replace(
 				      'max,pauth-impdef=on', 'a64fx'))
 			err = io.StringIO()
-			with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+			with mock.patch.object(targets, 'setup') as setup, contextlib.redirect_stderr(err):
 				status = cli.main(['--tree', os.path.join(tmp, 'tree'), 'lkdtm',
 						   '--config', 'a64fx'], repo=repo)
 			self.assertEqual(status, 2)
@@ -729,7 +729,7 @@ class SeriesTest(unittest.TestCase):
 				 f'cannot create {out}/old.patch/x: {out}/old.patch is not a directory')):
 			err = io.StringIO()
 			start = time.monotonic()
-			with mock.patch.object(cli, 'setup') as setup, contextlib.redirect_stderr(err):
+			with mock.patch.object(targets, 'setup') as setup, contextlib.redirect_stderr(err):
 				status = cli.main(['--tree', os.path.join(self.tmp, 'tree')] + argv, repo=repo)
 			self.assertLess(time.monotonic() - start, 5)
 			self.assertEqual(status, 2, argv)
@@ -858,7 +858,7 @@ class TreeSetupTest(TempDirTestCase):
 				return len(text)
 		with mock.patch.object(progress, '_current', None), \
 		     contextlib.redirect_stdout(Recorder()):
-			cli._note_edits(self.tree)
+			targets.note_edits(self.tree)
 		# In one write: run notes them in a thread, while the builds print.
 		self.assertEqual(writes, [f'note: building with uncommitted changes in {self.tree}: '
 					  'arch/arm64/kernel/cpufeature.c, arch/arm64/kernel/scratch.c\n'])
@@ -1508,7 +1508,7 @@ class KernelsTest(TempDirTestCase):
 		with mock.patch.dict(os.environ, env or {}):
 			if not env or 'PAN_KUNIT_TREE' not in env:
 				os.environ.pop('PAN_KUNIT_TREE', None)
-			found = cli.targets(cli.parse_args(list(argv)), self.repo)
+			found = cli.resolve_targets(cli.parse_args(list(argv)), self.repo)
 		return [(t.kernel.name, t.tree) for t in found]
 
 	def test_supported_are_those_with_a_series(self) -> None:
@@ -1531,16 +1531,16 @@ class KernelsTest(TempDirTestCase):
 		self.add_kernel('6.12')
 		k61, k612 = kernels.select(self.repo, [])
 		common = [os.path.join(self.repo, 'lkdtm', 'lkdtm.config'),
-			  os.path.join(self.repo, cli.LEAN_KCONFIG)]
+			  os.path.join(self.repo, targets.LEAN_KCONFIG)]
 		write(os.path.join(self.repo, 'patches', '6.12', 'kconfig'), 'CONFIG_X=y\n')
-		self.assertEqual(cli.fragments(self.repo, k61), common)
-		self.assertEqual(cli.fragments(self.repo, k612),
+		self.assertEqual(targets.fragments(self.repo, k61), common)
+		self.assertEqual(targets.fragments(self.repo, k612),
 				 common + [os.path.join(self.repo, 'patches', '6.12', 'kconfig')])
 
 	def test_the_repos_kconfig_files_hold_only_what_every_kernel_accepts(self) -> None:
 		# linux-source-7.3 has no ARM64_PAN, ARM64_USE_LSE_ATOMICS nor
 		# SCHED_DEBUG: kunit.py's config check would fail on them.
-		for name in ('kunitconfig', cli.LEAN_KCONFIG, os.path.join('lkdtm', 'lkdtm.config')):
+		for name in ('kunitconfig', targets.LEAN_KCONFIG, os.path.join('lkdtm', 'lkdtm.config')):
 			text = read(os.path.join(REPO, name))
 			for symbol in ('ARM64_PAN', 'ARM64_USE_LSE_ATOMICS', 'SCHED_DEBUG'):
 				self.assertNotRegex(text, rf'CONFIG_{symbol}[= ]', name)
@@ -1830,7 +1830,7 @@ class RunTest(FakeKunitTestCase):
 						   os.path.dirname(missing)),
 						  ('--json', self.tmp, 'it is a directory')):
 				out = io.StringIO()
-				with mock.patch.object(cli, 'setup') as setup, \
+				with mock.patch.object(targets, 'setup') as setup, \
 				     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 					status = cli.main(['--tree', self.tree, command, option, path],
 							  repo=self.repo)
@@ -1841,7 +1841,7 @@ class RunTest(FakeKunitTestCase):
 		same = os.path.join(self.tmp, 'report')
 		for command in ('run', 'bisect', 'mutants'):
 			out = io.StringIO()
-			with mock.patch.object(cli, 'setup') as setup, \
+			with mock.patch.object(targets, 'setup') as setup, \
 			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 				status = cli.main(['--tree', self.tree, command, '--json', same,
 						   '--junit', os.path.join(self.tmp, '.', 'report')],
@@ -2157,7 +2157,7 @@ class BisectTest(CheckTestCase):
 		args = cli.parse_args(['bisect', 'a..b', '--config', 'pass_pan', '--filter_glob',
 				       'arm64_*', '--kconfig_add', '# CONFIG_X is not set',
 				       '--make_options', 'W=1'])
-		self.assertEqual(cli._reproduce(cli.bisect_request(args), '/t', 2),
+		self.assertEqual(bisect.reproduce(cli.bisect_request(args), '/t', 2),
 				 "tools/pan-kunit --tree /t bisect a..b --config=pass_pan "
 				 "'--filter_glob=arm64_*' '--kconfig_add=# CONFIG_X is not set' "
 				 '--make_options=W=1 --step=2')
@@ -2208,7 +2208,7 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(self.traced('build'), [])
 
 	def test_mistyped_path_or_range_is_refused_before_setup(self) -> None:
-		with mock.patch.object(cli, 'setup') as setup:
+		with mock.patch.object(targets, 'setup') as setup:
 			for spec in ('../my-series', './my..series', 'my-series/..x', '/tmp/a..b'):
 				status, output = self.run_cli('bisect', spec)
 				self.assertEqual(status, 2, output)
@@ -3043,9 +3043,9 @@ class SelftestTest(unittest.TestCase):
 				      'class T(unittest.TestCase):\n'
 				      f'\tdef test(self):\n\t\tself.assertTrue({ok})\n')
 				out = io.StringIO()
-				with mock.patch.object(cli, 'TOOLS_DIR', directory), \
+				with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
-					self.assertEqual(cli.selftest(), 0 if ok else 1)
+					self.assertEqual(selftest.selftest(), 0 if ok else 1)
 				# Its closing line, and none that reads as unittest's.
 				self.assertTrue(out.getvalue().endswith(
 					f'selftest: {int(ok)} passed, {int(not ok)} failed\n'), out.getvalue())
@@ -3070,7 +3070,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 			return [argv[i + 1] for i, word in enumerate(argv) if word == '--kunitconfig']
 		(argv,) = self.traced('argv build')
 		self.assertEqual(kunitconfigs(argv)[1:], [os.path.join(self.repo, lkdtm.KCONFIG),
-							  os.path.join(self.repo, cli.LEAN_KCONFIG)])
+							  os.path.join(self.repo, targets.LEAN_KCONFIG)])
 		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)
 		# The same kunitconfig and fragments as run's: kunit.py finds the
@@ -3118,7 +3118,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 		with mock.patch.object(initramfs, 'pack') as pack, \
 		     self.assertRaisesRegex(Error, 'built without lkdtm/lkdtm.config'):
 			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
-				  fragments=[os.path.join(self.repo, cli.LEAN_KCONFIG)])
+				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
 		pack.assert_not_called()
 		self.assertEqual(self.traced('build'), [])
 
@@ -3698,11 +3698,11 @@ class SignalTest(unittest.TestCase):
 		# the whole unittest run.
 		child = ('import os, signal, sys\n'
 			 'from unittest import mock\n'
-			 'from pan_kunit import cli\n'
+			 'from pan_kunit import cli, run\n'
 			 'def killed(*args):\n'
 			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
 			 '\treturn 0\n'
-			 'with mock.patch.object(cli, "run", side_effect=killed):\n'
+			 'with mock.patch.object(run, "run_tests", side_effect=killed):\n'
 			 '\tsys.exit(cli.main(["--tree", "/nonexistent", "run", "--kernel", "6.1"]))\n')
 		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
 					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -3941,10 +3941,10 @@ class SummaryTest(TempDirTestCase):
 		      '\tdef test_a(self):\n\t\tsummary.record(summary.Tally("run", 9, 9))\n'
 		      '\tdef test_b(self):\n\t\tself.assertTrue(False)\n'
 		      '\t@unittest.skip("x")\n\tdef test_c(self):\n\t\tpass\n')
-		with mock.patch.object(cli, 'TOOLS_DIR', directory), \
+		with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
 		     mock.patch.dict(os.environ, {summary.ENV: path}), \
 		     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-			self.assertEqual(cli.selftest(), 1)
+			self.assertEqual(selftest.selftest(), 1)
 			self.assertEqual(os.environ[summary.ENV], path)
 		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')
 

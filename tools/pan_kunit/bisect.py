@@ -6,14 +6,25 @@
 # before fails (or the kernel crashes or hangs where it booted); the
 # first bad step names the patch to look at.
 
-from typing import List, Optional
+import os
+import shlex
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Dict, List, Optional
 
-from pan_kunit import Error, progress, results, runner, tree, worktree
+from pan_kunit import (Error, junit, progress, results, runner, series, sources, summary,
+		       targets, tree, usertree, worktree)
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
 from pan_kunit.series import Patch
 from pan_kunit.sources import Sources
 from pan_kunit.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
+from pan_kunit.targets import Target
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import BisectRequest
 
 def step_logs(wt: str, number: int) -> str:
 	return runner.state(wt, 'bisect', f'step-{number:02d}')
@@ -132,3 +143,149 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 
 def first_bad(steps: List[Step]) -> Optional[Step]:
 	return next((s for s in steps if s.bad()), None)
+
+def _series(spec: str) -> str:
+	"""SERIES as bisect's report names it: a file or directory by its
+	absolute path."""
+	return os.path.abspath(spec) if os.path.exists(spec) else spec
+
+def reproduce(request: 'BisectRequest', tree_dir: str, step: int) -> str:
+	"""The command that checks @step alone; in a tree of the user's, of
+	their tree and range as they gave them."""
+	user = _USER_RANGE.get(tree_dir)
+	words = ['tools/pan-kunit', '--tree', user.user if user else tree_dir, 'bisect']
+	words += [user.given] if user else [_series(request.series)] if request.series else []
+	options = request.options
+	words += [f'--config={c}' for c in request.configs]
+	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
+	words += runner.exec_options(options)
+	words += [f'--run_isolated={options.run_isolated}'] if options.run_isolated else []
+	words += runner.build_options(options) + [f'--step={step}']
+	return ' '.join(shlex.quote(w) for w in words)
+
+def _check_step(request: 'BisectRequest', patches: int) -> None:
+	if request.step is not None and not 0 <= request.step <= patches:
+		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
+
+@dataclass
+class UserRange:
+	"""A git range SERIES of a tree of the user's, by its clone."""
+	user: str      # the tree, as given
+	given: str     # the range, as given: for the reproduce line
+	base: str      # where the check starts: the range's base, without the edits
+
+_USER_RANGE: Dict[str, UserRange] = {}
+
+def _check_user_range(request: 'BisectRequest', target: Target) -> None:
+	"""A git range SERIES of a tree of the user's is read there (its branch
+	names are not in the clone) and given to the clone as commits."""
+	assert target.user is not None and request.series is not None
+	base, tip = usertree.resolve_range(target.user, request.series)
+	print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
+	      'uncommitted edits, to ' + tip[:12])
+	_USER_RANGE[target.tree] = UserRange(target.user, request.series, base)
+	request.series = f'{base}..{tip}'
+	if request.step is not None:
+		_check_step(request, len(usertree.range_commits(target.user, request.series)))
+
+def check(request: 'BisectRequest', target: Target, repo: str) -> None:
+	"""Loads SERIES, and checks --step against it, before setup; a git
+	range needs the tree: it is refused at once without one, else read
+	now (and loaded after setup, which may update the tree's refs).  A
+	git range of a tree of the user's is read in that tree."""
+	if (target.user and request.series and
+			series.kind(request.series) == series.Kind.GIT_RANGE):
+		_check_user_range(request, target)
+		return
+	tree_dir = target.tree
+	if request.series is None:
+		patches = len(sources.load(repo, target.kernel).patches)
+	elif series.kind(request.series) == series.Kind.GIT_RANGE:
+		if not os.path.isdir(os.path.join(tree_dir, '.git')):
+			raise Error(f'SERIES {request.series} is a git range, and there is no tree '
+				    f'{tree_dir} yet to read it in: run tools/pan-kunit setup first, '
+				    'or give a directory or an mbox')
+		series.range_commits(tree_dir, request.series)
+		return
+	else:
+		with tempfile.TemporaryDirectory(prefix='pan-kunit-series-') as scratch:
+			patches = len(series.load(request.series, '', scratch))
+	_check_step(request, patches)
+
+def run_bisect(request: 'BisectRequest', target: Target, repo: str) -> int:
+	"""Prepares @target's tree (of the range's base, for a range of a
+	tree of the user's) and bisects the series there."""
+	user_range = _USER_RANGE.get(target.tree)
+	targets.setup(target, repo, 'bisect', at=user_range.base if user_range else None)
+	tallies: List[summary.Tally] = []
+	with worktree.locked(target.tree):
+		status = _bisect(request, target, repo, tallies)
+	for tally in tallies:  # the closing line, after the verdict
+		summary.report(tally)
+	return status
+
+def _bisect(request: 'BisectRequest', target: Target, repo: str,
+	    tallies: List[summary.Tally]) -> int:
+	tree_dir, kernel = target.tree, target.kernel
+	checker = targets.checker(request, target, repo)
+	work = runner.state(tree_dir, 'check')
+	if request.series:
+		patches = series.load(_series(request.series), tree_dir, work)
+		wanted = None
+	else:
+		wanted = sources.load(repo, kernel)
+		patches = [series.patch(p) for p in wanted.patches]
+	_check_step(request, len(patches))
+	start = time.monotonic()
+	checked = run(checker, patches, wanted, request.step, kernel=kernel.package)
+	print()
+	for line in table(checked):
+		print(line)
+	bad = first_bad(checked) if request.step is None else None
+	elapsed = time.monotonic() - start
+	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
+	print(f'bisect took {elapsed:.0f} s for {len(checked)} steps '
+	      f'(median step {statistics.median(timed):.1f} s)')
+	bad_steps = sum(s.bad() for s in checked)
+	tallies.append(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
+	if request.json:
+		results.write_json(request.json, {
+			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+			'series': _series(request.series) if request.series else
+			os.path.join(repo, kernel.series()),
+			'first_bad': bad.number if bad else None,
+			'steps': [s.to_json() for s in checked]}, '--json')
+	if request.junit:
+		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
+				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS,
+				      s.verdict()) for s in checked]
+		junit.write(request.junit, junit.document('pan-kunit bisect', [
+			junit.checks_suite('bisect', checks)] + [
+			suite for s in checked for result in s.configs
+			for suite in junit.config_suites(result, f'step-{s.number:02d}',
+							 # patches/ hooks no suite in at step 0
+							 no_tests_expected=wanted is not None and
+							 s.number == 0)]))
+	if request.step is not None:
+		no_tests = any(r.status == results.Status.NO_TESTS for r in checked[-1].configs)
+		# Step 0 of patches/ hooks no suite in yet: it runs no test.
+		no_tests = no_tests and not (wanted is not None and request.step == 0)
+		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0
+	if broken(checked[0]):
+		print('bisect: the start (step 0) is broken, no patch can be judged against it: ' +
+		      ', '.join(broken(checked[0])))
+		return 1
+	if bad is None and not any(passed_any(s) for s in checked):
+		raise Error('no step passed any case: every patch would look good; check '
+			    '--filter_glob, --config and the kunitconfig')
+	if bad is None:
+		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
+		      'that passed stopped passing')
+		return 0
+	assert bad.patch is not None
+	print(f'bisect: first bad patch: {bad.number} {bad.patch.name}: {bad.patch.subject}')
+	print(f'    {bad.verdict()}')
+	for line in bad.regressions:
+		print(f'    {line}')
+	print(f'reproduce that step: {reproduce(request, tree_dir, bad.number)}')
+	return 1

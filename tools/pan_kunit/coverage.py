@@ -21,10 +21,15 @@ import re
 import shlex
 import shutil
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, initramfs, lcov, progress, results, runner
+from pan_kunit import (Error, initramfs, lcov, packages, progress, results, runner, summary,
+		       targets, tree)
 from pan_kunit.configs import QemuConfig
+from pan_kunit.targets import Target
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import BootRequest
 
 COVERAGE_DIR = 'coverage'
 INIT_SOURCE = os.path.join(COVERAGE_DIR, 'init.c')
@@ -393,3 +398,20 @@ def print_report(kernel: str, report: Report) -> bool:
 		print(f'    {c.function.name:<{width}}  lines {c.ratio(c.lines):<12} '
 		      f'branches {c.ratio(c.branches):<12}{missed}')
 	return all(b.ok for b in report.boots) and all(c.defined for c in report.covered)
+
+def run_coverage(request: 'BootRequest', target: Target, repo: str) -> int:
+	"""Prepares @target's tree, measures and reports its coverage."""
+	tree_dir = target.tree
+	targets.setup(target, repo, 'coverage')
+	packages.require(TOOLS, 'coverage')
+	kunit_dir = tree.kunit_dir(tree_dir)
+	matrix = targets.matrix(request, repo, kunit_dir)
+	kernel = targets.describe(target)()
+	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
+	report = run(tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
+		     request.timeout, request.jobs, fragments=targets.fragments(repo, target.kernel),
+		     options=request.options)
+	ok = print_report(title, report)
+	passed = sum(b.ok for b in report.boots)
+	summary.report(summary.Tally('coverage', passed, len(report.boots) - passed))
+	return 0 if ok else 1

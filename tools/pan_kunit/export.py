@@ -32,34 +32,23 @@
 # of its C file's name.  So every prefix builds as the series did: a
 # suite comes with the lines that build it, and no line names a suite
 # that is not there yet.  The last patch ends at exactly the prepared tree (checked),
-# and every patch must pass checkpatch.pl --strict.
+# and every patch must pass checkpatch.pl --strict (checkpatch.py).
 
 import os
 import re
 import subprocess
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
-from pan_kunit import Error, hooks, series, tree
+from pan_kunit import Error, bisect, checkpatch, hooks, series, sources, targets, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
-from pan_kunit.worktree import apply, reset
+from pan_kunit.targets import Target
+from pan_kunit.worktree import apply, checkout, locked, reset
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import ExportRequest
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
-# checkpatch warns about every patch that adds a file unless it also edits
-# MAINTAINERS; arch/arm64/ already belongs to "ARM64 PORT (AARCH64
-# ARCHITECTURE)", so that warning says nothing here.  It also looks up
-# the commit of a Fixes: tag in the tree's git history, which a tree
-# made from Debian's tarball does not have (UNKNOWN_COMMIT_ID): the id
-# and subject of 7.3's patch 0001 were checked against upstream's.
-CHECKPATCH_IGNORE = 'FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID'
-# checkpatch runs with the tree, from its top: its SPDX check runs
-# scripts/spdxcheck.py, which imports ply and git (GitPython). Without them
-# it prints a traceback and passes every licence.
-PACKAGES = ['perl', 'python3-ply', 'python3-git']
-# spdxcheck.py runs the python3 of PATH, and Debian's python3-ply and
-# python3-git are modules of Debian's python3, /usr/bin/python3: another
-# python3 first on PATH (pyenv, a venv) does not see them.
-DEBIAN_PYTHON_DIR = '/usr/bin'
 # Where KUnit's style guide puts a suite: tests/ beside the code it tests.
 TESTS_DIR = 'tests'
 # A suite's C file names it in its struct kunit_suite.
@@ -444,19 +433,49 @@ def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[st
 		f.write(text)
 	return files
 
-def checkpatch(tree_dir: str, patches: List[str]) -> Dict[str, str]:
-	"""checkpatch.pl --strict of each patch (not the cover letter), with
-	the tree (@tree_dir, a git worktree: checkpatch looks for .git where it
-	runs): the problems it found, by patch; empty when clean."""
-	problems = {}
-	path = os.pathsep.join([DEBIAN_PYTHON_DIR, os.environ.get('PATH', '')])
-	for patch in patches:
-		result = subprocess.run(['perl', os.path.join('scripts', 'checkpatch.pl'),
-					 '--strict', '--ignore', CHECKPATCH_IGNORE, '--terse',
-					 '--show-types', os.path.abspath(patch)],
-					cwd=tree_dir, env=dict(os.environ, PATH=path),
-					stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-					text=True, check=False)
-		if result.returncode != 0:
-			problems[patch] = result.stdout.strip()
-	return problems
+def check(request: 'ExportRequest', repo: str) -> None:
+	"""Refuses a DIR that is not new or empty, and a missing git identity."""
+	check_out_dir(request.out)
+	identity(repo)
+
+def run_export(request: 'ExportRequest', target: Target, repo: str) -> int:
+	"""Prepares @target's tree, writes the series and checks it."""
+	targets.setup(target, repo, 'export', builds=not request.no_build)
+	with locked(target.tree):
+		return _export(request, target, repo)
+
+def _export(request: 'ExportRequest', target: Target, repo: str) -> int:
+	who = identity(repo)
+	wanted = sources.load(repo, target.kernel)
+	# The steps before the series adds its .kunitconfig build with the repo's.
+	checker = targets.checker(request, target, repo,
+				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
+	wt = checkout(target.tree, tree.BASE_REF)
+	build_series(wt, wanted, who)
+	files = format_patches(wt, repo, request.out, who)
+	problems = checkpatch.run(wt, files[1:])
+	print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
+	for path in files:
+		verdict = 'cover letter' if path == files[0] else (
+			'checkpatch --strict: FAILED' if path in problems else
+			'checkpatch --strict: clean')
+		print(f'    {os.path.basename(path)}: {verdict}')
+		for line in problems.get(path, '').splitlines():
+			print(f'        {line}')
+	bad = None
+	if not request.no_build:
+		patches = [series.patch(p) for p in files[1:]]
+		checked = bisect.run(checker, patches, None, start=tree.BASE_REF,
+				     kernel=target.kernel.package)
+		print()
+		for line in bisect.table(checked):
+			print(line)
+		bad = bisect.first_bad(checked)
+		if bad is not None:
+			print(f'export: step {bad.number} is bad: {bad.verdict()}')
+		elif checked[-1].failed():
+			bad = checked[-1]
+			print('export: the whole series does not pass')
+	if problems:
+		print(f'export: {len(problems)} patches are not checkpatch clean')
+	return 0 if not problems and bad is None else 1

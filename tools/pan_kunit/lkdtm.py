@@ -3,22 +3,25 @@
 # The end-to-end PAN proof, in boots of their own: KUnit never provokes a
 # PAN fault, LKDTM does. The kernels are those of `run`: every pan-kunit
 # build merges KCONFIG (LKDTM, debugfs, initramfs) into the kunitconfig,
-# with the same fragments as `run` (cli.fragments()).
+# with the same fragments as `run` (targets.fragments()).
 # Booted with KUnit disabled, a kernel runs an initramfs whose init
 # (lkdtm/init.c) writes one crash type to provoke-crash/DIRECT, and the
 # console says how the kernel took it.
 
 import os
 import shlex
-import subprocess
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, StrEnum, initramfs, progress, results, runner
+from pan_kunit import Error, StrEnum, initramfs, progress, results, runner, summary, targets, tree
 from pan_kunit.configs import QemuConfig
+from pan_kunit.targets import Target
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import BootRequest
 
 LKDTM_DIR = 'lkdtm'
-KCONFIG = os.path.join(LKDTM_DIR, 'lkdtm.config')
+KCONFIG = targets.LKDTM_KCONFIG
 INIT_SOURCE = os.path.join(LKDTM_DIR, 'init.c')
 CRASH_TYPES = ['ACCESS_USERSPACE', 'EXEC_USERSPACE']
 
@@ -188,3 +191,16 @@ def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], Verd
 			verdict = verdicts[config.name, crash]
 			print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} {verdict.summary}')
 	return all(v.ok for v in verdicts.values())
+
+def run_lkdtm(request: 'BootRequest', target: Target, repo: str) -> int:
+	"""Prepares @target's tree and boots LKDTM on each config of the request."""
+	tree_dir = target.tree
+	targets.setup(target, repo, 'lkdtm')
+	kunit_dir = tree.kunit_dir(tree_dir)
+	matrix = targets.matrix(request, repo, kunit_dir)
+	verdicts = run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
+		       fragments=targets.fragments(repo, target.kernel))
+	passed = sum(v.ok for v in verdicts.values())
+	ok = print_report(matrix, verdicts)
+	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))
+	return 0 if ok else 1

@@ -9,15 +9,23 @@
 # CONFIG[, CONFIG]" names the QEMU configs it is written to die on: their
 # kconfig group is built first.
 
+import difflib
 import os
 import re
+import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
-from pan_kunit import Error, StrEnum, progress, results, runner, tree, worktree
+from pan_kunit import (Error, StrEnum, junit, progress, results, runner, summary, targets, tree,
+		       worktree)
 from pan_kunit.configs import QemuConfig
+from pan_kunit.kernels import KernelSpec
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
+from pan_kunit.targets import Target
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import MutantsRequest
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
@@ -263,3 +271,82 @@ def table(mutants: List[Mutant]) -> List[str]:
 	return results.align([['mutant', 'must fail', 'verdict', 'detail']] +
 			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
 			      for m in mutants])
+
+def of_kernel(request: 'MutantsRequest', kernel: KernelSpec, repo: str,
+	      kernel_list: Sequence[KernelSpec]) -> List[Mutant]:
+	"""@kernel's mutants (mutants/VERSION/), or those of --only that it
+	has; a name of --only is refused when no kernel of @kernel_list has it."""
+	directory = os.path.join(repo, kernel.mutants_dir())
+	if not request.only:
+		return _headers_left_out(request, kernel, load(directory, []))
+	known = {k.name: names(os.path.join(repo, k.mutants_dir())) for k in kernel_list}
+	unknown = sorted(set(request.only) - {n for found in known.values() for n in found})
+	if unknown:
+		every = sorted({n for found in known.values() for n in found})
+		hints = []
+		for name in unknown:
+			close = difflib.get_close_matches(name, every, n=3, cutoff=0.5)
+			hints.append(f'--only {name}: no such mutant' +
+				     (f'; did you mean {" or ".join(close)}?' if close else ''))
+		raise Error('; '.join(hints) + ' (tools/pan-kunit list names every mutant of ' +
+			    ', '.join(os.path.join(repo, 'mutants', k) for k in known) + ')')
+	here = [n for n in request.only if n in names(directory)]
+	return _headers_left_out(request, kernel, load(directory, here) if here else [])
+
+def _headers_left_out(request: 'MutantsRequest', kernel: KernelSpec,
+		      found: List[Mutant]) -> List[Mutant]:
+	"""@found, less the mutants of headers with --no-header-mutants."""
+	if request.headers:
+		return found
+	left_out = [m.name for m in found if m.of_header()]
+	if left_out:
+		print(f'mutants of {kernel.name}: left out, as they change a header '
+		      f'(--no-header-mutants): {", ".join(left_out)}')
+	return [m for m in found if not m.of_header()]
+
+def junit_check(mutant: Mutant) -> junit.Check:
+	"""A mutant as JUnit shows it: a killed one passes, a pending one is
+	skipped, any other fails."""
+	outcome = (junit.Outcome.PASS if mutant.verdict == Verdict.KILLED else
+		   junit.Outcome.SKIPPED if mutant.verdict in (Verdict.PENDING,
+							       Verdict.NOT_APPLICABLE) else
+		   junit.Outcome.FAILURE)
+	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
+
+def run_mutants(request: 'MutantsRequest', target: Target, repo: str,
+		found: List[Mutant]) -> int:
+	"""Prepares @target's tree and checks the mutants @found there."""
+	if not found:
+		print(f'mutants: none to check on {target.kernel.package}')
+		return 0
+	targets.setup(target, repo, 'mutants')
+	with worktree.locked(target.tree):
+		return _check_all(request, target, repo, found)
+
+def _check_all(request: 'MutantsRequest', target: Target, repo: str,
+	       found: List[Mutant]) -> int:
+	tree_dir = target.tree
+	checker = targets.checker(request, target, repo)
+	start = time.monotonic()
+	baseline = run(checker, found, own_tree=target.user is not None)
+	elapsed = time.monotonic() - start
+	print()
+	for line in table(found):
+		print(line)
+	timed = sorted(m.elapsed for m in found if m.verdict != Verdict.PENDING) or [0.0]
+	counts = {v: sum(m.verdict == v for m in found) for v in Verdict}
+	print(f'mutants took {elapsed:.0f} s for {len(found)} mutants (baseline '
+	      f'{baseline.elapsed:.0f} s, median mutant {statistics.median(timed):.1f} s): ' +
+	      ', '.join(f'{n} {v}' for v, n in counts.items() if n))
+	summary.report(summary.Tally('mutants', counts[Verdict.KILLED],
+				     sum(not m.ok() for m in found)))
+	if request.json:
+		results.write_json(request.json, {
+			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
+			'baseline': baseline.to_json(), 'mutants': [m.to_json() for m in found]}, '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit mutants', [
+			junit.checks_suite('mutants', [junit_check(m) for m in found])] + [
+			suite for result in baseline.configs
+			for suite in junit.config_suites(result, 'baseline')]))
+	return 0 if all(m.ok() for m in found) else 1

@@ -13,10 +13,15 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, coverage, lcov, mutagen, mutants, results, runner
+from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, results, runner, summary,
+		       targets, worktree)
 from pan_kunit.steps import Checker, Step
+from pan_kunit.targets import Target
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import MutantsRequest
 
 # The sample when --sample is not given: enough for a 95% interval of
 # about +-6 points around 90%.
@@ -173,3 +178,32 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 	per, total = scores(chosen, judged)
 	print_report(kernel, chosen, judged, per, total)
 	return baseline, chosen, judged, total
+
+def run_generated(request: 'MutantsRequest', target: Target, repo: str) -> int:
+	"""mutants --generate: the mutation score of the suites on a kernel."""
+	assert request.generate is not None
+	targets.setup(target, repo, 'mutants')
+	with worktree.locked(target.tree):
+		return _score(request, request.generate, target, repo)
+
+def _score(request: 'MutantsRequest', generate: GenerateRequest, target: Target,
+	   repo: str) -> int:
+	tree_dir = target.tree
+	checker = targets.checker(request, target, repo)
+	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
+		     if not f.kernels or target.kernel.name in f.kernels]
+	baseline, sites, judged, total = run(checker, repo, target.kernel.name, functions,
+					     generate, own_tree=target.user is not None)
+	summary.report(summary.Tally('mutants', total.killed, total.survived))
+	if request.json:
+		results.write_json(request.json, {
+			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': generate.seed,
+			'score': {'killed': total.killed, 'survived': total.survived,
+				  'did_not_build': total.dropped},
+			'baseline': baseline.to_json(),
+			'mutants': [dict(m.to_json(), node=s.node(), function=s.function,
+					 operator=s.operator) for s, m in zip(sites, judged)]}, '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit mutants --generate', [
+			junit.checks_suite('mutants', [mutants.junit_check(m) for m in judged])]))
+	return 0 if total.percent() >= GOAL else 1

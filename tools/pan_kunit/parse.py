@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# `pan-kunit parse FILE`: a saved console log parsed with a tree's own
+# `kunit.py parse`, and reported as `run` reports a config.
+
+import os
+import subprocess
+import sys
+import tempfile
+from typing import TYPE_CHECKING, List, Optional
+
+from pan_kunit import Error, kernels, ktap, results, runner, tree
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import ParseRequest
+
+def trees(given: Optional[str]) -> List[str]:
+	"""The trees whose kunit.py parse may use: the one named (@given),
+	then each kernel's default tree, newest first."""
+	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
+	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
+
+def _kunit_py(trees: List[str]) -> str:
+	"""kunit.py of the first of @trees that has one."""
+	for candidate in trees:
+		path = os.path.join(tree.kunit_dir(candidate), 'kunit.py')
+		if os.path.isfile(path):
+			return path
+	raise Error('parse needs kunit_tool\'s parser, and there is no '
+		    f'{os.path.join(tree.KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
+		    'run tools/pan-kunit setup first')
+
+def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
+	"""Parses the console log of @request with the kunit.py parse of the
+	first of @trees that has one, and reports it as run reports a config."""
+	path = os.path.abspath(request.file)
+	try:
+		with open(path, errors='backslashreplace') as f:
+			console = f.read()
+	except OSError as e:
+		raise Error(f'cannot read {path}: {e.strerror}')
+	if not any(results.KTAP_HEADER.search(line) for line in console.splitlines()):
+		what = ('it is empty' if not console.strip() else
+			'it is no text' if '\0' in console else
+			'no "KTAP version 1" or "TAP version 14" line')
+		raise Error(f'{path} holds no KTAP output ({what}): give the console of a boot that '
+			    'ran KUnit, e.g. a boot\'s test.log')
+	kunit_py = _kunit_py(trees)
+	print(f'parsing {path} with {kunit_py}')
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
+		json_path = os.path.join(scratch, 'kunit.json')
+		# kunit.py works in the tree's top directory: absolute paths only.
+		parsed = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + json_path, path],
+					stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT, text=True, errors='backslashreplace',
+					env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'), check=False)
+		kunit = results.read_json(json_path)
+	if kunit is None:
+		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
+			    '\n'.join(parsed.stdout.splitlines()[-runner.BUILD_LOG_LINES:]))
+	# No boot, so no timeout: the exit status and the leaves decide.
+	status = results.classify(kunit, console, results.Outcome(parsed.returncode, False, 0.0),
+				  timeout=1)
+	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
+	results.print_report([results.ConfigResult(
+		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
+		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
+		console_log=path, exec_log='', cases=cases,
+		param_skips=results.param_skips(console))])
+	return 0 if status == results.Status.PASS else 1

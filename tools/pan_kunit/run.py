@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# `pan-kunit run`: builds and boots the matrix of every kernel, the newest
+# first, and reports each kernel as soon as its boots end; on a cold start
+# one config is built and booted first, for a verdict after one build.
+
+import functools
+import os
+from typing import TYPE_CHECKING, List
+
+from pan_kunit import configs, junit, results, runner, summary, targets, tree
+from pan_kunit.targets import Target
+
+if TYPE_CHECKING:
+	from pan_kunit.cli import RunRequest
+
+# The config run builds and boots alone first on a cold start: the
+# newest kernel's, on a CPU with PAN.
+FIRST_CONFIG = 'arm64_pan'
+
+def _print_console(result: results.ConfigResult, what: str='all') -> None:
+	"""--raw_output: the console of @result's boot, as it came (@what
+	'all'), or from its KTAP header on ('kunit')."""
+	if result.elapsed is None:
+		print(f'--- {result.name}: not booted ({result.status})')
+		return
+	console = results.read_text(result.console_log)
+	print(f'--- {result.name}: console ({result.console_log})' if console is not None else
+	      f'--- {result.name}: no console ({result.console_log} is missing)')
+	if console and what == 'kunit':
+		lines = console.splitlines(keepends=True)
+		start = next((i for i, line in enumerate(lines)
+			      if results.KTAP_HEADER.search(line)), len(lines))
+		console = ''.join(lines[start:])
+	if console:
+		print(console, end='' if console.endswith('\n') else '\n')
+
+def _first_alone(request: 'RunRequest', target: Target, repo: str,
+		 matrix: List[configs.QemuConfig]) -> List[configs.QemuConfig]:
+	"""On a cold start (no kernel built yet for it) of the whole matrix,
+	FIRST_CONFIG, which is then built and booted before the others, so
+	that a first verdict comes after one build, not all of them; else
+	none.  With --config the configs named are the matrix."""
+	first = [c for c in matrix if c.name == FIRST_CONFIG]
+	if request.configs or not first or len(matrix) < 2:
+		return []
+	options = request.options
+	(build,) = runner.kconfig_builds(target.tree, first,
+					 fragments=targets.fragments(repo, target.kernel),
+					 kconfig_add=options.kconfig_add,
+					 make_options=options.make_options)
+	if os.path.exists(os.path.join(build.build_dir(target.tree), first[0].kernel_path)):
+		return []
+	print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
+	return first
+
+def _print_first(first: List[results.ConfigResult]) -> None:
+	"""The verdict of the config booted first: its failures and its
+	column, before the other configs build (the kernel's table, after
+	them, has it again, and its total counts it once)."""
+	for result in first:
+		print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
+		      f'{result.name}: {result.status}')
+		results.print_failed(result)
+	for line in results.table(first):
+		print(line)
+
+def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> int:
+	"""Builds and boots the matrix of every kernel, the newest first, and
+	reports each as soon as its boots end: its failures, skips, a table
+	with a column per config and its total; then a total per kernel."""
+	per_kernel: List[List[results.ConfigResult]] = []
+	reports = []
+	for target in reversed(target_list):  # targets.resolve() lists them oldest first
+		tree_dir = target.tree
+		targets.setup(target, repo, 'run')
+		kunit_dir = tree.kunit_dir(tree_dir)
+		matrix = targets.matrix(request, repo, kunit_dir)
+		first = _first_alone(request, target, repo, matrix) if not per_kernel else []
+		# One description of the kernel for the one or two runs of the matrix:
+		# a git status of a kernel tree takes 0.2-0.3 s.
+		describe = functools.lru_cache(maxsize=None)(targets.describe(target))
+		kernel_results = []
+		for configs_now in ([first, [c for c in matrix if c not in first]] if first else
+				    [matrix]):
+			# The edits are noted while the kernels build: git status of a
+			# kernel tree takes 0.2-0.3 s, once per run.
+			kernel_results += runner.run(tree_dir, kunit_dir, configs_now, request.timeout,
+						     request.jobs, options=request.options,
+						     fragments=targets.fragments(repo, target.kernel),
+						     describe=describe)
+			if first and configs_now is first:
+				_print_first(kernel_results)
+		order = [c.name for c in matrix]
+		kernel_results.sort(key=lambda r: order.index(r.name))
+		per_kernel.append(kernel_results)
+		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
+		if request.raw_output:
+			for result in kernel_results:
+				_print_console(result, request.raw_output)
+		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown)
+		if tree_dir in targets.PREPARED:
+			prepared = targets.PREPARED[tree_dir]
+			print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
+			      (' (it held the suites: taken as it is)' if prepared.carried else ''))
+	# The files and the totals list the kernels oldest first, as --kernel does.
+	reports.reverse()
+	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
+	if len(target_list) > 1:
+		for line in results.total_lines(result_list):
+			print(line)
+	passed, failed, _ = results.totals(result_list)
+	summary.report(summary.Tally('run', passed, failed))
+	if request.json:
+		# One kernel: its report; several: {"kernels": [each one's]}.
+		results.write_json(request.json, reports[0] if len(reports) == 1 else
+				   {'kernels': reports}, '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit run', [
+			suite for result in result_list for suite in junit.config_suites(result)]))
+	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1
