@@ -36,9 +36,10 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, bisect, cli, configs, coverage, export, hooks, initramfs, junit,
+from pan_kunit import (Error, cli, configs, coverage, export, hooks, initramfs, junit,
 		       kernels, ktap, kunit_build, lcov, lkdtm, mutants, packages, progress, results,
-		       runner, selftest, series, sources, steps, summary, targets, tree, worktree)
+		       runner, selftest, series, series_bisect, sources, steps, summary, targets,
+		       tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -2157,7 +2158,7 @@ class BisectTest(CheckTestCase):
 		args = cli.parse_args(['bisect', 'a..b', '--config', 'pass_pan', '--filter_glob',
 				       'arm64_*', '--kconfig_add', '# CONFIG_X is not set',
 				       '--make_options', 'W=1'])
-		self.assertEqual(bisect.reproduce(cli.bisect_request(args), '/t', 2),
+		self.assertEqual(series_bisect.reproduce(cli.bisect_request(args), '/t', 2),
 				 "tools/pan-kunit --tree /t bisect a..b --config=pass_pan "
 				 "'--filter_glob=arm64_*' '--kconfig_add=# CONFIG_X is not set' "
 				 '--make_options=W=1 --step=2')
@@ -3647,6 +3648,11 @@ class KunitBuildTest(unittest.TestCase):
 		cmd = runner.kunit_cmd('/kunit', 'exec', '/b', '/kc', config)
 		self.assertEqual(cmd[:3], [sys.executable, '/kunit/kunit.py', 'exec'])
 
+	def test_no_module_hides_one_of_the_standard_library(self) -> None:
+		# kunit_build.py starts with pan_kunit/ first on the path.
+		names = {os.path.splitext(n)[0] for n in os.listdir(os.path.dirname(runner.KUNIT_BUILD))}
+		self.assertEqual(sorted(names & sys.stdlib_module_names), [])
+
 	def test_another_kunit_kernel_is_left_as_it_is(self) -> None:
 		module = types.ModuleType('kunit_kernel')
 		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
@@ -3733,23 +3739,23 @@ class StepVerdictTest(unittest.TestCase):
 			   steps.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
 			   steps.Step(3, None, configs=[self.config(results.Status.BUILD_ERROR, {})]),
 			   steps.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
-		bad = bisect.first_bad(checked)
+		bad = series_bisect.first_bad(checked)
 		self.assertIsNotNone(bad)
 		assert bad is not None
 		self.assertEqual(bad.number, 2)
-		self.assertIsNone(bisect.first_bad(checked[:2]))
+		self.assertIsNone(series_bisect.first_bad(checked[:2]))
 
 	def test_crash_or_hang_after_a_pass_is_a_regression(self) -> None:
 		before = [self.config(results.Status.PASS, {'a': 'PASS', 'b': 'PASS'})]
 		for status in (results.Status.CRASH, results.Status.TIMEOUT):
 			after = [self.config(status, {'a': 'PASS'})]
-			self.assertEqual(bisect.regressions(before, after), [f'c: {status}'])
+			self.assertEqual(series_bisect.regressions(before, after), [f'c: {status}'])
 		# A case that crashed (ERROR) counts as failed, one that vanished does not.
 		after = [self.config(results.Status.CRASH, {'a': 'ERROR'})]
-		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {'a': 'PASS'})], after),
+		self.assertEqual(series_bisect.regressions([self.config(results.Status.CRASH, {'a': 'PASS'})], after),
 				 ['c: arm64_s.a ERROR'])
 		# What was broken before is no regression when it stays broken.
-		self.assertEqual(bisect.regressions([self.config(results.Status.CRASH, {})],
+		self.assertEqual(series_bisect.regressions([self.config(results.Status.CRASH, {})],
 						   [self.config(results.Status.CRASH, {})]), [])
 
 	def test_no_tests_is_a_junit_error(self) -> None:
@@ -3771,8 +3777,8 @@ class StepVerdictTest(unittest.TestCase):
 	def test_pass_to_no_tests_is_a_regression(self) -> None:
 		before = [self.config(results.Status.PASS, {'a': 'PASS'})]
 		after = [self.config(results.Status.NO_TESTS, {})]
-		self.assertEqual(bisect.regressions(before, after), ['c: no_tests'])
-		self.assertEqual(bisect.regressions(after, after), [])
+		self.assertEqual(series_bisect.regressions(before, after), ['c: no_tests'])
+		self.assertEqual(series_bisect.regressions(after, after), [])
 
 class JudgeByGroupsTest(TempDirTestCase):
 	"""mutants.judge_by_groups() with runner.run as a stand-in."""

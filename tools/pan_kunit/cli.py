@@ -7,8 +7,8 @@
 # The command line, as kunit.py's: the options of each group (add_*_opts()),
 # the request each command takes, and a short handler per command that
 # refuses what it can before any work and hands the request to the module
-# named for the command (run.py, lkdtm.py, coverage.py, bisect.py,
-# mutants.py and score.py, export.py, listing.py, parse.py, selftest.py).
+# named for the command (run.py, lkdtm.py, coverage.py,
+# series_bisect.py, mutants.py and score.py, export.py, listing.py, parse.py, selftest.py).
 #
 # Exit status: 0 when every config passed, 1 when one did not, 2 for usage
 # and setup errors (refusals, missing packages, a patch that does not apply).
@@ -21,9 +21,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, bisect, checkpatch, configs, coverage, export, kernels, listing,
-		       lkdtm, mutagen, mutants, parse, progress, results, run, runner, score,
-		       selftest, sources, targets)
+from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, listing, lkdtm,
+		       mutagen, mutants, parse, progress, results, run, runner, score, selftest,
+		       series_bisect, sources, targets)
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.targets import Target
 
@@ -435,9 +435,9 @@ def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	targets.matrix(request, repo, None)
 	for target in target_list:
 		targets.check_tree(target)
-		bisect.check(request, target, repo)
+		series_bisect.check(request, target, repo)
 	targets.ensure_packages(target_list)
-	return targets.each(target_list, lambda t: bisect.run_bisect(request, t, repo))
+	return targets.each(target_list, lambda t: series_bisect.run_bisect(request, t, repo))
 
 def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = mutants_request(args)

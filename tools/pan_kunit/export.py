@@ -40,7 +40,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
-from pan_kunit import Error, bisect, checkpatch, hooks, series, sources, targets, tree
+from pan_kunit import Error, checkpatch, hooks, series, series_bisect, sources, targets, tree
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.targets import Target
 from pan_kunit.worktree import apply, checkout, locked, reset
@@ -465,12 +465,12 @@ def _export(request: 'ExportRequest', target: Target, repo: str) -> int:
 	bad = None
 	if not request.no_build:
 		patches = [series.patch(p) for p in files[1:]]
-		checked = bisect.run(checker, patches, None, start=tree.BASE_REF,
+		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
 				     kernel=target.kernel.package)
 		print()
-		for line in bisect.table(checked):
+		for line in series_bisect.table(checked):
 			print(line)
-		bad = bisect.first_bad(checked)
+		bad = series_bisect.first_bad(checked)
 		if bad is not None:
 			print(f'export: step {bad.number} is bad: {bad.verdict()}')
 		elif checked[-1].failed():

@@ -73,8 +73,8 @@ def skip_olddefconfig_before_make(kunit_kernel: ModuleType) -> bool:
 def main(argv: List[str]) -> None:
 	kunit_dir, args = argv[0], argv[1:]
 	kunit_py = os.path.join(kunit_dir, 'kunit.py')
-	# kunit_tool's directory in place of this one: pan_kunit's modules
-	# (bisect.py) must not hide the standard library's.
+	# kunit_tool's directory first on the path, in place of this one, as
+	# `python3 kunit.py` has it: its modules import each other.
 	sys.path[0] = os.path.abspath(kunit_dir)
 	try:
 		import kunit_kernel  # type: ignore[import-not-found]
