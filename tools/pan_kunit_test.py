@@ -36,10 +36,10 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (Error, cli, configs, coverage, export, hooks, initramfs, junit,
-		       kernels, ktap, kunit_build, lcov, lkdtm, mutants, packages, progress, results,
-		       runner, selftest, series, series_bisect, sources, steps, summary, targets,
-		       tree, worktree)
+from pan_kunit import (Error, cli, configs, coverage, export, gitcmd, hooks, initramfs, junit,
+		       kernels, ktap, kunit_build, kunit_tool, lcov, lkdtm, mutants, packages, proc,
+		       progress, results, runner, selftest, series, series_bisect, sources, steps,
+		       summary, targets, tree, worktree)
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,7 +99,7 @@ COMMIT = 'c0ffee' * 6 + 'c0ff'
 def test_data_path(*parts: str) -> str:
 	return os.path.join(TEST_DATA, *parts)
 
-def kunit_tool(kernel: str) -> str:
+def kunit_tool_of(kernel: str) -> str:
 	"""A copy of that kernel's kunit_parser.py and kunit_printer.py."""
 	return test_data_path('kunit_tool', kernel)
 
@@ -1040,7 +1040,7 @@ class ResultsTest(unittest.TestCase):
 			kunit=self.kunit(kunit) if kunit else None,
 			console_log='/t/test.log', exec_log='/t/exec.log',
 			kernel=tree.Kernel('6.1.192', 'linux-source-6.1', '6.1.192-3', COMMIT, 'pan-kunit'),
-			cases=ktap.parse(text, kunit_tool(kernel))[0] if console else [])
+			cases=ktap.parse(text, kunit_tool_of(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
 		result_list = [self.result('a_pass', results.Status.PASS, 'pass'),
@@ -1215,7 +1215,7 @@ class KtapTest(unittest.TestCase):
 	"""Consoles parsed with the kunit_parser of 6.1, 6.12 and 7.3."""
 
 	def parse(self, console: str, kernel: str) -> Tuple[List[ktap.Case], str]:
-		return ktap.parse(read(test_data_path('console', console + '.log')), kunit_tool(kernel))
+		return ktap.parse(read(test_data_path('console', console + '.log')), kunit_tool_of(kernel))
 
 	def test_failed_cases_of_every_suite(self) -> None:
 		# 6.1 prints "ok N name"; later kernels "ok N - name", with SKIP on
@@ -1246,7 +1246,7 @@ class KtapTest(unittest.TestCase):
 		console = read(test_data_path('console', 'fail_two_6.12.log')).replace(
 			'FAILED at arch/', 'FAILED at ../../../arch/')
 		self.assertIn('FAILED at ../../../arch/', console)
-		cases, _ = ktap.parse(console, kunit_tool('6.12'))
+		cases, _ = ktap.parse(console, kunit_tool_of('6.12'))
 		logs = [line for c in cases if c.failed() for line in c.log if 'FAILED at' in line]
 		self.assertTrue(logs)
 		for line in logs:
@@ -1271,14 +1271,14 @@ class KtapTest(unittest.TestCase):
 		stand_in = mock.Mock()
 		with mock.patch.dict(sys.modules, {'kunit_parser': stand_in}):
 			for kernel in ('6.1', '6.12', '7.3'):
-				parser = ktap.load_parser(kunit_tool(kernel))
+				parser = ktap.load_parser(kunit_tool_of(kernel))
 				self.assertEqual(parser.__file__,
-						 os.path.join(kunit_tool(kernel), 'kunit_parser.py'))
+						 os.path.join(kunit_tool_of(kernel), 'kunit_parser.py'))
 			self.assertIs(sys.modules['kunit_parser'], stand_in)
 			self.assertNotIn('kunit_printer', sys.modules)
-		self.assertNotIn(kunit_tool('6.1'), sys.path)
+		self.assertNotIn(kunit_tool_of('6.1'), sys.path)
 		for kernel in ('6.1', '6.12', '7.3'):
-			self.assertFalse(os.path.exists(os.path.join(kunit_tool(kernel), '__pycache__')))
+			self.assertFalse(os.path.exists(os.path.join(kunit_tool_of(kernel), '__pycache__')))
 		with tempfile.TemporaryDirectory() as tmp, \
 		     self.assertRaisesRegex(Error, f'cannot load kunit_parser from {tmp}: '):
 			ktap.load_parser(tmp)
@@ -2716,7 +2716,7 @@ class ExportMessageTest(unittest.TestCase):
 				status = cli.main(['--tree', os.path.join(tmp, 'linux'), 'export',
 						   os.path.join(tmp, 'out'), '--kernel', '6.1'], repo=REPO)
 		self.assertEqual(status, 2, out.getvalue())
-		self.assertIn(tree.NO_GIT, out.getvalue())
+		self.assertIn(gitcmd.NO_GIT, out.getvalue())
 
 	def test_subject_prefixes(self) -> None:
 		found = export.suites(sources.load(REPO, KERNEL))
@@ -2959,7 +2959,7 @@ class ParseTest(unittest.TestCase):
 		shutil.copytree(test_data_path('fake_kunit'), kunit_dir,
 				ignore=shutil.ignore_patterns('__pycache__'))
 		for name in ('kunit_parser.py', 'kunit_printer.py'):
-			shutil.copyfile(os.path.join(kunit_tool('6.1'), name), os.path.join(kunit_dir, name))
+			shutil.copyfile(os.path.join(kunit_tool_of('6.1'), name), os.path.join(kunit_dir, name))
 		return tree_dir
 
 	def parse(self, tree_dir: str, name: str) -> Tuple[int, str]:
@@ -3101,13 +3101,13 @@ class LkdtmRunTest(FakeKunitTestCase):
 				self.assertRegex(output, rf'\nboot {config} {crash}: ok \([0-9.]+ s\)\n')
 
 	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
-		real_run = subprocess.run
+		real_run = proc.run
 		def _run(argv: List[str], **kwargs: Any) -> Any:
 			if argv[0] == runner.CROSS_COMPILE + 'gcc':
-				return subprocess.CompletedProcess(argv, 1, 'init.c:1: error: oops', None)
+				return proc.Result(argv, 1, 'init.c:1: error: oops')
 			return real_run(argv, **kwargs)
 		out = io.StringIO()
-		with mock.patch.object(initramfs.subprocess, 'run', side_effect=_run), \
+		with mock.patch.object(initramfs.proc, 'run', side_effect=_run), \
 		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
 					  repo=self.repo)
@@ -3130,8 +3130,8 @@ class LkdtmRunTest(FakeKunitTestCase):
 			calls.append(argv)
 			if len(argv) == 2:  # gen_init_cpio LISTING
 				listings.append(read(argv[1]))
-			return subprocess.CompletedProcess(argv, 0, '', b'')
-		with mock.patch.object(initramfs.subprocess, 'run', side_effect=_run):
+			return proc.Result(argv, 0)
+		with mock.patch.object(initramfs.proc, 'run', side_effect=_run):
 			cpio = initramfs.pack(self.tree, os.path.join(self.repo, lkdtm.INIT_SOURCE),
 					      'lkdtm')
 		work = os.path.join(self.tree, '.pan-kunit', 'lkdtm')
@@ -3571,11 +3571,11 @@ class KunitBuildTest(unittest.TestCase):
 		and qemu_config."""
 		saved = {name: sys.modules.pop(name) for name in ('kunit_kernel', 'kunit_config', 'qemu_config')
 			 if name in sys.modules}
-		sys.path.insert(0, kunit_tool(kernel))
+		sys.path.insert(0, kunit_tool_of(kernel))
 		try:
 			return importlib.import_module('kunit_kernel')
 		finally:
-			sys.path.remove(kunit_tool(kernel))
+			sys.path.remove(kunit_tool_of(kernel))
 			for name in ('kunit_kernel', 'kunit_config', 'qemu_config'):
 				sys.modules.pop(name, None)
 			sys.modules.update(saved)
@@ -3631,26 +3631,26 @@ class KunitBuildTest(unittest.TestCase):
 		for kernel in (k.name for k in kernels.KNOWN):
 			with self.subTest(kernel=kernel), tempfile.TemporaryDirectory() as tmp:
 				for name in ('kunit_kernel.py', 'kunit_config.py', 'qemu_config.py'):
-					shutil.copy(os.path.join(kunit_tool(kernel), name), tmp)
+					shutil.copy(os.path.join(kunit_tool_of(kernel), name), tmp)
 				write(os.path.join(tmp, 'kunit.py'), stand_in)
 				out = os.path.join(tmp, 'calls.json')
-				subprocess.run([sys.executable, runner.KUNIT_BUILD, tmp, 'build', out],
-					       check=True)
+				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
+						'build', out], check=True)
 				self.assertEqual(json.loads(read(out)), ['build', 'make'])
 
 	def test_builds_run_through_kunit_build(self) -> None:
 		config = configs.QemuConfig(name='c', path='/c.py', kconfig='', kernel_path='Image',
 					    cpu='max')
 		cmd = runner.kunit_cmd('/kunit', 'build', '/b', '/kc', config)
-		self.assertEqual(cmd[:4], [sys.executable, runner.KUNIT_BUILD, '/kunit', 'build'])
-		self.assertEqual(os.path.basename(runner.KUNIT_BUILD), 'kunit_build.py')
-		self.assertTrue(os.path.isfile(runner.KUNIT_BUILD))
+		self.assertEqual(cmd[:4], [sys.executable, kunit_tool.BUILD, '/kunit/kunit.py', 'build'])
+		self.assertEqual(os.path.basename(kunit_tool.BUILD), 'kunit_build.py')
+		self.assertTrue(os.path.isfile(kunit_tool.BUILD))
 		cmd = runner.kunit_cmd('/kunit', 'exec', '/b', '/kc', config)
 		self.assertEqual(cmd[:3], [sys.executable, '/kunit/kunit.py', 'exec'])
 
 	def test_no_module_hides_one_of_the_standard_library(self) -> None:
 		# kunit_build.py starts with pan_kunit/ first on the path.
-		names = {os.path.splitext(n)[0] for n in os.listdir(os.path.dirname(runner.KUNIT_BUILD))}
+		names = {os.path.splitext(n)[0] for n in os.listdir(os.path.dirname(kunit_tool.BUILD))}
 		self.assertEqual(sorted(names & sys.stdlib_module_names), [])
 
 	def test_another_kunit_kernel_is_left_as_it_is(self) -> None:

@@ -4,8 +4,9 @@
 # of the tree, as upstream runs it on every patch it is sent.
 
 import os
-import subprocess
 from typing import Dict, List
+
+from pan_kunit import proc
 
 # checkpatch warns about every patch that adds a file unless it also edits
 # MAINTAINERS; arch/arm64/ already belongs to "ARM64 PORT (AARCH64
@@ -30,12 +31,10 @@ def run(tree_dir: str, patches: List[str]) -> Dict[str, str]:
 	problems = {}
 	path = os.pathsep.join([DEBIAN_PYTHON_DIR, os.environ.get('PATH', '')])
 	for patch in patches:
-		result = subprocess.run(['perl', os.path.join('scripts', 'checkpatch.pl'),
-					 '--strict', '--ignore', CHECKPATCH_IGNORE, '--terse',
-					 '--show-types', os.path.abspath(patch)],
-					cwd=tree_dir, env=dict(os.environ, PATH=path),
-					stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-					text=True, check=False)
+		result = proc.run(['perl', os.path.join('scripts', 'checkpatch.pl'),
+				   '--strict', '--ignore', CHECKPATCH_IGNORE, '--terse',
+				   '--show-types', os.path.abspath(patch)],
+				  cwd=tree_dir, env=dict(os.environ, PATH=path), stderr=proc.To.MERGED)
 		if result.returncode != 0:
 			problems[patch] = result.stdout.strip()
 	return problems

@@ -13,7 +13,7 @@ import types
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from pan_kunit import Error
+from pan_kunit import Error, kunit_tool
 
 CONFIGS_DIR = 'qemu_configs'
 # What `from ..qemu_config import QemuArchParams` imports in a config
@@ -86,27 +86,18 @@ def load(repo: str, name: str, kunit_dir: Optional[str]) -> QemuConfig:
 	the kunit_tool of kunit_dir providing `..qemu_config`, or with None
 	(before setup), pan-kunit's stand-in QemuArchParams."""
 	path = os.path.join(os.path.abspath(repo), CONFIGS_DIR, name + '.py')
-	sys.modules.pop(QEMU_CONFIG_MODULE, None)  # use kunit_dir's, not a cached one
-	if kunit_dir is None:
-		sys.modules[QEMU_CONFIG_MODULE] = _stand_in()
-	else:
-		sys.path.insert(0, kunit_dir)
-	dont_write_bytecode = sys.dont_write_bytecode
-	sys.dont_write_bytecode = True  # no __pycache__ in the repo or the tree
-	try:
-		spec = importlib.util.spec_from_file_location('.' + CONFIGS_DIR + '.' + name, path)
-		assert spec is not None
-		module = importlib.util.module_from_spec(spec)
-		assert isinstance(spec.loader, importlib.abc.Loader)
-		spec.loader.exec_module(module)
-	except Exception as e:
-		raise Error(f'cannot load {path}: {e}')
-	finally:
-		sys.dont_write_bytecode = dont_write_bytecode
+	with kunit_tool.importable(kunit_dir, [QEMU_CONFIG_MODULE]):
 		if kunit_dir is None:
-			sys.modules.pop(QEMU_CONFIG_MODULE, None)
-		else:
-			sys.path.remove(kunit_dir)
+			sys.modules[QEMU_CONFIG_MODULE] = _stand_in()
+		try:
+			spec = importlib.util.spec_from_file_location('.' + CONFIGS_DIR + '.' + name,
+								      path)
+			assert spec is not None
+			module = importlib.util.module_from_spec(spec)
+			assert isinstance(spec.loader, importlib.abc.Loader)
+			spec.loader.exec_module(module)
+		except Exception as e:
+			raise Error(f'cannot load {path}: {e}')
 	if not hasattr(module, 'QEMU_ARCH'):
 		raise Error(f'{path} does not define QEMU_ARCH')
 	params = module.QEMU_ARCH

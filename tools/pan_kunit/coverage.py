@@ -23,8 +23,8 @@ import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, initramfs, lcov, packages, progress, results, runner, summary,
-		       targets, tree)
+from pan_kunit import (Error, initramfs, kunit_tool, lcov, packages, progress, results, runner,
+		       summary, targets)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.targets import Target
 
@@ -404,7 +404,7 @@ def run_coverage(request: 'BootRequest', target: Target, repo: str) -> int:
 	tree_dir = target.tree
 	targets.setup(target, repo, 'coverage')
 	packages.require(TOOLS, 'coverage')
-	kunit_dir = tree.kunit_dir(tree_dir)
+	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = targets.matrix(request, repo, kunit_dir)
 	kernel = targets.describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version

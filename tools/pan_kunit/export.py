@@ -36,11 +36,11 @@
 
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
-from pan_kunit import Error, checkpatch, hooks, series, series_bisect, sources, targets, tree
+from pan_kunit import (Error, checkpatch, gitcmd, hooks, proc, series, series_bisect, sources,
+		       targets, tree)
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.targets import Target
 from pan_kunit.worktree import apply, checkout, locked, reset
@@ -90,21 +90,16 @@ class Identity:
 	def env(self) -> Dict[str, str]:
 		"""git's environment for commits and mails of this identity,
 		with no user or system configuration, as tree.git runs git."""
-		return dict(os.environ, GIT_AUTHOR_NAME=self.name, GIT_AUTHOR_EMAIL=self.email,
-			    GIT_COMMITTER_NAME=self.name, GIT_COMMITTER_EMAIL=self.email,
-			    GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1', LC_ALL='C')
+		return dict(gitcmd.OWN, GIT_AUTHOR_NAME=self.name, GIT_AUTHOR_EMAIL=self.email,
+			    GIT_COMMITTER_NAME=self.name, GIT_COMMITTER_EMAIL=self.email)
 
 def identity(repo: str) -> Identity:
 	"""user.name and user.email, read by a plain `git config` (tree.git
 	leaves the user's configuration out on purpose)."""
 	values: Dict[str, str] = {}
 	for key in ('user.name', 'user.email'):
-		try:
-			result = subprocess.run(['git', '-C', repo, 'config', key],
-						stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-						encoding='utf-8', errors='surrogateescape', check=False)
-		except FileNotFoundError:
-			raise Error(tree.NO_GIT) from None
+		result = gitcmd.run(repo, 'config', key, env=gitcmd.USERS,
+				    decoding=proc.Decoding.EXACT)
 		if result.returncode not in (0, 1):  # 1: not set
 			raise Error(f'git config {key} failed:\n{result.stderr.strip()}')
 		values[key] = result.stdout.strip()
@@ -293,14 +288,9 @@ def _item_symbols(changes: List[hooks.FileChange]) -> Dict[str, Set[str]]:
 				found.setdefault(suite, set()).update(names)
 	return found
 
-def _git(worktree: str, who: Identity, *args: str,
-	 stdin: Optional[str]=None) -> 'subprocess.CompletedProcess[str]':
-	result = subprocess.run(['git', '-C', worktree] + list(args), input=stdin, env=who.env(),
-				stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding='utf-8',
-				errors='surrogateescape', check=False)
-	if result.returncode != 0:
-		raise Error(f'git {" ".join(args)} failed in {worktree}:\n{result.stderr.strip()}')
-	return result
+def _git(worktree: str, who: Identity, *args: str, stdin: Optional[str]=None) -> proc.Result:
+	return gitcmd.run(worktree, *args, env=who.env(), input=stdin,
+			  decoding=proc.Decoding.EXACT, check=True)
 
 def _commit(worktree: str, who: Identity, paths: List[str], message: str) -> None:
 	if paths:

@@ -32,11 +32,10 @@
 import enum
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Pattern, Set, Tuple
 
-from pan_kunit import Error, tree
+from pan_kunit import Error, gitcmd, proc, tree
 
 _HUNK = re.compile(r'^@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@', re.M)
 _CONFIG_REF = re.compile(r'\bCONFIG_([A-Za-z0-9_]+)')
@@ -172,9 +171,8 @@ class FileChange:
 
 def _blob(worktree: str, rev: str, path: str) -> Optional[bytes]:
 	"""The file at @rev, as bytes; None when it is not there."""
-	result = subprocess.run(['git', '-C', worktree, 'cat-file', 'blob', f'{rev}:{path}'],
-				stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
-	return result.stdout if result.returncode == 0 else None
+	result = gitcmd.run(worktree, 'cat-file', 'blob', f'{rev}:{path}', stderr=proc.To.NOWHERE)
+	return result.output if result.returncode == 0 else None
 
 def _hunks(worktree: str, before: str, after: str, path: str,
 	   old: Optional[bytes], new: Optional[bytes]) -> List[Hunk]:

@@ -5,9 +5,8 @@
 # with the tree's usr/gen_init_cpio.
 
 import os
-import subprocess
 
-from pan_kunit import Error, runner
+from pan_kunit import Error, proc, runner
 
 # The directory of guest/sys.h, beside lkdtm/ and coverage/.
 GUEST_DIR = 'guest'
@@ -31,8 +30,7 @@ def pack(tree: str, source: str, name: str) -> str:
 		['gcc', '-O2', '-o', gen, os.path.join(tree, 'usr', 'gen_init_cpio.c')],
 	]
 	for step in steps:
-		result = subprocess.run(step, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-					text=True, check=False)
+		result = proc.run(step, stderr=proc.To.MERGED)
 		if result.returncode != 0:
 			raise Error(f'{" ".join(step)} failed:\n{result.stdout.strip()}')
 	with open(listing, 'w') as f:
@@ -40,8 +38,7 @@ def pack(tree: str, source: str, name: str) -> str:
 			'nod /dev/console 0600 0 0 c 5 1\n'
 			f'file /init {init} 0755 0 0\n')
 	with open(cpio, 'wb') as out:
-		packed = subprocess.run([gen, listing], stdout=out, stderr=subprocess.PIPE,
-					check=False)
+		packed = proc.run([gen, listing], stdout=out)
 	if packed.returncode != 0:
-		raise Error(f'{gen} {listing} failed:\n{packed.stderr.decode().strip()}')
+		raise Error(f'{gen} {listing} failed:\n{packed.stderr.strip()}')
 	return cpio

@@ -7,15 +7,13 @@
 # later kernels.  kunit_parser's Test.log holds the lines of each test's own
 # log: for a failed case, its EXPECTATION FAILED / ASSERTION FAILED lines.
 
-import importlib
 import io
 import re
-import sys
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, List, Tuple
 
-from pan_kunit import Error, StrEnum
+from pan_kunit import StrEnum, kunit_tool
 
 PARSER = 'kunit_parser'
 PRINTER = 'kunit_printer'
@@ -62,23 +60,8 @@ class Case:
 
 def load_parser(kunit_dir: str) -> ModuleType:
 	"""Imports @kunit_dir's kunit_parser (and the kunit_printer it imports)
-	afresh, like configs.load() imports qemu_config: no module of another
-	tree is reused, none is left in sys.modules, no __pycache__ is written
-	into the tree."""
-	saved = {name: sys.modules.pop(name) for name in (PARSER, PRINTER) if name in sys.modules}
-	sys.path.insert(0, kunit_dir)
-	dont_write_bytecode = sys.dont_write_bytecode
-	sys.dont_write_bytecode = True
-	try:
-		return importlib.import_module(PARSER)
-	except Exception as e:
-		raise Error(f'cannot load {PARSER} from {kunit_dir}: {e}')
-	finally:
-		sys.path.remove(kunit_dir)
-		sys.dont_write_bytecode = dont_write_bytecode
-		for name in (PARSER, PRINTER):
-			sys.modules.pop(name, None)
-		sys.modules.update(saved)
+	afresh, as configs.load() imports qemu_config (kunit_tool.load())."""
+	return kunit_tool.load(kunit_dir, PARSER, [PRINTER])
 
 def _indent(line: str) -> int:
 	return len(line) - len(line.lstrip(' '))

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: kunit_build.py KUNIT_DIR build [kunit.py build options]
+# Usage: kunit_build.py KUNIT_PY build [kunit.py build options]
 #
-# Runs KUNIT_DIR/kunit.py (6.1 or 6.12) as it is, with one call left out:
+# Runs KUNIT_PY, a tree's kunit.py, as it is, with one call left out:
 # the `make olddefconfig` that LinuxSourceTree.build_kernel() runs before
 # every make, 1.5 s of CPU in every incremental build.
 #
@@ -71,11 +71,11 @@ def skip_olddefconfig_before_make(kunit_kernel: ModuleType) -> bool:
 
 
 def main(argv: List[str]) -> None:
-	kunit_dir, args = argv[0], argv[1:]
-	kunit_py = os.path.join(kunit_dir, 'kunit.py')
+	kunit_py, args = argv[0], argv[1:]
+	kunit_dir = os.path.dirname(os.path.abspath(kunit_py))
 	# kunit_tool's directory first on the path, in place of this one, as
 	# `python3 kunit.py` has it: its modules import each other.
-	sys.path[0] = os.path.abspath(kunit_dir)
+	sys.path[0] = kunit_dir
 	try:
 		import kunit_kernel  # type: ignore[import-not-found]
 	except ImportError:

@@ -9,11 +9,10 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import Error, runner
+from pan_kunit import Error, proc, runner
 
 GCOV = runner.CROSS_COMPILE + 'gcov'
 # An lcov run also reports branches only when asked to.
@@ -98,8 +97,7 @@ def function_ranges(text: str, name: str) -> List[Tuple[int, int]]:
 	return ranges
 
 def _run(argv: List[str], what: str, cwd: Optional[str]=None) -> str:
-	result = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-				text=True, check=False, cwd=cwd)
+	result = proc.run(argv, stderr=proc.To.MERGED, cwd=cwd)
 	if result.returncode != 0:
 		tail = '\n'.join(result.stdout.strip().splitlines()[-15:])
 		raise Error(f'{what} failed ({shlex.join(argv)}):\n{tail}')

@@ -13,7 +13,8 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, StrEnum, initramfs, progress, results, runner, summary, targets, tree
+from pan_kunit import (Error, StrEnum, initramfs, kunit_tool, progress, results, runner, summary,
+		       targets)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.targets import Target
 
@@ -196,7 +197,7 @@ def run_lkdtm(request: 'BootRequest', target: Target, repo: str) -> int:
 	"""Prepares @target's tree and boots LKDTM on each config of the request."""
 	tree_dir = target.tree
 	targets.setup(target, repo, 'lkdtm')
-	kunit_dir = tree.kunit_dir(tree_dir)
+	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = targets.matrix(request, repo, kunit_dir)
 	verdicts = run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
 		       fragments=targets.fragments(repo, target.kernel))

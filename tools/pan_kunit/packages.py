@@ -4,10 +4,9 @@
 
 import os
 import shutil
-import subprocess
 from typing import Callable, List, Optional, Sequence, Set
 
-from pan_kunit import Error
+from pan_kunit import Error, proc
 
 # What every command needs beside the kernels' source packages.
 NEEDED = ['gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
@@ -42,10 +41,9 @@ def _not_debian(sources: Sequence[str]=()) -> Error:
 # The dpkg states of a package whose files are unpacked and configured.
 INSTALLED_STATES = ('installed', 'triggers-pending', 'triggers-awaited')
 
-def _dpkg(args: List[str]) -> 'subprocess.CompletedProcess[str]':
+def _dpkg(args: List[str]) -> proc.Result:
 	try:
-		return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-				      text=True, check=False)
+		return proc.run(args)
 	except FileNotFoundError:
 		raise _not_debian() from None
 
@@ -81,7 +79,8 @@ def version(package: str) -> str:
 
 def _apt_get(args: List[str]) -> int:
 	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
-	return subprocess.run(['apt-get'] + args, env=env, check=False).returncode
+	return proc.run(['apt-get'] + args, env=env, stdout=proc.To.TERMINAL,
+			stderr=proc.To.TERMINAL).returncode
 
 def ensure(sources: Sequence[str]=(), extra: Sequence[str]=(),
 	   installed: Callable[[Sequence[str]], Set[str]]=installed,

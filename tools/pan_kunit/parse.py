@@ -4,12 +4,10 @@
 # `kunit.py parse`, and reported as `run` reports a config.
 
 import os
-import subprocess
-import sys
 import tempfile
 from typing import TYPE_CHECKING, List, Optional
 
-from pan_kunit import Error, kernels, ktap, results, runner, tree
+from pan_kunit import Error, kernels, ktap, kunit_tool, results, runner
 
 if TYPE_CHECKING:
 	from pan_kunit.cli import ParseRequest
@@ -19,16 +17,6 @@ def trees(given: Optional[str]) -> List[str]:
 	then each kernel's default tree, newest first."""
 	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
 	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
-
-def _kunit_py(trees: List[str]) -> str:
-	"""kunit.py of the first of @trees that has one."""
-	for candidate in trees:
-		path = os.path.join(tree.kunit_dir(candidate), 'kunit.py')
-		if os.path.isfile(path):
-			return path
-	raise Error('parse needs kunit_tool\'s parser, and there is no '
-		    f'{os.path.join(tree.KUNIT_TOOL_DIR, "kunit.py")} in {" nor in ".join(trees)}: '
-		    'run tools/pan-kunit setup first')
 
 def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
 	"""Parses the console log of @request with the kunit.py parse of the
@@ -45,15 +33,11 @@ def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
 			'no "KTAP version 1" or "TAP version 14" line')
 		raise Error(f'{path} holds no KTAP output ({what}): give the console of a boot that '
 			    'ran KUnit, e.g. a boot\'s test.log')
-	kunit_py = _kunit_py(trees)
+	kunit_py = kunit_tool.find(trees)
 	print(f'parsing {path} with {kunit_py}')
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
 		json_path = os.path.join(scratch, 'kunit.json')
-		# kunit.py works in the tree's top directory: absolute paths only.
-		parsed = subprocess.run([sys.executable, kunit_py, 'parse', '--json=' + json_path, path],
-					stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-					stderr=subprocess.STDOUT, text=True, errors='backslashreplace',
-					env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'), check=False)
+		parsed = kunit_tool.parse(kunit_py, path, json_path)
 		kunit = results.read_json(json_path)
 	if kunit is None:
 		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +

@@ -8,7 +8,7 @@ import functools
 import os
 from typing import TYPE_CHECKING, List
 
-from pan_kunit import configs, junit, results, runner, summary, targets, tree
+from pan_kunit import configs, junit, kunit_tool, results, runner, summary, targets, tree
 from pan_kunit.targets import Target
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 	for target in reversed(target_list):  # targets.resolve() lists them oldest first
 		tree_dir = target.tree
 		targets.setup(target, repo, 'run')
-		kunit_dir = tree.kunit_dir(tree_dir)
+		kunit_dir = kunit_tool.directory(tree_dir)
 		matrix = targets.matrix(request, repo, kunit_dir)
 		first = _first_alone(request, target, repo, matrix) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:

@@ -11,23 +11,18 @@ import fcntl
 import hashlib
 import os
 import shutil
-import signal
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pan_kunit import ktap, progress, results
+from pan_kunit import ktap, kunit_tool, proc, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import TREE_KUNITCONFIG
 from pan_kunit.tree import Kernel, kernel_of
 
 STATE_DIR = '.pan-kunit'
 CROSS_COMPILE = 'aarch64-linux-gnu-'
-# kunit.py build without the olddefconfig before every make (see the file).
-KUNIT_BUILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kunit_build.py')
 # Seconds past kunit.py's own --timeout before pan-kunit kills it.
 WATCHDOG_MARGIN = 60
 # Seconds between SIGTERM and SIGKILL to a process group.
@@ -47,51 +42,33 @@ class Job:
 		self.log = log
 		self.env = env or {}
 		self.outcome: Optional[results.Outcome] = None
-		self._proc: 'Optional[subprocess.Popen[bytes]]' = None
+		self._session: Optional[proc.Session] = None
 		self._start = 0.0
 
 	def start(self) -> None:
 		os.makedirs(os.path.dirname(self.log), exist_ok=True)
 		with open(self.log, 'w') as log:
-			self._proc = subprocess.Popen(
-				self.cmd, stdin=subprocess.DEVNULL, stdout=log,
-				stderr=subprocess.STDOUT, start_new_session=True,
-				env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1',
-					 **self.env))
+			self._session = proc.Session(self.cmd, log, dict(
+				PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1', **self.env))
 		self._start = time.monotonic()
 
 	def wait(self, watchdog: Optional[float]) -> None:
 		"""Waits for the process, at most watchdog seconds, then kills its group."""
-		assert self._proc is not None
-		timed_out = False
-		try:
-			self._proc.wait(timeout=watchdog)
-		except subprocess.TimeoutExpired:
-			timed_out = True
+		assert self._session is not None
+		timed_out = not self._session.wait(watchdog)
+		if timed_out:
 			# In a waiting thread: one line, in one write, as the boots' lines.
 			progress.get().line(f'{self.label}: still running after {watchdog:.0f} s; '
 					    'killing it')
 		elapsed = time.monotonic() - self._start
 		self.kill()
-		assert self._proc.returncode is not None
-		self.outcome = results.Outcome(self._proc.returncode, timed_out, elapsed)
+		assert self._session.returncode is not None
+		self.outcome = results.Outcome(self._session.returncode, timed_out, elapsed)
 
 	def kill(self) -> None:
 		"""SIGTERM to the process group, then SIGKILL to what is left of it."""
-		if self._proc is None:
-			return
-		group = self._proc.pid
-		deadline = time.monotonic() + KILL_GRACE
-		try:
-			os.killpg(group, signal.SIGTERM)
-			while time.monotonic() < deadline:
-				time.sleep(0.05)
-				self._proc.poll()  # reap the leader, or the group never empties
-				os.killpg(group, 0)
-			os.killpg(group, signal.SIGKILL)
-		except ProcessLookupError:
-			pass  # the group is empty
-		self._proc.wait()
+		if self._session is not None:
+			self._session.kill(KILL_GRACE)
 
 def run_jobs(jobs: List[Job], watchdog: Optional[float],
 	     ended: Optional[Callable[[Job], None]]=None) -> None:
@@ -179,13 +156,9 @@ def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
 	@fragments merged into it (kunit.py takes --kunitconfig repeatedly).
 	A build runs through kunit_build.py, which leaves out the olddefconfig
 	kunit.py runs before every make."""
-	if subcommand == 'build':
-		start = [sys.executable, KUNIT_BUILD, kunit_dir]
-	else:
-		start = [sys.executable, os.path.join(kunit_dir, 'kunit.py')]
-	cmd = start + [subcommand,
-	       '--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
-	       '--kunitconfig', kunitconfig]
+	cmd = kunit_tool.command(kunit_dir, subcommand) + [
+		'--build_dir', build_dir, '--arch', 'arm64', '--cross_compile', CROSS_COMPILE,
+		'--kunitconfig', kunitconfig]
 	for fragment in fragments:
 		cmd += ['--kunitconfig', fragment]
 	return cmd + ['--qemu_config', config.path]

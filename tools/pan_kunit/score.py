@@ -10,13 +10,12 @@
 import glob
 import json
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, results, runner, summary,
-		       targets, worktree)
+from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, runner,
+		       summary, targets, worktree)
 from pan_kunit.steps import Checker, Step
 from pan_kunit.targets import Target
 
@@ -63,9 +62,8 @@ def _write_compile_commands(tree: str, build_dir: str) -> None:
 	scripts/clang-tools/gen_compile_commands.py: kunit.py's build makes it
 	itself from 6.3 on, 6.1's does not."""
 	out = os.path.join(build_dir, 'compile_commands.json')
-	result = subprocess.run([sys.executable, os.path.join(tree, GEN_COMPILE_COMMANDS),
-				 '-d', build_dir, '-o', out], cwd=tree, stdout=subprocess.PIPE,
-				stderr=subprocess.STDOUT, text=True, check=False)
+	result = proc.run([sys.executable, os.path.join(tree, GEN_COMPILE_COMMANDS),
+			   '-d', build_dir, '-o', out], cwd=tree, stderr=proc.To.MERGED)
 	if result.returncode:
 		raise Error(f'{GEN_COMPILE_COMMANDS} -d {build_dir} failed: '
 			    f'{result.stdout.strip()[-500:]}')

@@ -7,12 +7,11 @@
 
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
-from typing import IO, Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
-from pan_kunit import Error, StrEnum, tree
+from pan_kunit import Error, StrEnum, gitcmd, proc, tree
 
 @dataclass
 class Patch:
@@ -83,7 +82,7 @@ def kind(spec: str) -> Kind:
 	return Kind.GIT_RANGE
 
 def range_commits(tree_dir: str, rev_range: str,
-		  git: Optional[Callable[..., 'subprocess.CompletedProcess[str]']]=None) -> List[str]:
+		  git: Optional[Callable[..., proc.Result]]=None) -> List[str]:
 	"""The commits of the git range @rev_range of the tree, oldest first,
 	read with @git (default: tree.git, unchecked); an Error when git
 	cannot read it or it is empty."""
@@ -97,15 +96,9 @@ def range_commits(tree_dir: str, rev_range: str,
 		raise Error(f'the git range {rev_range} of {tree_dir} is empty: no commit to check')
 	return commits
 
-def _git_tool(args: List[str],
-	      stdin: Optional[IO[bytes]]=None) -> 'subprocess.CompletedProcess[str]':
+def _git_tool(args: List[str], stdin: proc.Stream=proc.To.TERMINAL) -> proc.Result:
 	"""git outside any repository: mailsplit and mailinfo."""
-	try:
-		return subprocess.run(['git'] + args, stdin=stdin, stdout=subprocess.PIPE,
-				      stderr=subprocess.PIPE, text=True, errors='backslashreplace',
-				      check=False)
-	except FileNotFoundError:
-		raise Error(tree.NO_GIT) from None
+	return gitcmd.run(None, *args, stdin=stdin)
 
 def mail_problem(path: str) -> Optional[str]:
 	"""Why git am cannot take the file at @path as one patch, read with

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from pan_kunit import Error, results, runner, tree
+from pan_kunit import Error, kunit_tool, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
@@ -146,7 +146,7 @@ class Checker:
 		if fresh:
 			shutil.rmtree(logs, ignore_errors=True)
 		step.logs = logs
-		step.configs = runner.run(worktree, tree.kunit_dir(worktree),
+		step.configs = runner.run(worktree, kunit_tool.directory(worktree),
 					  configs or self.matrix, self.timeout, self.jobs,
 					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
 					  options=self.options, fragments=self.fragments,

@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, apt_suites, configs, kernels, packages, progress, sources,
-		       steps, tree, usertree)
+from pan_kunit import (Error, apt_suites, configs, kernels, kunit_tool, packages, progress,
+		       sources, steps, tree, usertree)
 from pan_kunit.kernels import KernelSpec
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ def matrix(request: 'BootRequest', repo: str,
 def checker(request: 'BootRequest', target: Target, repo: str,
 	    kunitconfig: Optional[bytes]=None) -> steps.Checker:
 	"""What checks a step of @target's tree (bisect, mutants, export)."""
-	loaded = matrix(request, repo, tree.kunit_dir(target.tree))
+	loaded = matrix(request, repo, kunit_tool.directory(target.tree))
 	return steps.Checker(target.tree, loaded, request.timeout, request.jobs,
 			     kunitconfig=kunitconfig, options=request.options,
 			     fragments=fragments(repo, target.kernel))

@@ -14,13 +14,11 @@ import glob
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import Error
-from pan_kunit import kernels
+from pan_kunit import Error, gitcmd, kernels, proc
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.sources import Sources, write_files
 
@@ -30,54 +28,15 @@ PREPARED_REF = 'refs/pan-kunit/prepared'
 SUITES_SUBJECT = 'pan-kunit: install KUnit suites'
 PATCHES_TRAILER = 'Pan-Kunit-Patches'
 SUITES_TRAILER = 'Pan-Kunit-Suites'
-NAME = 'pan-kunit'
-EMAIL = 'pan-kunit@localhost'
 # Build outputs of pan-kunit and of kunit_tool: never part of the tree's state.
 OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
-NO_GIT = 'git is not installed (Debian package git, which setup installs as root on Debian)'
-# Where a tree (the prepared tree, a worktree of it) has its kunit_tool.
-KUNIT_TOOL_DIR = os.path.join('tools', 'testing', 'kunit')
 
-# Every pan-kunit commit is made by NAME <EMAIL> (git am keeps the patch's
-# author), and no user or system git configuration takes part.
-_GIT_ENV = {
-	'GIT_AUTHOR_NAME': NAME,
-	'GIT_AUTHOR_EMAIL': EMAIL,
-	'GIT_COMMITTER_NAME': NAME,
-	'GIT_COMMITTER_EMAIL': EMAIL,
-	'GIT_CONFIG_GLOBAL': os.devnull,
-	'GIT_CONFIG_NOSYSTEM': '1',
-	'LC_ALL': 'C',
-}
-
-# What `git rev-parse --local-env-vars` lists: variables that point git at
-# a repository, an index or objects, which a hook or `git rebase -x` that
-# runs pan-kunit would pass on.  None reaches a git that pan-kunit runs.
-GIT_LOCAL_ENV = ('GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS',
-		 'GIT_CONFIG_COUNT', 'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE',
-		 'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE', 'GIT_INDEX_FILE',
-		 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_PREFIX',
-		 'GIT_INTERNAL_SUPER_PREFIX', 'GIT_SHALLOW_FILE', 'GIT_COMMON_DIR')
-
-def environment(**extra: str) -> Dict[str, str]:
-	"""The environment of a git pan-kunit runs: without GIT_LOCAL_ENV."""
-	env = {k: v for k, v in os.environ.items() if k not in GIT_LOCAL_ENV}
-	env.update(extra)
-	return env
-
-def git(tree: str, *args: str, check: bool=True) -> 'subprocess.CompletedProcess[str]':
-	try:
-		result = subprocess.run(['git', '-C', tree] + list(args),
-					env=environment(**_GIT_ENV),
-					stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-					text=True, errors='backslashreplace', check=False)
-	except FileNotFoundError:
-		raise Error(NO_GIT) from None
-	if check and result.returncode != 0:
-		raise Error(f'git {" ".join(args)} failed in {tree}:\n{result.stderr.strip()}')
-	return result
+def git(tree: str, *args: str, check: bool=True) -> proc.Result:
+	"""git in @tree, as pan-kunit (gitcmd.OWN); with @check, an Error
+	when it fails."""
+	return gitcmd.run(tree, *args, check=check)
 
 def rev(tree: str, ref: str) -> Optional[str]:
 	result = git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
@@ -85,10 +44,6 @@ def rev(tree: str, ref: str) -> Optional[str]:
 
 def head(tree: str) -> str:
 	return git(tree, 'rev-parse', 'HEAD').stdout.strip()
-
-def kunit_dir(tree: str) -> str:
-	"""The kunit_tool of @tree, which builds and boots it."""
-	return os.path.join(tree, KUNIT_TOOL_DIR)
 
 @dataclass
 class Kernel:
@@ -238,8 +193,7 @@ def _extract(tree: str, kernel: KernelSpec, tarball: str, version: str) -> None:
 	os.mkdir(partial)
 	try:
 		print(f'extracting {tarball} into {tree}, which does not exist yet ...')
-		result = subprocess.run(['tar', '-xf', tarball, '-C', partial],
-					stderr=subprocess.PIPE, text=True, check=False)
+		result = proc.run(['tar', '-xf', tarball, '-C', partial], stdout=proc.To.TERMINAL)
 		if result.returncode != 0:
 			raise Error(f'tar -xf {tarball} failed:\n{result.stderr.strip()}')
 		top = os.listdir(partial)
@@ -305,7 +259,7 @@ def _check_updatable(tree: str) -> None:
 			    f'git -C {tree} clean -fdx -e /.pan-kunit/ -e /.kunit/')
 	log = git(tree, 'log', '--format=%cn <%ce>%x00%h %s', BASE_REF + '..HEAD').stdout
 	foreign = [line.split('\0', 1)[1] for line in log.splitlines()
-		   if line.split('\0', 1)[0] != f'{NAME} <{EMAIL}>']
+		   if line.split('\0', 1)[0] != f'{gitcmd.NAME} <{gitcmd.EMAIL}>']
 	if foreign:
 		raise Error(f'{tree} needs an update (the patches or suites changed) but has '
 			    f'commits that pan-kunit did not make:\n{_listing(foreign)}\n'

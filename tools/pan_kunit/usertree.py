@@ -27,12 +27,11 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import Error, kernels, series, tree
+from pan_kunit import Error, gitcmd, kernels, proc, series, tree
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.sources import Sources
 
@@ -44,22 +43,17 @@ EDITS_SUBJECT = 'pan-kunit: the uncommitted edits of {}'
 KEY_FILE = 'pan-kunit-key'
 INDEX_FILE = 'pan-kunit-index'
 
-def _read(user: str, *args: str) -> 'subprocess.CompletedProcess[str]':
+# The user's own configuration, and no optional locks.
+_READ_ENV = {'GIT_OPTIONAL_LOCKS': '0', 'LC_ALL': 'C'}
+
+def _read(user: str, *args: str, check: bool=False) -> proc.Result:
 	"""git in the user's tree, reading only: no optional locks, so that
 	not even the index's stat cache is refreshed."""
-	try:
-		return subprocess.run(['git', '--no-optional-locks', '-C', user] + list(args),
-				      env=tree.environment(GIT_OPTIONAL_LOCKS='0', LC_ALL='C'),
-				      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-				      errors='surrogateescape', check=False)
-	except FileNotFoundError:
-		raise Error(tree.NO_GIT) from None
+	return gitcmd.run(user, *args, env=_READ_ENV, decoding=proc.Decoding.EXACT, locks=False,
+			  check=check)
 
 def _read_ok(user: str, *args: str) -> str:
-	result = _read(user, *args)
-	if result.returncode != 0:
-		raise Error(f'git {" ".join(args)} failed in {user}:\n{result.stderr.strip()}')
-	return result.stdout
+	return _read(user, *args, check=True).stdout
 
 def is_user_tree(path: str) -> bool:
 	"""A git checkout that pan-kunit did not make."""
@@ -211,14 +205,8 @@ class Clone:
 		extra = dict(env or {})
 		if index:
 			extra['GIT_INDEX_FILE'] = os.path.join(self.path, '.git', INDEX_FILE)
-		result = subprocess.run(['git', '-C', self.path] + list(args),
-					env=tree.environment(**{**tree._GIT_ENV, **extra}),
-					input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-					check=False)
-		if result.returncode != 0:
-			raise Error(f'git {" ".join(args)} failed in {self.path}:\n'
-				    f'{result.stderr.decode(errors="replace").strip()}')
-		return result.stdout.decode(errors='surrogateescape')
+		return gitcmd.run(self.path, *args, env={**gitcmd.OWN, **extra}, input=stdin,
+				  decoding=proc.Decoding.EXACT, check=True).stdout
 
 	def create(self) -> None:
 		"""An empty repository that reads the user's objects, made in a
@@ -315,14 +303,13 @@ class Clone:
 	def commit_mail(self, mail: bytes, parent: str) -> str:
 		with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
 			msg, body = os.path.join(scratch, 'msg'), os.path.join(scratch, 'patch')
-			info = subprocess.run(['git', 'mailinfo', msg, body], input=mail, cwd=scratch,
-					      env=tree.environment(**tree._GIT_ENV), stdout=subprocess.PIPE,
-					      check=False).stdout.decode(errors='replace')
+			info = gitcmd.run(None, 'mailinfo', msg, body, input=mail, cwd=scratch,
+					  stderr=proc.To.TERMINAL).output.decode(errors='replace')
 			with open(msg, errors='replace') as f:
 				text = f.read().strip()
 		fields = dict(line.split(': ', 1) for line in info.splitlines() if ': ' in line)
-		author = {'GIT_AUTHOR_NAME': fields.get('Author', tree.NAME),
-			  'GIT_AUTHOR_EMAIL': fields.get('Email', tree.EMAIL)}
+		author = {'GIT_AUTHOR_NAME': fields.get('Author', gitcmd.NAME),
+			  'GIT_AUTHOR_EMAIL': fields.get('Email', gitcmd.EMAIL)}
 		if fields.get('Date'):
 			author['GIT_AUTHOR_DATE'] = fields['Date']
 		return self.commit(fields.get('Subject', 'pan-kunit patch'), parent, text, author)
