@@ -108,7 +108,8 @@ def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
 
 # The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE): the tests
 # run without them, and each sets what it tests.
-CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR')
+CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR',
+		   'PAN_KUNIT_OLDDEFCONFIG')
 caller_settings: Dict[str, str] = {}
 
 def setUpModule() -> None:
@@ -3498,7 +3499,9 @@ class CcacheTest(unittest.TestCase):
 			self.assertIn('--make_options', job.cmd)
 			self.assertEqual(job.cmd[job.cmd.index('--make_options') + 1],
 					 'CC=ccache aarch64-linux-gnu-gcc')
-			self.assertEqual(job.env, {'CCACHE_BASEDIR': os.path.realpath(tmp)})
+			# A first build of its directory keeps kunit.py's olddefconfig.
+			self.assertEqual(job.env, {'CCACHE_BASEDIR': os.path.realpath(tmp),
+						   'PAN_KUNIT_OLDDEFCONFIG': '1'})
 
 	def test_the_users_compiler_wins(self) -> None:
 		env = {'CCACHE_BASEDIR': os.path.realpath('/t')}
@@ -3523,6 +3526,108 @@ class CcacheTest(unittest.TestCase):
 	def test_without_ccache_builds_plainly(self) -> None:
 		with mock.patch.object(shutil, 'which', return_value=None):
 			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+
+class OlddefconfigTest(unittest.TestCase):
+	"""The olddefconfig kunit_build.py leaves out: announced, switched off
+	by --olddefconfig or PAN_KUNIT_OLDDEFCONFIG=1, and never left out
+	after the toolchain changed."""
+
+	def setUp(self) -> None:
+		tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(tmp.cleanup)
+		self.tmp = tmp.name
+		self.bin = os.path.join(self.tmp, 'bin')
+		os.mkdir(self.bin)
+		for tool in ('aarch64-linux-gnu-gcc', 'aarch64-linux-gnu-as', 'aarch64-linux-gnu-ld',
+			     'pahole'):
+			self.tool(tool, f'{tool} 1.0')
+		patcher = mock.patch.dict(os.environ, {'PATH': self.bin + os.pathsep + '/usr/bin:/bin'})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		os.environ.pop(kunit_tool.OLDDEFCONFIG_ENV, None)
+		self.started: List[runner.Job] = []
+
+	def tool(self, name: str, version: str) -> None:
+		path = os.path.join(self.bin, name)
+		write(path, f'#!/bin/sh\necho "{version}"\necho "more lines"\n')
+		os.chmod(path, 0o755)
+
+	def build(self, *argv: str) -> Tuple[Dict[str, str], str]:
+		"""A build_all of one build, in a cli.main() of a command with
+		@argv: its job's environment and what it printed."""
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Outcome(0, False, 1.0)
+			self.started.extend(jobs)
+		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
+					    kernel_path='Image', cpu='max')
+		out = io.StringIO()
+		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
+		with mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     kunit_tool.olddefconfig(keep), contextlib.redirect_stdout(out):
+			runner.build_all(self.tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2,
+					 quiet=True)
+		return self.started[-1].env, out.getvalue()
+
+	def test_left_out_while_the_toolchain_is_unchanged_and_said_once(self) -> None:
+		announced = ("note: builds leave out kunit.py's make olddefconfig while the toolchain "
+			     "is unchanged (--olddefconfig or PAN_KUNIT_OLDDEFCONFIG=1 keep it)\n")
+		# The first build of a directory: no toolchain noted, kunit.py's way.
+		self.assertEqual(self.build(), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, announced))
+		noted = read(os.path.join(self.tmp, '.pan-kunit', 'build', 'k', '.pan-kunit-toolchain'))
+		self.assertEqual(noted, 'aarch64-linux-gnu-gcc: aarch64-linux-gnu-gcc 1.0\n'
+				 'aarch64-linux-gnu-as: aarch64-linux-gnu-as 1.0\n'
+				 'aarch64-linux-gnu-ld: aarch64-linux-gnu-ld 1.0\n'
+				 'pahole: pahole 1.0\n')
+		self.assertEqual(self.build(), ({}, announced))
+		with kunit_tool.olddefconfig(False), contextlib.redirect_stdout(io.StringIO()) as out:
+			self.assertEqual(kunit_tool.build_env(os.path.join(self.tmp, '.pan-kunit', 'build',
+									  'k'), noted), {})
+			self.assertEqual(kunit_tool.build_env(os.path.join(self.tmp, '.pan-kunit', 'build',
+									  'k'), noted), {})
+		self.assertEqual(out.getvalue(), announced)  # once a command
+
+	def test_switched_off_by_option_or_environment(self) -> None:
+		self.build()
+		self.assertEqual(self.build('--olddefconfig'), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, ''))
+		with mock.patch.dict(os.environ, {'PAN_KUNIT_OLDDEFCONFIG': '1'}):
+			self.assertEqual(self.build(), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, ''))
+		with mock.patch.dict(os.environ, {'PAN_KUNIT_OLDDEFCONFIG': '0'}):
+			self.assertEqual(self.build()[0], {})
+		for command in ('run', 'lkdtm', 'coverage', 'bisect', 'mutants'):
+			self.assertTrue(cli.parse_args([command, '--olddefconfig']).olddefconfig)
+		self.assertTrue(cli.parse_args(['export', 'd', '--olddefconfig']).olddefconfig)
+		self.assertFalse(cli.parse_args(['run']).olddefconfig)
+		self.assertEqual(kunit_build.OLDDEFCONFIG_ENV, kunit_tool.OLDDEFCONFIG_ENV)
+
+	def test_a_changed_toolchain_reconfigures_and_says_so(self) -> None:
+		self.build()
+		self.assertEqual(self.build()[0], {})
+		self.tool('aarch64-linux-gnu-ld', 'aarch64-linux-gnu-ld 2.0')
+		env, printed = self.build()
+		self.assertEqual(env, {'PAN_KUNIT_OLDDEFCONFIG': '1'})
+		build_dir = os.path.join(self.tmp, '.pan-kunit', 'build', 'k')
+		self.assertIn(f'note: the toolchain changed since {build_dir} was configured '
+			      '(aarch64-linux-gnu-ld: aarch64-linux-gnu-ld 1.0 -> aarch64-linux-gnu-ld 2.0): '
+			      'olddefconfig runs before its make\n', printed)
+		self.assertEqual(self.build()[0], {})  # noted once it built
+		os.unlink(os.path.join(self.bin, 'pahole'))
+		self.assertEqual(self.build()[0], {'PAN_KUNIT_OLDDEFCONFIG': '1'})
+
+	def test_a_failed_build_notes_nothing(self) -> None:
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Outcome(2, False, 1.0)
+				write(job.log, 'make: *** [all] Error 2\n')
+		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
+					    kernel_path='Image', cpu='max')
+		with mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     contextlib.redirect_stdout(io.StringIO()):
+			runner.build_all(self.tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2)
+		self.assertFalse(os.path.exists(os.path.join(self.tmp, '.pan-kunit', 'build', 'k',
+							     '.pan-kunit-toolchain')))
 
 class ImageOptionsTest(unittest.TestCase):
 
@@ -3637,6 +3742,11 @@ class KunitBuildTest(unittest.TestCase):
 				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
 						'build', out], check=True)
 				self.assertEqual(json.loads(read(out)), ['build', 'make'])
+				# Switched off: kunit.py as it is.
+				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
+						'build', out], check=True,
+					       env=dict(os.environ, PAN_KUNIT_OLDDEFCONFIG='1'))
+				self.assertEqual(json.loads(read(out)), ['build', 'olddefconfig', 'make'])
 
 	def test_builds_run_through_kunit_build(self) -> None:
 		config = configs.QemuConfig(name='c', path='/c.py', kconfig='', kernel_path='Image',

@@ -7,8 +7,7 @@
 # The command line, as kunit.py's: the options of each group (add_*_opts()),
 # the request each command takes, and a short handler per command that
 # refuses what it can before any work and hands the request to the module
-# named for the command (run.py, lkdtm.py, coverage.py,
-# series_bisect.py, mutants.py and score.py, export.py, listing.py, parse.py, selftest.py).
+# named for the command (run.py, series_bisect.py, mutants.py, score.py ...).
 #
 # Exit status: 0 when every config passed, 1 when one did not, 2 for usage
 # and setup errors (refusals, missing packages, a patch that does not apply).
@@ -21,9 +20,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, listing, lkdtm,
-		       mutagen, mutants, parse, progress, results, run, runner, score, selftest,
-		       series_bisect, sources, targets)
+from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
+		       lkdtm, mutagen, mutants, parse, progress, results, run, runner, score,
+		       selftest, series_bisect, sources, targets)
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.targets import Target
 
@@ -31,9 +30,8 @@ from pan_kunit.targets import Target
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def resolve_targets(args: argparse.Namespace, repo: str) -> List[Target]:
-	"""The (kernel, tree) pairs the command of @args works on: see
-	targets.resolve(); export and bisect SERIES take the newest kernel
-	by default, the others every supported one."""
+	"""targets.resolve() of @args: by default export and bisect SERIES
+	take the newest kernel, the others every supported one."""
 	newest_only = args.command == 'export' or (args.command == 'bisect' and args.series)
 	return targets.resolve(repo, getattr(args, 'kernel', None) or [],
 			       targets.given_tree(args.tree), bool(newest_only))
@@ -159,6 +157,11 @@ def add_boot_opts(parser: argparse.ArgumentParser, timeout: int) -> None:
 			    help=f'kunit.py exec\'s --timeout per boot (default: {timeout})')
 	parser.add_argument('--jobs', type=_positive_int, default=os.cpu_count(), metavar='N',
 			    help='make jobs per build (default: the number of CPUs)')
+	parser.add_argument('--olddefconfig', action='store_true',
+			    help='run kunit.py\'s make olddefconfig before every build\'s make, '
+			    f'as kunit.py does (also: {kunit_tool.OLDDEFCONFIG_ENV}=1); by default '
+			    'a build leaves it out while the compiler, assembler, linker and pahole '
+			    'are those it last built with (1.5 s of CPU a build)')
 
 def add_report_opts(parser: argparse.ArgumentParser) -> None:
 	"""The files a command that reports results also writes them into."""
@@ -382,7 +385,7 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
-	with progress.installed():
+	with progress.installed(), kunit_tool.olddefconfig(getattr(args, 'olddefconfig', False)):
 		return _command(args, repo)
 
 # Each command's handler, as kunit.py's: turns the arguments into the
@@ -390,8 +393,7 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 # kernel of the command: checks), then runs it on each (runs).
 
 def _check_targets(target_list: List[Target], repo: str) -> None:
-	"""Refuses a tree setup cannot make, and a series it cannot read,
-	of any kernel, before any extraction."""
+	"""Refuses a tree setup cannot make, or a series it cannot read."""
 	for target in target_list:
 		targets.check_tree(target)
 		sources.load(repo, target.kernel)
@@ -475,8 +477,8 @@ def export_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 
 HANDLERS: Dict[str, Callable[[argparse.Namespace, List[Target], str], int]] = {
 	'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
-	'coverage': coverage_handler,
-	'bisect': bisect_handler, 'mutants': mutants_handler, 'export': export_handler}
+	'coverage': coverage_handler, 'bisect': bisect_handler, 'mutants': mutants_handler,
+	'export': export_handler}
 
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:

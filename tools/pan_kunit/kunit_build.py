@@ -13,15 +13,18 @@
 # it does not, make itself runs syncconfig if a Kconfig file, the .config
 # or a tool's name (CC, LD, ... in include/config/auto.conf.cmd) changed,
 # which sets new options to their defaults as olddefconfig does.  What
-# is no longer probed on every build is what Kconfig reads of the tools
-# but kbuild does not track: the version of the assembler, linker or
-# pahole, and the as-instr/ld-option results, are those of the last
-# reconfiguration (an upgraded binutils is seen at the next one, as with
-# plain make).  validate_config() still checks the .config after make.
+# kbuild does not track is what Kconfig reads of the tools: the version
+# of the assembler, linker or pahole, and the as-instr/ld-option results.
+# So pan-kunit notes the tools' versions beside the .config of each
+# build, and sets OLDDEFCONFIG_ENV=1 for a build whose tools are not the
+# ones noted (and for a first build), saying so (kunit_tool.build_env()):
+# an upgraded toolchain reconfigures, as kunit.py would.  validate_config()
+# still checks the .config after make.
 #
-# A kunit_kernel whose build_kernel() does not call
-# self._ops.make_olddefconfig() and self._ops.make() (or a kunit.py
-# without kunit_kernel) is run unchanged.
+# With OLDDEFCONFIG_ENV=1 (also --olddefconfig), kunit.py runs as it is;
+# and so does a kunit_kernel whose build_kernel() does not call
+# self._ops.make_olddefconfig() and self._ops.make(), or a kunit.py
+# without kunit_kernel.
 
 import os
 import runpy
@@ -30,6 +33,8 @@ from types import ModuleType
 from typing import Any, List, Optional
 
 PATCHED = '_pan_kunit_without_olddefconfig'
+# kunit_tool.OLDDEFCONFIG_ENV: this script runs without pan_kunit.
+OLDDEFCONFIG_ENV = 'PAN_KUNIT_OLDDEFCONFIG'
 
 
 def _calls_olddefconfig_then_make(build_kernel: Any) -> bool:
@@ -76,12 +81,13 @@ def main(argv: List[str]) -> None:
 	# kunit_tool's directory first on the path, in place of this one, as
 	# `python3 kunit.py` has it: its modules import each other.
 	sys.path[0] = kunit_dir
-	try:
-		import kunit_kernel  # type: ignore[import-not-found]
-	except ImportError:
-		pass
-	else:
-		skip_olddefconfig_before_make(kunit_kernel)
+	if os.environ.get(OLDDEFCONFIG_ENV, '') in ('', '0'):
+		try:
+			import kunit_kernel  # type: ignore[import-not-found]
+		except ImportError:
+			pass
+		else:
+			skip_olddefconfig_before_make(kunit_kernel)
 	sys.argv = [kunit_py] + args
 	runpy.run_path(kunit_py, run_name='__main__')
 

@@ -4,13 +4,22 @@
 # rather than copies: where it is, how its kunit.py is run (a build
 # through kunit_build.py), and how its modules are imported (kunit_parser,
 # qemu_config) without one tree's module standing in for another's.
+#
+# kunit_build.py leaves out the `make olddefconfig` kunit.py runs before
+# every make (1.5 s of CPU in every build) unless the build's environment
+# has OLDDEFCONFIG_ENV=1, which build_env() gives it when the user asks
+# for it (--olddefconfig, or that variable) and whenever the tools Kconfig
+# probes (compiler, assembler, linker, pahole: toolchain()) are not those
+# noted beside the build's .config when it last built: an upgraded
+# toolchain reconfigures the build, as plain kunit.py would, and says so.
 
 import contextlib
 import importlib
 import os
+import shlex
 import sys
 from types import ModuleType
-from typing import Iterator, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error, proc
 
@@ -19,6 +28,96 @@ DIR = os.path.join('tools', 'testing', 'kunit')
 SCRIPT = 'kunit.py'
 # kunit.py build without the olddefconfig before every make (see the file).
 BUILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kunit_build.py')
+
+# =1: every build runs kunit.py's olddefconfig (kunit_build.py reads it too).
+OLDDEFCONFIG_ENV = 'PAN_KUNIT_OLDDEFCONFIG'
+# Beside a build's .config: toolchain() as it was when the build last built.
+TOOLCHAIN_FILE = '.pan-kunit-toolchain'
+
+class _Settings:
+	def __init__(self) -> None:
+		self.keep = False       # --olddefconfig
+		self.announced = True   # outside cli.main(), nothing is announced
+		self.toolchains: Dict[Tuple[str, ...], str] = {}  # toolchain()'s, once a command
+
+_settings = _Settings()
+
+@contextlib.contextmanager
+def olddefconfig(keep: bool) -> Iterator[None]:
+	"""While in it, builds keep kunit.py's olddefconfig if @keep (the
+	command's --olddefconfig) or OLDDEFCONFIG_ENV says so; else the first
+	build says, in one line, that it leaves it out."""
+	saved = (_settings.keep, _settings.announced, _settings.toolchains)
+	_settings.keep, _settings.announced, _settings.toolchains = keep, False, {}
+	try:
+		yield
+	finally:
+		_settings.keep, _settings.announced, _settings.toolchains = saved
+
+def keeps_olddefconfig() -> bool:
+	return _settings.keep or os.environ.get(OLDDEFCONFIG_ENV, '') not in ('', '0')
+
+def _make_variable(make_options: Sequence[str], name: str) -> Optional[str]:
+	values = [o.split('=', 1)[1] for o in make_options if o.startswith(name + '=')]
+	return values[-1] if values else None
+
+def toolchain(cross_compile: str, make_options: Sequence[str]) -> str:
+	"""The first line of `--version` of each tool whose version Kconfig
+	reads into a .config and kbuild does not track: the compiler (make's
+	CC, else LLVM's clang, else @cross_compile gcc), the assembler, the
+	linker and pahole; a tool that is not installed as missing.  Probed
+	once a command (a bisect's steps build in seconds each)."""
+	key = (cross_compile,) + tuple(make_options)
+	if key not in _settings.toolchains:
+		_settings.toolchains[key] = _probe(cross_compile, make_options)
+	return _settings.toolchains[key]
+
+def _probe(cross_compile: str, make_options: Sequence[str]) -> str:
+	llvm = _make_variable(make_options, 'LLVM') is not None
+	tools = [_make_variable(make_options, 'CC') or ('clang' if llvm else cross_compile + 'gcc'),
+		 cross_compile + 'as',
+		 _make_variable(make_options, 'LD') or ('ld.lld' if llvm else cross_compile + 'ld'),
+		 'pahole']
+	lines = []
+	for tool in tools:
+		try:
+			result = proc.run(shlex.split(tool) + ['--version'], stdin=proc.To.NOWHERE,
+					  stderr=proc.To.NOWHERE)
+		except (FileNotFoundError, PermissionError):
+			lines.append(f'{tool}: missing')
+			continue
+		lines.append(f'{tool}: ' + (result.stdout.splitlines() or ['?'])[0].strip())
+	return '\n'.join(lines) + '\n'
+
+def build_env(build_dir: str, tools: str) -> Dict[str, str]:
+	"""What the environment of the build into @build_dir adds: nothing
+	when kunit_build.py may leave its olddefconfig out (the toolchain is
+	@tools, as when it last built), else OLDDEFCONFIG_ENV=1: a first
+	build, --olddefconfig, or a toolchain that changed (said in a line)."""
+	if keeps_olddefconfig():
+		return {OLDDEFCONFIG_ENV: '1'}
+	if not _settings.announced:
+		_settings.announced = True
+		print('note: builds leave out kunit.py\'s make olddefconfig while the toolchain is '
+		      f'unchanged (--olddefconfig or {OLDDEFCONFIG_ENV}=1 keep it)')
+	try:
+		with open(os.path.join(build_dir, TOOLCHAIN_FILE)) as f:
+			before: Optional[str] = f.read()
+	except FileNotFoundError:
+		before = None
+	if before == tools:
+		return {}
+	if before is not None:
+		changed = [f'{old} -> {new.split(": ", 1)[1]}' for old, new in
+			   zip(before.splitlines(), tools.splitlines()) if old != new]
+		print(f'note: the toolchain changed since {build_dir} was configured '
+		      f'({"; ".join(changed) or "its tools"}): olddefconfig runs before its make')
+	return {OLDDEFCONFIG_ENV: '1'}
+
+def note_toolchain(build_dir: str, tools: str) -> None:
+	"""Notes @tools beside the .config of a build that succeeded."""
+	with open(os.path.join(build_dir, TOOLCHAIN_FILE), 'w') as f:
+		f.write(tools)
 
 def directory(tree: str) -> str:
 	"""The kunit_tool of @tree, which builds and boots it."""

@@ -252,6 +252,7 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	options = options or KunitOptions()
 	ccache, env = ccache_options(tree, options.make_options)
 	added = build_options(options)
+	tools = kunit_tool.toolchain(CROSS_COMPILE, ccache[1:] + options.make_options)
 	build_jobs = []
 	shown = progress.get()
 	for b in builds:
@@ -261,7 +262,8 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 				    b.fragments) +
 			  ['--jobs', str(jobs)] + ccache +
 			  image_options(b.group, options.make_options) + added,
-			  outputs.build_log(b.key), env)
+			  outputs.build_log(b.key),
+			  dict(env, **kunit_tool.build_env(b.build_dir(tree), tools)))
 		if not quiet:
 			names = ', '.join(c.name for c in b.group)
 			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
@@ -278,6 +280,7 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 		assert job.outcome is not None
 		built[b.key] = job.outcome.returncode == 0
 		if built[b.key]:
+			kunit_tool.note_toolchain(b.build_dir(tree), tools)
 			if not quiet:
 				print(f'built {b.key} in {job.outcome.elapsed:.0f} s '
 				      f'({objects[b.key]} objects compiled)')
