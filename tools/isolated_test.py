@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Tuple
 from unittest import mock
 
 from pan_kunit import cli, isolated, kernels, results
-from pan_kunit.results import Outcome
+from pan_kunit.results import Exit
 import pan_kunit_test
 from pan_kunit_test import FakeKunitTestCase, read
 
@@ -69,13 +69,13 @@ class MergeTest(unittest.TestCase):
 		self.assertIsNone(isolated.merge_json([None, None]))
 
 	def test_outcome_of_boots_in_a_row(self) -> None:
-		merged = isolated.merge_outcomes([Outcome(0, False, 100.0), Outcome(1, False, 150.0),
-						  Outcome(2, False, 10.0)])
+		merged = isolated.merge_outcomes([Exit(0, False, 100.0), Exit(1, False, 150.0),
+						  Exit(2, False, 10.0)])
 		self.assertEqual((merged.returncode, merged.elapsed), (1, 260.0))
 		# Several boots take longer than the timeout of one, without a hang.
 		self.assertFalse(merged.hit_timeout(200))
 		self.assertTrue(merged.hit_timeout(150))
-		self.assertTrue(isolated.merge_outcomes([Outcome(-9, True, 1.0)]).hit_timeout(200))
+		self.assertTrue(isolated.merge_outcomes([Exit(-9, True, 1.0)]).hit_timeout(200))
 
 class RunOptionsTest(FakeKunitTestCase):
 

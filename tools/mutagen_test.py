@@ -118,8 +118,8 @@ class SampleAndScoreTest(unittest.TestCase):
 		self.assertEqual(mutagen.wilson(0, 0), (0.0, 100.0))
 
 	def test_a_mutant_that_does_not_build_is_dropped(self) -> None:
-		verdicts = [mutants.Verdict.KILLED, mutants.Verdict.SURVIVED,
-			    mutants.Verdict.BUILD_FAILED, mutants.Verdict.KILLED]
+		verdicts = [mutants.MutantVerdict.KILLED, mutants.MutantVerdict.SURVIVED,
+			    mutants.MutantVerdict.BUILD_FAILED, mutants.MutantVerdict.KILLED]
 		judged = []
 		for verdict in verdicts:
 			mutant = mutants.Mutant('p', 'n', 's', ['*'])

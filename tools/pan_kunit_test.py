@@ -977,7 +977,7 @@ class ResultsTest(unittest.TestCase):
 		     timed_out: bool=False, elapsed: float=10.0) -> results.Status:
 		return results.classify(self.kunit(name) if name else None,
 					self.console(console) if console else None,
-					results.Outcome(returncode, timed_out, elapsed), 300)
+					results.Exit(returncode, timed_out, elapsed), 300)
 
 	def test_status_rules(self) -> None:
 		self.assertEqual(self.classify('pass', 'pass', 0), results.Status.PASS)
@@ -1010,7 +1010,7 @@ class ResultsTest(unittest.TestCase):
 		kunit = self.kunit('fail')
 		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
 		self.assertEqual(results.classify(kunit, self.console('fail'),
-						  results.Outcome(1, False, 1.0), 300), results.Status.CRASH)
+						  results.Exit(1, False, 1.0), 300), results.Status.CRASH)
 
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
@@ -3178,9 +3178,9 @@ class LkdtmRunTest(FakeKunitTestCase):
 			write(os.path.join(exec_dir, 'console.txt'),
 			      read(test_data_path('lkdtm', 'access_caught.log')))
 			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
-					    results.Outcome(1, False, 3.0), 60)
+					    results.Exit(1, False, 3.0), 60)
 			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
-					      results.Outcome(1, True, 120.0), 60)
+					      results.Exit(1, True, 120.0), 60)
 		self.assertTrue(ok.ok, ok.summary)
 		self.assertFalse(late.ok)
 		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)
@@ -3262,8 +3262,8 @@ class LkdtmTest(unittest.TestCase):
 
 	def test_report_lines_and_total(self) -> None:
 		cfg = self.config('cortex-a57')
-		verdicts = {('c', 'ACCESS_USERSPACE'): lkdtm.Verdict(True, 'survived', None),
-			    ('c', 'EXEC_USERSPACE'): lkdtm.Verdict(False, 'timed out', 'x\ny')}
+		verdicts = {('c', 'ACCESS_USERSPACE'): lkdtm.BootVerdict(True, 'survived', None),
+			    ('c', 'EXEC_USERSPACE'): lkdtm.BootVerdict(False, 'timed out', 'x\ny')}
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
 			self.assertFalse(lkdtm.print_report([cfg], verdicts))
@@ -3429,7 +3429,7 @@ class CoverageTest(unittest.TestCase):
 		self.assertEqual(coverage.boot_cmdline(config, runner.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
 
-	def boot(self, console: str, outcome: results.Outcome,
+	def boot(self, console: str, outcome: results.Exit,
 		 baseline: bool=False) -> coverage.Boot:
 		build = os.path.join(self.tmp, 'build')
 		exec_dir = os.path.join(self.tmp, 'exec')
@@ -3447,7 +3447,7 @@ class CoverageTest(unittest.TestCase):
 		return boot
 
 	def test_a_boot_gives_its_tally_and_its_tracefile(self) -> None:
-		boot = self.boot('dump.log', results.Outcome(0, False, 2.0))
+		boot = self.boot('dump.log', results.Exit(0, False, 2.0))
 		self.assertTrue(boot.ok, boot)
 		self.assertRegex(boot.summary, r'^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped$')
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan')
@@ -3455,7 +3455,7 @@ class CoverageTest(unittest.TestCase):
 		self.assertTrue(os.path.isfile(os.path.join(gcda_dir, 'arch/arm64/mm/fault.gcda')))
 
 	def test_a_baseline_boot_keeps_its_counters_apart(self) -> None:
-		boot = self.boot('dump.log', results.Outcome(0, False, 2.0), baseline=True)
+		boot = self.boot('dump.log', results.Exit(0, False, 2.0), baseline=True)
 		self.assertEqual((boot.ok, boot.summary), (True, 'no suite'))
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan.baseline')
 		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
@@ -3469,14 +3469,14 @@ class CoverageTest(unittest.TestCase):
 				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))
 
 	def test_a_boot_without_its_whole_dump_fails_with_the_reason(self) -> None:
-		boot = self.boot('dump_cut.log', results.Outcome(0, False, 2.0))
+		boot = self.boot('dump_cut.log', results.Exit(0, False, 2.0))
 		self.assertFalse(boot.ok)
 		self.assertIn('; gcov dump: no end line', boot.summary)
 		self.assertIsNone(boot.tracefile)
 		self.assertEqual(self.captured, [])
 
 	def test_a_boot_that_timed_out_fails(self) -> None:
-		boot = self.boot('dump.log', results.Outcome(-9, True, 360.0))
+		boot = self.boot('dump.log', results.Exit(-9, True, 360.0))
 		self.assertEqual((boot.ok, boot.summary), (False, 'timed out after 300 s'))
 
 class CcacheTest(unittest.TestCase):
@@ -3485,7 +3485,7 @@ class CcacheTest(unittest.TestCase):
 		started: List[runner.Job] = []
 		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
 			for job in jobs:
-				job.outcome = results.Outcome(0, False, 1.0)
+				job.outcome = results.Exit(0, False, 1.0)
 			started.extend(jobs)
 		with tempfile.TemporaryDirectory() as tmp, \
 		     mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'), \
@@ -3557,7 +3557,7 @@ class OlddefconfigTest(unittest.TestCase):
 		@argv: its job's environment and what it printed."""
 		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
 			for job in jobs:
-				job.outcome = results.Outcome(0, False, 1.0)
+				job.outcome = results.Exit(0, False, 1.0)
 			self.started.extend(jobs)
 		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
 					    kernel_path='Image', cpu='max')
@@ -3618,7 +3618,7 @@ class OlddefconfigTest(unittest.TestCase):
 	def test_a_failed_build_notes_nothing(self) -> None:
 		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
 			for job in jobs:
-				job.outcome = results.Outcome(2, False, 1.0)
+				job.outcome = results.Exit(2, False, 1.0)
 				write(job.log, 'make: *** [all] Error 2\n')
 		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
 					    kernel_path='Image', cpu='max')
@@ -3786,7 +3786,7 @@ class BuildLockTest(unittest.TestCase):
 		started: List[runner.Job] = []
 		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
 			for job in jobs:
-				job.outcome = results.Outcome(0, False, 1.0)
+				job.outcome = results.Exit(0, False, 1.0)
 			started.extend(jobs)
 		with tempfile.TemporaryDirectory() as tmp, \
 		     mock.patch.object(shutil, 'which', return_value=None), \
@@ -3910,7 +3910,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, wt, mutant, 1, {'arm64_s'})
-		self.assertEqual(mutant.verdict, mutants.Verdict.SURVIVED)
+		self.assertEqual(mutant.verdict, mutants.MutantVerdict.SURVIVED)
 		assert mutant.logs is not None
 		for name in ('a', 'b'):
 			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
@@ -3940,12 +3940,12 @@ class JudgeByGroupsTest(TempDirTestCase):
 		return mutant
 
 	def test_boots_give_a_timing_dependent_kill_more_chances(self) -> None:
-		self.assertEqual(self.judge_flaky(1, 2).verdict, mutants.Verdict.SURVIVED)
+		self.assertEqual(self.judge_flaky(1, 2).verdict, mutants.MutantVerdict.SURVIVED)
 		killed = self.judge_flaky(3, 2)
-		self.assertEqual(killed.verdict, mutants.Verdict.KILLED)
+		self.assertEqual(killed.verdict, mutants.MutantVerdict.KILLED)
 		self.assertIn('arm64_s.a (boot 2 of up to 3)', killed.detail)
 		survived = self.judge_flaky(3, 0)
-		self.assertEqual(survived.verdict, mutants.Verdict.SURVIVED)
+		self.assertEqual(survived.verdict, mutants.MutantVerdict.SURVIVED)
 		self.assertIn('(in none of 3 boots)', survived.detail)
 
 	def test_boots_header(self) -> None:
@@ -3999,14 +3999,14 @@ class JudgeTest(unittest.TestCase):
 		mutant = self.mutant()
 		hung = synthetic_config(results.Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
 		mutants.judge(mutant, [hung], {'arm64_s'})
-		self.assertEqual(mutant.verdict, mutants.Verdict.KILLED)
+		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 		self.assertEqual(mutant.detail, 'c: 1 failed: arm64_s.a; then c: timeout')
 
 	def test_a_crash_before_any_failure_is_the_kill(self) -> None:
 		mutant = self.mutant()
 		mutants.judge(mutant, [synthetic_config(results.Status.CRASH, {'a': 'PASS'})],
 			      {'arm64_s'})
-		self.assertEqual((mutant.verdict, mutant.detail), (mutants.Verdict.KILLED, 'c: crash'))
+		self.assertEqual((mutant.verdict, mutant.detail), (mutants.MutantVerdict.KILLED, 'c: crash'))
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# pan-kunit: prepares a Debian linux-source-6.1 tree with the project's
-# patches and KUnit suites, then builds and boots it under QEMU with
-# kunit_tool, once per qemu_configs/*.py.
+# pan-kunit: prepares a Debian linux-source-VERSION tree for each kernel of
+# patches/VERSION/series (6.1, 6.12, 7.3) with the project's patches and
+# KUnit suites, then builds and boots it under QEMU with kunit_tool, once
+# per qemu_configs/*.py.
 
 import enum
 

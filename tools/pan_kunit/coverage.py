@@ -339,7 +339,7 @@ def _baseline(config: QemuConfig) -> str:
 	return f'{config.name} (no suite)'
 
 def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
-	       outcome: results.Outcome, timeout: int, baseline: bool=False) -> Boot:
+	       outcome: results.Exit, timeout: int, baseline: bool=False) -> Boot:
 	"""The boot's suites' tally and its tracefile, from its console; a
 	@baseline boot runs no suite, and only its counters matter."""
 	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE)) or ''

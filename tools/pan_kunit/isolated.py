@@ -28,7 +28,7 @@ LISTED = re.compile(r'^[^\s.]+\.[^\s.]+$')
 @dataclass
 class Boots:
 	"""The boots of one config."""
-	outcome: results.Outcome  # of them all: the first non-zero exit, the time of all
+	outcome: results.Exit  # of them all: the first non-zero exit, the time of all
 	parts: List[str]          # the exec directory of each, in order
 
 def listed(log: str) -> List[str]:
@@ -73,10 +73,10 @@ def merge_json(parts: Sequence[Optional[results.JsonObj]]) -> Optional[results.J
 		_merge_group(merged, part)
 	return merged
 
-def merge_outcomes(outcomes: Sequence[results.Outcome]) -> results.Outcome:
+def merge_outcomes(outcomes: Sequence[results.Exit]) -> results.Exit:
 	"""The outcome of boots one after the other: the first failing exit
 	status, a timeout if one hit it, the time of them all."""
-	return results.Outcome(
+	return results.Exit(
 		returncode=next((o.returncode for o in outcomes if o.returncode), 0),
 		timed_out=any(o.timed_out for o in outcomes),
 		elapsed=sum(o.elapsed for o in outcomes),

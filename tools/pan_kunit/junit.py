@@ -116,7 +116,7 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 		found.append(_count(suite))
 	return found
 
-class Outcome(StrEnum):
+class CheckStatus(StrEnum):
 	"""How a Check ended: the element its testcase holds, if any."""
 	PASS = 'pass'
 	FAILURE = 'failure'
@@ -126,7 +126,7 @@ class Outcome(StrEnum):
 class Check:
 	"""A check that is no KUnit case: a bisect step, a mutant."""
 	name: str
-	outcome: Outcome
+	outcome: CheckStatus
 	message: str
 
 def checks_suite(name: str, checks: List[Check]) -> ET.Element:
@@ -134,7 +134,7 @@ def checks_suite(name: str, checks: List[Check]) -> ET.Element:
 	suite = ET.Element('testsuite', name=name, hostname=socket.gethostname())
 	for check in checks:
 		testcase = ET.SubElement(suite, 'testcase', classname=name, name=check.name)
-		if check.outcome != Outcome.PASS:
+		if check.outcome != CheckStatus.PASS:
 			ET.SubElement(testcase, check.outcome.value, message=_xml(check.message))
 	return _count(suite)
 

@@ -39,7 +39,7 @@ OLDDEFCONFIG_ENV = 'PAN_KUNIT_OLDDEFCONFIG'
 
 def _calls_olddefconfig_then_make(build_kernel: Any) -> bool:
 	"""Whether @build_kernel is (jobs, build_dir, make_options) and names
-	self._ops.make_olddefconfig and make, as in 6.1 and 6.12."""
+	self._ops.make_olddefconfig and make, as in 6.1, 6.12 and 7.3."""
 	code = getattr(build_kernel, '__code__', None)
 	if code is None or code.co_argcount != 4:
 		return False

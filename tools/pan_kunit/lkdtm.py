@@ -48,7 +48,7 @@ INIT_SURVIVED = 'pan-kunit init: survived '
 LOG_LINES = 25
 
 @dataclass
-class Verdict:
+class BootVerdict:
 	ok: bool
 	summary: str        # what happened, with the kernel's line quoted
 	log: Optional[str]  # the console, for a verdict that is not ok
@@ -89,24 +89,24 @@ def _find(lines: List[str], text: str) -> Optional[str]:
 			return line[line.index(text):].strip()
 	return None
 
-def judge(console: Optional[str], crash: str, pan: bool) -> Verdict:
+def judge(console: Optional[str], crash: str, pan: bool) -> BootVerdict:
 	lines = (console or '').splitlines()
 	want = expected(crash, pan)
 	caught = want != SURVIVED_READ
 	# init's own line goes out through the tty's buffer, which a panic
 	# can cut off (init drains it first); LKDTM's is a printk.
 	if not _find(lines, INIT_PROVOKING + crash) and not _find(lines, LKDTM_PROVOKED + crash):
-		return Verdict(False, f'init never provoked {crash}', console)
+		return BootVerdict(False, f'init never provoked {crash}', console)
 	found = _find(lines, want)
 	survived = _find(lines, INIT_SURVIVED + crash)
 	other = _find(lines, 'Unable to handle kernel') if not caught else None
 	if found and caught and not survived:
-		return Verdict(True, f'caught: "{found}"', None)
+		return BootVerdict(True, f'caught: "{found}"', None)
 	if found and not caught and survived and not other:
-		return Verdict(True, f'survived, as without PAN: "{found}"', None)
+		return BootVerdict(True, f'survived, as without PAN: "{found}"', None)
 	if caught and survived:
-		return Verdict(False, f'survived; expected "{want}"', console)
-	return Verdict(False, f'expected "{want}", not found', console)
+		return BootVerdict(False, f'survived; expected "{want}"', console)
+	return BootVerdict(False, f'expected "{want}", not found', console)
 
 def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	"""The whole kernel command line of an LKDTM boot: the config's own,
@@ -117,7 +117,7 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	return f'{config.cmdline} kunit.enable=0 pankunit_crash={crash}'.strip()
 
 def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
-	timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], Verdict]:
+	timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
 	the kernels with the kconfig @fragments (KCONFIG must be among them), then
 	boots each built config once per crash type, with a line per boot as
@@ -127,7 +127,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 		raise Error(f'lkdtm: the kernels would be built without {KCONFIG}')
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
 	built: List[Tuple[QemuConfig, runner.Build]] = []
-	verdicts: Dict[Tuple[str, str], Verdict] = {}
+	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
 	builds = runner.kconfig_builds(tree, configs, fragments=fragments)
 	ok = runner.build_all(tree, kunit_dir, builds, jobs)
 	for build in builds:
@@ -136,7 +136,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 		else:
 			for config in build.group:
 				for crash in CRASH_TYPES:
-					verdicts[config.name, crash] = Verdict(False, 'build failed', None)
+					verdicts[config.name, crash] = BootVerdict(False, 'build failed', None)
 	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
 	for config, build in built:
 		for crash in CRASH_TYPES:
@@ -168,16 +168,16 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			progress.get().boots_ended()
 	return verdicts
 
-def _verdict(exec_dir: str, crash: str, pan: bool, outcome: results.Outcome,
-	     timeout: int) -> Verdict:
+def _verdict(exec_dir: str, crash: str, pan: bool, outcome: results.Exit,
+	     timeout: int) -> BootVerdict:
 	"""The verdict of a boot that ended, from the console it wrote."""
 	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE))
 	verdict = judge(console, crash, pan)
 	if outcome.hit_timeout(timeout):
-		verdict = Verdict(False, 'timed out: ' + verdict.summary, console)
+		verdict = BootVerdict(False, 'timed out: ' + verdict.summary, console)
 	return verdict
 
-def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], Verdict]) -> bool:
+def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], BootVerdict]) -> bool:
 	for (name, crash), verdict in sorted(verdicts.items()):
 		if not verdict.ok:
 			print(f'--- {name} {crash}: {verdict.summary}; last {LOG_LINES} console lines:')

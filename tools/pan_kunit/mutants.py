@@ -33,7 +33,7 @@ TIMEOUT = 120
 # The files of the tree that headers are generated from.
 HEADER_SOURCES = ('arch/arm64/tools/sysreg', 'arch/arm64/tools/cpucaps')
 
-class Verdict(StrEnum):
+class MutantVerdict(StrEnum):
 	"""What the check of a mutant found, as its row and its JSON say."""
 	KILLED = 'killed'
 	SURVIVED = 'survived'
@@ -54,7 +54,7 @@ class Mutant:
 	name: str              # the file name without .patch
 	subject: str
 	must_fail: List[str]   # suites
-	verdict: Optional[Verdict] = None   # until it is checked
+	verdict: Optional[MutantVerdict] = None   # until it is checked
 	detail: str = ''
 	failures: Dict[str, List[str]] = field(default_factory=dict)  # config -> cases
 	elapsed: float = 0.0
@@ -70,7 +70,8 @@ class Mutant:
 		return [s for s in self.must_fail if s not in landed and s != ANY_SUITE]
 
 	def ok(self) -> bool:
-		return self.verdict in (Verdict.KILLED, Verdict.PENDING, Verdict.NOT_APPLICABLE)
+		return self.verdict in (MutantVerdict.KILLED, MutantVerdict.PENDING,
+					MutantVerdict.NOT_APPLICABLE)
 
 	def of_header(self) -> bool:
 		"""Whether it changes a header, or a file headers are generated
@@ -155,16 +156,16 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str])
 	failed = [f'{config}: {len(cases)} failed: {abbreviate(cases)}'
 		  for config, cases in sorted(caught.items()) if cases]
 	if any(r.status == results.Status.BUILD_ERROR for r in configs):
-		mutant.verdict, mutant.detail = Verdict.BUILD_FAILED, '; '.join(broken)
+		mutant.verdict, mutant.detail = MutantVerdict.BUILD_FAILED, '; '.join(broken)
 	elif broken:
 		# The cases that failed before the kernel crashed or hung, if any.
-		mutant.verdict = Verdict.KILLED
+		mutant.verdict = MutantVerdict.KILLED
 		mutant.detail = '; '.join(failed + ['then ' + b for b in broken] if failed else broken)
 	elif not missed:
-		mutant.verdict = Verdict.KILLED
+		mutant.verdict = MutantVerdict.KILLED
 		mutant.detail = '; '.join(failed)
 	else:
-		mutant.verdict = Verdict.SURVIVED
+		mutant.verdict = MutantVerdict.SURVIVED
 		others = sorted({c for cases in mutant.failures.values() for c in cases})
 		mutant.detail = ('no case of ' + ', '.join(missed) + ' failed' +
 				 (f'; failed: {abbreviate(others)}' if others else ''))
@@ -202,14 +203,14 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 			checker.run_step(wt, step, mutant.logs, group, fresh=index == 0 and boot == 1)
 			elapsed += step.elapsed
 			judge(mutant, results_so_far + step.configs, landed)
-			if mutant.verdict != Verdict.SURVIVED:
+			if mutant.verdict != MutantVerdict.SURVIVED:
 				break
 		results_so_far.extend(step.configs)
 		if mutant.boots > 1:
 			mutant.detail += (f' (boot {boot} of up to {mutant.boots})'
-					  if mutant.verdict != Verdict.SURVIVED else
+					  if mutant.verdict != MutantVerdict.SURVIVED else
 					  f' (in none of {mutant.boots} boots)')
-		if mutant.verdict != Verdict.SURVIVED:
+		if mutant.verdict != MutantVerdict.SURVIVED:
 			break
 	booted = {r.name for r in results_so_far}
 	unbooted = [c.name for c in checker.matrix if c.name not in booted]
@@ -242,14 +243,14 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 		start = time.monotonic()
 		pending = mutant.pending_suites(landed)
 		if len(pending) == len(mutant.must_fail):
-			mutant.verdict = Verdict.PENDING
+			mutant.verdict = MutantVerdict.PENDING
 			mutant.detail = f'not landed yet: {", ".join(pending)}'
 		else:
 			worktree.reset(wt, tree.PREPARED_REF)
 			result = tree.git(wt, 'apply', mutant.path, check=False)
 			if result.returncode != 0:
-				mutant.verdict = (Verdict.NOT_APPLICABLE if own_tree else
-						  Verdict.DOES_NOT_APPLY)
+				mutant.verdict = (MutantVerdict.NOT_APPLICABLE if own_tree else
+						  MutantVerdict.DOES_NOT_APPLY)
 				mutant.detail = ('its code is not in your tree: ' if own_tree else '') + \
 					result.stderr.strip()
 				eta.skip()
@@ -307,10 +308,10 @@ def _headers_left_out(request: 'MutantsRequest', kernel: KernelSpec,
 def junit_check(mutant: Mutant) -> junit.Check:
 	"""A mutant as JUnit shows it: a killed one passes, a pending one is
 	skipped, any other fails."""
-	outcome = (junit.Outcome.PASS if mutant.verdict == Verdict.KILLED else
-		   junit.Outcome.SKIPPED if mutant.verdict in (Verdict.PENDING,
-							       Verdict.NOT_APPLICABLE) else
-		   junit.Outcome.FAILURE)
+	outcome = (junit.CheckStatus.PASS if mutant.verdict == MutantVerdict.KILLED else
+		   junit.CheckStatus.SKIPPED if mutant.verdict in (MutantVerdict.PENDING,
+							       MutantVerdict.NOT_APPLICABLE) else
+		   junit.CheckStatus.FAILURE)
 	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
 
 def run_mutants(request: 'MutantsRequest', target: Target, repo: str,
@@ -333,12 +334,12 @@ def _check_all(request: 'MutantsRequest', target: Target, repo: str,
 	print()
 	for line in table(found):
 		print(line)
-	timed = sorted(m.elapsed for m in found if m.verdict != Verdict.PENDING) or [0.0]
-	counts = {v: sum(m.verdict == v for m in found) for v in Verdict}
+	timed = sorted(m.elapsed for m in found if m.verdict != MutantVerdict.PENDING) or [0.0]
+	counts = {v: sum(m.verdict == v for m in found) for v in MutantVerdict}
 	print(f'mutants took {elapsed:.0f} s for {len(found)} mutants (baseline '
 	      f'{baseline.elapsed:.0f} s, median mutant {statistics.median(timed):.1f} s): ' +
 	      ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.report(summary.Tally('mutants', counts[Verdict.KILLED],
+	summary.report(summary.Tally('mutants', counts[MutantVerdict.KILLED],
 				     sum(not m.ok() for m in found)))
 	if request.json:
 		results.write_json(request.json, {

@@ -43,7 +43,7 @@ def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
 		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
 			    '\n'.join(parsed.stdout.splitlines()[-runner.BUILD_LOG_LINES:]))
 	# No boot, so no timeout: the exit status and the leaves decide.
-	status = results.classify(kunit, console, results.Outcome(parsed.returncode, False, 0.0),
+	status = results.classify(kunit, console, results.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)
 	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
 	results.print_report([results.ConfigResult(

@@ -186,7 +186,7 @@ def suite_counts(kunit: JsonObj, tallies: Optional[Dict[str, int]]=None) -> Dict
 	return suites
 
 @dataclass
-class Outcome:
+class Exit:
 	"""How one kunit.py exec ended."""
 	returncode: int
 	timed_out: bool  # pan-kunit's watchdog killed it
@@ -203,7 +203,7 @@ class Outcome:
 		return self.timed_out or self.longest_boot() >= timeout
 
 def classify(kunit: Optional[JsonObj], console: Optional[str],
-	     outcome: Outcome, timeout: int) -> Status:
+	     outcome: Exit, timeout: int) -> Status:
 	"""The status of a config that was built, from its exec."""
 	if outcome.hit_timeout(timeout):
 		return Status.TIMEOUT

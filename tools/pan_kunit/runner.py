@@ -41,7 +41,7 @@ class Job:
 		self.cmd = cmd
 		self.log = log
 		self.env = env or {}
-		self.outcome: Optional[results.Outcome] = None
+		self.outcome: Optional[results.Exit] = None
 		self._session: Optional[proc.Session] = None
 		self._start = 0.0
 
@@ -63,7 +63,7 @@ class Job:
 		elapsed = time.monotonic() - self._start
 		self.kill()
 		assert self._session.returncode is not None
-		self.outcome = results.Outcome(self._session.returncode, timed_out, elapsed)
+		self.outcome = results.Exit(self._session.returncode, timed_out, elapsed)
 
 	def kill(self) -> None:
 		"""SIGTERM to the process group, then SIGKILL to what is left of it."""
@@ -392,7 +392,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 					  job.outcome if job else None, timeout))
 	return collected
 
-def _status(exec_dir: str, outcome: results.Outcome, timeout: int) -> results.Status:
+def _status(exec_dir: str, outcome: results.Exit, timeout: int) -> results.Status:
 	"""The status of a boot that ended, from the files it wrote."""
 	return results.classify(results.read_json(os.path.join(exec_dir, KUNIT_JSON)),
 				results.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
@@ -406,7 +406,7 @@ def _param_skips(consoles: Sequence[str]) -> Dict[str, int]:
 	return found
 
 def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: str,
-	     build_log: str, kernel: Kernel, outcome: Optional[results.Outcome],
+	     build_log: str, kernel: Kernel, outcome: Optional[results.Exit],
 	     timeout: int, parts: Sequence[str]=()) -> results.ConfigResult:
 	"""The result of the config's boot (None: not built), read from the
 	files it wrote, and its record written beside them; with --run_isolated,

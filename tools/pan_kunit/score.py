@@ -115,9 +115,9 @@ def scores(sites: Sequence[mutagen.Site],
 	total = Score(0, 0, 0)
 	for site, mutant in zip(sites, judged):
 		for score in (per.setdefault(site.function, Score(0, 0, 0)), total):
-			if mutant.verdict == mutants.Verdict.KILLED:
+			if mutant.verdict == mutants.MutantVerdict.KILLED:
 				score.killed += 1
-			elif mutant.verdict == mutants.Verdict.SURVIVED:
+			elif mutant.verdict == mutants.MutantVerdict.SURVIVED:
 				score.survived += 1
 			else:
 				score.dropped += 1
@@ -136,7 +136,7 @@ def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mu
 	print(f'mutation score of {kernel}: {total.text()}; the goal is {GOAL:.0f}%'
 	      + ('' if total.killed + total.survived >= 30 else
 		 ' (a sample this small says little per function)'))
-	survivors = [(s, m) for s, m in zip(sites, judged) if m.verdict == mutants.Verdict.SURVIVED]
+	survivors = [(s, m) for s, m in zip(sites, judged) if m.verdict == mutants.MutantVerdict.SURVIVED]
 	for site, mutant in survivors[:MAX_SHOWN]:
 		print(f'survived: {site.node()}  ({site.source}:{site.line})')
 		for line in mutagen.iter_lines(results.read_text(mutant.path) or ''):

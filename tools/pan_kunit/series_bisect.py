@@ -257,7 +257,7 @@ def _bisect(request: 'BisectRequest', target: Target, repo: str,
 			'steps': [s.to_json() for s in checked]}, '--json')
 	if request.junit:
 		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
-				      junit.Outcome.FAILURE if s.bad() else junit.Outcome.PASS,
+				      junit.CheckStatus.FAILURE if s.bad() else junit.CheckStatus.PASS,
 				      s.verdict()) for s in checked]
 		junit.write(request.junit, junit.document('pan-kunit bisect', [
 			junit.checks_suite('bisect', checks)] + [
