@@ -3053,6 +3053,24 @@ class SelftestTest(unittest.TestCase):
 					f'selftest: {int(ok)} passed, {int(not ok)} failed\n'), out.getvalue())
 				self.assertNotRegex(out.getvalue(), r'\d+ \w+ in [0-9.]+ ?s')
 
+	def test_the_tests_get_no_git_dir_of_a_hook(self) -> None:
+		# As under `git rebase -x 'tools/pan-kunit selftest'`.
+		with tempfile.TemporaryDirectory() as tmp:
+			directory = os.path.join(tmp, 'selftest_git_env')
+			write(os.path.join(directory, 'git_env_test.py'),
+			      'import os, unittest\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test(self):\n'
+			      '\t\tself.assertNotIn("GIT_DIR", os.environ)\n'
+			      '\t\tself.assertNotIn("GIT_INDEX_FILE", os.environ)\n')
+			hook = {'GIT_DIR': os.path.join(tmp, 'x.git'), 'GIT_INDEX_FILE': 'i'}
+			with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
+			     mock.patch.dict(os.environ, hook), \
+			     contextlib.redirect_stderr(io.StringIO()), \
+			     contextlib.redirect_stdout(io.StringIO()):
+				self.assertEqual(selftest.selftest(), 0)
+				self.assertEqual(os.environ['GIT_DIR'], hook['GIT_DIR'])  # given back
+
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
 

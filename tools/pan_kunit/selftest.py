@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `pan-kunit selftest`: the unit tests of this tool, tools/*_test.py, run
-# in-process.
+# in-process, without the variables that point git at a repository
+# (gitcmd.GIT_LOCAL_ENV): run from a git hook or `git rebase -x`, the
+# tests' own gits, which make repositories of their own, would otherwise
+# reinitialise and commit into the repository that ran them.
 
 import os
 import sys
 import time
 import unittest
 
-from pan_kunit import summary
+from pan_kunit import gitcmd, summary
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -29,6 +32,7 @@ def selftest() -> int:
 	unittest's `Ran N tests in T s`."""
 	# The commands the tests run must not add to the caller's summary.
 	summary_file = os.environ.pop(summary.ENV, '')
+	git_env = {k: os.environ.pop(k) for k in gitcmd.GIT_LOCAL_ENV if k in os.environ}
 	start = time.monotonic()
 	try:
 		suite = unittest.TestLoader().discover(TOOLS_DIR, pattern='*_test.py')
@@ -37,6 +41,7 @@ def selftest() -> int:
 		print(file=sys.stderr)
 		result.printErrors()
 	finally:
+		os.environ.update(git_env)
 		if summary_file:
 			os.environ[summary.ENV] = summary_file
 	failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
