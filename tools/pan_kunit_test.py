@@ -2597,7 +2597,7 @@ class HooksTest(unittest.TestCase):
 				self.assertEqual([cut for _, cut in sorted(cuts.items())], [
 					[],   # the fix of the SW TTBR0 PAN exit
 					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
-					['arm64_alternative'],
+					['arm64_alternative', 'arm64_alternative_apply'],
 					[],   # the refactor
 					['arm64_cpucap_passes', 'arm64_cpucap_table'],
 					# One symbol builds the five: a Makefile line each.
@@ -2607,6 +2607,7 @@ class HooksTest(unittest.TestCase):
 					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
 					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
 					'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
+					'ARM64_ALTERNATIVE_APPLY_KUNIT_TEST': 'arm64_alternative_apply',
 					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
 					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
 					'ARM64_PAN_KUNIT_TEST': 'arm64_pan_detect'})
@@ -2722,7 +2723,8 @@ class ExportMessageTest(unittest.TestCase):
 	def test_subject_prefixes(self) -> None:
 		found = export.suites(sources.load(REPO, KERNEL))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
-			'arm64_alternative': 'alternative', 'arm64_cpucap_passes': 'cpucap',
+			'arm64_alternative': 'alternative', 'arm64_alternative_apply': 'alternative',
+			'arm64_cpucap_passes': 'cpucap',
 			'arm64_cpucap_table': 'cpucap', 'arm64_cpufeature_field': 'cpufeature',
 			'arm64_cpufeature_match': 'cpufeature', 'arm64_pan_detect': 'mm',
 			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
