@@ -2599,7 +2599,9 @@ class HooksTest(unittest.TestCase):
 					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
 					['arm64_alternative', 'arm64_alternative_apply'],
 					[],   # the refactor
-					['arm64_cpucap_passes', 'arm64_cpucap_table'],
+					# In the order of their Kconfig entries.
+					['arm64_cpufeature_sanitise', 'arm64_cpucap_passes',
+					 'arm64_cpucap_table'],
 					# One symbol builds the five: a Makefile line each.
 					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
 					 'arm64_pan_uaccess', 'arm64_pan_fault']])
@@ -2608,6 +2610,7 @@ class HooksTest(unittest.TestCase):
 					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
 					'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
 					'ARM64_ALTERNATIVE_APPLY_KUNIT_TEST': 'arm64_alternative_apply',
+					'ARM64_CPUFEATURE_SANITISE_KUNIT_TEST': 'arm64_cpufeature_sanitise',
 					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
 					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
 					'ARM64_PAN_KUNIT_TEST': 'arm64_pan_detect'})
@@ -2673,7 +2676,10 @@ class HooksTest(unittest.TestCase):
 		# The blank line before each #ifdef goes with it: none is left at the end.
 		self.assertTrue(first.endswith('#include "tests/cpufeature_match_kunit.c"\n#endif\n'
 					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
-					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'), first)
+					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUFEATURE_SANITISE_KUNIT_TEST\n'
+					       '#include "tests/cpufeature_sanitise_kunit.c"\n#endif\n'),
+				first)
 		first = self.first_cut(kconfig, 'arm64_cpucap_table')
 		self.assertIn('config ARM64_CPUCAP_PASSES_KUNIT_TEST', first)
 		self.assertNotIn('TABLE', first)
@@ -2724,9 +2730,9 @@ class ExportMessageTest(unittest.TestCase):
 		found = export.suites(sources.load(REPO, KERNEL))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
 			'arm64_alternative': 'alternative', 'arm64_alternative_apply': 'alternative',
-			'arm64_cpucap_passes': 'cpucap',
-			'arm64_cpucap_table': 'cpucap', 'arm64_cpufeature_field': 'cpufeature',
-			'arm64_cpufeature_match': 'cpufeature', 'arm64_pan_detect': 'mm',
+			'arm64_cpucap_passes': 'cpucap', 'arm64_cpucap_table': 'cpucap',
+			'arm64_cpufeature_field': 'cpufeature', 'arm64_cpufeature_match': 'cpufeature',
+			'arm64_cpufeature_sanitise': 'cpufeature', 'arm64_pan_detect': 'mm',
 			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
 			'arm64_pan_fault': 'mm'})
 		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]

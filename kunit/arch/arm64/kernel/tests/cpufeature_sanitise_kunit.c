@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the making of the system-wide ("sanitised") ID register
+ * values: init_cpu_ftr_reg(), which starts a register from the boot CPU's
+ * value and an idreg override, and check_update_ftr_reg(), which folds a
+ * secondary CPU's value in and says whether it differs in a strict field.
+ * Every case checks whole 64-bit values: the field a rule writes, and
+ * every other bit of the register.
+ *
+ * This file is #included at the end of cpufeature.c so that it can reach
+ * those static functions. They find their register by its encoding in
+ * arm64_ftr_regs[]: a case lends them one, ID_AA64DFR1_EL1's, with a
+ * description (arm64_ftr_bits) and a state of the case's own, and gives
+ * it back as it was, all inside stop_machine(), so that no other CPU and
+ * no interrupt reads the register meanwhile.
+ *
+ * The description has one field of each kind, unlisted bits between
+ * them, and a signed field, where 0b1111 is -1 and the lowest value (DDI
+ * 0487 J.a, D19.1.3, "Principles of the ID scheme for fields in ID
+ * registers": a signed field reads 0b1111 when the feature is not
+ * implemented). What each rule must make of two values is the case's
+ * own arithmetic on its own description, not the kernel's helpers.
+ */
+
+#include <kunit/test.h>
+#include <linux/stop_machine.h>
+
+/* The fields of the lent register, and their masks. */
+#define SAN_U0		GENMASK_ULL(3, 0)	/* unsigned, strict, visible, lower safe */
+#define SAN_S4		GENMASK_ULL(7, 4)	/* signed, non-strict, hidden, lower safe */
+#define SAN_E8		GENMASK_ULL(11, 8)	/* unsigned, strict, hidden, exact, safe 2 */
+#define SAN_H12		GENMASK_ULL(15, 12)	/* unsigned, non-strict, visible, higher safe */
+#define SAN_Z60		GENMASK_ULL(63, 60)	/* unsigned, strict, hidden, higher or zero safe */
+#define SAN_FIELDS	(SAN_U0 | SAN_S4 | SAN_E8 | SAN_H12 | SAN_Z60)
+#define SAN_E8_SAFE	2
+
+static const struct arm64_ftr_bits san_bits[] = {
+	ARM64_FTR_BITS(FTR_VISIBLE, FTR_STRICT, FTR_LOWER_SAFE, 0, 4, 0),
+	S_ARM64_FTR_BITS(FTR_HIDDEN, FTR_NONSTRICT, FTR_LOWER_SAFE, 4, 4, 0),
+	ARM64_FTR_BITS(FTR_HIDDEN, FTR_STRICT, FTR_EXACT, 8, 4, SAN_E8_SAFE),
+	ARM64_FTR_BITS(FTR_VISIBLE, FTR_NONSTRICT, FTR_HIGHER_SAFE, 12, 4, 0),
+	ARM64_FTR_BITS(FTR_HIDDEN, FTR_STRICT, FTR_HIGHER_OR_ZERO_SAFE, 60, 4, 0),
+	ARM64_FTR_END,
+};
+
+/* The register lent to the functions under test. */
+#define SAN_SYS_REG	SYS_ID_AA64DFR1_EL1
+
+/* A register value by its fields' 4-bit encodings, and undescribed bits. */
+#define SAN_VAL(u0, s4, e8, h12, z60, unlisted)				\
+	((u64)(u0) | (u64)(s4) << 4 | (u64)(e8) << 8 | (u64)(h12) << 12 |	\
+	 (u64)(z60) << 60 | ((unlisted) & ~SAN_FIELDS))
+
+/* One call of a function under test on the lent register. */
+struct san_call {
+	struct arm64_ftr_reg state;	/* in: the case's; out: what the call left */
+	struct arm64_ftr_override override;
+	bool init;			/* init_cpu_ftr_reg(), else check_update_ftr_reg() */
+	u64 val, boot;
+	int ret;
+	bool found;
+};
+
+static int san_call_fn(void *data)
+{
+	struct san_call *call = data;
+	struct arm64_ftr_reg *live = get_arm64_ftr_reg_nowarn(SAN_SYS_REG);
+	struct arm64_ftr_reg saved;
+
+	call->found = live;
+	if (!live)
+		return 0;
+	saved = *live;
+	*live = call->state;
+	live->override = &call->override;
+	if (call->init)
+		init_cpu_ftr_reg(SAN_SYS_REG, call->val);
+	else
+		call->ret = check_update_ftr_reg(SAN_SYS_REG, 1, call->val, call->boot);
+	call->state = *live;
+	*live = saved;
+	return 0;
+}
+
+static void san_call(struct kunit *test, struct san_call *call)
+{
+	call->state.name = "pan-kunit test register";
+	call->state.ftr_bits = san_bits;
+	KUNIT_ASSERT_EQ(test, stop_machine(san_call_fn, call, NULL), 0);
+	KUNIT_ASSERT_TRUE_MSG(test, call->found, "no arm64_ftr_regs[] entry to lend");
+}
+
+/*
+ * A boot CPU's value: the sanitised value keeps the described fields as
+ * they are and clears every other bit; a field is strict unless described
+ * non-strict (bits nobody describes stay strict), visible to user space
+ * only if described visible; a hidden field reads its safe value in the
+ * user's view.
+ */
+static void init_cpu_ftr_reg_whole_value(struct kunit *test)
+{
+	struct san_call call = { .init = true };
+	u64 new = SAN_VAL(0x0, 0xf, 0xe, 0xd, 0x1, 0x0aaa555500000000ULL);
+
+	call.state.sys_val = ~0ULL;
+	call.state.user_val = 0;
+	call.state.strict_mask = 0;
+	call.state.user_mask = ~0ULL;
+	san_call(test, &call);
+	KUNIT_EXPECT_EQ_MSG(test, call.state.sys_val, new & SAN_FIELDS,
+			    "from %#018llx: sanitised %#018llx, want the described fields only",
+			    new, call.state.sys_val);
+	KUNIT_EXPECT_EQ_MSG(test, call.state.strict_mask, ~(SAN_S4 | SAN_H12),
+			    "strict mask %#018llx, want all but the two non-strict fields",
+			    call.state.strict_mask);
+	KUNIT_EXPECT_EQ_MSG(test, call.state.user_mask, SAN_U0 | SAN_H12,
+			    "user mask %#018llx, want the two visible fields",
+			    call.state.user_mask);
+	KUNIT_EXPECT_EQ_MSG(test, call.state.user_val, SAN_VAL(0, 0, SAN_E8_SAFE, 0, 0, 0),
+			    "user value %#018llx, want the hidden fields' safe values",
+			    call.state.user_val);
+}
+
+/*
+ * An idreg override (the "id_aa64mmfr1.pan=0" kind of the command line)
+ * on field U0, unsigned and lower safe, of a boot CPU reporting 3: taken
+ * when it is the safe value of the two, dropped when it is not, and a
+ * value without its mask is dropped only when it covers the whole field
+ * (an "impossible override"), else left as it is.
+ */
+struct san_override_row {
+	const char *name;
+	u64 mask, val;			/* the override given, of the whole register */
+	u64 want_u0;			/* the sanitised field */
+	u64 want_mask, want_val;	/* the override after */
+};
+
+static const struct san_override_row san_override_rows[] = {
+	{ "lower_forced", SAN_U0, 0x1, 0x1, SAN_U0, 0x1 },
+	{ "zero_forced", SAN_U0, 0x0, 0x0, SAN_U0, 0x0 },
+	{ "same_already_set", SAN_U0, 0x3, 0x3, SAN_U0, 0x3 },
+	{ "higher_unsafe_dropped", SAN_U0, 0x5, 0x3, 0, 0 },
+	{ "value_without_mask_whole_field_dropped", 0, 0xf, 0x3, 0, 0 },
+	{ "value_without_mask_part_field_kept", 0, 0x1, 0x3, 0, 0x1 },
+	{ "other_field_already_set", SAN_H12, (0x4ULL << 12), 0x3,
+	  SAN_H12, (0x4ULL << 12) },
+};
+
+static void san_override_desc(const struct san_override_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(san_override, san_override_rows, san_override_desc);
+
+/* Each row of san_override_rows[], on the whole register. */
+static void init_cpu_ftr_reg_override_rows(struct kunit *test)
+{
+	const struct san_override_row *row = test->param_value;
+	struct san_call call = { .init = true };
+	u64 new = SAN_VAL(0x3, 0x2, 0x1, 0x4, 0x5, 0);
+	u64 want = (new & ~SAN_U0) | row->want_u0;
+
+	call.override.mask = row->mask;
+	call.override.val = row->val;
+	san_call(test, &call);
+	KUNIT_EXPECT_EQ_MSG(test, call.state.sys_val, want,
+			    "override mask %#llx value %#llx on %#018llx: sanitised %#018llx",
+			    row->mask, row->val, new, call.state.sys_val);
+	KUNIT_EXPECT_EQ_MSG(test, call.override.mask, row->want_mask,
+			    "override mask %#llx value %#llx: mask left %#llx",
+			    row->mask, row->val, call.override.mask);
+	KUNIT_EXPECT_EQ_MSG(test, call.override.val, row->want_val,
+			    "override mask %#llx value %#llx: value left %#llx",
+			    row->mask, row->val, call.override.val);
+}
+
+/*
+ * A secondary CPU's value folded into a boot CPU's, as
+ * update_cpu_features() does for each ID register: each described field
+ * becomes the safe value of the two by its rule (lower, the signed
+ * lowest, the exact one's safe value, higher, higher or zero), every
+ * other bit stays the boot CPU's; the verdict is 1 exactly when the two
+ * differ in a strict bit (an undescribed bit is strict).
+ */
+struct san_update_row {
+	const char *name;
+	u64 boot, val, want;
+	int ret;
+};
+
+#define SAN_UNLISTED	0x0123456789ab0000ULL
+
+static const struct san_update_row san_update_rows[] = {
+	{ "same_value_kept",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED),
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), 0 },
+	{ "non_strict_signed_lowest",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 0xf, 2, 3, 4, SAN_UNLISTED),
+	  SAN_VAL(2, 0xf, 2, 3, 4, SAN_UNLISTED), 0 },
+	{ "non_strict_signed_positive_lowest",
+	  SAN_VAL(2, 0xf, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 7, 2, 3, 4, SAN_UNLISTED),
+	  SAN_VAL(2, 0xf, 2, 3, 4, SAN_UNLISTED), 0 },
+	{ "non_strict_higher",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 2, 5, 4, SAN_UNLISTED),
+	  SAN_VAL(2, 1, 2, 5, 4, SAN_UNLISTED), 0 },
+	{ "strict_lower",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(1, 1, 2, 3, 4, SAN_UNLISTED),
+	  SAN_VAL(1, 1, 2, 3, 4, SAN_UNLISTED), 1 },
+	{ "strict_exact_safe",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 3, 3, 4, SAN_UNLISTED),
+	  SAN_VAL(2, 1, SAN_E8_SAFE, 3, 4, SAN_UNLISTED), 1 },
+	{ "strict_exact_other_safe",
+	  SAN_VAL(2, 1, 5, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 6, 3, 4, SAN_UNLISTED),
+	  SAN_VAL(2, 1, SAN_E8_SAFE, 3, 4, SAN_UNLISTED), 1 },
+	{ "strict_higher_or_zero_zero",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 2, 3, 0, SAN_UNLISTED),
+	  SAN_VAL(2, 1, 2, 3, 0, SAN_UNLISTED), 1 },
+	{ "strict_higher_or_zero_higher",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 2, 3, 6, SAN_UNLISTED),
+	  SAN_VAL(2, 1, 2, 3, 6, SAN_UNLISTED), 1 },
+	{ "undescribed_bit_strict_boot_kept",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED ^ BIT_ULL(40)),
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), 1 },
+	{ "every_field_at_once",
+	  SAN_VAL(2, 1, 2, 3, 4, SAN_UNLISTED), SAN_VAL(1, 0xf, 3, 5, 0, SAN_UNLISTED),
+	  SAN_VAL(1, 0xf, SAN_E8_SAFE, 5, 0, SAN_UNLISTED), 1 },
+};
+
+static void san_update_desc(const struct san_update_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(san_update, san_update_rows, san_update_desc);
+
+/* Each row of san_update_rows[]: the whole sanitised value and the verdict. */
+static void check_update_ftr_reg_rows(struct kunit *test)
+{
+	const struct san_update_row *row = test->param_value;
+	struct san_call call = { .boot = row->boot, .val = row->val };
+
+	call.state.sys_val = row->boot;
+	call.state.strict_mask = ~(SAN_S4 | SAN_H12);
+	call.state.user_mask = SAN_U0 | SAN_H12;
+	san_call(test, &call);
+	KUNIT_EXPECT_EQ_MSG(test, call.state.sys_val, row->want,
+			    "boot CPU %#018llx, CPU1 %#018llx: sanitised %#018llx, want %#018llx",
+			    row->boot, row->val, call.state.sys_val, row->want);
+	KUNIT_EXPECT_EQ_MSG(test, call.ret, row->ret,
+			    "boot CPU %#018llx, CPU1 %#018llx: verdict %d, want %d (1: a strict bit differs)",
+			    row->boot, row->val, call.ret, row->ret);
+}
+
+/* A register the table does not describe is nobody's: nothing to fold, no verdict. */
+static void check_update_ftr_reg_unknown_register(struct kunit *test)
+{
+	/* op0 3, op1 0, CRn 0, CRm 7, op2 7: a reserved ID register encoding. */
+	u32 reserved = sys_reg(3, 0, 0, 7, 7);
+
+	KUNIT_ASSERT_NULL(test, get_arm64_ftr_reg_nowarn(reserved));
+	KUNIT_EXPECT_EQ(test, check_update_ftr_reg(reserved, 1, ~0ULL, 0), 0);
+}
+
+static struct kunit_case arm64_cpufeature_sanitise_cases[] = {
+	KUNIT_CASE(init_cpu_ftr_reg_whole_value),
+	KUNIT_CASE_PARAM(init_cpu_ftr_reg_override_rows, san_override_gen_params),
+	KUNIT_CASE_PARAM(check_update_ftr_reg_rows, san_update_gen_params),
+	KUNIT_CASE(check_update_ftr_reg_unknown_register),
+	{}
+};
+
+static struct kunit_suite arm64_cpufeature_sanitise_suite = {
+	.name = "arm64_cpufeature_sanitise",
+	.test_cases = arm64_cpufeature_sanitise_cases,
+};
+
+kunit_test_suite(arm64_cpufeature_sanitise_suite);
