@@ -521,6 +521,37 @@ static void verify_local_cpu_caps_matches_local_scope(struct kunit *test)
 }
 
 /*
+ * The check of one scope mask leaves the rows of the other scopes alone:
+ * a boot CPU scope row is checked by check_early_cpu_features() only, any
+ * other by verify_local_cpu_capabilities() only. A row the system has and
+ * the late CPU lacks, checked with the mask of the other callers, is
+ * neither asked about, nor enabled, nor a conflict.
+ */
+static void verify_local_cpu_caps_skips_other_scopes(struct kunit *test)
+{
+	const struct passes_type *t = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	const struct arm64_cpu_capabilities *conflict;
+	const u16 other = SCOPE_ALL & ~t->verify;
+
+	passes_add_row(ctx, 0, t->type, t->name, false);
+	__set_bit(0, ctx->caps);
+	preempt_disable();
+	conflict = __verify_local_cpu_caps(&ctx->set, other);
+	preempt_enable();
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, conflict, NULL,
+				"%s (type %#x): the check of scope mask %#x refused a late CPU for it",
+				t->name, t->type, other);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->log.matches[0], 0,
+			    "%s (type %#x): matches() calls in the check of scope mask %#x",
+			    t->name, t->type, other);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[0]), 0,
+			    "%s (type %#x): cpu_enable() calls in the check of scope mask %#x",
+			    t->name, t->type, other);
+}
+
+/*
  * A late CPU: the system has capabilities 0 and 2 (system features), not
  * 4; the case then sets what the late CPU has and runs the check of the
  * non-boot scopes, as verify_local_cpu_capabilities() does.
@@ -942,6 +973,7 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE(enable_cpu_capabilities_honours_scope),
 	KUNIT_CASE_PARAM(update_cpu_capabilities_matches_row_scope, passes_type_gen_params),
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_matches_local_scope, passes_type_gen_params),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_skips_other_scopes, passes_type_gen_params),
 	KUNIT_CASE(verify_local_cpu_caps_enables_present),
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
