@@ -15,11 +15,13 @@
 #define _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/crash_dump.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/mm_types.h>
 #include <linux/pgtable.h>
 #include <linux/workqueue.h>
+#include <asm/cpufeature.h>
 #include <asm/irq_regs.h>
 #include <asm/sysreg.h>
 
@@ -167,6 +169,10 @@ static inline void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
 
 /* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
 #define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
+/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: CnP, bit [0] (with FEAT_TTCNP). */
+#define PANT_TTBR_CNP		BIT_ULL(0)
+/* DDI 0487 J.a, D19.2.66 ID_AA64MMFR2_EL1: CnP, bits [3:0]; 1: FEAT_TTCNP. */
+#define PANT_MMFR2_CNP_MASK	0xfULL
 /* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
 #define PANT_TTBR_ASID_SHIFT	48
 /*
@@ -191,6 +197,20 @@ static inline u64 pant_asid(void)
 	return ttbr >> PANT_TTBR_ASID_SHIFT;
 }
 
+/*
+ * Whether a user mm's tables are installed with TTBR0_EL1.CnP set: when
+ * every CPU implements FEAT_TTCNP (the sanitised ID_AA64MMFR2_EL1.CnP),
+ * and the kernel uses it (CONFIG_ARM64_CNP, not a kdump kernel).
+ */
+static inline u64 pant_want_cnp(void)
+{
+	u64 mmfr2 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1);
+
+	if (!IS_ENABLED(CONFIG_ARM64_CNP) || is_kdump_kernel())
+		return 0;
+	return mmfr2 & PANT_MMFR2_CNP_MASK ? PANT_TTBR_CNP : 0;
+}
+
 /* The ASID the kernel gave @mm: the low 16 bits of its context id. */
 static inline u64 pant_mm_asid(struct mm_struct *mm)
 {
@@ -205,6 +225,7 @@ struct pant_sample {
 	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
 	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
 	u64 ttbr0_baddr;
+	u64 ttbr0_cnp;
 	u64 asid;
 	u64 mm_asid;		/* the attached mm's, read with the registers */
 	/* Read again once the IRQ has returned: its exit restored them. */
@@ -221,6 +242,7 @@ static inline void pant_sample(struct pant_sample *s, struct mm_struct *mm)
 	s->cpu = smp_processor_id();
 	s->pan = pant_cpu_has_pan() ? pant_read_pan() : 0;
 	s->ttbr0_baddr = pant_ttbr0_baddr();
+	s->ttbr0_cnp = read_sysreg(ttbr0_el1) & PANT_TTBR_CNP;
 	s->asid = pant_asid();
 	s->mm_asid = mm ? pant_mm_asid(mm) : 0;
 	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
@@ -308,6 +330,18 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 				      "%s %s (%s): PSTATE.PAN=%d, %d after an IRQ, want %d",
 				      where, what, pant_kind_name(kind), !!s.pan,
 				      !!s.pan_after, !!w.pan);
+	/*
+	 * cpu_do_switch_mm() installed the mm's tables, with CnP as the
+	 * system has it (never for the reserved ASID). Under TTBR0 PAN it is
+	 * uaccess_ttbr0_enable() that installs them, from the thread's saved
+	 * TTBR0 value, without CnP: only the CPU's PAN shows the former.
+	 */
+	if (w.mm_tables && kind == PANT_HW)
+		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, pant_want_cnp(),
+				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu, CONFIG_ARM64_CNP=%d",
+				    where, what, s.ttbr0_cnp, s.asid, pant_want_cnp(),
+				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) & PANT_MMFR2_CNP_MASK,
+				    IS_ENABLED(CONFIG_ARM64_CNP));
 	if (w.check_tables)
 		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
 				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
