@@ -133,6 +133,34 @@ class SampleAndScoreTest(unittest.TestCase):
 		self.assertIn('2/3 killed, 66.7%', total.text())
 		self.assertIn('1 did not build', total.text())
 
+	def test_a_mutant_of_the_same_object_code_is_equivalent_not_scored(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			group_a, group_b = os.path.join(tmp, 'a'), os.path.join(tmp, 'b')
+			for build_dir, code in ((group_a, b'original'), (group_b, b'original')):
+				os.makedirs(os.path.join(build_dir, 'arch'))
+				with open(os.path.join(build_dir, 'arch', 'f.o'), 'wb') as f:
+					f.write(code)
+			before = mutants.object_hashes([group_a, group_b], ['arch/f.o'])
+			mutant = mutants.Mutant('p', 'n', 's', [mutants.ANY_SUITE], files=['arch/f.c'])
+			self.assertEqual(mutants.same_objects(mutant, before, [group_a]), 'arch/f.o')
+			with open(os.path.join(group_a, 'arch', 'f.o'), 'wb') as f:
+				f.write(b'mutated')
+			self.assertEqual(mutants.same_objects(mutant, before, [group_a]), '')
+			# A header's mutant changes most objects: never called equivalent.
+			header = mutants.Mutant('p', 'n', 's', [mutants.ANY_SUITE], files=['arch/f.h'])
+			self.assertEqual(mutants.same_objects(header, before, [group_b]), '')
+		generated = mutants.Mutant('p', 'n', 's', [mutants.ANY_SUITE])
+		written = mutants.Mutant('p', 'n', 's', ['arm64_pan'])
+		for mutant in (generated, written):
+			mutant.verdict = mutants.MutantVerdict.EQUIVALENT
+		# A written mutant that compiles to the tree's code proves nothing.
+		self.assertEqual((generated.ok(), written.ok()), (True, False))
+		killed = mutants.Mutant('p', 'n', 's', ['*'], verdict=mutants.MutantVerdict.KILLED)
+		per, total = score.scores([self.site(1), self.site(2)], [generated, killed])
+		self.assertEqual((total.killed, total.survived, total.equivalent), (1, 0, 1))
+		self.assertIn('1/1 killed', total.text())
+		self.assertIn('1 equivalent (the same object code)', total.text())
+
 	def test_any_suite_kills_a_generated_mutant(self) -> None:
 		mutant = mutants.Mutant('p', 'n', 's', [mutants.ANY_SUITE])
 		self.assertEqual(mutant.pending_suites(set()), [])

@@ -10,6 +10,7 @@
 # kconfig group is built first.
 
 import difflib
+import hashlib
 import os
 import re
 import statistics
@@ -41,6 +42,9 @@ class MutantVerdict(StrEnum):
 	DOES_NOT_APPLY = 'does not apply'
 	NOT_APPLICABLE = 'not applicable'  # in a tree of the user's: its text is not their code
 	BUILD_FAILED = 'build failed'
+	# Its objects are those of the tree without it (trivial compiler
+	# equivalence): no test can tell them apart, and none need try.
+	EQUIVALENT = 'equivalent'
 
 # A Must-Fail: of generated mutants (mutagen.py): any suite, any case.
 ANY_SUITE = '*'
@@ -70,8 +74,18 @@ class Mutant:
 		return [s for s in self.must_fail if s not in landed and s != ANY_SUITE]
 
 	def ok(self) -> bool:
+		"""A written mutant whose object code is the tree's proves
+		nothing: it fails; a generated one is left out of the score."""
 		return self.verdict in (MutantVerdict.KILLED, MutantVerdict.PENDING,
-					MutantVerdict.NOT_APPLICABLE)
+					MutantVerdict.NOT_APPLICABLE) or (
+			self.verdict == MutantVerdict.EQUIVALENT and self.must_fail == [ANY_SUITE])
+
+	def objects(self) -> List[str]:
+		"""The objects its diff changes, relative to a build directory;
+		none when it changes anything but a .c file."""
+		if not self.files or not all(f.endswith('.c') for f in self.files):
+			return []
+		return [f[:-len('.c')] + '.o' for f in self.files]
 
 	def of_header(self) -> bool:
 		"""Whether it changes a header, or a file headers are generated
@@ -185,8 +199,32 @@ def group_order(groups: List[List[QemuConfig]], mutant: Mutant) -> List[List[Qem
 	before the others."""
 	return sorted(groups, key=lambda group: not any(c.name in mutant.kill_on for c in group))
 
+def object_hashes(build_dirs: Sequence[str], objects: Sequence[str]) -> Dict[str, str]:
+	"""The sha256 of each of @objects in each of @build_dirs that has it,
+	by path."""
+	found = {}
+	for build_dir in build_dirs:
+		for obj in objects:
+			path = os.path.join(build_dir, obj)
+			try:
+				with open(path, 'rb') as f:
+					found[path] = hashlib.sha256(f.read()).hexdigest()
+			except OSError:
+				pass
+	return found
+
+def same_objects(mutant: Mutant, before: Dict[str, str], build_dirs: Sequence[str]) -> str:
+	"""The objects of @mutant, built in @build_dirs, when each is the one
+	the tree built without it (@before); '' when any differs or is not
+	known."""
+	objects = mutant.objects()
+	now = object_hashes(build_dirs, objects)
+	if not objects or not now or any(before.get(path) != digest for path, digest in now.items()):
+		return ''
+	return ', '.join(sorted(objects))
+
 def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
-		    landed: Set[str]) -> float:
+		    landed: Set[str], before: Optional[Dict[str, str]]=None) -> float:
 	"""Builds and boots one kconfig group after the other, the group of
 	a Kill-On: config first, else the largest, and stops at the first that
 	kills the mutant: a mutant of a widely included header then rebuilds
@@ -203,6 +241,11 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 			checker.run_step(wt, step, mutant.logs, group, fresh=index == 0 and boot == 1)
 			elapsed += step.elapsed
 			judge(mutant, results_so_far + step.configs, landed)
+			same = before and same_objects(mutant, before, checker.build_dirs(wt, group))
+			if same and mutant.verdict != MutantVerdict.BUILD_FAILED:
+				mutant.verdict = MutantVerdict.EQUIVALENT
+				mutant.detail = f'{same}: the same object code as without it'
+				return elapsed
 			if mutant.verdict != MutantVerdict.SURVIVED:
 				break
 		results_so_far.extend(step.configs)
@@ -236,6 +279,8 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])
+	before = object_hashes(checker.build_dirs(wt, checker.matrix),
+			       sorted({o for m in mutants for o in m.objects()}))
 	# The baseline, and the mutants that are not pending, build and boot.
 	eta = progress.Eta(1 + sum(len(m.pending_suites(landed)) < len(m.must_fail) for m in mutants))
 	eta.done(baseline.elapsed)
@@ -257,7 +302,7 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 			else:
 				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',
 						    eta.text())
-				elapsed = judge_by_groups(checker, wt, mutant, number, landed)
+				elapsed = judge_by_groups(checker, wt, mutant, number, landed, before)
 				eta.done(elapsed)
 		mutant.elapsed = time.monotonic() - start
 		left = eta.text()

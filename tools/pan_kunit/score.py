@@ -42,6 +42,7 @@ class Score:
 	killed: int
 	survived: int
 	dropped: int            # did not build: never counted
+	equivalent: int = 0     # the same object code as the tree's: never counted
 
 	def percent(self) -> float:
 		judged = self.killed + self.survived
@@ -51,7 +52,9 @@ class Score:
 		judged = self.killed + self.survived
 		low, high = mutagen.wilson(self.killed, judged)
 		return (f'{self.killed}/{judged} killed, {self.percent():.1f}% (95% interval '
-			f'{low:.1f}-{high:.1f}%)' + (f', {self.dropped} did not build' if self.dropped else ''))
+			f'{low:.1f}-{high:.1f}%)' + (f', {self.dropped} did not build' if self.dropped else '')
+			+ (f', {self.equivalent} equivalent (the same object code)'
+			   if self.equivalent else ''))
 
 # The kernel's own generator of compile_commands.json, from the .cmd files
 # of a build directory.
@@ -119,6 +122,8 @@ def scores(sites: Sequence[mutagen.Site],
 				score.killed += 1
 			elif mutant.verdict == mutants.MutantVerdict.SURVIVED:
 				score.survived += 1
+			elif mutant.verdict == mutants.MutantVerdict.EQUIVALENT:
+				score.equivalent += 1
 			else:
 				score.dropped += 1
 	return per, total
@@ -126,11 +131,12 @@ def scores(sites: Sequence[mutagen.Site],
 def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mutants.Mutant],
 		 per: Dict[str, Score], total: Score) -> None:
 	print()
-	rows = [['function', 'killed/judged', 'score', 'did not build']]
+	rows = [['function', 'killed/judged', 'score', 'did not build', 'equivalent']]
 	for function, score in sorted(per.items()):
 		judged_count = score.killed + score.survived
 		rows.append([function, f'{score.killed}/{judged_count}',
-			     f'{score.percent():.0f}%' if judged_count else '-', str(score.dropped)])
+			     f'{score.percent():.0f}%' if judged_count else '-', str(score.dropped),
+			     str(score.equivalent)])
 	for line in results.align(rows):
 		print(line)
 	print(f'mutation score of {kernel}: {total.text()}; the goal is {GOAL:.0f}%'

@@ -153,6 +153,12 @@ class Checker:
 					  outputs=runner.Outputs(logs))
 		step.elapsed = time.monotonic() - start
 
+	def build_dirs(self, worktree: str, configs: List[QemuConfig]) -> List[str]:
+		"""The build directories run_step() builds @configs in."""
+		return [b.build_dir(worktree) for b in runner.kconfig_builds(
+			worktree, configs, runner.state(worktree, STEP_KUNITCONFIG), self.fragments,
+			self.options.kconfig_add, self.options.make_options)]
+
 	def groups(self) -> List[List[QemuConfig]]:
 		"""The matrix by kconfig group, the group with most configs first
 		(matrix order among groups of the same size)."""
