@@ -16,6 +16,7 @@
 # both boots' counts as lcov reads them; the report printed and the lines
 # `mutants --generate` draws from are the suites' alone.
 
+import glob
 import os
 import re
 import shlex
@@ -187,14 +188,28 @@ def place_dump(files: Dict[str, bytes], build_dir: str, out_dir: str) -> List[st
 
 def read_suites_only(work: str, tree: str) -> Optional[Dict[str, lcov.SourceData]]:
 	"""What the suites ran in the last coverage run whose results are in
-	@work: None without one.  A run from before the baseline boots (no
-	BASELINE_INFO) gives the whole boot's counts."""
+	@work, config by config (each boot less its own config's boot without
+	the suites), added up; None without a run.  A run from before the
+	baseline boots gives the whole boot's counts."""
 	text = results.read_text(os.path.join(work, SUITES_INFO))
 	if text is None:
 		return None
-	base = results.read_text(os.path.join(work, BASELINE_INFO))
-	return lcov.suites_only(lcov.read_tracefile(text, tree),
-				None if base is None else lcov.read_tracefile(base, tree))
+	pairs = []
+	for base_path in sorted(glob.glob(os.path.join(work, '*.baseline.info'))):
+		config_path = base_path[:-len('.baseline.info')] + '.info'
+		config_text = results.read_text(config_path)
+		base_text = results.read_text(base_path)
+		if config_text is not None and base_text is not None:
+			pairs.append((config_text, base_text))
+	if not pairs:
+		base = results.read_text(os.path.join(work, BASELINE_INFO))
+		return lcov.suites_only(lcov.read_tracefile(text, tree),
+					None if base is None else lcov.read_tracefile(base, tree))
+	total: Dict[str, lcov.SourceData] = {}
+	for config_text, base_text in pairs:
+		lcov.add(total, lcov.suites_only(lcov.read_tracefile(config_text, tree),
+						 lcov.read_tracefile(base_text, tree)))
+	return total
 
 @dataclass
 class Covered:
