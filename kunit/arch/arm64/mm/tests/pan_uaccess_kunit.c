@@ -349,7 +349,8 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
  * the exception table makes a uaccess fault rather than a PAN violation.
  * Each ends in its routine's fixup, -EFAULT, with user access closed. None
  * of them can hang on wrong tables: no fault handling makes such a page
- * accessible.
+ * accessible. Last, a get_user() from an untouched read-only page, which
+ * the fault maps (the tables were checked when the mm was attached).
  */
 static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 {
@@ -377,6 +378,22 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)ro, buf, sizeof(buf)), sizeof(buf));
 	pant_expect_closed(test, u->mm, "copy_to_user() to a read-only page");
 
+	vm_munmap(ro, PAGE_SIZE);
+
+	/*
+	 * A read of a read-only page that nothing touched yet: a read fault
+	 * at EL1, which the VMA's VM_READ allows, so do_page_fault() maps the
+	 * page and get_user() reads 0. A read taken for a write (or for a
+	 * guarded control stack access) would find no VM_WRITE and fail.
+	 */
+	ro = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(ro), "vm_mmap() of a read-only page: %ld",
+			       (long)ro);
+	val = 1;
+	KUNIT_EXPECT_EQ_MSG(test, get_user(val, (u32 __user *)ro), 0,
+			    "get_user() from an untouched read-only page at %#lx", ro);
+	KUNIT_EXPECT_EQ(test, val, 0U);
+	pant_expect_closed(test, u->mm, "get_user() from an untouched read-only page");
 	vm_munmap(ro, PAGE_SIZE);
 	pagefault_disable();
 	pant_user_put(test, u);
