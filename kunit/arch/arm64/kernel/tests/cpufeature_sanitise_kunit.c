@@ -99,24 +99,27 @@ static void san_call(struct kunit *test, struct san_call *call)
  */
 static void init_cpu_ftr_reg_whole_value(struct kunit *test)
 {
-	struct san_call call = { .init = true };
 	u64 new = SAN_VAL(0x0, 0xf, 0xe, 0xd, 0x1, 0x0aaa555500000000ULL);
+	u64 want = new & SAN_FIELDS;
+	u64 want_strict = ~(SAN_S4 | SAN_H12), want_user = SAN_U0 | SAN_H12;
+	u64 want_user_val = SAN_VAL(0, 0, SAN_E8_SAFE, 0, 0, 0);
+	struct san_call call = { .init = true, .val = new };
 
 	call.state.sys_val = ~0ULL;
 	call.state.user_val = 0;
 	call.state.strict_mask = 0;
 	call.state.user_mask = ~0ULL;
 	san_call(test, &call);
-	KUNIT_EXPECT_EQ_MSG(test, call.state.sys_val, new & SAN_FIELDS,
+	KUNIT_EXPECT_EQ_MSG(test, call.state.sys_val, want,
 			    "from %#018llx: sanitised %#018llx, want the described fields only",
 			    new, call.state.sys_val);
-	KUNIT_EXPECT_EQ_MSG(test, call.state.strict_mask, ~(SAN_S4 | SAN_H12),
+	KUNIT_EXPECT_EQ_MSG(test, call.state.strict_mask, want_strict,
 			    "strict mask %#018llx, want all but the two non-strict fields",
 			    call.state.strict_mask);
-	KUNIT_EXPECT_EQ_MSG(test, call.state.user_mask, SAN_U0 | SAN_H12,
+	KUNIT_EXPECT_EQ_MSG(test, call.state.user_mask, want_user,
 			    "user mask %#018llx, want the two visible fields",
 			    call.state.user_mask);
-	KUNIT_EXPECT_EQ_MSG(test, call.state.user_val, SAN_VAL(0, 0, SAN_E8_SAFE, 0, 0, 0),
+	KUNIT_EXPECT_EQ_MSG(test, call.state.user_val, want_user_val,
 			    "user value %#018llx, want the hidden fields' safe values",
 			    call.state.user_val);
 }
@@ -157,9 +160,9 @@ KUNIT_ARRAY_PARAM(san_override, san_override_rows, san_override_desc);
 static void init_cpu_ftr_reg_override_rows(struct kunit *test)
 {
 	const struct san_override_row *row = test->param_value;
-	struct san_call call = { .init = true };
 	u64 new = SAN_VAL(0x3, 0x2, 0x1, 0x4, 0x5, 0);
 	u64 want = (new & ~SAN_U0) | row->want_u0;
+	struct san_call call = { .init = true, .val = new };
 
 	call.override.mask = row->mask;
 	call.override.val = row->val;
