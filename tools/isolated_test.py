@@ -169,18 +169,18 @@ class RunOptionsTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, full)
 		totals = full.splitlines()[-2:]
 		self.assertIn('suite (passed/failed/skipped)', full)
-		self.assertIn('skip_nopan: skipped', full)
+		self.assertIn('skipped, by reason', full)
 		status, summary = self.run_cli(*argv, '--summary')
 		self.assertEqual(status, 1, summary)
 		self.assertEqual(summary.splitlines()[-2:], totals)
-		for shown in ('suite (passed/failed/skipped)', 'skip_nopan: skipped', '[FAILED]'):
+		for shown in ('suite (passed/failed/skipped)', 'skipped, by reason', '[FAILED]'):
 			self.assertNotIn(shown, summary)
 		status, failed = self.run_cli(*argv, '--failed')
 		self.assertEqual(status, 1, failed)
 		self.assertEqual(failed.splitlines()[-2:], totals)
 		self.assertIn('[FAILED] arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu', failed)
 		self.assertNotIn('suite (passed/failed/skipped)', failed)
-		self.assertNotIn('skip_nopan: skipped', failed)
+		self.assertNotIn('skipped, by reason', failed)
 
 class ReadOnlyTreeTest(FakeKunitTestCase):
 

@@ -1012,6 +1012,27 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(results.classify(kunit, self.console('fail'),
 						  results.Exit(1, False, 1.0), 300), results.Status.CRASH)
 
+	def test_skip_lines_group_by_reason_within_120_columns(self) -> None:
+		def result(name: str, reasons: Dict[str, str]) -> results.ConfigResult:
+			found = mock.Mock(spec=results.ConfigResult)
+			found.skip_reasons = reasons
+			found.title.return_value = name
+			found.kernel = mock.Mock(package='linux-source-7.3')
+			return found
+		long_case = 'arm64_pan_uaccess.' + 'x' * 120
+		lines = results.skip_lines([
+			result('arm64_nopan', {'a.one': 'CPU lacks PAN', 'a.two': 'CPU lacks PAN',
+					       long_case: 'CPU lacks PAN', 'b.one': 'no EPAN'}),
+			result('arm64_pan', {'b.one': 'no EPAN'})])
+		self.assertEqual(lines[:3], ['', 'skipped, by reason (each case with its reason: '
+					     '--json, --junit):', '   3  CPU lacks PAN'])
+		self.assertTrue(lines[3].startswith('        arm64_nopan: a.one, a.two, arm64_pan_uaccess.x'))
+		self.assertTrue(lines[3].endswith(' ...'))
+		self.assertEqual(lines[4:], ['   2  no EPAN', '        arm64_nopan: b.one',
+					     '        arm64_pan: b.one'])
+		self.assertTrue(all(len(line) <= 120 for line in lines), lines)
+		self.assertEqual(results.skip_lines([result('arm64_pan', {})]), [])
+
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
 			'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
@@ -1643,7 +1664,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 		newest = output.index(f'=== linux-source-6.12 {VERSION}\n')
 		self.assertLess(newest, output.index(f'extracting {self.tmp}/linux-source-6.1.tar.xz'))
 		self.assertLess(newest, output.index(f'=== linux-source-6.1 {VERSION}\n'))
-		self.assertRegex(output[newest:], r'^=== linux-source-6\.12 .*\nskip_nopan: skipped\n')
+		self.assertRegex(output[newest:], r'^=== linux-source-6\.12 .*\n\nsuite \(passed')
 		self.assertEqual(len(re.findall(r'\nsuite \(passed/failed/skipped\) +pass_pan +'
 						r'skip_nopan\n', output)), 2)
 		self.assertTrue(output.endswith('total 6.1: 12 passed, 0 failed, 3 skipped\n'
@@ -1722,11 +1743,15 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
 		self.assertIn('status                         pass                 pass', output)
 		self.assertIn('cpu                            max,pauth-impdef=on  cortex-a57', output)
-		self.assertIn('skip_nopan: skipped\n'
-			      '    arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers: '
-			      'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n\n'
-			      '    arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu: '
-			      'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0\n', output)
+		# After the table, by reason, each with its count and where.
+		self.assertIn('\nskipped, by reason (each case with its reason: --json, --junit):\n'
+			      '   1  CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0\n'
+			      '        skip_nopan: arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu\n'
+			      '   1  config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n\n'
+			      '        skip_nopan: arm64_cpufeature_match.'
+			      'cpus_have_cap_agrees_with_id_registers\n', output)
+		self.assertLess(output.index('cpu                            max'),
+				output.index('skipped, by reason'))
 		self.assertTrue(output.endswith('total: 12 passed, 0 failed, 3 skipped\n'
 						'run: 12 passed, 0 failed\n'), output)
 		data = json.loads(read(report))
@@ -2985,8 +3010,8 @@ class ParseTest(unittest.TestCase):
 		self.assertEqual(status, 0, output)
 		self.assertTrue(output.startswith(f'parsing {self.tmp}/skips.log with {tree_dir}/'
 						  'tools/testing/kunit/kunit.py\n'), output)
-		self.assertIn('skips.log: skipped\n    arm64_cpufeature_match.'
-			      'cpus_have_cap_agrees_with_id_registers: config lacks', output)
+		self.assertRegex(output, r'\n +[0-9]+  config lacks [^\n]*\n +skips\.log: '
+				 r'arm64_cpufeature_match\.cpus_have_cap_agrees_with_id_registers')
 		# 6.1 prints a skipped parameter as "ok": its case's tally says it skipped.
 		self.assertIn('\narm64_cpufeature_match         1/0/3\nstatus                         pass\n',
 			      output)

@@ -431,16 +431,40 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 			for key, path in result.files().items():
 				if key != 'build_log' or result.status == Status.BUILD_ERROR:
 					print(f'    {FILE_LABELS[key]}: {path}')
-		if result.skip_reasons and shown == Shown.ALL:
-			print(f'{result.title(several)}: skipped')
-			for case, reason in result.skip_reasons.items():
-				print(f'    {case}: {reason}')
 	if shown == Shown.ALL:
 		print()
 		for line in table(result_list):
 			print(line)
+		for line in skip_lines(result_list):
+			print(line)
 	for line in total_lines(result_list):
 		print(line)
+
+# The width the skip lines keep to: a terminal of 120 columns.
+WIDTH = 120
+
+def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
+	"""The skipped cases grouped by reason, most frequent first: a line
+	with the count and the reason, then where (config: cases), cut to
+	@width; every case with its reason is in the JSON and JUnit files."""
+	several = _several_kernels(result_list)
+	by_reason: Dict[str, Dict[str, List[str]]] = {}
+	for result in result_list:
+		for case, reason in result.skip_reasons.items():
+			by_reason.setdefault(reason, {}).setdefault(result.title(several), []).append(case)
+	if not by_reason:
+		return []
+	lines = ['', 'skipped, by reason (each case with its reason: --json, --junit):']
+	order = sorted(by_reason.items(), key=lambda item: (-sum(map(len, item[1].values())), item[0]))
+	for reason, where in order:
+		count = sum(len(cases) for cases in where.values())
+		lines.append(_cut(f'{count:>4}  {reason}', width))
+		for config, cases in where.items():
+			lines.append(_cut(f'        {config}: {", ".join(cases)}', width))
+	return lines
+
+def _cut(line: str, width: int) -> str:
+	return line if len(line) <= width else line[:width - 4] + ' ...'
 
 def write_json(path: str, data: JsonObj, option: str='') -> None:
 	"""Writes @data to @path, the FILE of @option (e.g. --json), if any."""
