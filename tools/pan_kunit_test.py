@@ -789,7 +789,9 @@ class TreeSetupTest(TempDirTestCase):
 		start = time.monotonic()
 		output = self.setup_tree()
 		self.assertLess(time.monotonic() - start, 5)
-		self.assertIn('already up to date', output)
+		self.assertIn(f'{self.tree}: the patches of 6.1 and the KUnit suites are already '
+			      'installed\n', output)
+		self.assertNotIn('\nalready up to date', output)
 		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 		self.assertEqual(mtimes(self.tree), before)
 
@@ -815,7 +817,7 @@ class TreeSetupTest(TempDirTestCase):
 			path = os.path.join(self.tree, unchanged)
 			self.assertEqual(after[path], before[path], unchanged)
 		self.assertEqual(tree.changed_files(self.tree), [])
-		self.assertIn('already up to date', self.setup_tree())
+		self.assertIn('and the KUnit suites are already installed', self.setup_tree())
 
 	def test_removed_suite_file_restores_the_file_it_replaced(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'Makefile'), '# replaced\n')
@@ -852,7 +854,7 @@ class TreeSetupTest(TempDirTestCase):
 			f.write('/* my edit */\n')
 		write(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c'), '/* mine */\n')
 		# Up to date: edits are fine, and run names them.
-		self.assertIn('already up to date', self.setup_tree())
+		self.assertIn('and the KUnit suites are already installed', self.setup_tree())
 		writes: List[str] = []
 		class Recorder(io.StringIO):
 			def write(self, text: str) -> int:
@@ -896,7 +898,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.git('commit', '-q', '-a', '-m', 'arm64: my experiment')
 		head = self.git('rev-parse', 'HEAD')
 		short = self.git('rev-parse', '--short', 'HEAD')
-		self.assertIn('already up to date', self.setup_tree())  # prepared is an ancestor
+		self.assertIn('and the KUnit suites are already installed', self.setup_tree())  # prepared is an ancestor
 		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
 		with self.assertRaises(Error) as e:
 			self.setup_tree()
@@ -938,7 +940,7 @@ class TreeSetupTest(TempDirTestCase):
 		self.copy_prepared_tree()
 		err = io.StringIO()
 		with contextlib.redirect_stderr(err):
-			self.assertIn('already up to date', self.setup_tree(version='6.1.200-1'))
+			self.assertIn('and the KUnit suites are already installed', self.setup_tree(version='6.1.200-1'))
 		self.assertIn('holds linux-source-6.1 6.1.192-3, but 6.1.200-1 is installed',
 			      err.getvalue())
 

@@ -327,7 +327,8 @@ def setup(tree: str, kernel: KernelSpec, sources: Sources, tarball: str, version
 	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
 	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
 	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
-		print('already up to date')
+		print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
+		      'installed')
 	else:
 		_check_updatable(tree)
 		if prepared and patches_current and prepared == rev(tree, 'HEAD'):
