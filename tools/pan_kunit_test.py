@@ -2410,6 +2410,10 @@ class MutantsTest(CheckTestCase):
 		# Each mutant's logs and boots, and the baseline's, in a directory of their own.
 		wt = self.worktree()
 		self.assertIn(f'baseline (the prepared tree): ok (0.', output)
+		# Said before the baseline's build, which takes minutes on a cold tree.
+		self.assertLess(output.index('baseline (the prepared tree): building and booting 2 '
+					     'configs, which must pass before any mutant is judged ...\n'),
+				output.index('baseline (the prepared tree): ok'))
 		self.assertIn(f'; logs: {wt}/.pan-kunit/baseline)\n', output)
 		self.assertEqual(json.loads(read(report))['baseline']['logs'],
 				 os.path.join(wt, '.pan-kunit', 'baseline'))

@@ -269,6 +269,8 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	wt = worktree.checkout(checker.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
 	progress.get().task('baseline (the prepared tree)')
+	print(f'baseline (the prepared tree): building and booting {len(checker.matrix)} configs, '
+	      'which must pass before any mutant is judged ...', flush=True)
 	checker.run_step(wt, baseline, baseline_logs(wt))
 	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
 	      f'logs: {baseline.logs})')
