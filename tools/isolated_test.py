@@ -95,7 +95,7 @@ class RunOptionsTest(FakeKunitTestCase):
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'fail_pan',
 					      '--json', plain)
 		self.assertEqual(status, 1, output)
-		plain_total = output.splitlines()[-2]
+		plain_total = output.splitlines()[-1]
 		self.open_trace()
 		report = os.path.join(self.tmp, 'isolated.json')
 		junit_file = os.path.join(self.tmp, 'isolated.xml')
@@ -109,7 +109,7 @@ class RunOptionsTest(FakeKunitTestCase):
 		self.assertEqual(globs, ['arm64_cpufeature_field', 'arm64_cpufeature_match',
 					 'arm64_cpufeature_match'])
 		# The same counts, failure and total as one boot per config.
-		self.assertEqual(output.splitlines()[-2], plain_total)
+		self.assertEqual(output.splitlines()[-1], plain_total)
 		self.assertIn('[FAILED] arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu',
 			      output)
 		before, after = self.records(plain), self.records(report)
@@ -167,17 +167,17 @@ class RunOptionsTest(FakeKunitTestCase):
 		argv = ['--config', 'fail_pan', '--config', 'skip_nopan']
 		status, full = self.run_cli(*argv)
 		self.assertEqual(status, 1, full)
-		totals = full.splitlines()[-2:]
+		totals = full.splitlines()[-1:]
 		self.assertIn('suite (passed/failed/skipped)', full)
 		self.assertIn('skipped, by reason', full)
 		status, summary = self.run_cli(*argv, '--summary')
 		self.assertEqual(status, 1, summary)
-		self.assertEqual(summary.splitlines()[-2:], totals)
+		self.assertEqual(summary.splitlines()[-1:], totals)
 		for shown in ('suite (passed/failed/skipped)', 'skipped, by reason', '[FAILED]'):
 			self.assertNotIn(shown, summary)
 		status, failed = self.run_cli(*argv, '--failed')
 		self.assertEqual(status, 1, failed)
-		self.assertEqual(failed.splitlines()[-2:], totals)
+		self.assertEqual(failed.splitlines()[-1:], totals)
 		self.assertIn('[FAILED] arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu', failed)
 		self.assertNotIn('suite (passed/failed/skipped)', failed)
 		self.assertNotIn('skipped, by reason', failed)

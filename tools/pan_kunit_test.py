@@ -1671,7 +1671,10 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 						r'skip_nopan\n', output)), 2)
 		self.assertTrue(output.endswith('total 6.1: 12 passed, 0 failed, 3 skipped\n'
 						'total 6.12: 12 passed, 0 failed, 3 skipped\n'
-						'run: 24 passed, 0 failed\n'), output)
+						'run: 24 passed, 0 failed, 6 skipped\n'), output)
+		# One closing line per kernel and the run's: no kernel's total twice.
+		self.assertEqual(output.count('total 6.1: '), 1)
+		self.assertNotIn('\ntotal: ', output)
 		data = json.loads(read(report))
 		self.assertEqual([(k['tree'], [(c['name'], c['debian_package']) for c in k['configs']])
 				  for k in data['kernels']],
@@ -1754,8 +1757,7 @@ class RunTest(FakeKunitTestCase):
 			      'cpus_have_cap_agrees_with_id_registers\n', output)
 		self.assertLess(output.index('cpu                            max'),
 				output.index('skipped, by reason'))
-		self.assertTrue(output.endswith('total: 12 passed, 0 failed, 3 skipped\n'
-						'run: 12 passed, 0 failed\n'), output)
+		self.assertTrue(output.endswith('run: 12 passed, 0 failed, 3 skipped\n'), output)
 		data = json.loads(read(report))
 		self.assertEqual(data['tree'], self.tree)
 		self.assertEqual(data['head'], tree.head(self.tree))
@@ -1793,14 +1795,13 @@ class RunTest(FakeKunitTestCase):
 		tally = os.path.join(self.tmp, 'summary')
 		with mock.patch.dict(os.environ, {summary.ENV: tally}):
 			status, output = self.run_cli('--config', 'fail_pan')
-		self.assertEqual(read(tally), 'run: 1 passed, 1 failed\n')
+		self.assertEqual(read(tally), 'run: 1 passed, 1 failed, 0 skipped\n')
 		self.assertEqual(status, 1, output)
 		self.assertRegex(output, r'\nboot fail_pan: fail \([0-9.]+ s\)\n')
 		self.assertIn('fail_pan: fail\n    [FAILED] ' + MATCH_CASE_FAILED + '\n        # '
 			      'has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at', output)
 		self.assertIn('        Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
-		self.assertTrue(output.endswith('total: 1 passed, 1 failed, 0 skipped\n'
-						'run: 1 passed, 1 failed\n'), output)
+		self.assertTrue(output.endswith('run: 1 passed, 1 failed, 0 skipped\n'), output)
 
 	def test_failed_cases_named_on_every_config(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'failtwo\n')  # top of the tree
@@ -1811,7 +1812,7 @@ class RunTest(FakeKunitTestCase):
 			status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
 						      '--json', report, '--junit', xml)
 		self.assertEqual(status, 1, output)
-		self.assertEqual(read(tally), 'run: 8 passed, 4 failed\n')
+		self.assertEqual(read(tally), 'run: 8 passed, 4 failed, 2 skipped\n')
 		table = output.index('\nsuite (passed/failed/skipped)')
 		for config in ('pass_pan', 'skip_nopan'):
 			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
@@ -1892,8 +1893,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertIn('pass_pan: crash\n--- kunit.py exec: last 40 lines', output)
 		self.assertIn('unable to find CPU model', output)
-		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'
-						'run: 0 passed, 1 failed\n'), output)
+		self.assertTrue(output.endswith('run: 0 passed, 1 failed, 0 skipped\n'), output)
 		(record,) = json.loads(read(report))['configs']
 		self.assertEqual((record['sub_groups'], record['failures']), ([], []))
 		self.assertEqual(sorted(record['files']), ['build_log', 'exec_log', 'record'])
@@ -1919,8 +1919,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, output)
 		self.assertIn('crash_pan: crash', output)
 		self.assertIn('Kernel panic - not syncing: Oops: Fatal exception', output)
-		self.assertTrue(output.endswith('total: 2 passed, 1 failed, 0 skipped\n'
-						'run: 2 passed, 1 failed\n'), output)
+		self.assertTrue(output.endswith('run: 2 passed, 1 failed, 0 skipped\n'), output)
 
 	def argv(self, subcommand: str) -> Dict[str, List[str]]:
 		"""What each config's kunit.py @subcommand was given, by config."""
@@ -2000,8 +1999,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual([e[1] for e in self.traced('exec')], ['pass_pan'])
 		self.assertIn("error: expected ';' before '}' token", output)
 		self.assertRegex(output, r'\nstatus +build_error +pass\n')
-		self.assertTrue(output.endswith('total: 9 passed, 1 failed, 0 skipped\n'
-						'run: 9 passed, 1 failed\n'), output)
+		self.assertTrue(output.endswith('run: 9 passed, 1 failed, 0 skipped\n'), output)
 
 	def test_hang_is_killed_with_its_qemu(self) -> None:
 		start = time.monotonic()
@@ -2020,8 +2018,7 @@ class RunTest(FakeKunitTestCase):
 				break
 			time.sleep(0.1)
 		self.assertFalse(process_running(qemu), f'the fake QEMU {qemu} survived')
-		self.assertTrue(output.endswith('total: 0 passed, 1 failed, 0 skipped\n'
-						'run: 0 passed, 1 failed\n'), output)
+		self.assertTrue(output.endswith('run: 0 passed, 1 failed, 0 skipped\n'), output)
 
 	@from_scratch
 	def test_no_qemu_is_refused_before_setup_builds_anything(self) -> None:
@@ -4098,8 +4095,12 @@ class SummaryTest(TempDirTestCase):
 		path = os.path.join(self.tmp, 'summary')
 		with mock.patch.dict(os.environ, {summary.ENV: path}):
 			summary.record(summary.Tally('selftest', 70, 0))
-			summary.record(summary.Tally('run', 784, 0))
+			summary.record(summary.Tally('run', 784, 0, 34))
 		summary.record(summary.Tally('mutants', 18, 0), path=path)
+		# run's line carries its skips; the sum of the commands does not.
+		self.assertEqual([t.line() for t in summary.read(path)],
+				 ['selftest: 70 passed, 0 failed', 'run: 784 passed, 0 failed, 34 skipped',
+				  'mutants: 18 passed, 0 failed'])
 		with open(path, 'a') as f:
 			f.write('noise: not a tally\n')
 		self.assertEqual(self.summary_main(path, 0), (0, 'ci: 872 passed, 0 failed\n'))

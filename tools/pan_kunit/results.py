@@ -409,11 +409,12 @@ class Shown(StrEnum):
 	SUMMARY = 'summary'  # the totals
 
 def print_report(result_list: List[ConfigResult], headed: bool=False,
-		 shown: Shown=Shown.ALL) -> None:
-	"""The failures and skips of @result_list, a table of its configs and
-	its total (or less: @shown): one kernel's, under a line naming it when
-	@headed (run reports several kernels one by one), or several kernels'
-	in one table."""
+		 shown: Shown=Shown.ALL, totals: bool=True) -> None:
+	"""The failures of @result_list, a table of its configs, its skips
+	and its total (or less: @shown; no total when the caller closes with
+	its own tally): one kernel's, under a line naming it when @headed (run
+	reports several kernels one by one), or several kernels' in one
+	table."""
 	if headed and result_list and not _several_kernels(result_list):
 		kernel = result_list[0].kernel
 		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
@@ -437,7 +438,7 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 			print(line)
 		for line in skip_lines(result_list):
 			print(line)
-	for line in total_lines(result_list):
+	for line in total_lines(result_list) if totals else []:
 		print(line)
 
 # The width the skip lines keep to: a terminal of 120 columns.

@@ -98,7 +98,8 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
-		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown)
+		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
+				     totals=False)
 		if tree_dir in targets.PREPARED:
 			prepared = targets.PREPARED[tree_dir]
 			print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
@@ -109,8 +110,8 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 	if len(target_list) > 1:
 		for line in results.total_lines(result_list):
 			print(line)
-	passed, failed, _ = results.totals(result_list)
-	summary.report(summary.Tally('run', passed, failed))
+	passed, failed, skipped = results.totals(result_list)
+	summary.report(summary.Tally('run', passed, failed, skipped))
 	if request.json:
 		# One kernel: its report; several: {"kernels": [each one's]}.
 		results.write_json(request.json, reports[0] if len(reports) == 1 else

@@ -21,16 +21,18 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 ENV = 'PAN_KUNIT_SUMMARY'
-_LINE = re.compile(r'^([a-z-]+): ([0-9]+) passed, ([0-9]+) failed$')
+_LINE = re.compile(r'^([a-z-]+): ([0-9]+) passed, ([0-9]+) failed(?:, ([0-9]+) skipped)?$')
 
 @dataclass
 class Tally:
 	command: str
 	passed: int
 	failed: int
+	skipped: Optional[int] = None   # for a command whose leaves can skip
 
 	def line(self) -> str:
-		return f'{self.command}: {self.passed} passed, {self.failed} failed'
+		return (f'{self.command}: {self.passed} passed, {self.failed} failed' +
+			('' if self.skipped is None else f', {self.skipped} skipped'))
 
 def record(tally: Tally, path: Optional[str]=None) -> None:
 	"""Appends @tally to $PAN_KUNIT_SUMMARY (or @path), if set."""
@@ -57,7 +59,8 @@ def read(path: str) -> List[Tally]:
 			lines = f.read().splitlines()
 	except FileNotFoundError:
 		return []
-	return [Tally(m.group(1), int(m.group(2)), int(m.group(3)))
+	return [Tally(m.group(1), int(m.group(2)), int(m.group(3)),
+		      None if m.group(4) is None else int(m.group(4)))
 		for m in map(_LINE.match, lines) if m]
 
 def total(tallies: List[Tally], command_failures: int=0) -> Tally:
