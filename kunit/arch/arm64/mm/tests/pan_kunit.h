@@ -15,7 +15,6 @@
 #define _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
 
 #include <kunit/test.h>
-#include <linux/crash_dump.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/mm_types.h>
@@ -198,17 +197,17 @@ static inline u64 pant_asid(void)
 }
 
 /*
- * Whether a user mm's tables are installed with TTBR0_EL1.CnP set: when
- * every CPU implements FEAT_TTCNP (the sanitised ID_AA64MMFR2_EL1.CnP),
- * and the kernel uses it (CONFIG_ARM64_CNP, not a kdump kernel).
+ * TTBR0_EL1.CnP of a user mm's tables: set when every CPU implements
+ * FEAT_TTCNP (the sanitised ID_AA64MMFR2_EL1.CnP). Returns false when
+ * there is nothing to expect: the CPUs have it, yet the kernel declined
+ * it (CONFIG_ARM64_CNP=n, a kdump kernel, or an erratum's workaround).
  */
-static inline u64 pant_want_cnp(void)
+static inline bool pant_want_cnp(u64 *want)
 {
 	u64 mmfr2 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1);
 
-	if (!IS_ENABLED(CONFIG_ARM64_CNP) || is_kdump_kernel())
-		return 0;
-	return mmfr2 & PANT_MMFR2_CNP_MASK ? PANT_TTBR_CNP : 0;
+	*want = mmfr2 & PANT_MMFR2_CNP_MASK ? PANT_TTBR_CNP : 0;
+	return !*want || cpus_have_cap(ARM64_HAS_CNP);
 }
 
 /* The ASID the kernel gave @mm: the low 16 bits of its context id. */
@@ -312,6 +311,7 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 		.pan = open ? 0 : PANT_PSTATE_PAN,
 	};
 	struct pant_sample s;
+	u64 cnp;
 
 	pant_want_tables(&w, kind, mm, open);
 	pant_sample(&s, mm);
@@ -336,12 +336,11 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	 * uaccess_ttbr0_enable() that installs them, from the thread's saved
 	 * TTBR0 value, without CnP: only the CPU's PAN shows the former.
 	 */
-	if (w.mm_tables && kind == PANT_HW)
-		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, pant_want_cnp(),
-				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu, CONFIG_ARM64_CNP=%d",
-				    where, what, s.ttbr0_cnp, s.asid, pant_want_cnp(),
-				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) & PANT_MMFR2_CNP_MASK,
-				    IS_ENABLED(CONFIG_ARM64_CNP));
+	if (w.mm_tables && kind == PANT_HW && pant_want_cnp(&cnp))
+		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, cnp,
+				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu",
+				    where, what, s.ttbr0_cnp, s.asid, cnp,
+				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) & PANT_MMFR2_CNP_MASK);
 	if (w.check_tables)
 		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
 				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
