@@ -104,15 +104,24 @@ static void alt_apply_reset(void)
 	}
 }
 
-/* The first @nr entries, as a module's region, with @mask. */
+/*
+ * The first @nr entries, as a module's region, with @mask. A module's
+ * patching leaves the record of the capabilities boot applied alone
+ * (alternative_is_applied() reads it).
+ */
 static void alt_apply_region(struct kunit *test, int nr, unsigned long *mask)
 {
 	struct alt_region region = {
 		.begin = alt_apply_buf.entries,
 		.end = alt_apply_buf.entries + nr,
 	};
+	DECLARE_BITMAP(applied, ARM64_NCAPS);
 
+	bitmap_copy(applied, applied_alternatives, ARM64_NCAPS);
 	alt_apply_call(test, &region, mask);
+	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(applied, applied_alternatives, ARM64_NCAPS),
+			      "a module's region changed the applied capabilities: %*pb, were %*pb",
+			      ARM64_NCAPS, applied_alternatives, ARM64_NCAPS, applied);
 }
 
 static void alt_apply_expect_site(struct kunit *test, int site, int insns, bool patched)

@@ -280,10 +280,32 @@ static void alternative_relocates_adrp(struct kunit *test)
 			    alt_test_asm_adrp, got, want, ((long)got - (long)want) / 4096);
 }
 
+/*
+ * Boot records the capabilities whose sites it patched: after its two
+ * passes (the boot CPU's capabilities, then the rest), each capability
+ * of the system is applied, and none the system lacks. What reads the
+ * record (alternative_is_applied(); KVM's VHE check) would otherwise take
+ * a patched site for an unpatched one.
+ */
+static void alternative_is_applied_by_capability(struct kunit *test)
+{
+	static const u16 caps[] = {
+		ARM64_ALWAYS_BOOT, ARM64_ALWAYS_SYSTEM, ARM64_HAS_PAN, ARM64_HAS_EPAN,
+		ARM64_HAS_ADDRESS_AUTH, ARM64_WORKAROUND_CAVIUM_27456,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(caps); i++)
+		KUNIT_EXPECT_EQ_MSG(test, alternative_is_applied(caps[i]), cpus_have_cap(caps[i]),
+				    "capability %u: applied %d, the system has it: %d", caps[i],
+				    alternative_is_applied(caps[i]), cpus_have_cap(caps[i]));
+}
+
 static struct kunit_case __refdata arm64_alternative_cases[] = {
 	KUNIT_CASE_PARAM(alternative_emits_site_by_config, alt_test_site_gen_params),
 	KUNIT_CASE_PARAM(alternative_patches_by_capability, alt_test_emitted_gen_params),
 	KUNIT_CASE(alternative_relocates_adrp),
+	KUNIT_CASE(alternative_is_applied_by_capability),
 	{}
 };
 
