@@ -110,6 +110,9 @@ class RunOptionsTest(FakeKunitTestCase):
 					 'arm64_cpufeature_match'])
 		# The same counts, failure and total as one boot per config.
 		self.assertEqual(output.splitlines()[-1], plain_total)
+		# How many boots each config takes, said before they start.
+		self.assertIn('booting fail_pan 1 times, pass_pan 2 times: one boot per suite '
+			      '(--run_isolated), one after the other on each config\n', output)
 		self.assertIn('[FAILED] arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu',
 			      output)
 		before, after = self.records(plain), self.records(report)

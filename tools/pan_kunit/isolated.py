@@ -142,6 +142,11 @@ def boot(outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, st
 		plans = {name: globs(listed(job_list[0].log), options.run_isolated,
 				     options.filter_glob) if listed_ok[name] else []
 			 for name, job_list in jobs.items()}
+		if not quiet and plans:
+			print('booting ' + ', '.join(f'{name} {len(plan)} times'
+						     for name, plan in plans.items()) +
+			      f': one boot per {options.run_isolated} (--run_isolated), one after the '
+			      'other on each config')
 		parts: Dict[str, List[Outputs]] = {name: [] for name in built}
 		for index in range(max((len(plan) for plan in plans.values()), default=0)):
 			wave = []
