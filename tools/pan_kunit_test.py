@@ -3990,6 +3990,46 @@ class JudgeByGroupsTest(TempDirTestCase):
 			self.assertTrue(os.path.exists(os.path.join(mutant.logs, 'exec', name, 'test.log')),
 					name)
 
+	def judge_objects(self, mutated_in: Set[str]) -> mutants.Mutant:
+		"""A generated mutant of f.c that no case kills, over two groups,
+		whose build leaves f.o as the tree's except in @mutated_in."""
+		matrix = [mock.Mock(), mock.Mock()]
+		matrix[0].name, matrix[1].name = 'a', 'b'
+		dirs = {name: os.path.join(self.tmp, 'build', name) for name in ('a', 'b')}
+		for build_dir in dirs.values():
+			os.makedirs(build_dir, exist_ok=True)
+			write(os.path.join(build_dir, 'f.o'), 'tree')
+		before = mutants.object_hashes(list(dirs.values()), ['f.o'])
+		built: List[str] = []
+		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
+			     **kwargs: Any) -> List[results.ConfigResult]:
+			name = configs[0].name
+			built.append(name)
+			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
+			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
+					must_fail=[mutants.ANY_SUITE], files=['f.c'])
+		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
+		     mock.patch.object(steps.Checker, 'build_dirs',
+				       side_effect=lambda wt, group: [dirs[group[0].name]]), \
+		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
+		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
+			mutants.judge_by_groups(checker, os.path.join(self.tmp, 'wt'), mutant, 1, set(),
+						before)
+		self.assertEqual(built, ['a', 'b'])
+		return mutant
+
+	def test_equivalent_only_with_the_same_objects_in_every_group(self) -> None:
+		# Compiled away in one group's configuration (IS_ENABLED(CONFIG_...))
+		# but not in the other's: judged, not equivalent.
+		self.assertEqual(self.judge_objects({'b'}).verdict, mutants.MutantVerdict.SURVIVED)
+		self.assertEqual(self.judge_objects({'a'}).verdict, mutants.MutantVerdict.SURVIVED)
+		same = self.judge_objects(set())
+		self.assertEqual(same.verdict, mutants.MutantVerdict.EQUIVALENT)
+		self.assertIn('in every kconfig group', same.detail)
+
 	def judge_flaky(self, boots: int, fail_on: int) -> mutants.Mutant:
 		"""A mutant of @boots boots that a single group kills on its
 		@fail_on-th boot only (0: never)."""

@@ -235,6 +235,10 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 	results_so_far: List[results.ConfigResult] = []
 	elapsed = 0.0
 	mutant.logs = mutant_logs(wt, mutant)
+	# The same objects in every group's build: a change a configuration
+	# compiles away (a branch under IS_ENABLED(CONFIG_...)) is not
+	# equivalent while another group's build keeps it.
+	same_in_all = bool(before)
 	for index, group in enumerate(group_order(checker.groups(), mutant)):
 		for boot in range(1, mutant.boots + 1):
 			step = Step(number, None)
@@ -242,11 +246,8 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 			elapsed += step.elapsed
 			judge(mutant, results_so_far + step.configs, landed)
 			same = before and same_objects(mutant, before, checker.build_dirs(wt, group))
-			if same and mutant.verdict != MutantVerdict.BUILD_FAILED:
-				mutant.verdict = MutantVerdict.EQUIVALENT
-				mutant.detail = f'{same}: the same object code as without it'
-				return elapsed
-			if mutant.verdict != MutantVerdict.SURVIVED:
+			same_in_all = same_in_all and bool(same)
+			if mutant.verdict != MutantVerdict.SURVIVED or same:
 				break
 		results_so_far.extend(step.configs)
 		if mutant.boots > 1:
@@ -255,6 +256,11 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 					  f' (in none of {mutant.boots} boots)')
 		if mutant.verdict != MutantVerdict.SURVIVED:
 			break
+	if same_in_all and mutant.verdict == MutantVerdict.SURVIVED:
+		mutant.verdict = MutantVerdict.EQUIVALENT
+		mutant.detail = (f'{", ".join(mutant.objects())}: the same object code as without it, '
+				 'in every kconfig group')
+		return elapsed
 	booted = {r.name for r in results_so_far}
 	unbooted = [c.name for c in checker.matrix if c.name not in booted]
 	if unbooted:
