@@ -3,21 +3,14 @@
 #
 # Tests of run's cold start: the newest kernel's FIRST_CONFIG built and
 # booted alone, and its verdict printed, before the other configs build;
-# with the fake kunit_tool of pan_kunit_test.
+# with the fake kunit_tool of testlib.
 
 import os
 from typing import List, Tuple
 from unittest import mock
 
 from pan_kunit import run, tree
-import pan_kunit_test
-from pan_kunit_test import FakeKunitTestCase
-
-def setUpModule() -> None:
-	pan_kunit_test.setUpModule()
-
-def tearDownModule() -> None:
-	pan_kunit_test.tearDownModule()
+from testlib import FakeKunitTestCase, read, write, setUpModule, tearDownModule
 
 # A matrix of two kconfig groups: pass_pan and skip_nopan share one.
 MATRIX = ('pass_pan', 'skip_nopan', 'pass_ttbr0')
@@ -40,7 +33,7 @@ class ColdStartTest(FakeKunitTestCase):
 	def events(self) -> List[str]:
 		"""The fake kunit.py's builds and boots, in order, by config."""
 		return [f'{kind} {self.config_of(fields)}' for kind, *fields in
-			(line.split() for line in pan_kunit_test.read(self.trace).splitlines())
+			(line.split() for line in read(self.trace).splitlines())
 			if kind in ('build', 'exec')]
 
 	@staticmethod
@@ -76,7 +69,7 @@ class ColdStartTest(FakeKunitTestCase):
 	def test_warm_start_and_named_configs_boot_at_once(self) -> None:
 		status, output = self.run_cli()
 		self.assertEqual(status, 0, output)
-		pan_kunit_test.write(self.trace, '')
+		write(self.trace, '')
 		status, warm = self.run_cli()
 		self.assertEqual(status, 0, warm)
 		self.assertNotIn('cold start', warm)

@@ -3,7 +3,7 @@
 #
 # Tests of the kunit.py exec options pan-kunit passes on: --filter,
 # --filter_action and --run_isolated (pan_kunit.isolated), and of run's
-# --summary and --failed, with the fake kunit_tool of pan_kunit_test.
+# --summary and --failed, with the fake kunit_tool of testlib.
 
 import contextlib
 import io
@@ -15,14 +15,7 @@ from unittest import mock
 
 from pan_kunit import cli, isolated, kernels, results
 from pan_kunit.results import Exit
-import pan_kunit_test
-from pan_kunit_test import FakeKunitTestCase, read
-
-def setUpModule() -> None:
-	pan_kunit_test.setUpModule()
-
-def tearDownModule() -> None:
-	pan_kunit_test.tearDownModule()
+from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
 
 class GlobsTest(unittest.TestCase):
 	TESTS = ['a_suite.one', 'a_suite.two', 'b_suite.one']
@@ -125,7 +118,7 @@ class RunOptionsTest(FakeKunitTestCase):
 		self.assertIn('pan-kunit: --run_isolated: boot 1 of 2: arm64_cpufeature_field\n',
 			      console)
 		# Two top KTAP headers where one boot has one.
-		one_boot = read(os.path.join(pan_kunit_test.TEST_DATA, 'console', 'pass.log'))
+		one_boot = read(os.path.join(TEST_DATA, 'console', 'pass.log'))
 		self.assertEqual(console.count('KTAP version 1\n'), one_boot.count('KTAP version 1\n') + 1)
 		self.assertIn('tests="3" failures="0"', read(junit_file))
 

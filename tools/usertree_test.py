@@ -3,7 +3,7 @@
 #
 # Tests of pan_kunit.usertree: --tree on a kernel checkout of the user's
 # own (their branch, commits and uncommitted edits), with the fake
-# kunit_tool and fake source of pan_kunit_test; each test checks that the
+# kunit_tool and fake source of testlib; each test checks that the
 # user's tree is left exactly as it was.
 
 import hashlib
@@ -15,14 +15,8 @@ from typing import Dict, Tuple
 from unittest import mock
 
 from pan_kunit import tree, usertree
-import pan_kunit_test
-from pan_kunit_test import MATCH_CASE_FAILED, USER_GIT_ENV, FakeKunitTestCase, read, write
-
-def setUpModule() -> None:
-	pan_kunit_test.setUpModule()
-
-def tearDownModule() -> None:
-	pan_kunit_test.tearDownModule()
+from testlib import (MATCH_CASE_FAILED, USER_GIT_ENV, FakeKunitTestCase, read, test_data_path,
+		     write, setUpModule, tearDownModule)
 
 # An upstream-like .gitignore: Debian's ignores every top-level entry, so
 # that no file of a tree of it is ever untracked.
@@ -211,7 +205,7 @@ class UserTreeTest(FakeKunitTestCase):
 		mutants_dir = os.path.join(self.repo, 'mutants', '6.1')
 		os.makedirs(mutants_dir)
 		for name in ('killed', 'stale'):
-			shutil.copy(pan_kunit_test.test_data_path('mutants', f'{name}.patch'), mutants_dir)
+			shutil.copy(test_data_path('mutants', f'{name}.patch'), mutants_dir)
 		self.make_user_tree()
 		before = snapshot(self.user)
 		report = os.path.join(self.tmp, 'mutants.json')

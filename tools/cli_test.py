@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the command line (pan_kunit.cli): arguments, list, parse and the
+# signals that end a run.
+
+import contextlib
+import io
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+from typing import Dict, List, Tuple
+from unittest import mock
+
+from pan_kunit import cli, configs, kernels, mutants, packages, runner, targets
+from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
+		     setUpModule, tearDownModule)
+
+class ArgsTest(unittest.TestCase):
+
+	def test_config_repeated_and_defaults(self) -> None:
+		args = cli.parse_args(['run', '--config', 'b', '--config', 'a'])
+		self.assertEqual(args.config, ['b', 'a'])
+		self.assertEqual(args.timeout, 300)
+		self.assertEqual(args.jobs, os.cpu_count())
+		self.assertIsNone(args.json)
+
+	def test_each_command_gets_a_request_of_its_own(self) -> None:
+		args = cli.parse_args(['run', 'arm64_*', '--kconfig_add', 'CONFIG_X=y', '--json', 'r.json',
+				       '--config', 'a'])
+		self.assertEqual(cli.run_request(args), cli.RunRequest(
+			configs=['a'], timeout=300, jobs=args.jobs,
+			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
+			junit=None, raw_output=None))
+		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
+		request = cli.bisect_request(args)
+		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
+		self.assertEqual(cli.mutants_request(cli.parse_args(['mutants', '--only', 'x'])).timeout,
+				 mutants.TIMEOUT)
+		request = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
+		self.assertEqual((request.out, request.no_build, request.options),
+				 (os.path.abspath('out'), True, runner.KunitOptions()))
+
+	def test_coverage_takes_what_run_does_but_reports(self) -> None:
+		args = cli.parse_args(['coverage', '--kernel', '6.12', '--config', 'a',
+				       '--filter_glob', 'arm64_pan', '--kconfig_add', 'CONFIG_X=y'])
+		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], cli.BootRequest(
+			configs=['a'], timeout=300, jobs=args.jobs,
+			options=runner.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
+		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+			cli.parse_args(['coverage', '--json', 'x.json'])
+
+	def test_bad_numbers_are_usage_errors(self) -> None:
+		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as e:
+			cli.parse_args(['run', '--timeout', '0'])
+		self.assertEqual(e.exception.code, 2)
+
+	def test_tree_before_or_after_subcommand(self) -> None:
+		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')
+		self.assertEqual(cli.parse_args(['run', '--tree', '/b']).tree, '/b')
+		self.assertEqual(cli.parse_args(['--tree', '/a', 'setup', '--tree', '/b']).tree, '/b')
+		self.assertIsNone(cli.parse_args(['setup']).tree)
+
+	def _trees_used(self, argv: List[str], env: Dict[str, str]) -> List[str]:
+		with mock.patch.dict(os.environ, env), mock.patch.object(targets, 'setup') as setup:
+			if 'PAN_KUNIT_TREE' not in env:
+				os.environ.pop('PAN_KUNIT_TREE', None)
+			self.assertEqual(cli.main(argv), 0)
+		return [c.args[0].tree for c in setup.call_args_list]
+
+	def test_tree_option_then_env_then_default(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			opt, env = os.path.join(tmp, 'opt'), os.path.join(tmp, 'env')
+			# A tree that does not exist yet: --kernel says what goes in it.
+			self.assertEqual(self._trees_used(['--tree', opt, 'setup', '--kernel', '6.1'],
+							  {'PAN_KUNIT_TREE': env}), [opt])
+			self.assertEqual(self._trees_used(['setup', '--kernel', '6.1'],
+							  {'PAN_KUNIT_TREE': env}), [env])
+			# The default trees' directories are created as needed.
+			home = os.path.join(tmp, 'home')
+			self.assertEqual(self._trees_used(['setup'], {'HOME': home}),
+					 [f'{home}/.cache/pan-kunit/{k.package}'
+					  for k in kernels.supported(REPO)])
+
+	def test_tree_in_a_directory_that_does_not_exist_is_refused(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			typo = os.path.join(tmp, 'srcc', 'linux')
+			write(os.path.join(tmp, 'file'), '')
+			for argv, env, message in (
+				(['--tree', typo, 'run'], {}, f'the tree {typo} does not exist, nor does its '
+				 f'directory {os.path.dirname(typo)}; setup would extract'),
+				(['mutants'], {'PAN_KUNIT_TREE': typo}, f'the tree {typo} does not exist'),
+				(['setup', '--tree', os.path.join(tmp, 'file', 't')], {},
+				 f'cannot create the tree {tmp}/file/t: {tmp}/file is not a directory')):
+				err = io.StringIO()
+				with mock.patch.dict(os.environ, env), mock.patch.object(targets, 'setup') as setup, \
+				     contextlib.redirect_stderr(err):
+					self.assertEqual(cli.main(argv, repo=test_data_path('fake_repo')), 2)
+				setup.assert_not_called()
+				self.assertIn(message, err.getvalue())
+			self.assertEqual(sorted(os.listdir(tmp)), ['file'])
+
+	def test_unknown_config_lists_available_before_setup(self) -> None:
+		err = io.StringIO()
+		with mock.patch.object(targets, 'setup') as setup, contextlib.redirect_stderr(err):
+			status = cli.main(['--tree', '/nonexistent', 'run', '--config', 'pass_pan',
+					   '--config', 'nope'], repo=test_data_path('fake_repo'))
+		self.assertEqual(status, 2)
+		setup.assert_not_called()
+		self.assertIn('unknown --config nope', err.getvalue())
+		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, pass_ttbr0, skip_nopan',
+			      err.getvalue())
+
+class ListTest(unittest.TestCase):
+
+	def list(self, repo: str, installed: bool) -> str:
+		out = io.StringIO()
+		with mock.patch.object(packages, 'is_installed', return_value=installed), \
+		     mock.patch.object(packages, 'version', return_value=VERSION), \
+		     mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': '/nonexistent'}), \
+		     contextlib.redirect_stdout(out):
+			self.assertEqual(cli.main(['list'], repo=repo), 0)
+		return out.getvalue()
+
+	def test_configs_kernels_and_mutants(self) -> None:
+		output = self.list(REPO, installed=True)
+		key = configs.load(REPO, 'arm64_pan', None).build_key()
+		ttbr0 = configs.load(REPO, 'arm64_ttbr0_pan', None).build_key()
+		self.assertIn(f'QEMU configs ({REPO}/qemu_configs):\n'
+			      '    config              cpu                  kconfig group  shares its build with\n'
+			      f'    arm64_nopan         cortex-a57           {key}   arm64_pan\n'
+			      f'    arm64_pan           max,pauth-impdef=on  {key}   arm64_nopan\n'
+			      f'    arm64_pan_sw_ttbr0  max,pauth-impdef=on  {ttbr0}   arm64_ttbr0_pan\n'
+			      f'    arm64_ttbr0_pan     cortex-a57           {ttbr0}   arm64_pan_sw_ttbr0\n',
+			      output)
+		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
+			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
+			      '(missing); tree ', output)
+		self.assertIn('\n    6.12 (linux-source-6.12): ', output)
+		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan_enable, arm64_pan_hotplug +'
+				 r'cpu_enable_pan\(\) leaves '
+				 r'SCTLR_EL1.SPAN set\n')
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = os.path.join(tmp, 'repo')
+			shutil.copytree(test_data_path('fake_repo'), repo)
+			output = self.list(repo, installed=False)
+			self.assertIn('(linux-source-6.1): series patches/6.1/series; Debian package, not '
+				      'installed', output)
+			self.assertIn('6.12 (linux-source-6.12): not supported: no patches/6.12/series', output)
+			self.assertTrue(output.endswith(f'mutants of 6.1 ({repo}/mutants/6.1):\n    (none)\n'),
+					output)
+			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
+			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
+				      'regression one of its two suites misses\n', self.list(repo, False))
+
+class ParseTest(unittest.TestCase):
+	"""tools/pan-kunit parse, with the fake kunit_tool's parse."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+		self.home = os.path.join(self.tmp, 'home')
+		self.trace = os.path.join(self.tmp, 'trace')
+		patcher = mock.patch.dict(os.environ, {'HOME': self.home, 'FAKE_KUNIT_DATA': TEST_DATA,
+						       'FAKE_KUNIT_TRACE': self.trace})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		os.environ.pop('PAN_KUNIT_TREE', None)
+
+	def tree_with_kunit_tool(self, tree_dir: str) -> str:
+		kunit_dir = os.path.join(tree_dir, 'tools/testing/kunit')
+		shutil.copytree(test_data_path('fake_kunit'), kunit_dir,
+				ignore=shutil.ignore_patterns('__pycache__'))
+		for name in ('kunit_parser.py', 'kunit_printer.py'):
+			shutil.copyfile(os.path.join(kunit_tool_of('6.1'), name), os.path.join(kunit_dir, name))
+		return tree_dir
+
+	def parse(self, tree_dir: str, name: str) -> Tuple[int, str]:
+		log = os.path.join(self.tmp, name)
+		shutil.copyfile(test_data_path('console', name), log)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', tree_dir, 'parse', log])
+		return status, out.getvalue()
+
+	def test_report_of_a_saved_console(self) -> None:
+		tree_dir = self.tree_with_kunit_tool(os.path.join(self.tmp, 'tree'))
+		status, output = self.parse(tree_dir, 'skips.log')
+		self.assertEqual(status, 0, output)
+		self.assertTrue(output.startswith(f'parsing {self.tmp}/skips.log with {tree_dir}/'
+						  'tools/testing/kunit/kunit.py\n'), output)
+		self.assertRegex(output, r'\n +[0-9]+  config lacks [^\n]*\n +skips\.log: '
+				 r'arm64_cpufeature_match\.cpus_have_cap_agrees_with_id_registers')
+		# 6.1 prints a skipped parameter as "ok": its case's tally says it skipped.
+		self.assertIn('\narm64_cpufeature_match         1/0/3\nstatus                         pass\n',
+			      output)
+		self.assertTrue(output.endswith('total: 3 passed, 0 failed, 3 skipped\n'), output)
+		status, output = self.parse(tree_dir, 'fail.log')
+		self.assertEqual(status, 1, output)
+		self.assertIn('fail.log: fail', output)
+		self.assertIn('Expected cpus_have_cap(ARM64_HAS_PAN) to be true', output)
+		status, output = self.parse(tree_dir, 'panic.log')
+		self.assertEqual(status, 1, output)
+		self.assertIn('panic.log: crash', output)
+		((*_, subcommand, json_file, log),) = [
+			a for a in map(shlex.split, read(self.trace).splitlines())
+			if a[0] == 'argv' and 'panic.log' in a[-1]]
+		self.assertEqual((subcommand, log), ('parse', f'{self.tmp}/panic.log'))
+		self.assertTrue(json_file.startswith('--json=/'), json_file)
+
+	def test_kunit_tool_of_the_default_tree_else_an_error(self) -> None:
+		missing = os.path.join(self.tmp, 'no-tree')
+		default = os.path.join(self.home, '.cache', 'pan-kunit', 'linux-source-6.1')
+		status, output = self.parse(missing, 'pass.log')
+		self.assertEqual(status, 2, output)
+		cache = os.path.dirname(default)
+		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
+			      f'tools/testing/kunit/kunit.py in {missing} nor in '
+			      f'{cache}/linux-source-7.3 nor in {default}2 nor in {default}: run '
+			      'tools/pan-kunit setup first', output)
+		self.tree_with_kunit_tool(default)
+		status, output = self.parse(missing, 'pass.log')
+		self.assertEqual(status, 0, output)
+		self.assertIn(f'with {default}/tools/testing/kunit/kunit.py', output)
+		out = io.StringIO()
+		with contextlib.redirect_stderr(out):
+			status = cli.main(['parse', os.path.join(self.tmp, 'none.log')])
+		self.assertEqual(status, 2)
+		self.assertIn(f'cannot read {self.tmp}/none.log: No such file or directory',
+			      out.getvalue())
+
+	def test_no_ktap_is_refused(self) -> None:
+		self.tree_with_kunit_tool(os.path.join(self.home, '.cache', 'pan-kunit',
+						       'linux-source-6.1'))
+		for name, content, why in (('empty.log', b'', 'it is empty'),
+					   ('binary.log', bytes(range(256)) * 40, 'it is no text'),
+					   ('boot.log', b'Booting Linux\nKernel panic\n',
+					    'no "KTAP version 1" or "TAP version 14" line')):
+			path = os.path.join(self.tmp, name)
+			with open(path, 'wb') as f:
+				f.write(content)
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['parse', path])
+			self.assertEqual(status, 2, out.getvalue())
+			self.assertIn(f'{path} holds no KTAP output ({why})', out.getvalue())
+			self.assertLess(len(out.getvalue()), 300)
+
+class SignalTest(unittest.TestCase):
+
+	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:
+		# In a child process: without the handler, SIGTERM kills it, not
+		# the whole unittest run.
+		child = ('import os, signal, sys\n'
+			 'from unittest import mock\n'
+			 'from pan_kunit import cli, run\n'
+			 'def killed(*args):\n'
+			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
+			 '\treturn 0\n'
+			 'with mock.patch.object(run, "run_tests", side_effect=killed):\n'
+			 '\tsys.exit(cli.main(["--tree", "/nonexistent", "run", "--kernel", "6.1"]))\n')
+		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
+					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+					timeout=60, check=False)
+		self.assertEqual(result.returncode, 130, result.stderr)
+		self.assertEqual(result.stderr, 'pan-kunit: interrupted\n')
+
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of tools/pan-kunit export (pan_kunit.export): its messages, end to
+# end with the fake kunit_tool, and each suite's kernel differences.
+
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+from typing import List, Optional
+from unittest import mock
+
+from pan_kunit import Error, cli, export, gitcmd, packages, sources, tree
+from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
+		     mailinfo, setUpModule, tearDownModule)
+
+ZOE = 'Zoë Ångström'
+ZOE_EMAIL = 'zoe@example.org'
+
+# How git format-patch writes ZOE in a From: header (RFC 2047).
+ZOE_FROM = 'From: =?UTF-8?q?Zo=C3=AB=20=C3=85ngstr=C3=B6m?= <zoe@example.org>'
+
+def read_utf8(path: str) -> str:
+	with open(path, encoding='utf-8') as f:
+		return f.read()
+
+def write_gitconfig(path: str, name: Optional[str], email: Optional[str]) -> None:
+	"""A global git configuration with the user's identity, or without."""
+	lines = ['[user]'] + ([f'\tname = {name}'] if name else []) + \
+		([f'\temail = {email}'] if email else [])
+	with open(path, 'w', encoding='utf-8') as f:
+		f.write('\n'.join(lines) + '\n')
+
+class ExportMessageTest(unittest.TestCase):
+
+	def test_export_without_git_is_an_error(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			out = io.StringIO()
+			with mock.patch.dict(os.environ, {'PATH': tmp}), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['--tree', os.path.join(tmp, 'linux'), 'export',
+						   os.path.join(tmp, 'out'), '--kernel', '6.1'], repo=REPO)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertIn(gitcmd.NO_GIT, out.getvalue())
+
+	def test_subject_prefixes(self) -> None:
+		found = export.suites(sources.load(REPO, KERNEL))
+		self.assertEqual({s.name: export.area(s) for s in found}, {
+			'arm64_alternative': 'alternative', 'arm64_alternative_apply': 'alternative',
+			'arm64_cpucap_passes': 'cpucap', 'arm64_cpucap_table': 'cpucap',
+			'arm64_cpufeature_field': 'cpufeature', 'arm64_cpufeature_match': 'cpufeature',
+			'arm64_cpufeature_sanitise': 'cpufeature', 'arm64_pan_detect': 'mm',
+			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
+			'arm64_pan_fault': 'mm'})
+		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]
+		# pan_kunit.h is no suite's own: it goes with each suite that includes
+		# it, and the first patch that adds one of them adds it.
+		self.assertEqual([(s.name, s.shared) for s in found if s.shared],
+				 [(name, ['arch/arm64/mm/tests/pan_kunit.h']) for name in (
+					 'arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_fault',
+					 'arm64_pan_hotplug', 'arm64_pan_uaccess')])
+		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
+						      'Signed-off-by: Z <z@example.org>',
+						      pan.shared),
+				 'arm64: mm: Add the arm64_pan_detect KUnit suite\n\n'
+				 'KUnit tests of the detection of Privileged Access Never (PAN): the\n'
+				 'ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU\'s\n'
+				 'PAN and SW TTBR0 PAN the kernel uses, against the ID register.\n\n'
+				 'The suite is arm64_pan_detect, in tests/pan_kunit.h and\n'
+				 'tests/pan_detect_kunit.c; CONFIG_ARM64_PAN_KUNIT_TEST builds it.\n\nWhy.\n\n'
+				 'Signed-off-by: Z <z@example.org>\n')
+		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
+		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
+			'arm64: alternative: Add the arm64_alternative KUnit suite\n'))
+		self.assertIn('The suite is arm64_alternative, in tests/alternative_kunit.c,\n'
+			      'tests/alternative_kunit.h and tests/alternative_kunit_asm.S.\n',
+			      export.suite_message(alternative, [], [], ''))
+
+	def test_mailinfo_unfolds_the_subject_and_splits_off_the_trailers(self) -> None:
+		mail = export.mailinfo(os.path.join(
+			REPO, 'patches', '6.1', '0002-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch'))
+		self.assertEqual(mail.subject, 'arm64: cpufeature: add KUnit hooks for ID field and '
+				 'capability matching tests')
+		self.assertEqual(mail.trailers, ['Signed-off-by: Seed dcc55037 maintainers '
+						 '<maintainers@users.noreply.a-seed-dcc55037.example>'])
+		self.assertTrue(mail.paragraphs[0].startswith('The ID register field extractors'))
+		self.assertEqual(mail.paragraphs[-1], 'Both depend on KUNIT=y and default to '
+				 'KUNIT_ALL_TESTS. A kernel built\nwithout them is unchanged.')
+
+	def test_identity_is_the_users_git_config(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			config = os.path.join(tmp, 'gitconfig')
+			env = {'HOME': tmp, 'GIT_CONFIG_GLOBAL': config, 'GIT_CONFIG_NOSYSTEM': '1'}
+			with mock.patch.dict(os.environ, env):
+				write_gitconfig(config, ZOE, ZOE_EMAIL)
+				self.assertEqual(export.identity(tmp), export.Identity(ZOE, ZOE_EMAIL))
+				write_gitconfig(config, None, ZOE_EMAIL)
+				with self.assertRaisesRegex(Error, r'git has no user.name; set it with:\n'
+							    '  git config --global user.name "Your Name"\n'
+							    '  git config --global user.email you@example.org'):
+					export.identity(tmp)
+
+class ExportTest(CheckTestCase):
+
+	def setUp(self) -> None:
+		super().setUp()
+		self.gitconfig = os.path.join(self.tmp, 'gitconfig')
+		write_gitconfig(self.gitconfig, ZOE, ZOE_EMAIL)
+		patcher = mock.patch.dict(os.environ, {'HOME': os.path.join(self.tmp, 'home'),
+						       'GIT_CONFIG_GLOBAL': self.gitconfig,
+						       'GIT_CONFIG_NOSYSTEM': '1'})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		self.out = os.path.join(self.tmp, 'out')
+
+	def exported(self) -> List[str]:
+		return sorted(os.listdir(self.out))
+
+	def assert_from_zoe(self, name: str) -> None:
+		path = os.path.join(self.out, name)
+		self.assertIn('\n' + ZOE_FROM + '\n', read_utf8(path), name)
+		self.assertEqual((mailinfo(path)['Author'], mailinfo(path)['Email']), (ZOE, ZOE_EMAIL))
+
+	def signed_off(self, name: str) -> List[str]:
+		return [line for line in read_utf8(os.path.join(self.out, name)).splitlines()
+			if line.startswith('Signed-off-by:')]
+
+	def test_a_patch_per_suite_with_its_hooks_from_your_identity(self) -> None:
+		status, output = self.run_cli('export', self.out)
+		self.assertEqual(status, 0, output)
+		names = self.exported()
+		self.assertEqual(names, [
+			'0000-cover-letter.patch',
+			'0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch',
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		for name in names:
+			self.assert_from_zoe(name)
+		for name in names[1:]:
+			self.assertEqual(self.signed_off(name), [f'Signed-off-by: {ZOE} <{ZOE_EMAIL}>'], name)
+		cover = read_utf8(os.path.join(self.out, names[0]))
+		self.assertIn('Subject: [PATCH 0/3] Subject line here', cover)
+		self.assertIn('Body of the fake cover letter.', cover)
+		# The patch that hooks in no suite, as it is, with its message.
+		refactor = read(os.path.join(self.out, names[1]))
+		self.assertIn('\nThe suites check the matcher against the Arm ARM\'s rules, so it must '
+			      'not\nbe static when CONFIG_KUNIT is enabled.\n', refactor)
+		self.assertIn(' arch/arm64/kernel/cpufeature.c | 3 ++-\n 1 file changed', refactor)
+		# The suite, with the lines that build it, and the hook's message.
+		suite = read_utf8(os.path.join(self.out, names[2]))
+		for line in ('+config ARM64_CPUFEATURE_FAKE_KUNIT_TEST\n',
+			     '+obj-$(CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST)\t+= cpufeature_fake_test.o\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake.h\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake_test.c\n',
+			     ' create mode 100644 arch/arm64/kernel/cpufeature_fake_test.h\n',
+			     'fake tree as arch/arm64/kernel/cpufeature_fake_test.c.\n\n'
+			     'The suite is arm64_cpufeature_fake, in cpufeature_fake_test.c and\n'
+			     'cpufeature_fake_test.h; CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST builds\nit.\n'
+			     '\nHook cpufeature_fake_test.c into the build behind its own Kconfig'):
+			self.assertIn(line, suite)
+		self.assertIn('+CONFIG_ARM64_CPUFEATURE_FAKE_KUNIT_TEST=y',
+			      read(os.path.join(self.out, names[3])))
+		self.assertEqual(output.count('checkpatch --strict: clean'), 3)
+		# Every prefix, from the bare base, was built and booted.
+		self.assertIn('step 3/3 0003-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch: '
+			      'ok', output)
+		self.assertIn('step 2/3 0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch: '
+			      'ok', output)
+		self.assertIn('step 0/3 start: ok', output)
+
+	def test_kernel_differences_resolved_for_the_kernel_exported_for(self) -> None:
+		suite = os.path.join(self.repo, 'kunit', 'arch', 'arm64', 'kernel',
+				     'cpufeature_fake_test.c')
+		write(suite, read(suite).replace(
+			'#include <kunit/test.h>\n',
+			'#include <kunit/test.h>\n#include <linux/version.h>\n\n'
+			'#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)\n'
+			'#define FAKE_CAP(alt)\t((alt)->cpucap)\n'
+			'#else\n'
+			'#define FAKE_CAP(alt)\t((alt)->cpufeature)\n'
+			'#endif\n'))
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 0, output)
+		exported = read(os.path.join(self.out, self.exported()[2]))
+		# The fake tree is 6.1: the 6.1 branch, nothing of the #if.
+		self.assertIn('+#define FAKE_CAP(alt)\t((alt)->cpufeature)\n', exported)
+		for gone in ('cpucap', 'LINUX_VERSION_CODE', 'linux/version.h', '#else', '#endif'):
+			self.assertNotIn(gone, exported)
+
+	def test_a_patch_that_hooks_in_two_suites_is_cut_in_two(self) -> None:
+		shutil.copytree(test_data_path('export_two_suites'), self.repo, dirs_exist_ok=True)
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 0, output)
+		names = self.exported()
+		self.assertEqual(names[2:], [
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-arm64-cpucap-Add-the-arm64_cpucap_fake-KUnit-suite.patch',
+			'0004-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		fake, cpucap = (read(os.path.join(self.out, n)) for n in names[2:4])
+		self.assertNotIn('CPUCAP', fake)
+		self.assertIn('\n\nARM64_CPUFEATURE_FAKE_KUNIT_TEST builds cpufeature_fake_test.c, which\n'
+			      'calls has_cpuid_feature() through cpufeature_fake.h.\n\nSigned-off-by', fake)
+		self.assertIn(' create mode 100644 arch/arm64/kernel/cpufeature_fake.h\n', fake)
+		for line in ('+config ARM64_CPUCAP_FAKE_KUNIT_TEST\n',
+			     '+#include "cpucap_fake_test.c"\n',
+			     ' create mode 100644 arch/arm64/kernel/cpucap_fake_test.c\n',
+			     '\n\nARM64_CPUCAP_FAKE_KUNIT_TEST includes cpucap_fake_test.c at the end of\n'
+			     'cpufeature.c, so that it can call the static cpu_enable_pan().\n\nSigned'):
+			self.assertIn(line, cpucap)
+		self.assertNotIn('cpufeature_fake_test', cpucap.split('\n---\n', 1)[1])
+		# The first cut: the Kconfig entry of its suite alone, and the
+		# base's cpufeature.c; the last ends at the prepared tree.
+		wt = self.worktree()
+		kconfig = subprocess.run(['git', '-C', wt, 'show', 'HEAD~2:arch/arm64/Kconfig'], check=True,
+					 stdout=subprocess.PIPE, text=True).stdout
+		self.assertTrue(kconfig.endswith('memory directly.\n\nconfig ARM64_CPUFEATURE_FAKE_KUNIT_TEST\n'
+						 '\tbool "KUnit tests for the arm64 cpufeature matcher" if '
+						 '!KUNIT_ALL_TESTS\n\tdepends on KUNIT=y\n'
+						 '\tdefault KUNIT_ALL_TESTS\n'), kconfig)
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD~2', 'HEAD~3', '--',
+						 'arch/arm64/kernel/cpufeature.c'], check=True,
+						stdout=subprocess.PIPE, text=True).stdout, '')
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD', tree.PREPARED_REF],
+						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
+		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+
+	@from_scratch
+	def test_no_git_identity_is_refused_before_setup(self) -> None:
+		write_gitconfig(self.gitconfig, None, None)
+		start = time.monotonic()
+		status, output = self.run_cli('export', self.out)
+		self.assertLess(time.monotonic() - start, 5)
+		self.assertEqual(status, 2, output)
+		self.assertIn('pan-kunit: error: export writes the series as yours, from your git '
+			      'identity, and git has no user.name and no user.email; set it with:\n'
+			      '  git config --global user.name "Your Name"\n'
+			      '  git config --global user.email you@example.org\n', output)
+		self.assertFalse(os.path.exists(self.tree))
+
+	def test_a_suite_no_patch_hooks_in_is_refused(self) -> None:
+		write(os.path.join(self.repo, 'kunit', 'arch/arm64/kernel/orphan_test.c'),
+		      '/* An orphan. */\nstatic struct kunit_suite s = { .name = "arm64_orphan" };\n')
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn('hooks in arm64_orphan (no added line names orphan_test.c); export adds '
+			      'each suite with the patch that builds it', output)
+
+	def test_checkpatch_problem_and_non_empty_dir(self) -> None:
+		suite = os.path.join(self.repo, 'kunit/arch/arm64/kernel/cpufeature_fake_test.h')
+		write(suite, read(suite) + '/* FAKE-CHECKPATCH-ERROR */\n')
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 1, output)
+		self.assertIn('checkpatch --strict: FAILED', output)
+		self.assertIn('ERROR:FAKE: the fixture\'s error', output)
+		self.assertIn('export: 1 patches are not checkpatch clean', output)
+		self.assertNotIn('step 0/', output)
+		# Without builds, export needs no cross compiler and no QEMU; it
+		# needs what checkpatch's SPDX check imports, as it runs with the tree.
+		self.assertEqual(packages.require.call_args.args[0], packages.SETUP_TOOLS)
+		self.assertEqual(list(packages.ensure.call_args.args[1]),
+				 ['perl', 'python3-ply', 'python3-git'])
+		self.assertNotIn('FAKE_NO_TREE', output)
+		self.assertNotIn('FAKE_NOT_TOP', output)
+		self.assertNotIn('FAKE_PYTHON', output)
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn(f'{self.out} exists and is not an empty directory', output)
+
+class ForKernelTest(unittest.TestCase):
+	"""export.for_kernel(): a suite's kernel differences, resolved."""
+
+	TEXT = (b'#include <kunit/test.h>\n#include <linux/version.h>\n'
+		b'#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)\n'
+		b'#define NEW 1\n'
+		b'#else\n'
+		b'#ifdef CONFIG_X\n#define OLD_X 1\n#else\n#define OLD 1\n#endif\n'
+		b'#endif\n'
+		b'int x;\n')
+
+	def test_each_kernel_keeps_its_branch(self) -> None:
+		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.12.118'),
+				 b'#include <kunit/test.h>\n#define NEW 1\nint x;\n')
+		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.1.192'),
+				 b'#include <kunit/test.h>\n#ifdef CONFIG_X\n#define OLD_X 1\n#else\n'
+				 b'#define OLD 1\n#endif\nint x;\n')
+		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.9.0'),
+				 b'#include <kunit/test.h>\n#define NEW 1\nint x;\n')
+
+	def test_what_it_cannot_resolve_is_refused(self) -> None:
+		with self.assertRaisesRegex(Error, 't.c: #if LINUX_VERSION_CODE without its #endif'):
+			export.for_kernel('t.c', self.TEXT.replace(b'int x;\n', b'').rsplit(b'#endif', 1)[0],
+					  '6.1.192')
+		with self.assertRaisesRegex(Error, r't.c:5: export resolves'):
+			export.for_kernel('t.c', self.TEXT.replace(b'#else\n#ifdef', b'#elif 1\n#ifdef', 1),
+					  '6.1.192')
+		# A file without differences keeps its <linux/version.h>.
+		text = b'#include <linux/version.h>\nint y = LINUX_VERSION_CODE;\n'
+		self.assertEqual(export.for_kernel('t.c', text, '6.1.192'), text)
+
+
+if __name__ == '__main__':
+	unittest.main()

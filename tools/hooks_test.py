@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of what the patches of patches/VERSION/ hook in (pan_kunit.hooks).
+
+import os
+import unittest
+from typing import Dict, List, Optional
+
+from pan_kunit import Error, export, hooks, kernels, sources
+from testlib import REPO, VERSION, KERNEL, read, setUpModule, tearDownModule
+
+def patch_changes(path: str) -> List[hooks.FileChange]:
+	"""The changes of a patch file as hooks.changes() reads them from git
+	diff -U0, with no tree: a change per hunk, whose context and removed
+	lines stand for the old file."""
+	found: List[hooks.FileChange] = []
+	name = ''
+	hunk: Optional[List[str]] = None
+	lines = read(path).split('\n')
+	for line in lines + ['-- ']:
+		if hunk is not None and (line[:1] not in (' ', '+', '-') or line == '-- '):
+			found.append(hunk_change(name, hunk))
+			hunk = None
+		if line.startswith('diff --git '):
+			name = line.split(' b/', 1)[1]
+		elif line.startswith('@@ '):
+			hunk = []
+		elif hunk is not None:
+			hunk.append(line)
+	return hooks.build_order(found)
+
+def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
+	old: List[bytes] = []
+	found: List[hooks.Hunk] = []
+	added: List[bytes] = []
+	removed = 0
+	for line in lines + [' ']:
+		if line.startswith('+'):
+			added.append(line[1:].encode() + b'\n')
+			continue
+		if line.startswith('-'):
+			old.append(line[1:].encode() + b'\n')
+			removed += 1
+			continue
+		if removed:
+			found.append(hooks.Hunk(len(old) - removed, removed, [], [hooks.Item(added)]))
+		elif added:
+			found.append(hooks.Hunk(len(old), 0, *hooks.split_run(name, added)))
+		added, removed = [], 0
+		old.append(line[1:].encode() + b'\n')
+	return hooks.FileChange(name, b''.join(old[:-1]), None, found)
+
+class HooksTest(unittest.TestCase):
+	"""What the patches of patches/VERSION/ hook in, and their cut per suite."""
+
+	def setUp(self) -> None:
+		self.symbols: Dict[str, str] = {}
+		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO, KERNEL))}
+
+	def changes(self, patch: str, kernel: kernels.KernelSpec=KERNEL) -> List[hooks.FileChange]:
+		suites = {s.name: s.paths for s in export.suites(sources.load(REPO, kernel))}
+		changes = patch_changes(os.path.join(REPO, kernel.patches_dir(), patch))
+		hooks.assign(changes, suites, self.symbols)
+		return changes
+
+	def test_every_suite_comes_with_the_patch_that_hooks_it_in(self) -> None:
+		for kernel in kernels.supported(REPO):
+			with self.subTest(kernel=kernel.name):
+				self.symbols = {}
+				wanted = sources.load(REPO, kernel)
+				suites = {s.name for s in export.suites(wanted)}
+				cuts = {name: hooks.hooked(self.changes(name, kernel), name, suites)
+					for name in wanted.patches}
+				self.assertEqual([cut for _, cut in sorted(cuts.items())], [
+					[],   # the fix of the SW TTBR0 PAN exit
+					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
+					['arm64_alternative', 'arm64_alternative_apply'],
+					[],   # the refactor
+					# In the order of their Kconfig entries.
+					['arm64_cpufeature_sanitise', 'arm64_cpucap_passes',
+					 'arm64_cpucap_table'],
+					# One symbol builds the five: a Makefile line each.
+					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
+					 'arm64_pan_uaccess', 'arm64_pan_fault']])
+				self.assertEqual(self.symbols, {
+					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
+					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
+					'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
+					'ARM64_ALTERNATIVE_APPLY_KUNIT_TEST': 'arm64_alternative_apply',
+					'ARM64_CPUFEATURE_SANITISE_KUNIT_TEST': 'arm64_cpufeature_sanitise',
+					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
+					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
+					'ARM64_PAN_KUNIT_TEST': 'arm64_pan_detect'})
+
+	def test_0006_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
+		pan = ['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
+		       'arm64_pan_uaccess', 'arm64_pan_fault']
+		for kernel in kernels.supported(REPO):
+			with self.subTest(kernel=kernel.name):
+				self.symbols = {}
+				wanted = sources.load(REPO, kernel)
+				(patch,) = [p for p in wanted.patches if os.path.basename(p).startswith('0006-')]
+				changes = self.changes(os.path.basename(patch), kernel)
+				# One symbol builds the five: each patch of the cut names it.
+				self.assertEqual({name: symbols for name, symbols in
+						  export._item_symbols(changes).items() if name in pan},
+						 {name: {'ARM64_PAN_KUNIT_TEST'} for name in pan})
+				found = {s.name: s for s in export.suites(wanted)}
+				patterns = hooks.file_patterns({name: found[name].paths for name in pan})
+				mail = export.mailinfo(patch)
+				own = {name: export._own_paragraphs(mail, patterns, self.symbols, name)
+				       for name in pan}
+				# Why the patch exists goes with the first suite, and each suite's
+				# own paragraph with it: a paragraph that names none is lost.
+				self.assertEqual([len(own[name]) for name in pan], [1, 1, 1, 1, 1])
+				self.assertTrue(own['arm64_pan_detect'][0].startswith('PAN is set up'))
+				for name in pan[1:]:
+					self.assertTrue(own[name][0].startswith(
+						'tests/' + os.path.basename(found[name].paths[-1])), own[name])
+
+	def first_cut(self, change: hooks.FileChange, later: str) -> str:
+		data = change.render(lambda item: later not in item.suites)
+		assert data is not None
+		return data.decode()
+
+	def test_0002_cut_field_then_match(self) -> None:
+		makefile, tests_makefile, kconfig, cpufeature = self.changes(
+			'0002-arm64-cpufeature-add-KUnit-hooks-for-ID-field-and-ca.patch')
+		self.assertEqual([sorted(i.suites) for i in kconfig.items()],
+				 [['arm64_cpufeature_field'], ['arm64_cpufeature_match']])
+		first = self.first_cut(kconfig, 'arm64_cpufeature_match')
+		self.assertTrue(first.startswith('\tdepends on m\n\ttristate "Relocation testing module"\n'
+						 '\nconfig ARM64_CPUFEATURE_FIELD_KUNIT_TEST\n'), first)
+		# The help text's blank lines are the entry's; the run's last
+		# blank line still closes it.
+		self.assertTrue(first.endswith('\t  refer to the KUnit documentation in '
+					       'Documentation/dev-tools/kunit/.\n\n\t  If unsure, say N.\n'
+					       '\nsource "drivers/hwtracing/coresight/Kconfig"\n'), first)
+		self.assertNotIn('MATCH', first)
+		# The suites' directory comes with the first suite, and its
+		# Makefile with its first line (and SPDX header).
+		self.assertIn('+= tests/\n', self.first_cut(makefile, 'arm64_cpufeature_match'))
+		self.assertEqual(self.first_cut(tests_makefile, 'arm64_cpufeature_match'),
+				 '# SPDX-License-Identifier: GPL-2.0\n\n'
+				 'obj-$(CONFIG_ARM64_CPUFEATURE_FIELD_KUNIT_TEST)\t+= cpufeature_field_kunit.o\n')
+		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
+				 (cpufeature.old or b'').decode())
+
+	def test_0005_cut_passes_then_table(self) -> None:
+		kconfig, cpufeature = self.changes(
+			'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
+		# The blank line before each #ifdef goes with it: none is left at the end.
+		self.assertTrue(first.endswith('#include "tests/cpufeature_match_kunit.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
+					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUFEATURE_SANITISE_KUNIT_TEST\n'
+					       '#include "tests/cpufeature_sanitise_kunit.c"\n#endif\n'),
+				first)
+		first = self.first_cut(kconfig, 'arm64_cpucap_table')
+		self.assertIn('config ARM64_CPUCAP_PASSES_KUNIT_TEST', first)
+		self.assertNotIn('TABLE', first)
+		self.assertTrue(first.endswith('If unsure, say N.\n\nsource "drivers/hwtracing/coresight/'
+					       'Kconfig"\n'), first)
+
+	def test_items_of_each_kind_of_file(self) -> None:
+		def items(path: str, text: str) -> List[str]:
+			lead, found = hooks.split_run(path, [l.encode() for l in hooks_lines(text)])
+			return [b''.join(i.lines).decode() for i in found]
+		self.assertEqual(items('arch/arm64/kernel/Makefile',
+				       'obj-$(CONFIG_A) += a.o \\\n\t\t   a_asm.o\nobj-y += b.o\n'),
+				 ['obj-$(CONFIG_A) += a.o \\\n\t\t   a_asm.o\n', 'obj-y += b.o\n'])
+		self.assertEqual(items('arch/arm64/kernel/foo.c',
+				       '#ifdef CONFIG_A\n#include "a.c"\n#endif\n'
+				       'static int f(void)\n{\n\treturn 0;\n}\n'),
+				 ['#ifdef CONFIG_A\n#include "a.c"\n#endif\n',
+				  'static int f(void)\n{\n\treturn 0;\n}\n'])
+		self.assertEqual(items('arch/arm64/Kconfig', 'if A\nconfig B\n\tbool\nendif\n'
+				       'config C\n\thelp\n\t  c\n\n\t  d\n'),
+				 ['if A\nconfig B\n\tbool\nendif\n', 'config C\n\thelp\n\t  c\n\n\t  d\n'])
+
+	def test_a_line_that_hooks_in_two_suites_is_refused(self) -> None:
+		change = hooks.FileChange('arch/arm64/kernel/Makefile', b'', None, [hooks.Hunk(
+			0, 0, *hooks.split_run('arch/arm64/kernel/Makefile', [
+				b'obj-$(CONFIG_X) += cpucap_passes_kunit.o cpucap_table_kunit.o\n']))])
+		hooks.assign([change], self.suites, self.symbols)
+		with self.assertRaisesRegex(Error, r'x.patch: one change to arch/arm64/kernel/Makefile '
+					    'hooks in both arm64_cpucap_passes and arm64_cpucap_table'):
+			hooks.hooked([change], 'x.patch', set(self.suites))
+
+def hooks_lines(text: str) -> List[str]:
+	return [l + '\n' for l in text.split('\n')[:-1]]
+
+
+if __name__ == '__main__':
+	unittest.main()

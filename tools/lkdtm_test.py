@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of tools/pan-kunit lkdtm: end to end with the fake kunit_tool, and
+# its verdicts from console fixtures (pan_kunit.lkdtm).
+
+import contextlib
+import io
+import os
+import sys
+import unittest
+from typing import Any, List, Tuple
+from unittest import mock
+
+from pan_kunit import (Error, cli, configs, initramfs, kunit_tool, lkdtm, proc, results, runner,
+		       summary, targets)
+from testlib import test_data_path, read, write, FakeKunitTestCase, setUpModule, tearDownModule
+
+class LkdtmRunTest(FakeKunitTestCase):
+	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
+
+	def run_cli(self, *argv: str) -> Tuple[int, str]:
+		out = io.StringIO()
+		cpio = os.path.join(self.tmp, 'initramfs.cpio')
+		with mock.patch.object(initramfs, 'pack', return_value=cpio), \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree] + list(argv), repo=self.repo)
+		return status, out.getvalue()
+
+	def test_boots_the_kernels_run_built_with_kunit_off(self) -> None:
+		status, output = self.run_cli('run', '--config', 'pass_pan', '--config', 'skip_nopan')
+		self.assertEqual(status, 0, output)
+		(run_build,) = self.traced('build')
+		def kunitconfigs(argv: List[str]) -> List[str]:
+			return [argv[i + 1] for i, word in enumerate(argv) if word == '--kunitconfig']
+		(argv,) = self.traced('argv build')
+		self.assertEqual(kunitconfigs(argv)[1:], [os.path.join(self.repo, lkdtm.KCONFIG),
+							  os.path.join(self.repo, targets.LEAN_KCONFIG)])
+		status, output = self.run_cli('lkdtm', '--config', 'pass_pan', '--config', 'skip_nopan')
+		self.assertEqual(status, 0, output)
+		# The same kunitconfig and fragments as run's: kunit.py finds the
+		# build configured, and does not configure it again.
+		self.assertEqual([kunitconfigs(a) for a in self.traced('argv build')],
+				 [kunitconfigs(argv)] * 2)
+		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
+		self.assertEqual(output.count('lkdtm: 4 passed'), 1, output)  # the closing line, once
+		self.assertIn('pass_pan (max,pauth-impdef=on, PAN by CPU):\n'
+			      '    ACCESS_USERSPACE   ok   caught: "Unable to handle kernel access', output)
+		self.assertIn('skip_nopan (cortex-a57, no PAN):\n'
+			      '    ACCESS_USERSPACE   ok   survived, as without PAN', output)
+		# One build, into the directory run built, with LKDTM's kconfig merged in.
+		self.assertEqual([b[2] for b in self.traced('build')], [run_build[2]] * 2)
+		self.assertIn('CONFIG_LKDTM=y', read(os.path.join(run_build[2], '.kunitconfig')))
+		boots = sorted(line[2:] for line in self.traced('qemu_args'))
+		cpio = os.path.join(self.tmp, 'initramfs.cpio')
+		# The config's own command line, KUnit off and the crash type, in an
+		# -append that replaces kunit.py's (and its kunit_shutdown=reboot).
+		self.assertEqual(boots, [['-initrd', cpio, '-append',
+					  f'console=ttyAMA0 panic=-1 kunit.enable=0 pankunit_crash={crash}']
+					 for crash in ('ACCESS_USERSPACE', 'ACCESS_USERSPACE',
+						       'EXEC_USERSPACE', 'EXEC_USERSPACE')])
+		# A line per boot, as run prints its boots.
+		for config in ('pass_pan', 'skip_nopan'):
+			for crash in lkdtm.CRASH_TYPES:
+				self.assertRegex(output, rf'\nboot {config} {crash}: ok \([0-9.]+ s\)\n')
+
+	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
+		real_run = proc.run
+		def _run(argv: List[str], **kwargs: Any) -> Any:
+			if argv[0] == runner.CROSS_COMPILE + 'gcc':
+				return proc.Result(argv, 1, 'init.c:1: error: oops')
+			return real_run(argv, **kwargs)
+		out = io.StringIO()
+		with mock.patch.object(initramfs.proc, 'run', side_effect=_run), \
+		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
+					  repo=self.repo)
+		self.assertEqual(status, 2, out.getvalue())
+		self.assertIn('failed:\ninit.c:1: error: oops', out.getvalue())
+		self.assertEqual(self.traced('build'), [])
+
+	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
+		with mock.patch.object(initramfs, 'pack') as pack, \
+		     self.assertRaisesRegex(Error, 'built without lkdtm/lkdtm.config'):
+			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
+				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
+		pack.assert_not_called()
+		self.assertEqual(self.traced('build'), [])
+
+	def test_initramfs_has_init_and_a_console(self) -> None:
+		calls: List[List[str]] = []
+		listings: List[str] = []
+		def _run(argv: List[str], **kwargs: Any) -> Any:
+			calls.append(argv)
+			if len(argv) == 2:  # gen_init_cpio LISTING
+				listings.append(read(argv[1]))
+			return proc.Result(argv, 0)
+		with mock.patch.object(initramfs.proc, 'run', side_effect=_run):
+			cpio = initramfs.pack(self.tree, os.path.join(self.repo, lkdtm.INIT_SOURCE),
+					      'lkdtm')
+		work = os.path.join(self.tree, '.pan-kunit', 'lkdtm')
+		self.assertEqual(cpio, os.path.join(work, 'initramfs.cpio'))
+		self.assertEqual([argv[0] for argv in calls],
+				 ['aarch64-linux-gnu-gcc', 'gcc', os.path.join(work, 'gen_init_cpio')])
+		self.assertIn(os.path.join(self.repo, lkdtm.INIT_SOURCE), calls[0])
+		# guest/sys.h, beside lkdtm/, is on the include path.
+		self.assertEqual(calls[0][calls[0].index('-I') + 1],
+				 os.path.join(self.repo, initramfs.GUEST_DIR))
+		self.assertIn(os.path.join(self.tree, 'usr', 'gen_init_cpio.c'), calls[1])
+		self.assertEqual(listings, ['dir /dev 0755 0 0\n'
+					    'nod /dev/console 0600 0 0 c 5 1\n'
+					    f'file /init {os.path.join(work, "init")} 0755 0 0\n'])
+
+	def test_a_boot_never_reads_an_earlier_boots_console(self) -> None:
+		for crash in lkdtm.CRASH_TYPES:  # consoles that would pass
+			write(os.path.join(self.tree, '.pan-kunit', 'exec', f'lkdtm-pass_pan-{crash}',
+					   'test.log'),
+			      read(test_data_path('lkdtm', 'access_caught.log')) +
+			      read(test_data_path('lkdtm', 'exec_caught.log')))
+		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'noboot\n')  # no console
+		tally = os.path.join(self.tmp, 'summary')
+		with mock.patch.dict(os.environ, {summary.ENV: tally}):
+			status, output = self.run_cli('lkdtm', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('    ACCESS_USERSPACE   FAIL init never provoked', output)
+		self.assertTrue(output.endswith('lkdtm: 0 passed, 2 failed\n'), output)
+		self.assertEqual(read(tally), 'lkdtm: 0 passed, 2 failed\n')
+
+	def test_build_failure_fails(self) -> None:
+		status, output = self.run_cli('lkdtm', '--config', 'builderror_pan', '--config', 'pass_pan')
+		self.assertEqual(status, 1, output)
+		self.assertIn('builderror_pan (max,pauth-impdef=on, PAN by CPU):\n'
+			      '    ACCESS_USERSPACE   FAIL build failed\n'
+			      '    EXEC_USERSPACE     FAIL build failed\n', output)
+		self.assertTrue(output.endswith('lkdtm: 2 passed, 2 failed\n'), output)
+
+	def test_timeout_fails_whatever_the_console_says(self) -> None:
+		exec_dir = os.path.join(self.tmp, 'exec')
+		# Read from runner.CONSOLE, whatever its name.
+		with mock.patch.object(runner, 'CONSOLE', 'console.txt'):
+			write(os.path.join(exec_dir, 'console.txt'),
+			      read(test_data_path('lkdtm', 'access_caught.log')))
+			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+					    results.Exit(1, False, 3.0), 60)
+			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+					      results.Exit(1, True, 120.0), 60)
+		self.assertTrue(ok.ok, ok.summary)
+		self.assertFalse(late.ok)
+		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)
+		self.assertIsNotNone(late.log)
+
+class LkdtmTest(unittest.TestCase):
+	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""
+
+	def console(self, name: str) -> str:
+		return read(test_data_path('lkdtm', name))
+
+	def config(self, cpu: str, kconfig: str = '') -> configs.QemuConfig:
+		return configs.QemuConfig(name='c', path='/r/qemu_configs/c.py',
+					  kconfig=configs.normalise_kconfig(kconfig),
+					  kernel_path='Image', cpu=cpu)
+
+	def test_pan_from_the_cpu_model_not_the_kernel(self) -> None:
+		self.assertTrue(lkdtm.has_pan(self.config('max,pauth-impdef=on')))
+		self.assertFalse(lkdtm.has_pan(self.config('cortex-a57')))
+		with self.assertRaisesRegex(Error, "no known PAN level for QEMU CPU 'a64fx'"):
+			lkdtm.has_pan(self.config('a64fx'))
+
+	def test_pan_by_software_from_the_kconfig(self) -> None:
+		sw = 'CONFIG_SERIAL_AMBA_PL011=y\n  CONFIG_ARM64_SW_TTBR0_PAN=y\n'
+		self.assertTrue(lkdtm.has_pan(self.config('cortex-a57', sw)))
+		self.assertEqual(lkdtm.pan_source(self.config('cortex-a57', sw)), 'SW TTBR0')
+		self.assertEqual(lkdtm.pan_source(self.config('max', sw)), 'CPU')
+		self.assertIsNone(lkdtm.pan_source(self.config('cortex-a57')))
+		for off in ('# CONFIG_ARM64_SW_TTBR0_PAN is not set', 'CONFIG_ARM64_SW_TTBR0_PAN=n',
+			    'CONFIG_ARM64_SW_TTBR0_PAN_X=y'):
+			self.assertFalse(lkdtm.has_pan(self.config('cortex-a57', off)), off)
+		with self.assertRaisesRegex(Error, "no known PAN level for QEMU CPU 'a64fx'"):
+			lkdtm.has_pan(self.config('a64fx', sw))
+
+	def test_access_userspace_caught_with_pan(self) -> None:
+		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', True)
+		self.assertTrue(verdict.ok)
+		self.assertEqual(verdict.summary, 'caught: "Unable to handle kernel access to user '
+				 'memory outside uaccess routines at virtual address 0000ffff9c4f0000"')
+
+	def test_init_line_cut_off_by_the_panic(self) -> None:
+		# init's line never left the tty's buffer; LKDTM's printk says it ran.
+		verdict = lkdtm.judge(self.console('access_caught_unflushed.log'), 'ACCESS_USERSPACE',
+				      True)
+		self.assertTrue(verdict.ok, verdict.summary)
+		self.assertIn('caught: "Unable to handle kernel access to user memory', verdict.summary)
+		verdict = lkdtm.judge(self.console('access_caught_unflushed.log'), 'EXEC_USERSPACE',
+				      True)
+		self.assertEqual(verdict.summary, 'init never provoked EXEC_USERSPACE')
+
+	def test_access_userspace_survives_without_pan(self) -> None:
+		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', False)
+		self.assertTrue(verdict.ok)
+		self.assertIn('"lkdtm: FAIL: survived bad read"', verdict.summary)
+
+	def test_access_userspace_surviving_with_pan_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', True)
+		self.assertFalse(verdict.ok)
+		self.assertIn('survived; expected "Unable to handle kernel access to user memory',
+			      verdict.summary)
+		self.assertIn('FAIL: survived bad write', verdict.log or '')
+
+	def test_access_userspace_caught_without_pan_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', False)
+		self.assertFalse(verdict.ok)
+
+	def test_exec_userspace_caught_either_way(self) -> None:
+		for pan in (True, False):
+			verdict = lkdtm.judge(self.console('exec_caught.log'), 'EXEC_USERSPACE', pan)
+			self.assertTrue(verdict.ok, verdict.summary)
+			self.assertIn('execution of user memory', verdict.summary)
+
+	def test_wrong_crash_type_or_nothing_provoked_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('exec_caught.log'), 'ACCESS_USERSPACE', True)
+		self.assertEqual(verdict.summary, 'init never provoked ACCESS_USERSPACE')
+		verdict = lkdtm.judge(self.console('no_debugfs.log'), 'EXEC_USERSPACE', True)
+		self.assertFalse(verdict.ok)
+		self.assertFalse(lkdtm.judge(None, 'EXEC_USERSPACE', True).ok)
+
+	def test_report_lines_and_total(self) -> None:
+		cfg = self.config('cortex-a57')
+		verdicts = {('c', 'ACCESS_USERSPACE'): lkdtm.BootVerdict(True, 'survived', None),
+			    ('c', 'EXEC_USERSPACE'): lkdtm.BootVerdict(False, 'timed out', 'x\ny')}
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			self.assertFalse(lkdtm.print_report([cfg], verdicts))
+		lines = out.getvalue().splitlines()
+		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
+		self.assertIn('    y', lines)
+		self.assertIn('c (cortex-a57, no PAN):', lines)
+		self.assertEqual(lines[-1], '    EXEC_USERSPACE     FAIL timed out')
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			lkdtm.print_report([self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
+					    self.config('max')], verdicts)
+		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
+		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())
+
+
+if __name__ == '__main__':
+	unittest.main()

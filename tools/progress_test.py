@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of what a run prints while it runs (pan_kunit.progress) and its
+# jobs (pan_kunit.runner.Job).
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import time
+import unittest
+from typing import List
+from unittest import mock
+
+from pan_kunit import progress, runner
+from testlib import write, TempDirTestCase, without_status, setUpModule, tearDownModule
+
+class FakeClock:
+
+	def __init__(self) -> None:
+		self.now = 1000.0
+
+	def __call__(self) -> float:
+		return self.now
+
+CLEAR = progress.CLEAR_LINE
+
+class ProgressTest(unittest.TestCase):
+
+	def test_status_line_is_cleared_before_every_line(self) -> None:
+		out, err = io.StringIO(), io.StringIO()
+		printer = progress.Printer(out, err, tty=True, width=lambda: 41)
+		printer.status('building a: 3 objects, 0:05')
+		printer.stdout.write('built a\n')
+		printer.stdout.write('part')
+		printer.status('x')          # not in the middle of a line
+		printer.stdout.write('ial\n')
+		printer.status('y' * 100)    # cut at the terminal's width
+		printer.stderr.write('oops\n')
+		printer.close()
+		self.assertEqual(out.getvalue(), 'building a: 3 objects, 0:05' + CLEAR + 'built a\n' +
+				 'building a: 3 objects, 0:05' + CLEAR + 'partial\n' + 'x' + CLEAR +
+				 'y' * 40 + CLEAR + 'y' * 40 + CLEAR)
+		self.assertEqual(err.getvalue(), 'oops\n')
+		self.assertEqual(without_status(out.getvalue()), 'built a\npartial\n')
+
+	def test_no_status_line_when_not_a_terminal(self) -> None:
+		out = io.StringIO()
+		printer = progress.Printer(out)
+		shown = progress.Progress(printer, clock=FakeClock())
+		shown.task('step 1/3 x', 'about 1 min 00 s left')
+		with tempfile.NamedTemporaryFile('w', prefix='pan-kunit-test-') as log:
+			log.write(progress.MAKE_STARTED + '\n')
+			log.flush()
+			shown.build_started('a', os.path.dirname(log.name), log.name)
+			with mock.patch.object(progress, 'count_objects') as count:
+				shown.poll()
+			count.assert_not_called()  # no reading of the builds for nobody
+		shown.boots_started(['a', 'b'])
+		shown.boot_ended('a', 'pass', 4.24)
+		shown.boot_ended('b', 'crash', 10.0, quiet=True)
+		printer.stdout.write('a line\n')
+		printer.close()
+		self.assertEqual(out.getvalue(), 'boot a: pass (4.2 s)\na line\n')
+
+	def test_builds_boots_and_task_on_the_status_line(self) -> None:
+		clock = FakeClock()
+		since = 1_700_000_000 * 10**9
+		tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, tmp)
+		build, log = os.path.join(tmp, 'build'), os.path.join(tmp, 'build.log')
+		for name, age in (('old.o', -10), ('new.o', 1), ('sub/new.o', 2), ('sub/new.c', 3)):
+			write(os.path.join(build, name), '')
+			os.utime(os.path.join(build, name), ns=(since + age * 10**9,) * 2)
+		write(log, 'Populating config with:\n')
+		out = io.StringIO()
+		shown = progress.Progress(progress.Printer(out, tty=True, width=lambda: 200), clock=clock,
+					  wall_ns=lambda: since + progress.MTIME_SLACK_NS)
+		shown.task('step 1/3 0001-x', 'about 2 min 00 s left')
+		shown.build_started('pan,nopan', build, log)
+		clock.now += 65
+		shown.poll()
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | building pan,nopan: configuring, '
+				 '1:05 | about 2 min 00 s left')
+		write(log, 'Populating config with:\nBuilding with:\n$ make ARCH=arm64\n')
+		shown.poll()
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | building pan,nopan: 2 objects, '
+				 '1:05 | about 2 min 00 s left')
+		self.assertTrue(out.getvalue().endswith(CLEAR + shown.status()), out.getvalue())
+		self.assertEqual(shown.build_ended('pan,nopan'), 2)
+		shown.boots_started(['pan', 'nopan'])
+		clock.now += 3
+		shown.boot_ended('pan', 'pass', 2.5)
+		self.assertEqual(shown.status(), 'step 1/3 0001-x | booting nopan 0:03 (pan: pass) | '
+				 'about 2 min 00 s left')
+		shown.boots_ended()
+		shown.task('')
+		self.assertEqual(shown.status(), '')
+		self.assertEqual(without_status(out.getvalue()), 'boot pan: pass (2.5 s)\n')
+
+	def test_time_left_from_the_steps_done(self) -> None:
+		eta = progress.Eta(4)
+		self.assertEqual(eta.text(), '')
+		eta.done(100.0)   # the start: the only step done, so it counts
+		self.assertEqual(eta.text(), 'about 5 min 00 s left')
+		eta.done(10.0)    # now it does not
+		self.assertEqual(eta.text(), 'about 20 s left')
+		eta.done(20.0)
+		self.assertEqual(eta.text(), 'about 15 s left')
+		eta.done(30.0)
+		self.assertEqual(eta.text(), '')
+		eta = progress.Eta(3)
+		eta.done(10.0)
+		eta.skip()
+		self.assertEqual(eta.text(), 'about 10 s left')
+		self.assertEqual([progress.duration(s) for s in (59.4, 61, 3700)],
+				 ['59 s', '1 min 01 s', '1 h 01 min'])
+
+	def test_installed_owns_stdout_and_stderr(self) -> None:
+		out, err = io.StringIO(), io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+			with progress.installed() as shown:
+				self.assertIs(progress.get(), shown)
+				print('to stdout')
+				print('to stderr', file=sys.stderr)
+				self.assertIsNot(sys.stdout, out)
+				self.assertIsNot(sys.stderr, err)
+			self.assertIs(sys.stdout, out)
+			self.assertIs(sys.stderr, err)
+		self.assertIsNot(progress.get(), shown)
+		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
+
+class JobTest(TempDirTestCase):
+
+	def test_output_reaches_the_log_while_the_job_runs(self) -> None:
+		# A kunit.py that prints without flushing, then waits for the test.
+		log, go = os.path.join(self.tmp, 'build.log'), os.path.join(self.tmp, 'go')
+		script = ('import os, sys, time\n'
+			  f'print({progress.MAKE_STARTED!r})\n'
+			  'deadline = time.monotonic() + 30\n'
+			  f'while not os.path.exists({go!r}) and time.monotonic() < deadline:\n'
+			  '    time.sleep(0.01)\n')
+		environ = {k: v for k, v in os.environ.items() if k != 'PYTHONUNBUFFERED'}
+		with mock.patch.dict(os.environ, environ, clear=True):
+			job = runner.Job('build k', [sys.executable, '-S', '-c', script], log)
+			job.start()
+		try:
+			deadline = time.monotonic() + 10
+			while not progress._make_started(log) and time.monotonic() < deadline:
+				time.sleep(0.01)
+			seen = progress._make_started(log)
+		finally:
+			write(go, '')
+			job.wait(60)
+		self.assertTrue(seen, 'the line reached the log only when the job ended')
+		self.assertEqual(job.outcome and job.outcome.returncode, 0)
+
+	def test_watchdog_says_so_in_one_write(self) -> None:
+		class Writes(io.StringIO):
+			def __init__(self) -> None:
+				super().__init__()
+				self.writes: List[str] = []
+			def write(self, text: str) -> int:
+				self.writes.append(text)
+				return super().write(text)
+		out = Writes()
+		printer = progress.Printer(out, tty=False)
+		job = runner.Job('build k', [sys.executable, '-S', '-c', 'import time; time.sleep(60)'],
+				 os.path.join(self.tmp, 'build.log'))
+		with mock.patch.object(progress, '_current', progress.Progress(printer)), \
+		     contextlib.redirect_stdout(printer.stdout):  # type: ignore[type-var]
+			job.start()
+			job.wait(0.2)
+		self.assertIn('build k: still running after 0 s; killing it\n', out.writes)
+		self.assertTrue(job.outcome and job.outcome.timed_out)
+
+
+if __name__ == '__main__':
+	unittest.main()

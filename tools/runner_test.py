@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of the builds of pan_kunit.runner and kunit_build: ccache,
+# the olddefconfig kunit_build.py leaves out, kunit_kernel.py of each
+# kernel, the lock of a build directory.
+
+import contextlib
+import fcntl
+import importlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import types
+import unittest
+from typing import Any, Dict, List, Optional, Tuple
+from unittest import mock
+
+from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, results, runner, tree
+from testlib import VERSION, kunit_tool_of, read, write, setUpModule, tearDownModule
+
+class CcacheTest(unittest.TestCase):
+
+	def test_builds_go_through_ccache_with_the_tree_as_base_dir(self) -> None:
+		started: List[runner.Job] = []
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Exit(0, False, 1.0)
+			started.extend(jobs)
+		with tempfile.TemporaryDirectory() as tmp, \
+		     mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs):
+			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
+						    kernel_path='Image', cpu='max')
+			with contextlib.redirect_stdout(io.StringIO()):
+				runner.build_all(tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2,
+						 quiet=True)
+			(job,) = started
+			self.assertIn('--make_options', job.cmd)
+			self.assertEqual(job.cmd[job.cmd.index('--make_options') + 1],
+					 'CC=ccache aarch64-linux-gnu-gcc')
+			# A first build of its directory keeps kunit.py's olddefconfig.
+			self.assertEqual(job.env, {'CCACHE_BASEDIR': os.path.realpath(tmp),
+						   'PAN_KUNIT_OLDDEFCONFIG': '1'})
+
+	def test_the_users_compiler_wins(self) -> None:
+		env = {'CCACHE_BASEDIR': os.path.realpath('/t')}
+		with mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'):
+			self.assertEqual(runner.ccache_options('/t', ['W=1']),
+					 (['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'], env))
+			self.assertEqual(runner.ccache_options('/t', ['W=1', 'LLVM=1']),
+					 (['--make_options', 'CC=ccache clang'], env))
+			for options in (['CC=clang'], ['LLVM=-14'], ['LLVM=/usr/lib/llvm-14/bin/']):
+				self.assertEqual(runner.ccache_options('/t', options), ([], {}), options)
+
+	def test_make_options_have_a_build_directory_of_their_own(self) -> None:
+		config = configs.QemuConfig(name='c', path='/c.py', kconfig='CONFIG_X=y',
+					    kernel_path='Image', cpu='max')
+		def key(*make_options: str) -> str:
+			(build,) = runner.kconfig_builds('/t', [config], '/kc', make_options=make_options)
+			return build.key
+		self.assertEqual(key(), config.build_key())  # as before, without any
+		self.assertEqual(key('W=1'), key('W=1'))
+		self.assertEqual(len({key(), key('W=1'), key('LLVM=1'), key('W=1', 'LLVM=1')}), 4)
+
+	def test_without_ccache_builds_plainly(self) -> None:
+		with mock.patch.object(shutil, 'which', return_value=None):
+			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+
+class OlddefconfigTest(unittest.TestCase):
+	"""The olddefconfig kunit_build.py leaves out: announced, switched off
+	by --olddefconfig or PAN_KUNIT_OLDDEFCONFIG=1, and never left out
+	after the toolchain changed."""
+
+	def setUp(self) -> None:
+		tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(tmp.cleanup)
+		self.tmp = tmp.name
+		self.bin = os.path.join(self.tmp, 'bin')
+		os.mkdir(self.bin)
+		for tool in ('aarch64-linux-gnu-gcc', 'aarch64-linux-gnu-as', 'aarch64-linux-gnu-ld',
+			     'pahole'):
+			self.tool(tool, f'{tool} 1.0')
+		patcher = mock.patch.dict(os.environ, {'PATH': self.bin + os.pathsep + '/usr/bin:/bin'})
+		patcher.start()
+		self.addCleanup(patcher.stop)
+		os.environ.pop(kunit_tool.OLDDEFCONFIG_ENV, None)
+		self.started: List[runner.Job] = []
+
+	def tool(self, name: str, version: str) -> None:
+		path = os.path.join(self.bin, name)
+		write(path, f'#!/bin/sh\necho "{version}"\necho "more lines"\n')
+		os.chmod(path, 0o755)
+
+	def build(self, *argv: str) -> Tuple[Dict[str, str], str]:
+		"""A build_all of one build, in a cli.main() of a command with
+		@argv: its job's environment and what it printed."""
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Exit(0, False, 1.0)
+			self.started.extend(jobs)
+		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
+					    kernel_path='Image', cpu='max')
+		out = io.StringIO()
+		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
+		with mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     kunit_tool.olddefconfig(keep), contextlib.redirect_stdout(out):
+			runner.build_all(self.tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2,
+					 quiet=True)
+		return self.started[-1].env, out.getvalue()
+
+	def test_left_out_while_the_toolchain_is_unchanged_and_said_once(self) -> None:
+		announced = ("note: builds leave out kunit.py's make olddefconfig while the toolchain "
+			     "is unchanged (--olddefconfig or PAN_KUNIT_OLDDEFCONFIG=1 keep it)\n")
+		# The first build of a directory: no toolchain noted, kunit.py's way.
+		self.assertEqual(self.build(), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, announced))
+		noted = read(os.path.join(self.tmp, '.pan-kunit', 'build', 'k', '.pan-kunit-toolchain'))
+		self.assertEqual(noted, 'aarch64-linux-gnu-gcc: aarch64-linux-gnu-gcc 1.0\n'
+				 'aarch64-linux-gnu-as: aarch64-linux-gnu-as 1.0\n'
+				 'aarch64-linux-gnu-ld: aarch64-linux-gnu-ld 1.0\n'
+				 'pahole: pahole 1.0\n')
+		self.assertEqual(self.build(), ({}, announced))
+		with kunit_tool.olddefconfig(False), contextlib.redirect_stdout(io.StringIO()) as out:
+			self.assertEqual(kunit_tool.build_env(os.path.join(self.tmp, '.pan-kunit', 'build',
+									  'k'), noted), {})
+			self.assertEqual(kunit_tool.build_env(os.path.join(self.tmp, '.pan-kunit', 'build',
+									  'k'), noted), {})
+		self.assertEqual(out.getvalue(), announced)  # once a command
+
+	def test_switched_off_by_option_or_environment(self) -> None:
+		self.build()
+		self.assertEqual(self.build('--olddefconfig'), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, ''))
+		with mock.patch.dict(os.environ, {'PAN_KUNIT_OLDDEFCONFIG': '1'}):
+			self.assertEqual(self.build(), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, ''))
+		with mock.patch.dict(os.environ, {'PAN_KUNIT_OLDDEFCONFIG': '0'}):
+			self.assertEqual(self.build()[0], {})
+		for command in ('run', 'lkdtm', 'coverage', 'bisect', 'mutants'):
+			self.assertTrue(cli.parse_args([command, '--olddefconfig']).olddefconfig)
+		self.assertTrue(cli.parse_args(['export', 'd', '--olddefconfig']).olddefconfig)
+		self.assertFalse(cli.parse_args(['run']).olddefconfig)
+		self.assertEqual(kunit_build.OLDDEFCONFIG_ENV, kunit_tool.OLDDEFCONFIG_ENV)
+
+	def test_a_changed_toolchain_reconfigures_and_says_so(self) -> None:
+		self.build()
+		self.assertEqual(self.build()[0], {})
+		self.tool('aarch64-linux-gnu-ld', 'aarch64-linux-gnu-ld 2.0')
+		env, printed = self.build()
+		self.assertEqual(env, {'PAN_KUNIT_OLDDEFCONFIG': '1'})
+		build_dir = os.path.join(self.tmp, '.pan-kunit', 'build', 'k')
+		self.assertIn(f'note: the toolchain changed since {build_dir} was configured '
+			      '(aarch64-linux-gnu-ld: aarch64-linux-gnu-ld 1.0 -> aarch64-linux-gnu-ld 2.0): '
+			      'olddefconfig runs before its make\n', printed)
+		self.assertEqual(self.build()[0], {})  # noted once it built
+		os.unlink(os.path.join(self.bin, 'pahole'))
+		self.assertEqual(self.build()[0], {'PAN_KUNIT_OLDDEFCONFIG': '1'})
+
+	def test_a_failed_build_notes_nothing(self) -> None:
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Exit(2, False, 1.0)
+				write(job.log, 'make: *** [all] Error 2\n')
+		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
+					    kernel_path='Image', cpu='max')
+		with mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     contextlib.redirect_stdout(io.StringIO()):
+			runner.build_all(self.tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2)
+		self.assertFalse(os.path.exists(os.path.join(self.tmp, '.pan-kunit', 'build', 'k',
+							     '.pan-kunit-toolchain')))
+
+class KunitBuildTest(unittest.TestCase):
+	"""kunit_build.py against the kunit_kernel.py of each kernel
+	(test_data/kunit_tool/VERSION), with stand-in make operations."""
+
+	class Ops:
+		def __init__(self) -> None:
+			self.calls: List[str] = []
+
+		def make_olddefconfig(self, build_dir: str, make_options: Optional[List[str]]) -> None:
+			self.calls.append('olddefconfig')
+
+		def make(self, jobs: int, build_dir: str, make_options: Optional[List[str]]) -> None:
+			self.calls.append(f'make -j{jobs}')
+
+	def load(self, kernel: str) -> Any:
+		"""kunit_kernel of @kernel, imported afresh with its own kunit_config
+		and qemu_config."""
+		saved = {name: sys.modules.pop(name) for name in ('kunit_kernel', 'kunit_config', 'qemu_config')
+			 if name in sys.modules}
+		sys.path.insert(0, kunit_tool_of(kernel))
+		try:
+			return importlib.import_module('kunit_kernel')
+		finally:
+			sys.path.remove(kunit_tool_of(kernel))
+			for name in ('kunit_kernel', 'kunit_config', 'qemu_config'):
+				sys.modules.pop(name, None)
+			sys.modules.update(saved)
+
+	def test_build_kernel_makes_without_olddefconfig_on_every_kernel(self) -> None:
+		for kernel in (k.name for k in kernels.KNOWN):
+			with self.subTest(kernel=kernel):
+				kunit_kernel = self.load(kernel)
+				tree = object.__new__(kunit_kernel.LinuxSourceTree)
+				tree._ops = ops = self.Ops()
+				tree.validate_config = lambda build_dir: True
+				self.assertTrue(tree.build_kernel(2, '/b', []))
+				self.assertEqual(ops.calls, ['olddefconfig', 'make -j2'])  # as kunit.py does
+				ops.calls.clear()
+				self.assertTrue(kunit_build.skip_olddefconfig_before_make(kunit_kernel))
+				self.assertTrue(tree.build_kernel(2, '/b', []))
+				self.assertEqual(ops.calls, ['make -j2'])
+				# Anything else that reconfigures still runs olddefconfig.
+				ops.make_olddefconfig('/b', [])
+				self.assertEqual(ops.calls, ['make -j2', 'olddefconfig'])
+
+	def test_validate_config_still_judges_the_build(self) -> None:
+		for kernel in (k.name for k in kernels.KNOWN):
+			with self.subTest(kernel=kernel):
+				kunit_kernel = self.load(kernel)
+				self.assertTrue(kunit_build.skip_olddefconfig_before_make(kunit_kernel))
+				self.assertTrue(kunit_build.skip_olddefconfig_before_make(kunit_kernel))  # once
+				tree = object.__new__(kunit_kernel.LinuxSourceTree)
+				tree._ops = ops = self.Ops()
+				tree.validate_config = lambda build_dir: False
+				self.assertFalse(tree.build_kernel(2, '/b', []))
+				self.assertEqual(ops.calls, ['make -j2'])
+
+	def test_kunit_py_runs_with_the_patched_kunit_kernel(self) -> None:
+		# kunit_build.py imports kunit_kernel, then runs kunit.py, whose
+		# own `import kunit_kernel` must find the patched module.
+		stand_in = textwrap.dedent('''\
+			import json, sys
+			import kunit_kernel
+			calls = []
+			class Ops:
+				def make_olddefconfig(self, build_dir, make_options):
+					calls.append('olddefconfig')
+				def make(self, jobs, build_dir, make_options):
+					calls.append('make')
+			tree = object.__new__(kunit_kernel.LinuxSourceTree)
+			tree._ops = Ops()
+			tree.validate_config = lambda build_dir: True
+			tree.build_kernel(1, '/b', [])
+			with open(sys.argv[2], 'w') as f:
+				json.dump([sys.argv[1]] + calls, f)
+			''')
+		for kernel in (k.name for k in kernels.KNOWN):
+			with self.subTest(kernel=kernel), tempfile.TemporaryDirectory() as tmp:
+				for name in ('kunit_kernel.py', 'kunit_config.py', 'qemu_config.py'):
+					shutil.copy(os.path.join(kunit_tool_of(kernel), name), tmp)
+				write(os.path.join(tmp, 'kunit.py'), stand_in)
+				out = os.path.join(tmp, 'calls.json')
+				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
+						'build', out], check=True)
+				self.assertEqual(json.loads(read(out)), ['build', 'make'])
+				# Switched off: kunit.py as it is.
+				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
+						'build', out], check=True,
+					       env=dict(os.environ, PAN_KUNIT_OLDDEFCONFIG='1'))
+				self.assertEqual(json.loads(read(out)), ['build', 'olddefconfig', 'make'])
+
+	def test_builds_run_through_kunit_build(self) -> None:
+		config = configs.QemuConfig(name='c', path='/c.py', kconfig='', kernel_path='Image',
+					    cpu='max')
+		cmd = runner.kunit_cmd('/kunit', 'build', '/b', '/kc', config)
+		self.assertEqual(cmd[:4], [sys.executable, kunit_tool.BUILD, '/kunit/kunit.py', 'build'])
+		self.assertEqual(os.path.basename(kunit_tool.BUILD), 'kunit_build.py')
+		self.assertTrue(os.path.isfile(kunit_tool.BUILD))
+		cmd = runner.kunit_cmd('/kunit', 'exec', '/b', '/kc', config)
+		self.assertEqual(cmd[:3], [sys.executable, '/kunit/kunit.py', 'exec'])
+
+	def test_no_module_hides_one_of_the_standard_library(self) -> None:
+		# kunit_build.py starts with pan_kunit/ first on the path.
+		names = {os.path.splitext(n)[0] for n in os.listdir(os.path.dirname(kunit_tool.BUILD))}
+		self.assertEqual(sorted(names & sys.stdlib_module_names), [])
+
+	def test_another_kunit_kernel_is_left_as_it_is(self) -> None:
+		module = types.ModuleType('kunit_kernel')
+		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
+		class LinuxSourceTree:
+			def build_kernel(self, jobs: int, build_dir: str, make_options: List[str]) -> bool:
+				return True  # no olddefconfig to leave out
+		original = LinuxSourceTree.build_kernel
+		module.LinuxSourceTree = LinuxSourceTree  # type: ignore[attr-defined]
+		self.assertFalse(kunit_build.skip_olddefconfig_before_make(module))
+		self.assertIs(module.LinuxSourceTree.build_kernel, original)
+
+class BuildLockTest(unittest.TestCase):
+
+	def test_a_build_directory_in_use_is_waited_for(self) -> None:
+		waiting = threading.Event()
+		class Out(io.StringIO):
+			def write(self, text: str) -> int:
+				if text.startswith('waiting for another pan-kunit building in '):
+					waiting.set()
+				return super().write(text)
+		started: List[runner.Job] = []
+		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
+			for job in jobs:
+				job.outcome = results.Exit(0, False, 1.0)
+			started.extend(jobs)
+		with tempfile.TemporaryDirectory() as tmp, \
+		     mock.patch.object(shutil, 'which', return_value=None), \
+		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     contextlib.redirect_stdout(Out()):
+			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
+						    kernel_path='Image', cpu='max')
+			build = runner.Build('k', [config], '/kc')
+			os.makedirs(build.build_dir(tmp))
+			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
+				fcntl.flock(other, fcntl.LOCK_EX)
+				thread = threading.Thread(target=runner.build_all,
+							  args=(tmp, '/kunit', [build], 2), daemon=True)
+				thread.start()
+				self.assertTrue(waiting.wait(10), 'build_all did not wait for the lock')
+				self.assertEqual(started, [])
+			thread.join(10)
+			self.assertFalse(thread.is_alive())
+			self.assertEqual(len(started), 1)
+
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of tools/pan-kunit selftest (pan_kunit.selftest).
+
+import contextlib
+import io
+import os
+import tempfile
+import unittest
+from unittest import mock
+
+from pan_kunit import selftest
+from testlib import write, setUpModule, tearDownModule
+
+class SelftestTest(unittest.TestCase):
+
+	def test_exit_status_follows_the_tests(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			for name, ok in (('selftest_pass', True), ('selftest_fail', False)):
+				directory = os.path.join(tmp, name)
+				write(os.path.join(directory, name + '_test.py'),
+				      'import unittest\n'
+				      'class T(unittest.TestCase):\n'
+				      f'\tdef test(self):\n\t\tself.assertTrue({ok})\n')
+				out = io.StringIO()
+				with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
+				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
+					self.assertEqual(selftest.selftest(), 0 if ok else 1)
+				# Its closing line, and none that reads as unittest's.
+				self.assertTrue(out.getvalue().endswith(
+					f'selftest: {int(ok)} passed, {int(not ok)} failed\n'), out.getvalue())
+				self.assertNotRegex(out.getvalue(), r'\d+ \w+ in [0-9.]+ ?s')
+
+	def test_the_tests_get_no_git_dir_of_a_hook(self) -> None:
+		# As under `git rebase -x 'tools/pan-kunit selftest'`.
+		with tempfile.TemporaryDirectory() as tmp:
+			directory = os.path.join(tmp, 'selftest_git_env')
+			write(os.path.join(directory, 'git_env_test.py'),
+			      'import os, unittest\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test(self):\n'
+			      '\t\tself.assertNotIn("GIT_DIR", os.environ)\n'
+			      '\t\tself.assertNotIn("GIT_INDEX_FILE", os.environ)\n')
+			hook = {'GIT_DIR': os.path.join(tmp, 'x.git'), 'GIT_INDEX_FILE': 'i'}
+			with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
+			     mock.patch.dict(os.environ, hook), \
+			     contextlib.redirect_stderr(io.StringIO()), \
+			     contextlib.redirect_stdout(io.StringIO()):
+				self.assertEqual(selftest.selftest(), 0)
+				self.assertEqual(os.environ['GIT_DIR'], hook['GIT_DIR'])  # given back
+
+
+if __name__ == '__main__':
+	unittest.main()

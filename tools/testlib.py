@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# What the tests of tools/pan-kunit share (tools/*_test.py):
+#   python3 -m unittest discover -s tools -p '*_test.py'
+# or tools/pan-kunit selftest.  No kernel build, no QEMU, no network: the
+# tree comes from a tiny tarball of test_data/fake_source, and its
+# kunit_tool is test_data/fake_kunit.  The tarball and one tree of it
+# are made once per process, when a test first needs them; the tests of
+# what comes after a setup start from a copy of that tree, not from an
+# extraction of their own.
+#
+# Each test module imports setUpModule and tearDownModule from here: its
+# tests run without the caller's settings of pan-kunit.
+
+import atexit
+import contextlib
+import functools
+import io
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import unittest
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from unittest import mock
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from pan_kunit import cli, kernels, packages, results, sources, tree
+
+TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VERSION = '6.1.192-3'
+KERNEL = kernels.by_name('6.1')
+assert KERNEL is not None
+PATCH_1 = '0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch'
+PATCH_2 = '0002-arm64-kernel-build-the-cpufeature-KUnit-suite.patch'
+PATCH_3 = '0003-arm64-cpufeature-document-the-PAN-levels.patch'
+STALE_PATCH = '0002-arm64-cpufeature-stale-context.patch'
+SUITE_C = 'arch/arm64/kernel/cpufeature_fake_test.c'
+SUITE_H = 'arch/arm64/kernel/cpufeature_fake_test.h'
+# For commits the tests make as a developer would.
+USER_GIT_ENV = {
+	'GIT_CONFIG_GLOBAL': os.devnull, 'GIT_CONFIG_NOSYSTEM': '1',
+	'GIT_AUTHOR_NAME': 'Grace Hopper', 'GIT_AUTHOR_EMAIL': 'grace@example.org',
+	'GIT_COMMITTER_NAME': 'Grace Hopper', 'GIT_COMMITTER_EMAIL': 'grace@example.org',
+}
+
+# packages.require, which FakeKunitTestCase replaces: the fake kunit_tool
+# needs no cross compiler and no QEMU.
+REAL_REQUIRE = packages.require
+
+# What console/fail_two.log fails, and how run prints it.
+FIELD_PARAM_FAILED = ('arm64_cpufeature_field.cpuid_feature_extract_signed_field_every_position'
+		      '[bits [7:4]]')
+MATCH_CASE_FAILED = 'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu'
+MATCH_CASE_LOG = [
+	'# has_cpuid_feature_pan_every_cpu: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_match_test.c:416',
+	'Expected cpus_have_cap(ARM64_HAS_PAN) to be true, but is false']
+# The KUNIT_FAIL() message and KUNIT_EXPECT_EQ_MSG()'s are printed unindented.
+FAILED_BLOCK_6_1 = [
+	'    [FAILED] ' + FIELD_PARAM_FAILED,
+	'        # cpuid_feature_extract_signed_field_every_position: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_field_test.c:91',
+	'        cpuid_feature_extract_signed_field(0x0000000000000080, field 4, width 4) = 8, '
+	'expected -8',
+	'        # cpuid_feature_extract_signed_field_every_position: EXPECTATION FAILED at '
+	'arch/arm64/kernel/cpufeature_field_test.c:99',
+	'        Expected c->mismatches == 0U, but',
+	'            c->mismatches == 1',
+	'            0U == 0',
+	'        1 of 32 extractions were wrong',
+	'    [FAILED] ' + MATCH_CASE_FAILED] + ['        ' + line for line in MATCH_CASE_LOG]
+COMMIT = 'c0ffee' * 6 + 'c0ff'
+
+def test_data_path(*parts: str) -> str:
+	return os.path.join(TEST_DATA, *parts)
+
+def kunit_tool_of(kernel: str) -> str:
+	"""A copy of that kernel's kunit_parser.py and kunit_printer.py."""
+	return test_data_path('kunit_tool', kernel)
+
+
+def _no_pycache(info: tarfile.TarInfo) -> Optional[tarfile.TarInfo]:
+	return None if '__pycache__' in info.name else info
+
+@functools.lru_cache(maxsize=None)
+def _fixtures_dir() -> str:
+	"""Where the fixtures below are made: once per process, removed when
+	it exits."""
+	path = tempfile.mkdtemp(prefix='pan-kunit-test-')
+	atexit.register(shutil.rmtree, path, True)
+	return path
+
+@functools.lru_cache(maxsize=None)
+def tarball() -> str:
+	"""The fake source, with the fake kunit_tool, packed as Debian packs
+	its tarball."""
+	path = os.path.join(_fixtures_dir(), 'linux-source-6.1.tar.xz')
+	with tarfile.open(path, 'w:xz') as tar:
+		top = 'linux-source-6.1'
+		tar.add(test_data_path('fake_source', top), arcname=top)
+		tar.add(test_data_path('fake_source', 'debian.gitignore'), arcname=top + '/.gitignore')
+		tar.add(test_data_path('fake_kunit'), arcname=top + '/tools/testing/kunit',
+			filter=_no_pycache)
+		for name in ('kunit_parser.py', 'kunit_printer.py'):
+			tar.add(test_data_path('kunit_tool', '6.1', name),
+				arcname=f'{top}/tools/testing/kunit/{name}')
+	return path
+
+@functools.lru_cache(maxsize=None)
+def prepared_tree() -> str:
+	"""The tree setup makes of the tarball and test_data/fake_repo:
+	FakeKunitTestCase copies it (.git and all) for each test."""
+	path = os.path.join(_fixtures_dir(), 'prepared', 'linux-source-6.1')
+	os.mkdir(os.path.dirname(path))
+	with contextlib.redirect_stdout(io.StringIO()):
+		tree.setup(path, KERNEL, sources.load(test_data_path('fake_repo'), KERNEL), tarball(),
+			   VERSION)
+	# One pack, not a directory per object: a copy makes 24 directories, not 63.
+	tree.git(path, 'repack', '-a', '-d', '-q')
+	tree.git(path, 'prune-packed')
+	return path
+
+@functools.lru_cache(maxsize=None)
+def fake_kunit_python() -> str:
+	"""What FakeKunitTestCase gives pan-kunit as sys.executable, to run
+	the fake kunit.py with: Python without site-packages, which the fake
+	does not need, and whose .pth files can cost more than all that the
+	fake does."""
+	path = os.path.join(_fixtures_dir(), 'python3-S')
+	write(path, f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -S "$@"\n')
+	os.chmod(path, 0o755)
+	return path
+
+# The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE): the tests
+# run without them, and each sets what it tests.
+CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR',
+		   'PAN_KUNIT_OLDDEFCONFIG')
+caller_settings: Dict[str, str] = {}
+
+def setUpModule() -> None:
+	"""Takes the caller's settings out of the environment."""
+	for name in CALLER_SETTINGS:
+		if name in os.environ:
+			caller_settings[name] = os.environ.pop(name)
+
+def tearDownModule() -> None:
+	os.environ.update(caller_settings)
+	caller_settings.clear()
+
+def read(path: str) -> str:
+	with open(path) as f:
+		return f.read()
+
+def read_bytes(path: str) -> bytes:
+	with open(path, 'rb') as f:
+		return f.read()
+
+def write(path: str, text: str) -> None:
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	with open(path, 'w') as f:
+		f.write(text)
+
+def mtimes(directory: str) -> Dict[str, int]:
+	found = {}
+	for root, dirs, files in os.walk(directory):
+		dirs[:] = [d for d in dirs if d != '.git']
+		for name in files:
+			path = os.path.join(root, name)
+			found[path] = os.lstat(path).st_mtime_ns
+	return found
+
+def process_running(pid: int) -> bool:
+	"""False once pid has exited, even if nobody has reaped it yet."""
+	try:
+		with open(f'/proc/{pid}/stat') as f:
+			state = f.read().rsplit(')', 1)[1].split()[0]
+	except FileNotFoundError:
+		return False
+	return state != 'Z'
+
+class TempDirTestCase(unittest.TestCase):
+	"""A fresh copy of test_data/fake_repo, and a tree path beside it."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, self.tmp)
+		self.repo = os.path.join(self.tmp, 'repo')
+		shutil.copytree(test_data_path('fake_repo'), self.repo)
+		self.tarball = os.path.join(self.tmp, 'linux-source-6.1.tar.xz')
+		shutil.copyfile(tarball(), self.tarball)
+		self.tree = os.path.join(self.tmp, 'cache', 'linux-source-6.1')
+		os.mkdir(os.path.dirname(self.tree))  # as a --tree's directory must exist
+
+	def copy_prepared_tree(self) -> None:
+		"""What self.setup_tree() makes of fake_repo, copied from the tree
+		setUpModule() made: for the tests of what comes after a setup."""
+		shutil.copytree(prepared_tree(), self.tree, symlinks=True)
+
+	def setup_tree(self, version: str=VERSION) -> str:
+		"""Runs tree.setup() and returns what it printed."""
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			tree.setup(self.tree, KERNEL, sources.load(self.repo, KERNEL), self.tarball, version)
+		return out.getvalue()
+
+	def git(self, *args: str) -> str:
+		result = subprocess.run(['git', '-C', self.tree] + list(args), check=True, text=True,
+					stdout=subprocess.PIPE, env=dict(os.environ, **USER_GIT_ENV))
+		return result.stdout.strip()
+
+	def set_series(self, *names: str) -> None:
+		for name in names:
+			if not os.path.exists(os.path.join(self.repo, 'patches', '6.1', name)):
+				shutil.copy(test_data_path('patches', name),
+					    os.path.join(self.repo, 'patches', '6.1'))
+		write(os.path.join(self.repo, 'patches', '6.1', 'series'), '\n'.join(names) + '\n')
+
+class TtyStringIO(io.StringIO):
+	"""A terminal, as far as the Printer can tell."""
+
+	def isatty(self) -> bool:
+		return True
+
+
+def without_status(text: str) -> str:
+	"""What a terminal shows once the status lines are cleared: each is
+	drawn at the start of a line and cleared before the next write."""
+	return re.sub(r'(?m)^(?:[^\n\r]*\r\x1b\[K)+', '', text)
+
+F = TypeVar('F', bound=Callable[..., None])
+
+def from_scratch(test: F) -> F:
+	"""A FakeKunitTestCase test that starts with no tree, as a first run
+	does, instead of a copy of the prepared tree."""
+	setattr(test, 'from_scratch', True)
+	return test
+
+class FakeKunitTestCase(TempDirTestCase):
+	"""The commands that build and boot, end to end, with the fake
+	kunit_tool tracing its calls into self.trace, on a copy of the
+	prepared tree (unless @from_scratch): setup finds it up to date, or
+	updates it."""
+
+	def setUp(self) -> None:
+		super().setUp()
+		if not getattr(getattr(self, self._testMethodName), 'from_scratch', False):
+			self.copy_prepared_tree()
+		self.trace = os.path.join(self.tmp, 'trace')
+		write(self.trace, '')
+		patchers: List[Any] = [
+			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': os.path.dirname(self.tarball),
+						     'FAKE_KUNIT_DATA': TEST_DATA,
+						     'FAKE_KUNIT_TRACE': self.trace}),
+			mock.patch.object(packages, 'ensure'),
+			mock.patch.object(packages, 'require'),
+			mock.patch.object(packages, 'version', return_value=VERSION),
+			mock.patch.object(sys, 'executable', fake_kunit_python())]
+		for patcher in patchers:
+			patcher.start()
+			self.addCleanup(patcher.stop)
+
+	def cli_main(self, *argv: str) -> Tuple[int, str]:
+		"""cli.main(@argv) on the test's repo: its exit status, and all
+		it printed."""
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(list(argv), repo=self.repo)
+		return status, out.getvalue()
+
+	def traced(self, kind: str) -> List[List[str]]:
+		return [shlex.split(line) for line in read(self.trace).splitlines()
+			if line.startswith(kind + ' ')]
+
+class CheckTestCase(FakeKunitTestCase):
+	"""tools/pan-kunit bisect and mutants, end to end, with the fake
+	kunit_tool, on the configs pass_pan and skip_nopan."""
+
+	def run_cli(self, *argv: str) -> Tuple[int, str]:
+		return self.cli_main('--tree', self.tree, *argv,
+				     '--config', 'pass_pan', '--config', 'skip_nopan')
+
+	def worktree(self) -> str:
+		return os.path.join(self.tree, '.pan-kunit', 'check', 'linux')
+
+	def user_state(self) -> Tuple[str, str, str, str]:
+		"""HEAD, branch, status (with untracked files), an edited file."""
+		return (self.git('rev-parse', 'HEAD'), self.git('symbolic-ref', 'HEAD'),
+			self.git('status', '--porcelain') + str(tree.changed_files(self.tree)),
+			read(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')))
+
+def mailinfo(path: str) -> Dict[str, str]:
+	"""The headers of a patch mail, as git mailinfo decodes them."""
+	with open(path, 'rb') as mail:
+		result = subprocess.run(['git', 'mailinfo', os.devnull, os.devnull], stdin=mail,
+					stdout=subprocess.PIPE, check=True)
+	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
+		    if ': ' in line)
+
+def synthetic_config(status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
+	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
+	kunit = {'name': 'KUnit Test Group', 'sub_groups': [
+		{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
+			{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
+		 'test_cases': []}
+	return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
+				    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
+				    console_log='', exec_log='')
+
