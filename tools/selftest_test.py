@@ -50,6 +50,21 @@ class SelftestTest(unittest.TestCase):
 				self.assertEqual(selftest.selftest(), 0)
 				self.assertEqual(os.environ['GIT_DIR'], hook['GIT_DIR'])  # given back
 
+	def test_each_file_in_a_process_of_its_own(self) -> None:
+		# A file that kills its Python fails, alone; the others still run.
+		with tempfile.TemporaryDirectory() as tmp:
+			write(os.path.join(tmp, 'dies_test.py'), 'import os\nos._exit(3)\n')
+			write(os.path.join(tmp, 'lives_test.py'),
+			      'import unittest\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test(self):\n\t\tpass\n')
+			out, err = io.StringIO(), io.StringIO()
+			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+				self.assertEqual(selftest.selftest(), 1)
+		self.assertTrue(out.getvalue().endswith('selftest: 1 passed, 1 failed\n'), out.getvalue())
+		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
+
 
 if __name__ == '__main__':
 	unittest.main()
