@@ -19,7 +19,7 @@ from unittest import mock
 
 from pan_kunit import cli, configs, kernels, mutants, packages, runner, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
-		     setUpModule, tearDownModule)
+		     end_to_end, setUpModule, tearDownModule)
 
 class ArgsTest(unittest.TestCase):
 
@@ -158,6 +158,7 @@ class ListTest(unittest.TestCase):
 			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
 				      'regression one of its two suites misses\n', self.list(repo, False))
 
+@end_to_end
 class ParseTest(unittest.TestCase):
 	"""tools/pan-kunit parse, with the fake kunit_tool's parse."""
 
@@ -251,6 +252,7 @@ class ParseTest(unittest.TestCase):
 			self.assertIn(f'{path} holds no KTAP output ({why})', out.getvalue())
 			self.assertLess(len(out.getvalue()), 300)
 
+@end_to_end
 class SignalTest(unittest.TestCase):
 
 	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:

@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from typing import Dict, Optional, Tuple
 
 from pan_kunit import junit, ktap, results
+from testlib import end_to_end
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 KUNIT_DIR = os.path.join(TEST_DATA, 'kunit_tool', '7.3')
@@ -82,6 +83,7 @@ def pan_kunit_junit(console: str, kunit: results.JsonObj) -> Tuple[Leaves, Dict[
 			leaves[f'{name}/{testcase.get("name")}'] = _outcome(testcase)
 	return leaves, counts
 
+@end_to_end
 class KunitJunitAgreementTest(unittest.TestCase):
 
 	def test_same_leaves_outcomes_reasons_and_counts(self) -> None:

@@ -12,7 +12,7 @@ from unittest import mock
 
 from pan_kunit import Error, cli, kernels, series, sources, targets, tree
 from testlib import (REPO, VERSION, KERNEL, test_data_path, read, write, TempDirTestCase,
-		     setUpModule, tearDownModule)
+		     end_to_end, setUpModule, tearDownModule)
 
 class KernelsTest(TempDirTestCase):
 	"""--kernel, the supported kernels, and which tree each command uses."""
@@ -80,6 +80,7 @@ class KernelsTest(TempDirTestCase):
 		self.assertEqual(self.targets('run', '--kernel', '6.1', env={'HOME': home}),
 				 [('6.1', f'{home}/.cache/pan-kunit/linux-source-6.1')])
 
+	@end_to_end
 	def test_a_named_tree_is_of_the_kernel_it_holds(self) -> None:
 		self.add_kernel('6.12')
 		self.copy_prepared_tree()  # a 6.1 tree, by its base commit
@@ -103,6 +104,7 @@ class KernelsTest(TempDirTestCase):
 		shutil.copytree(test_data_path('fake_source', 'linux-source-6.1'), plain)
 		self.assertEqual(self.targets('--tree', plain, 'run'), [('6.1', plain)])
 
+	@end_to_end
 	def test_setup_refuses_a_tree_of_another_kernel(self) -> None:
 		self.add_kernel('6.12')
 		self.copy_prepared_tree()

@@ -14,6 +14,7 @@ import unittest
 from typing import Dict, List
 
 from pan_kunit import Error, mutagen, mutants, score
+from testlib import end_to_end
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'mutagen')
 
@@ -72,6 +73,7 @@ class GenerateTest(unittest.TestCase):
 					 {'sample.c': {23}})
 		self.assertEqual({s.line for s in sites}, {23})
 
+	@end_to_end
 	def test_patches_apply_and_compile_or_not(self) -> None:
 		subprocess.run(['git', 'init', '-q', self.tmp], check=True)
 		for site in self.sites:
@@ -177,6 +179,7 @@ class SampleAndScoreTest(unittest.TestCase):
 		with self.assertRaises(Error):
 			mutagen.load_equivalent(f.name)
 
+	@end_to_end
 	def test_compile_commands_written_where_kunit_py_did_not(self) -> None:
 		# 6.1's kunit.py builds no compile_commands.json: the tree's
 		# generator writes it from the build's .cmd files.

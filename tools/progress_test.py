@@ -16,7 +16,7 @@ from typing import List
 from unittest import mock
 
 from pan_kunit import progress, runner
-from testlib import write, TempDirTestCase, without_status, setUpModule, tearDownModule
+from testlib import write, TempDirTestCase, without_status, end_to_end, setUpModule, tearDownModule
 
 class FakeClock:
 
@@ -158,6 +158,7 @@ class JobTest(TempDirTestCase):
 		self.assertTrue(seen, 'the line reached the log only when the job ended')
 		self.assertEqual(job.outcome and job.outcome.returncode, 0)
 
+	@end_to_end
 	def test_watchdog_says_so_in_one_write(self) -> None:
 		class Writes(io.StringIO):
 			def __init__(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, results, runner, tree
-from testlib import VERSION, kunit_tool_of, read, write, setUpModule, tearDownModule
+from testlib import VERSION, kunit_tool_of, read, write, end_to_end, setUpModule, tearDownModule
 
 class CcacheTest(unittest.TestCase):
 
@@ -232,6 +232,7 @@ class KunitBuildTest(unittest.TestCase):
 				self.assertFalse(tree.build_kernel(2, '/b', []))
 				self.assertEqual(ops.calls, ['make -j2'])
 
+	@end_to_end
 	def test_kunit_py_runs_with_the_patched_kunit_kernel(self) -> None:
 		# kunit_build.py imports kunit_kernel, then runs kunit.py, whose
 		# own `import kunit_kernel` must find the patched module.

@@ -10,9 +10,10 @@ import tempfile
 import unittest
 from unittest import mock
 
-from pan_kunit import selftest
-from testlib import write, setUpModule, tearDownModule
+from pan_kunit import cli, selftest
+from testlib import write, end_to_end, setUpModule, tearDownModule
 
+@end_to_end
 class SelftestTest(unittest.TestCase):
 
 	def test_exit_status_follows_the_tests(self) -> None:
@@ -64,6 +65,25 @@ class SelftestTest(unittest.TestCase):
 				self.assertEqual(selftest.selftest(), 1)
 		self.assertTrue(out.getvalue().endswith('selftest: 1 passed, 1 failed\n'), out.getvalue())
 		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
+
+	def test_quick_skips_the_end_to_end_tests(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			write(os.path.join(tmp, 'layers_test.py'),
+			      'import unittest\n'
+			      'from testlib import end_to_end\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test_unit(self):\n\t\tpass\n'
+			      '\t@end_to_end\n'
+			      '\tdef test_whole(self):\n\t\tself.fail()\n')
+			for argv, status, tally in (([], 1, 'selftest: 1 passed, 1 failed\n'),
+						    (['--quick'], 0, 'selftest: 1 passed, 0 failed\n')):
+				out = io.StringIO()
+				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
+					quick = cli.parse_args(['selftest'] + argv).quick
+					self.assertEqual(selftest.selftest(quick=quick), status)
+				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
+				self.assertEqual('(1 skipped)' in out.getvalue(), quick, out.getvalue())
 
 
 if __name__ == '__main__':

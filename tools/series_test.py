@@ -16,7 +16,8 @@ from typing import Dict, List, Optional
 from unittest import mock
 
 from pan_kunit import Error, cli, junit, results, series, series_bisect, steps, targets, tree
-from testlib import test_data_path, read, write, synthetic_config, setUpModule, tearDownModule
+from testlib import (test_data_path, read, write, synthetic_config, end_to_end, setUpModule,
+		     tearDownModule)
 
 DEMO_1 = '0001-arm64-cpufeature-name-the-PAN-field.patch'
 DEMO_2 = '0002-arm64-cpufeature-match-with-greater-than.patch'
@@ -120,6 +121,7 @@ class SeriesTest(unittest.TestCase):
 		with self.assertRaisesRegex(Error, 'SERIES /dev/null is neither a directory nor a file'):
 			series.kind('/dev/null')
 
+	@end_to_end
 	def test_bad_input_fails_before_setup(self) -> None:
 		unusable = self.series_dir(DEMO_1, 'plain.diff')
 		os.makedirs(os.path.join(self.tmp, 'empty'))

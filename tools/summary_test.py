@@ -11,7 +11,7 @@ from typing import Tuple
 from unittest import mock
 
 from pan_kunit import selftest, summary
-from testlib import read, write, TempDirTestCase, setUpModule, tearDownModule
+from testlib import read, write, TempDirTestCase, end_to_end, setUpModule, tearDownModule
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
@@ -56,6 +56,7 @@ class SummaryTest(TempDirTestCase):
 			summary.record(summary.Tally('run', 1, 0))
 		self.assertEqual(sorted(os.listdir(self.tmp)), before)
 
+	@end_to_end
 	def test_selftest_records_itself_not_the_commands_its_tests_run(self) -> None:
 		path = os.path.join(self.tmp, 'summary')
 		directory = os.path.join(self.tmp, 'selftest_tally')

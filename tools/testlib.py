@@ -10,6 +10,11 @@
 # what comes after a setup start from a copy of that tree, not from an
 # extraction of their own.
 #
+# @end_to_end marks the tests that run a whole command (cli.main() with
+# the fake kunit_tool), set a tree up with git, or start a Python or a
+# compiler of their own: `tools/pan-kunit selftest --quick` skips them
+# and runs the unit layer.
+#
 # Each test module imports setUpModule and tearDownModule from here: its
 # tests run without the caller's settings of pan-kunit.
 
@@ -31,7 +36,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import cli, kernels, packages, results, sources, tree
+from pan_kunit import cli, kernels, packages, results, selftest, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -145,6 +150,14 @@ CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR',
 		   'PAN_KUNIT_OLDDEFCONFIG')
 caller_settings: Dict[str, str] = {}
 
+T = TypeVar('T')
+
+def end_to_end(test: T) -> T:
+	"""Marks a test, or a class of them, as end to end: skipped by
+	`selftest --quick` (selftest.QUICK_ENV=1)."""
+	return unittest.skipIf(os.environ.get(selftest.QUICK_ENV) == '1',
+			       'end to end: selftest --quick runs the unit layer only')(test)
+
 def setUpModule() -> None:
 	"""Takes the caller's settings out of the environment."""
 	for name in CALLER_SETTINGS:
@@ -187,17 +200,26 @@ def process_running(pid: int) -> bool:
 	return state != 'Z'
 
 class TempDirTestCase(unittest.TestCase):
-	"""A fresh copy of test_data/fake_repo, and a tree path beside it."""
+	"""A fresh copy of test_data/fake_repo, a tree path beside it, and the
+	fake tarball (self.tarball)."""
 
 	def setUp(self) -> None:
 		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
 		self.addCleanup(shutil.rmtree, self.tmp)
 		self.repo = os.path.join(self.tmp, 'repo')
 		shutil.copytree(test_data_path('fake_repo'), self.repo)
-		self.tarball = os.path.join(self.tmp, 'linux-source-6.1.tar.xz')
-		shutil.copyfile(tarball(), self.tarball)
+		self._tarball = ''
 		self.tree = os.path.join(self.tmp, 'cache', 'linux-source-6.1')
 		os.mkdir(os.path.dirname(self.tree))  # as a --tree's directory must exist
+
+	@property
+	def tarball(self) -> str:
+		"""A copy of the fake tarball in self.tmp, made the first time a
+		test asks for it: most tests never do."""
+		if not self._tarball:
+			self._tarball = os.path.join(self.tmp, 'linux-source-6.1.tar.xz')
+			shutil.copyfile(tarball(), self._tarball)
+		return self._tarball
 
 	def copy_prepared_tree(self) -> None:
 		"""What self.setup_tree() makes of fake_repo, copied from the tree
@@ -243,6 +265,7 @@ def from_scratch(test: F) -> F:
 	setattr(test, 'from_scratch', True)
 	return test
 
+@end_to_end
 class FakeKunitTestCase(TempDirTestCase):
 	"""The commands that build and boot, end to end, with the fake
 	kunit_tool tracing its calls into self.trace, on a copy of the

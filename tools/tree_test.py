@@ -17,7 +17,7 @@ from unittest import mock
 
 from pan_kunit import Error, progress, sources, targets, tree
 from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H, USER_GIT_ENV,
-		     test_data_path, read, write, mtimes, TempDirTestCase, setUpModule,
+		     test_data_path, read, write, mtimes, TempDirTestCase, end_to_end, setUpModule,
 		     tearDownModule)
 
 class SourcesTest(TempDirTestCase):
@@ -44,6 +44,7 @@ class SourcesTest(TempDirTestCase):
 		with self.assertRaisesRegex(Error, r'series:1: no such patch: .*nope\.patch'):
 			sources.load(self.repo, KERNEL)
 
+@end_to_end
 class TreeSetupTest(TempDirTestCase):
 
 	def test_fresh_extraction(self) -> None:

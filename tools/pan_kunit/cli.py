@@ -253,6 +253,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	add_bisect_opts(sub['bisect'])
 	add_export_opts(sub['export'])
 	add_mutants_opts(sub['mutants'])
+	selftest.add_opts(sub['selftest'])
 	return parser.parse_args(argv)
 
 # What a command is asked to do, from its arguments, as kunit.py's
@@ -483,7 +484,7 @@ HANDLERS: Dict[str, Callable[[argparse.Namespace, List[Target], str], int]] = {
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
 		if args.command == 'selftest':
-			return selftest.selftest()
+			return selftest.selftest(quick=args.quick)
 		if args.command == 'list':
 			return listing.run_list(repo)
 		if args.command == 'parse':

@@ -8,10 +8,16 @@
 # tests' own gits, which make repositories of their own, would otherwise
 # reinitialise and commit into the repository that ran them.
 #
+# `selftest --quick` runs the unit layer alone: the test files see
+# QUICK_ENV=1, and skip the tests marked end to end (testlib.end_to_end:
+# the ones that run a whole command with the fake kunit_tool, set a tree
+# up with git, or start a Python or a compiler of their own).
+#
 # A test file runs as `python3 -m pan_kunit.selftest FILE RESULT`: unittest
 # on FILE, its output on stdout and stderr, which selftest prints only when
 # the file failed, and its counts in RESULT (JSON).
 
+import argparse
 import concurrent.futures
 import glob
 import json
@@ -26,6 +32,7 @@ from typing import Dict, List
 from pan_kunit import gitcmd, proc, summary
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUICK_ENV = 'PAN_KUNIT_SELFTEST_QUICK'
 # Where the pan_kunit package is, for the test files' Pythons: TOOLS_DIR
 # unless a test points TOOLS_DIR at files of its own.
 PACKAGE_DIR = TOOLS_DIR
@@ -43,12 +50,18 @@ class FileResult:
 def _jobs() -> int:
 	return len(os.sched_getaffinity(0)) or 1
 
-def _environment() -> Dict[str, str]:
+def add_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('--quick', action='store_true',
+			    help='the unit layer only: skip the end-to-end tests')
+
+def _environment(quick: bool) -> Dict[str, str]:
 	"""Pan-kunit's environment without the caller's summary file (the
 	commands the tests run must not add to it) and without GIT_LOCAL_ENV,
-	with PACKAGE_DIR on the Python path."""
+	with PACKAGE_DIR on the Python path, and QUICK_ENV if @quick."""
 	env = {k: v for k, v in os.environ.items()
-	       if k != summary.ENV and k not in gitcmd.GIT_LOCAL_ENV}
+	       if k not in (summary.ENV, QUICK_ENV) and k not in gitcmd.GIT_LOCAL_ENV}
+	if quick:
+		env[QUICK_ENV] = '1'
 	env['PYTHONPATH'] = os.pathsep.join([PACKAGE_DIR] + [p for p in [env.get('PYTHONPATH')] if p])
 	return env
 
@@ -69,13 +82,13 @@ def _run_file(path: str, result_dir: str, env: Dict[str, str]) -> FileResult:
 	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
 			  done.stdout)
 
-def selftest() -> int:
+def selftest(quick: bool=False) -> int:
 	"""Runs every test file of TOOLS_DIR, the biggest first (they take
-	the longest), and closes with the tally, as the other commands do,
+	the longest), only their unit layer if @quick, and closes with the tally, as the other commands do,
 	instead of unittest's `Ran N tests in T s`."""
 	files = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
 		       key=lambda p: (-os.path.getsize(p), p))
-	env = _environment()
+	env = _environment(quick)
 	start = time.monotonic()
 	found: List[FileResult] = []
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-') as result_dir, \
