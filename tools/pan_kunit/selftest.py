@@ -1,25 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `pan-kunit selftest`: the unit tests of this tool, tools/*_test.py, each
-# file in a Python of its own, as many at a time as there are CPUs, as the
-# kernel's tools/testing/kunit/run_checks.py runs its checks.  They run
-# without the variables that point git at a repository
-# (gitcmd.GIT_LOCAL_ENV): run from a git hook or `git rebase -x`, the
-# tests' own gits, which make repositories of their own, would otherwise
-# reinitialise and commit into the repository that ran them.
+# file in a process of its own, as many at a time as there are CPUs, as
+# the kernel's tools/testing/kunit/run_checks.py runs its checks.  The
+# process is a copy of selftest's (proc.Fork), which has imported the
+# tool and unittest.mock once for all the files: a new Python for each
+# would spend more time importing them than most files spend testing.  A file's tests run:
+#
+#   - without the variables that point git at a repository
+#     (gitcmd.GIT_LOCAL_ENV): run from a git hook or `git rebase -x`, the
+#     tests' own gits, which make repositories of their own, would
+#     otherwise reinitialise and commit into the repository that ran them;
+#   - without the caller's summary file: the commands they run must not
+#     add to it;
+#   - with a temporary directory of their own, removed after them, however
+#     the file ended.
 #
 # `selftest --quick` runs the unit layer alone: the test files see
 # QUICK_ENV=1, and skip the tests marked end to end (testlib.end_to_end:
 # the ones that run a whole command with the fake kunit_tool, set a tree
 # up with git, or start a Python or a compiler of their own).
-#
-# A test file runs as `python3 -m pan_kunit.selftest FILE RESULT`: unittest
-# on FILE, its output on stdout and stderr, which selftest prints only when
-# the file failed, and its counts in RESULT (JSON).
 
 import argparse
-import concurrent.futures
+import functools
 import glob
+import importlib
 import json
 import os
 import sys
@@ -33,9 +38,9 @@ from pan_kunit import gitcmd, proc, summary
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK_ENV = 'PAN_KUNIT_SELFTEST_QUICK'
-# Where the pan_kunit package is, for the test files' Pythons: TOOLS_DIR
-# unless a test points TOOLS_DIR at files of its own.
-PACKAGE_DIR = TOOLS_DIR
+# What every test file imports, imported once before the copies are made
+# (not testlib: its end_to_end reads QUICK_ENV as the files import it).
+PRELOAD = ('unittest.mock', 'pan_kunit.cli')
 
 @dataclass
 class FileResult:
@@ -47,70 +52,12 @@ class FileResult:
 	elapsed: float
 	output: str     # its unittest output, with what its tests printed
 
-def _jobs() -> int:
-	return len(os.sched_getaffinity(0)) or 1
-
 def add_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--quick', action='store_true',
 			    help='the unit layer only: skip the end-to-end tests')
 
-def _environment(quick: bool) -> Dict[str, str]:
-	"""Pan-kunit's environment without the caller's summary file (the
-	commands the tests run must not add to it) and without GIT_LOCAL_ENV,
-	with PACKAGE_DIR on the Python path, and QUICK_ENV if @quick."""
-	env = {k: v for k, v in os.environ.items()
-	       if k not in (summary.ENV, QUICK_ENV) and k not in gitcmd.GIT_LOCAL_ENV}
-	if quick:
-		env[QUICK_ENV] = '1'
-	env['PYTHONPATH'] = os.pathsep.join([PACKAGE_DIR] + [p for p in [env.get('PYTHONPATH')] if p])
-	return env
-
-def _run_file(path: str, result_dir: str, env: Dict[str, str]) -> FileResult:
-	name = os.path.basename(path)
-	result_file = os.path.join(result_dir, name + '.json')
-	start = time.monotonic()
-	done = proc.run([sys.executable, '-m', 'pan_kunit.selftest', path, result_file],
-			cwd=TOOLS_DIR, env=env, stdin=proc.To.NOWHERE, stderr=proc.To.MERGED)
-	elapsed = time.monotonic() - start
-	try:
-		with open(result_file) as f:
-			counts = json.load(f)
-	except (FileNotFoundError, ValueError):
-		# It died before its tally: one failure, whatever it ran.
-		return FileResult(name, 1, 1, 0, elapsed,
-				  done.stdout + f'\n{name}: exited {done.returncode} without its result\n')
-	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
-			  done.stdout)
-
-def selftest(quick: bool=False) -> int:
-	"""Runs every test file of TOOLS_DIR, the biggest first (they take
-	the longest), only their unit layer if @quick, and closes with the tally, as the other commands do,
-	instead of unittest's `Ran N tests in T s`."""
-	files = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
-		       key=lambda p: (-os.path.getsize(p), p))
-	env = _environment(quick)
-	start = time.monotonic()
-	found: List[FileResult] = []
-	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-') as result_dir, \
-	     concurrent.futures.ThreadPoolExecutor(_jobs()) as pool:
-		pending = [pool.submit(_run_file, path, result_dir, env) for path in files]
-		for future in concurrent.futures.as_completed(pending):
-			done = future.result()
-			found.append(done)
-			print(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
-			      (f', {done.skipped} skipped' if done.skipped else '') +
-			      (f', {done.failed} FAILED' if done.failed else ''), file=sys.stderr)
-	for done in sorted(found, key=lambda r: r.name):
-		if done.failed:
-			sys.stderr.write(done.output)
-	tests = sum(r.tests for r in found)
-	failed = sum(r.failed for r in found)
-	skipped = sum(r.skipped for r in found)
-	print(f'selftest took {time.monotonic() - start:.1f} s for {tests} unit tests'
-	      + (f' ({skipped} skipped)' if skipped else '')
-	      + f', {len(files)} files, {_jobs()} at a time')
-	summary.report(summary.Tally('selftest', tests - failed - skipped, failed))
-	return 0 if failed == 0 else 1
+def _jobs() -> int:
+	return len(os.sched_getaffinity(0)) or 1
 
 class _Stream:
 	"""sys.stderr, as unittest's results write to it."""
@@ -123,10 +70,15 @@ class _Stream:
 	def flush(self) -> None:
 		sys.stderr.flush()
 
-def _run_one(path: str, result_file: str) -> int:
-	"""In a test file's Python: unittest on @path, its counts into
-	@result_file."""
-	suite = unittest.TestLoader().discover(os.path.dirname(os.path.abspath(path)),
+def _test_file(path: str, result_file: str, tmp: str, quick: bool) -> int:
+	"""In the copy of selftest's process: unittest on the file @path,
+	its counts into @result_file."""
+	for name in (summary.ENV, QUICK_ENV) + gitcmd.GIT_LOCAL_ENV:
+		os.environ.pop(name, None)
+	if quick:
+		os.environ[QUICK_ENV] = '1'
+	os.environ['TMPDIR'] = tempfile.tempdir = tmp
+	suite = unittest.TestLoader().discover(os.path.dirname(path),
 					       pattern=os.path.basename(path))
 	result = unittest.TextTestResult(_Stream(), descriptions=True, verbosity=1)
 	suite.run(result)
@@ -137,5 +89,67 @@ def _run_one(path: str, result_file: str) -> int:
 		json.dump({'tests': result.testsRun, 'failed': failed, 'skipped': len(result.skipped)}, f)
 	return 0 if failed == 0 else 1
 
-if __name__ == '__main__':
-	sys.exit(_run_one(*sys.argv[1:]))
+def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
+	with open(os.path.join(files, name + '.log'), encoding='utf-8',
+		  errors='backslashreplace') as f:
+		output = f.read()
+	try:
+		with open(os.path.join(files, name + '.json')) as f:
+			counts: Dict[str, int] = json.load(f)
+	except (FileNotFoundError, ValueError):
+		# It died before its tally: one failure, whatever it ran.
+		return FileResult(name, 1, 1, 0, elapsed,
+				  output + f'\n{name}: exited {status} without its result\n')
+	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
+			  output)
+
+def _run_files(paths: List[str], quick: bool, files: str) -> List[FileResult]:
+	"""Runs each test file of @paths in a copy of this process, at most
+	_jobs() at a time, in the order given."""
+	found: List[FileResult] = []
+	running: Dict[proc.Fork, str] = {}
+	started: Dict[str, float] = {}
+	pending = list(paths)
+	while pending or running:
+		while pending and len(running) < _jobs():
+			path = pending.pop(0)
+			name = os.path.basename(path)
+			tmp = os.path.join(files, name + '.tmp')
+			os.mkdir(tmp)
+			started[name] = time.monotonic()
+			call = functools.partial(_test_file, path, os.path.join(files, name + '.json'),
+						 tmp, quick)
+			running[proc.Fork(call, os.path.join(files, name + '.log'))] = name
+		for fork in proc.ended(list(running)):
+			name = running.pop(fork)
+			status = fork.wait()
+			done = _result(name, files, status, time.monotonic() - started[name])
+			found.append(done)
+			print(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
+			      (f', {done.skipped} skipped' if done.skipped else '') +
+			      (f', {done.failed} FAILED' if done.failed else ''), file=sys.stderr)
+	return found
+
+def selftest(quick: bool=False) -> int:
+	"""Runs every test file of TOOLS_DIR, the biggest first (they take
+	the longest), only their unit layer if @quick, and closes with the
+	tally, as the other commands do, instead of unittest's `Ran N tests
+	in T s`."""
+	paths = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
+		       key=lambda p: (-os.path.getsize(p), p))
+	start = time.monotonic()
+	for name in PRELOAD:
+		importlib.import_module(name)
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-') as files:
+		found = _run_files(paths, quick, files)
+	for done in sorted(found, key=lambda r: r.name):
+		if done.failed:
+			sys.stderr.write(done.output)
+	tests = sum(r.tests for r in found)
+	failed = sum(r.failed for r in found)
+	skipped = sum(r.skipped for r in found)
+	print(f'selftest took {time.monotonic() - start:.1f} s for {tests} unit tests'
+	      + (f' ({skipped} skipped)' if skipped else '')
+	      + f', {len(paths)} files, {_jobs()} at a time')
+	summary.report(summary.Tally('selftest', tests - failed - skipped, failed))
+	return 0 if failed == 0 else 1
