@@ -42,8 +42,8 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
 		self.assertEqual(cli.mutants_request(cli.parse_args(['mutants', '--only', 'x'])).timeout,
 				 mutants.TIMEOUT)
-		request = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
-		self.assertEqual((request.out, request.no_build, request.options),
+		export = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
+		self.assertEqual((export.out, export.no_build, export.options),
 				 (os.path.abspath('out'), True, runner.KunitOptions()))
 
 	def test_coverage_takes_what_run_does_but_reports(self) -> None:

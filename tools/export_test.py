@@ -261,8 +261,8 @@ class ExportTest(CheckTestCase):
 		self.assertNotIn('step 0/', output)
 		# Without builds, export needs no cross compiler and no QEMU; it
 		# needs what checkpatch's SPDX check imports, as it runs with the tree.
-		self.assertEqual(packages.require.call_args.args[0], packages.SETUP_TOOLS)
-		self.assertEqual(list(packages.ensure.call_args.args[1]),
+		self.assertEqual(self.require.call_args.args[0], packages.SETUP_TOOLS)
+		self.assertEqual(list(self.ensure.call_args.args[1]),
 				 ['perl', 'python3-ply', 'python3-git'])
 		self.assertNotIn('FAKE_NO_TREE', output)
 		self.assertNotIn('FAKE_NOT_TOP', output)

@@ -44,7 +44,7 @@ class GlobsTest(unittest.TestCase):
 class MergeTest(unittest.TestCase):
 
 	def test_a_suite_of_several_boots_is_one_suite(self) -> None:
-		one = {'name': 'KUnit Test Group', 'arch': 'arm64', 'test_cases': [],
+		one: results.JsonObj = {'name': 'KUnit Test Group', 'arch': 'arm64', 'test_cases': [],
 		       'sub_groups': [{'name': 's', 'test_cases': [{'name': 'a', 'status': 'PASS'}],
 				       'sub_groups': []}]}
 		two = {'name': 'KUnit Test Group', 'arch': 'x', 'test_cases': [],

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit import Error, cli, kernels, series, sources, targets, tree
-from testlib import (REPO, VERSION, KERNEL, test_data_path, read, write, TempDirTestCase,
+from testlib import (REPO, VERSION, KERNEL, kernel, test_data_path, read, write, TempDirTestCase,
 		     end_to_end, setUpModule, tearDownModule)
 
 class KernelsTest(TempDirTestCase):
@@ -110,7 +110,7 @@ class KernelsTest(TempDirTestCase):
 		self.copy_prepared_tree()
 		with self.assertRaisesRegex(Error, f'^{self.tree} holds linux-source-6.1, not '
 					    'linux-source-6.12: pan-kunit leaves it alone'):
-			tree.setup(self.tree, kernels.by_name('6.12'), sources.load(self.repo, KERNEL),
+			tree.setup(self.tree, kernel('6.12'), sources.load(self.repo, KERNEL),
 				   self.tarball, VERSION)
 
 

@@ -71,7 +71,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 				return proc.Result(argv, 1, 'init.c:1: error: oops')
 			return real_run(argv, **kwargs)
 		out = io.StringIO()
-		with mock.patch.object(initramfs.proc, 'run', side_effect=_run), \
+		with mock.patch.object(proc, 'run', side_effect=_run), \
 		     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
 			status = cli.main(['--tree', self.tree, 'lkdtm', '--config', 'pass_pan'],
 					  repo=self.repo)
@@ -95,7 +95,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 			if len(argv) == 2:  # gen_init_cpio LISTING
 				listings.append(read(argv[1]))
 			return proc.Result(argv, 0)
-		with mock.patch.object(initramfs.proc, 'run', side_effect=_run):
+		with mock.patch.object(proc, 'run', side_effect=_run):
 			cpio = initramfs.pack(self.tree, os.path.join(self.repo, lkdtm.INIT_SOURCE),
 					      'lkdtm')
 		work = os.path.join(self.tree, '.pan-kunit', 'lkdtm')

@@ -6,6 +6,7 @@
 # the patches, the sample, the score and its interval, and that a mutant
 # that does not build is dropped, not counted.
 
+import operator
 import os
 import shutil
 import subprocess
@@ -109,7 +110,7 @@ class SampleAndScoreTest(unittest.TestCase):
 		self.assertEqual(one, mutagen.sample(sites, 10, seed=7))
 		self.assertNotEqual(one, mutagen.sample(sites, 10, seed=8))
 		self.assertEqual(len(one), 10)
-		self.assertEqual(one, sorted(one, key=lambda s: s.start))
+		self.assertEqual(one, sorted(one, key=operator.attrgetter('start')))
 		self.assertEqual(mutagen.sample(sites, None, seed=7), sites)
 		self.assertEqual(mutagen.sample(sites, 80, seed=7), sites)
 

@@ -199,7 +199,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 	"""mutants.judge_by_groups() with runner.run as a stand-in."""
 
 	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
-		matrix = [mock.Mock(), mock.Mock()]
+		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
 		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
 			     outputs: runner.Outputs, **kwargs: Any) -> List[results.ConfigResult]:
@@ -224,7 +224,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 	def judge_objects(self, mutated_in: Set[str]) -> mutants.Mutant:
 		"""A generated mutant of f.c that no case kills, over two groups,
 		whose build leaves f.o as the tree's except in @mutated_in."""
-		matrix = [mock.Mock(), mock.Mock()]
+		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
 		dirs = {name: os.path.join(self.tmp, 'build', name) for name in ('a', 'b')}
 		for build_dir in dirs.values():
@@ -264,7 +264,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 	def judge_flaky(self, boots: int, fail_on: int) -> mutants.Mutant:
 		"""A mutant of @boots boots that a single group kills on its
 		@fail_on-th boot only (0: never)."""
-		matrix = [mock.Mock()]
+		matrix: List[configs.QemuConfig] = [mock.Mock()]
 		matrix[0].name = 'a'
 		calls: List[int] = []
 		def fake_run(*args: Any, **kwargs: Any) -> List[results.ConfigResult]:

@@ -8,6 +8,7 @@ import io
 import os
 import tempfile
 import unittest
+from typing import List, Tuple
 from unittest import mock
 
 from pan_kunit import cli, selftest
@@ -75,8 +76,10 @@ class SelftestTest(unittest.TestCase):
 			      '\tdef test_unit(self):\n\t\tpass\n'
 			      '\t@end_to_end\n'
 			      '\tdef test_whole(self):\n\t\tself.fail()\n')
-			for argv, status, tally in (([], 1, 'selftest: 1 passed, 1 failed\n'),
-						    (['--quick'], 0, 'selftest: 1 passed, 0 failed\n')):
+			cases: List[Tuple[List[str], int, str]] = [
+				([], 1, 'selftest: 1 passed, 1 failed\n'),
+				(['--quick'], 0, 'selftest: 1 passed, 0 failed\n')]
+			for argv, status, tally in cases:
 				out = io.StringIO()
 				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):

@@ -41,8 +41,12 @@ from pan_kunit import cli, kernels, packages, results, selftest, sources, tree
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = '6.1.192-3'
-KERNEL = kernels.by_name('6.1')
-assert KERNEL is not None
+def kernel(name: str) -> kernels.KernelSpec:
+	spec = kernels.by_name(name)
+	assert spec is not None
+	return spec
+
+KERNEL = kernel('6.1')
 PATCH_1 = '0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch'
 PATCH_2 = '0002-arm64-kernel-build-the-cpufeature-KUnit-suite.patch'
 PATCH_3 = '0003-arm64-cpufeature-document-the-PAN-levels.patch'
@@ -150,7 +154,7 @@ CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR',
 		   'PAN_KUNIT_OLDDEFCONFIG')
 caller_settings: Dict[str, str] = {}
 
-T = TypeVar('T')
+T = TypeVar('T', bound=Callable[..., Any])  # a test or a class of them
 
 def end_to_end(test: T) -> T:
 	"""Marks a test, or a class of them, as end to end: skipped by
@@ -278,12 +282,14 @@ class FakeKunitTestCase(TempDirTestCase):
 			self.copy_prepared_tree()
 		self.trace = os.path.join(self.tmp, 'trace')
 		write(self.trace, '')
+		# What packages.ensure() and require() were asked.
+		self.ensure, self.require = mock.MagicMock(), mock.MagicMock()
 		patchers: List[Any] = [
 			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': os.path.dirname(self.tarball),
 						     'FAKE_KUNIT_DATA': TEST_DATA,
 						     'FAKE_KUNIT_TRACE': self.trace}),
-			mock.patch.object(packages, 'ensure'),
-			mock.patch.object(packages, 'require'),
+			mock.patch.object(packages, 'ensure', self.ensure),
+			mock.patch.object(packages, 'require', self.require),
 			mock.patch.object(packages, 'version', return_value=VERSION),
 			mock.patch.object(sys, 'executable', fake_kunit_python())]
 		for patcher in patchers:

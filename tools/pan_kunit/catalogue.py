@@ -96,7 +96,7 @@ def _code(word: str) -> str:
 	parts = _WORD.fullmatch(word)
 	assert parts  # every part may be empty
 	lead, core, tail = parts.groups()
-	for opening, closing in ('()', '[]'):
+	for opening, closing in (('(', ')'), ('[', ']')):
 		if core.count(opening) > core.count(closing) and tail.startswith(closing):
 			core, tail = core + closing, tail[1:]
 	if len(core) < 2 or '`' in word or not _CODE.search(core):

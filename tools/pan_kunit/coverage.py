@@ -292,7 +292,7 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 	ok = runner.build_all(tree, kunit_dir, builds, jobs, options=built_options)
 	boots: Dict[str, Boot] = {}
 	baselines: Dict[str, Boot] = {}
-	jobs: Dict[str, Tuple[runner.Job, QemuConfig, str, str]] = {}
+	boot_jobs: Dict[str, Tuple[runner.Job, QemuConfig, str, str]] = {}
 	no_suite = runner.KunitOptions(BASELINE_GLOB)
 	for build in builds:
 		for config in build.group:
@@ -310,23 +310,23 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 					'--json=' + os.path.join(exec_dir, runner.KUNIT_JSON),
 					'--timeout', str(timeout)]
 				log = runner.state(tree, 'logs', f'{prefix}-{config.name}.log')
-				jobs[label] = (runner.Job(label, cmd, log), config, exec_dir,
-					       build.build_dir(tree))
+				boot_jobs[label] = (runner.Job(label, cmd, log), config, exec_dir,
+						    build.build_dir(tree))
 
 	def ended(job: runner.Job) -> None:
-		_, config, exec_dir, build_dir = jobs[job.label]
+		_, config, exec_dir, build_dir = boot_jobs[job.label]
 		assert job.outcome is not None
 		baseline = job.label != config.name
 		boot = _read_boot(config, exec_dir, build_dir, work, job.outcome, timeout,
 				  baseline)
 		(baselines if baseline else boots)[config.name] = boot
 		progress.get().boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
-	if jobs:
-		print(f'booting {len(jobs)} profiled kernels, each config with its suites and '
+	if boot_jobs:
+		print(f'booting {len(boot_jobs)} profiled kernels, each config with its suites and '
 		      f'without (timeout {timeout} s) ...')
-		progress.get().boots_started(list(jobs))
+		progress.get().boots_started(list(boot_jobs))
 		try:
-			runner.run_jobs([job for job, _, _, _ in jobs.values()],
+			runner.run_jobs([job for job, _, _, _ in boot_jobs.values()],
 					timeout + runner.WATCHDOG_MARGIN, ended)
 		finally:
 			progress.get().boots_ended()

@@ -111,8 +111,8 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name=what)
 		error = ET.SubElement(testcase, tag, type=result.status.value, message=message)
 		files = result.files()
-		log = files.get('console') or files.get('exec_log') or files.get('build_log')
-		error.text = _xml(f'{log}:\n{_tail(log)}') if log else message
+		config_log = files.get('console') or files.get('exec_log') or files.get('build_log')
+		error.text = _xml(f'{config_log}:\n{_tail(config_log)}') if config_log else message
 		found.append(_count(suite))
 	return found
 

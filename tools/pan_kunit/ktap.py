@@ -96,7 +96,7 @@ def parse(console: str, kunit_dir: str) -> Tuple[List[Case], str]:
 	if hasattr(parser, 'stdout'):
 		# 6.1 and 6.12: kunit_parser prints through the module's `stdout`,
 		# a kunit_printer.Printer.
-		parser.stdout = type(parser.stdout)(printed)
+		setattr(parser, 'stdout', type(parser.stdout)(printed))
 		args: Tuple[Any, ...] = ()
 	else:
 		# 7.3: parse_run_tests() prints through the Printer it is given.

@@ -51,7 +51,7 @@ def skip_olddefconfig_before_make(kunit_kernel: ModuleType) -> bool:
 	its make_olddefconfig() call; build_config()'s is kept.  False (and
 	nothing changed) when @kunit_kernel is not as expected."""
 	tree = getattr(kunit_kernel, 'LinuxSourceTree', None)
-	build_kernel = getattr(tree, 'build_kernel', None)
+	build_kernel: Any = getattr(tree, 'build_kernel', None)
 	if getattr(build_kernel, PATCHED, False):
 		return True
 	if tree is None or not _calls_olddefconfig_then_make(build_kernel):
@@ -83,7 +83,7 @@ def main(argv: List[str]) -> None:
 	sys.path[0] = kunit_dir
 	if os.environ.get(OLDDEFCONFIG_ENV, '') in ('', '0'):
 		try:
-			import kunit_kernel  # type: ignore[import-not-found]
+			import kunit_kernel  # type: ignore[import]
 		except ImportError:
 			pass
 		else:

@@ -90,7 +90,7 @@ def load_bindings() -> Any:
 	if DIST_PACKAGES not in sys.path and os.path.isdir(DIST_PACKAGES):
 		sys.path.append(DIST_PACKAGES)
 	try:
-		import clang.cindex as cindex  # type: ignore
+		import clang.cindex as cindex  # type: ignore[import]
 		cindex.Index.create()
 	except Exception as e:  # ImportError, or libclang missing
 		raise Error(f'mutants --generate needs libclang\'s Python bindings ({PACKAGE}, which '
@@ -124,8 +124,9 @@ def _literal_changes(spelling: str) -> List[str]:
 	digits, suffix = match.groups()
 	value = int(digits, 16 if digits[:2].lower() == '0x' else 8 if
 		    len(digits) > 1 and digits[0] == '0' else 10)
-	fmt = (lambda v: f'{v:#x}') if digits[:2].lower() == '0x' else str
-	return [fmt(v) + suffix for v in (value + 1, value - 1) if v >= 0]
+	hexadecimal = digits[:2].lower() == '0x'
+	return [(f'{v:#x}' if hexadecimal else str(v)) + suffix
+		for v in (value + 1, value - 1) if v >= 0]
 
 class _Walker:
 	"""The sites of one function definition."""

@@ -199,7 +199,10 @@ class Progress:
 	def line(self, text: str) -> None:
 		"""A normal line, in one write: boots end in threads of their own."""
 		with self._lock:
-			(self._printer.stdout if self._printer else sys.stdout).write(text + '\n')
+			if self._printer:
+				self._printer.stdout.write(text + '\n')
+			else:
+				sys.stdout.write(text + '\n')
 
 	def task(self, text: str, eta: str='') -> None:
 		"""What the builds and boots are for, e.g. 'step 3/10 0003-foo',

@@ -318,7 +318,7 @@ class ConfigResult:
 			  'lab_name': socket.gethostname(), 'kernel': self.kernel.version or None,
 			  'job': None, 'git_branch': self.kernel.branch,
 			  'git_commit': self.kernel.commit or None, 'git_dirty': self.kernel.dirty}
-		record = {'name': self.name, **_kernelci_group(self.kunit or {}, common)}
+		record: JsonObj = {'name': self.name, **_kernelci_group(self.kunit or {}, common)}
 		record['name'] = self.name  # kunit_tool's is "KUnit Test Group"
 		record.update({
 			'status': self.status, 'cpu': self.cpu, 'qemu_config': self.qemu_config,

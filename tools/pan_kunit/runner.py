@@ -368,12 +368,13 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	exec_jobs = {c.name: exec_job(outputs, kunit_dir, c, build_of[c.name].build_dir(tree),
 				      kunitconfig, timeout, options)
 		     for c in built}
+	exec_dir_of = outputs.exec_dir
 	def ended(job: Job) -> None:
 		# In the job's waiting thread: the status only; the console is
 		# parsed in the main thread, once every boot has ended.
 		config = next(c for c in built if c.name == job.label)
 		assert job.outcome is not None
-		status = _status(outputs.exec_dir(config), job.outcome, timeout)
+		status = _status(exec_dir_of(config), job.outcome, timeout)
 		progress.get().boot_ended(config.name, status, job.outcome.elapsed, quiet)
 	if exec_jobs:
 		if not quiet:

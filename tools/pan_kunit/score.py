@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, runner,
 		       summary, targets, worktree)
@@ -92,7 +92,7 @@ def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
 			found.setdefault(source, entry)
 	return found
 
-def reached(tree: str) -> Optional[Dict[str, set]]:
+def reached(tree: str) -> Optional[Dict[str, Set[int]]]:
 	"""The lines the suites ran in the tree's last `coverage` run, every
 	config merged; None without one."""
 	data = coverage.read_suites_only(runner.state(tree, coverage.COVERAGE_DIR), tree)

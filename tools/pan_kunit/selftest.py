@@ -25,6 +25,7 @@ import argparse
 import functools
 import glob
 import importlib
+import io
 import json
 import os
 import sys
@@ -59,10 +60,11 @@ def add_opts(parser: argparse.ArgumentParser) -> None:
 def _jobs() -> int:
 	return len(os.sched_getaffinity(0)) or 1
 
-class _Stream:
-	"""sys.stderr, as unittest's results write to it."""
-	def write(self, text: str) -> None:
-		sys.stderr.write(text)
+class _Stream(io.StringIO):
+	"""sys.stderr, as unittest's results write to it (a TextIO, with
+	writeln()), with no `Ran N tests in T s` of a TextTestRunner."""
+	def write(self, text: str) -> int:
+		return sys.stderr.write(text)
 
 	def writeln(self, text: str='') -> None:
 		sys.stderr.write(text + '\n')

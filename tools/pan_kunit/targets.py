@@ -6,6 +6,7 @@
 # the user's), load the matrix of QEMU configs with the tree's kunit_tool,
 # and name the kconfig fragments every build merges.
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
@@ -155,7 +156,7 @@ def describe(target: Target) -> Callable[[], tree.Kernel]:
 	"""What the records of @target's boots name (see runner.run())."""
 	prepared = PREPARED.get(target.tree)
 	if prepared is not None:
-		return lambda: usertree.kernel_record(prepared)
+		return functools.partial(usertree.kernel_record, prepared)
 	return lambda: tree.kernel_of(target.tree, note_edits(target.tree))
 
 def note_edits(tree_dir: str) -> List[str]:
