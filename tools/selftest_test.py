@@ -6,6 +6,7 @@
 import contextlib
 import io
 import os
+import sys
 import tempfile
 import unittest
 from typing import List, Tuple
@@ -28,7 +29,7 @@ class SelftestTest(unittest.TestCase):
 				out = io.StringIO()
 				with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
-					self.assertEqual(selftest.selftest(), 0 if ok else 1)
+					self.assertEqual(selftest.selftest(typecheck=False), 0 if ok else 1)
 				# Its closing line, and none that reads as unittest's.
 				self.assertTrue(out.getvalue().endswith(
 					f'selftest: {int(ok)} passed, {int(not ok)} failed\n'), out.getvalue())
@@ -49,7 +50,7 @@ class SelftestTest(unittest.TestCase):
 			     mock.patch.dict(os.environ, hook), \
 			     contextlib.redirect_stderr(io.StringIO()), \
 			     contextlib.redirect_stdout(io.StringIO()):
-				self.assertEqual(selftest.selftest(), 0)
+				self.assertEqual(selftest.selftest(typecheck=False), 0)
 				self.assertEqual(os.environ['GIT_DIR'], hook['GIT_DIR'])  # given back
 
 	def test_each_file_in_a_process_of_its_own(self) -> None:
@@ -63,7 +64,7 @@ class SelftestTest(unittest.TestCase):
 			out, err = io.StringIO(), io.StringIO()
 			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-				self.assertEqual(selftest.selftest(), 1)
+				self.assertEqual(selftest.selftest(typecheck=False), 1)
 		self.assertTrue(out.getvalue().endswith('selftest: 1 passed, 1 failed\n'), out.getvalue())
 		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
 
@@ -84,9 +85,40 @@ class SelftestTest(unittest.TestCase):
 				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
 					quick = cli.parse_args(['selftest'] + argv).quick
-					self.assertEqual(selftest.selftest(quick=quick), status)
+					self.assertEqual(selftest.selftest(quick=quick, typecheck=False), status)
 				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
 				self.assertEqual('(1 skipped)' in out.getvalue(), quick, out.getvalue())
+
+	def test_type_check_beside_the_tests(self) -> None:
+		# mypy's errors fail selftest, one failure each, and are printed;
+		# a clean check counts once; a missing mypy is one failure that
+		# names its package.
+		errors = ('a.py:1: error: Name "x" is not defined  [name-defined]\n'
+			  'b.py:2: error: Missing return statement  [return]\n'
+			  'b.py:2: note: a note is no error\n'
+			  'Found 2 errors in 2 files (checked 3 source files)\n')
+		fake = [sys.executable, '-c']
+		cases: List[Tuple[List[str], int, str, str]] = [
+			(fake + [f'print({errors!r}, end=""); raise SystemExit(1)'], 1,
+			 'b.py:2: error: Missing return statement', 'mypy took [0-9.]+ s: 2 errors'),
+			(fake + ['print("Success: no issues found")'], 0, '', 'mypy took [0-9.]+ s: no errors'),
+			(['/nonexistent/mypy'], 1, selftest.NO_MYPY, 'mypy took [0-9.]+ s: 1 error')]
+		tallies = ['selftest: 1 passed, 2 failed\n', 'selftest: 2 passed, 0 failed\n',
+			   'selftest: 1 passed, 1 failed\n']
+		with tempfile.TemporaryDirectory() as tmp:
+			write(os.path.join(tmp, 'one_test.py'),
+			      'import unittest\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test(self):\n\t\tpass\n')
+			for (mypy, status, printed, line), tally in zip(cases, tallies):
+				out, err = io.StringIO(), io.StringIO()
+				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+				     mock.patch.object(selftest, 'MYPY', mypy), \
+				     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+					self.assertEqual(selftest.selftest(), status)
+				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
+				self.assertRegex(out.getvalue(), f'(?m)^{line} \\(tools/mypy.ini\\)$')
+				self.assertIn(printed, err.getvalue())
 
 
 if __name__ == '__main__':

@@ -132,7 +132,7 @@ COMMANDS = {
 	'export': 'setup, then write the suites and patches as one upstream series '
 		  '(git format-patch, with a cover letter) into DIR, check it with '
 		  'checkpatch.pl --strict and check that every prefix builds and passes',
-	'selftest': 'run the unit tests of this tool',
+	'selftest': 'run the unit tests of this tool, and its type check (mypy)',
 	'list': 'list the QEMU configs (CPU, kconfig group), the kernels pan-kunit '
 		'supports and the mutants',
 	'parse': 'parse a saved console log with kunit_tool and print the report run '

@@ -13,7 +13,9 @@ NEEDED = ['gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
 	  'bison', 'flex', 'libssl-dev', 'libelf-dev', 'git', 'python3',
 	  'make', 'gcc', 'libc6-dev', 'xz-utils', 'ccache',
 	  # libclang for mutants --generate, whose unit tests selftest runs
-	  'python3-clang-19']
+	  'python3-clang-19',
+	  # selftest's type check
+	  'mypy']
 
 # The commands each command needs, with the Debian package of each: setup
 # extracts and commits the tree, the others also build and boot it.

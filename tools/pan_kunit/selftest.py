@@ -16,6 +16,12 @@
 #   - with a temporary directory of their own, removed after them, however
 #     the file ended.
 #
+# Beside the tests, in a copy of its own, selftest runs the type check:
+# Debian's mypy on the tool and its tests, as tools/mypy.ini says (its
+# cache, tools/.mypy_cache, makes a check after an edit take a second).
+# Its time is reported on a line of its own; it counts in the closing
+# tally as one passed check, or as one failure per error it finds.
+#
 # `selftest --quick` runs the unit layer alone: the test files see
 # QUICK_ENV=1, and skip the tests marked end to end (testlib.end_to_end:
 # the ones that run a whole command with the fake kunit_tool, set a tree
@@ -28,12 +34,13 @@ import importlib
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Callable, Dict, List, Tuple
 
 from pan_kunit import gitcmd, proc, summary
 
@@ -42,16 +49,22 @@ QUICK_ENV = 'PAN_KUNIT_SELFTEST_QUICK'
 # What every test file imports, imported once before the copies are made
 # (not testlib: its end_to_end reads QUICK_ENV as the files import it).
 PRELOAD = ('unittest.mock', 'pan_kunit.cli')
+# The type check, run in TOOLS_DIR, and its job's name among the test files'.
+TYPECHECK = 'mypy'
+MYPY = ['mypy', '--config-file', 'mypy.ini']
+NO_MYPY = 'mypy is not installed (Debian package mypy, which tools/pan-kunit setup installs)'
+_MYPY_ERROR = re.compile(r'^\S[^:\n]*:[0-9]+: error: ', re.M)
 
 @dataclass
 class FileResult:
-	"""What one test file ran."""
+	"""What one test file, or the type check, ran."""
 	name: str
 	tests: int
 	failed: int     # failures, errors and unexpected successes
 	skipped: int
 	elapsed: float
 	output: str     # its unittest output, with what its tests printed
+	ended: float = 0.0  # time.monotonic() when it ended
 
 def add_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--quick', action='store_true',
@@ -91,6 +104,20 @@ def _test_file(path: str, result_file: str, tmp: str, quick: bool) -> int:
 		json.dump({'tests': result.testsRun, 'failed': failed, 'skipped': len(result.skipped)}, f)
 	return 0 if failed == 0 else 1
 
+def _typecheck(result_file: str) -> int:
+	"""In a copy of selftest's process: MYPY, its output printed, its
+	errors counted into @result_file."""
+	try:
+		done = proc.run(MYPY, cwd=TOOLS_DIR, stdin=proc.To.NOWHERE, stderr=proc.To.MERGED)
+		output, ok = done.stdout, done.ok()
+	except FileNotFoundError:
+		output, ok = NO_MYPY + '\n', False
+	sys.stdout.write(output)
+	failed = 0 if ok else max(len(_MYPY_ERROR.findall(output)), 1)
+	with open(result_file, 'w') as f:
+		json.dump({'tests': max(failed, 1), 'failed': failed, 'skipped': 0}, f)
+	return 0 if ok else 1
+
 def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
 	with open(os.path.join(files, name + '.log'), encoding='utf-8',
 		  errors='backslashreplace') as f:
@@ -105,53 +132,66 @@ def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
 	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
 			  output)
 
-def _run_files(paths: List[str], quick: bool, files: str) -> List[FileResult]:
-	"""Runs each test file of @paths in a copy of this process, at most
-	_jobs() at a time, in the order given."""
+def _run(jobs: List[Tuple[str, Callable[[str], int]]], files: str) -> List[FileResult]:
+	"""Runs each job of @jobs, a name and a function of the file its
+	counts go to, in a copy of this process, at most _jobs() at a time,
+	in the order given."""
 	found: List[FileResult] = []
 	running: Dict[proc.Fork, str] = {}
 	started: Dict[str, float] = {}
-	pending = list(paths)
+	pending = list(jobs)
 	while pending or running:
 		while pending and len(running) < _jobs():
-			path = pending.pop(0)
-			name = os.path.basename(path)
-			tmp = os.path.join(files, name + '.tmp')
-			os.mkdir(tmp)
+			name, call = pending.pop(0)
 			started[name] = time.monotonic()
-			call = functools.partial(_test_file, path, os.path.join(files, name + '.json'),
-						 tmp, quick)
-			running[proc.Fork(call, os.path.join(files, name + '.log'))] = name
+			running[proc.Fork(functools.partial(call, os.path.join(files, name + '.json')),
+					  os.path.join(files, name + '.log'))] = name
 		for fork in proc.ended(list(running)):
 			name = running.pop(fork)
 			status = fork.wait()
-			done = _result(name, files, status, time.monotonic() - started[name])
-			found.append(done)
-			print(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
-			      (f', {done.skipped} skipped' if done.skipped else '') +
-			      (f', {done.failed} FAILED' if done.failed else ''), file=sys.stderr)
+			found.append(_result(name, files, status, time.monotonic() - started[name]))
+			found[-1].ended = time.monotonic()
+			if name != TYPECHECK:
+				done = found[-1]
+				print(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
+				      (f', {done.skipped} skipped' if done.skipped else '') +
+				      (f', {done.failed} FAILED' if done.failed else ''), file=sys.stderr)
 	return found
 
-def selftest(quick: bool=False) -> int:
-	"""Runs every test file of TOOLS_DIR, the biggest first (they take
-	the longest), only their unit layer if @quick, and closes with the
-	tally, as the other commands do, instead of unittest's `Ran N tests
-	in T s`."""
+def _test_job(path: str, files: str, quick: bool) -> Tuple[str, Callable[[str], int]]:
+	name = os.path.basename(path)
+	tmp = os.path.join(files, name + '.tmp')
+	os.mkdir(tmp)
+	return name, lambda result_file: _test_file(path, result_file, tmp, quick)
+
+def selftest(quick: bool=False, typecheck: bool=True) -> int:
+	"""Runs the type check (unless not @typecheck) and every test file
+	of TOOLS_DIR, the biggest first (they take the longest), only their
+	unit layer if @quick, and closes with the tally, as the other
+	commands do, instead of unittest's `Ran N tests in T s`."""
 	paths = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
 		       key=lambda p: (-os.path.getsize(p), p))
 	start = time.monotonic()
 	for name in PRELOAD:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-') as files:
-		found = _run_files(paths, quick, files)
-	for done in sorted(found, key=lambda r: r.name):
+		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
+		found = _run(jobs + [_test_job(path, files, quick) for path in paths], files)
+	checks = [r for r in found if r.name == TYPECHECK]
+	found = [r for r in found if r.name != TYPECHECK]
+	for done in sorted(found, key=lambda r: r.name) + checks:
 		if done.failed:
 			sys.stderr.write(done.output)
 	tests = sum(r.tests for r in found)
 	failed = sum(r.failed for r in found)
 	skipped = sum(r.skipped for r in found)
-	print(f'selftest took {time.monotonic() - start:.1f} s for {tests} unit tests'
-	      + (f' ({skipped} skipped)' if skipped else '')
-	      + f', {len(paths)} files, {_jobs()} at a time')
+	print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
+	      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
+	      f', {len(paths)} files, {_jobs()} at a time')
+	for check in checks:
+		print(f'mypy took {check.elapsed:.1f} s: ' +
+		      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed
+		       else 'no errors') + ' (tools/mypy.ini)')
+		tests, failed = tests + check.tests, failed + check.failed
 	summary.report(summary.Tally('selftest', tests - failed - skipped, failed))
 	return 0 if failed == 0 else 1
