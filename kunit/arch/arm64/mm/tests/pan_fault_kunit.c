@@ -27,6 +27,16 @@
 #define PANT_EC_DABT_LOW	0x24	/* data abort from a lower EL */
 #define PANT_EC_DABT_CUR	0x25	/* data abort, same EL */
 #define PANT_ISS_WNR		BIT_ULL(6)
+/*
+ * DDI 0487 J.a, D19.2.40 ESR_EL1, ISS encoding for an exception from a
+ * Data Abort: S1PTW, bit [7] (a fault on the stage 2 translation of a
+ * stage 1 table walk) and CM, bit [8] (a cache maintenance or address
+ * translation instruction). An Instruction Abort has S1PTW at bit [7]
+ * too; its bits [6] and [8] are RES0.
+ */
+#define PANT_ISS_S1PTW		BIT_ULL(7)
+#define PANT_ISS_CM		BIT_ULL(8)
+#define PANT_FSC_MASK		0x3f	/* DFSC/IFSC, bits [5:0] */
 #define PANT_FSC_TRANS_L0	0x04	/* 0b000100 translation fault, level 0 */
 #define PANT_FSC_TRANS_L3	0x07	/* 0b000111 translation fault, level 3 */
 #define PANT_FSC_AF_L3		0x0b	/* 0b001011 access flag fault, level 3 */
@@ -69,8 +79,25 @@
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
 #define PANT_TRANS_LM1_EXPECT	PANT_IF_TTBR0_PAN
+
+/*
+ * The FSC helpers of <asm/esr.h> is_el1_permission_fault() classifies
+ * with: false when the kernel has none.
+ */
+static bool pant_fsc_helpers(unsigned long esr, bool *trans, bool *perm, bool *af)
+{
+	*trans = esr_fsc_is_translation_fault(esr);
+	*perm = esr_fsc_is_permission_fault(esr);
+	*af = esr_fsc_is_access_flag_fault(esr);
+	return true;
+}
 #else
 #define PANT_TRANS_LM1_EXPECT	PANT_NEVER
+
+static bool pant_fsc_helpers(unsigned long esr, bool *trans, bool *perm, bool *af)
+{
+	return false;
+}
 #endif
 
 enum pant_fault_expect {
@@ -248,8 +275,214 @@ static void is_el1_permission_fault_rows(struct kunit *test)
 			    row->addr, row->esr, row->pstate, pant_kind_name(pant_get_kind()));
 }
 
+/*
+ * The fault status codes of the four kinds of MMU fault, at every level
+ * the architecture defines for each: DDI 0487 J.a, D19.2.40 ESR_EL1, ISS
+ * encoding for an exception from a Data Abort, DFSC (the same codes in
+ * an Instruction Abort's IFSC):
+ *   0b0000nn  address size fault, level nn (0 to 3)
+ *   0b101001  address size fault, level -1 (FEAT_LPA2)
+ *   0b0001nn  translation fault, level nn (0 to 3)
+ *   0b101011  translation fault, level -1 (FEAT_LPA2)
+ *   0b001000  access flag fault, level 0 (FEAT_LPA2); 0b0010nn, level nn
+ *   0b001100  permission fault, level 0 (FEAT_LPA2); 0b0011nn, level nn
+ * FEAT_D128's level -2 codes (0b101010, 0b101100) are left out: none of
+ * the kernels supports 128-bit descriptors.
+ */
+enum pant_fsc_kind {
+	PANT_FSC_ADDR_SIZE,
+	PANT_FSC_TRANSLATION,
+	PANT_FSC_ACCESS_FLAG,
+	PANT_FSC_PERMISSION,
+};
+
+struct pant_fsc_row {
+	const char *name;
+	u8 fsc;
+	enum pant_fsc_kind kind;
+	int level;
+};
+
+static const struct pant_fsc_row pant_fsc_rows[] = {
+	{ "address_size_lm1", 0x29, PANT_FSC_ADDR_SIZE, -1 },
+	{ "address_size_l0", 0x00, PANT_FSC_ADDR_SIZE, 0 },
+	{ "address_size_l1", 0x01, PANT_FSC_ADDR_SIZE, 1 },
+	{ "address_size_l2", 0x02, PANT_FSC_ADDR_SIZE, 2 },
+	{ "address_size_l3", 0x03, PANT_FSC_ADDR_SIZE, 3 },
+	{ "translation_lm1", 0x2b, PANT_FSC_TRANSLATION, -1 },
+	{ "translation_l0", 0x04, PANT_FSC_TRANSLATION, 0 },
+	{ "translation_l1", 0x05, PANT_FSC_TRANSLATION, 1 },
+	{ "translation_l2", 0x06, PANT_FSC_TRANSLATION, 2 },
+	{ "translation_l3", 0x07, PANT_FSC_TRANSLATION, 3 },
+	{ "access_flag_l0", 0x08, PANT_FSC_ACCESS_FLAG, 0 },
+	{ "access_flag_l1", 0x09, PANT_FSC_ACCESS_FLAG, 1 },
+	{ "access_flag_l2", 0x0a, PANT_FSC_ACCESS_FLAG, 2 },
+	{ "access_flag_l3", 0x0b, PANT_FSC_ACCESS_FLAG, 3 },
+	{ "permission_l0", 0x0c, PANT_FSC_PERMISSION, 0 },
+	{ "permission_l1", 0x0d, PANT_FSC_PERMISSION, 1 },
+	{ "permission_l2", 0x0e, PANT_FSC_PERMISSION, 2 },
+	{ "permission_l3", 0x0f, PANT_FSC_PERMISSION, 3 },
+};
+
+static void pant_fsc_row_desc(const struct pant_fsc_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pant_fsc, pant_fsc_rows, pant_fsc_row_desc);
+
+/* The fault status codes of pant_fsc_rows[], and FEAT_D128's level -2 translation fault. */
+static bool pant_fsc_is_mmu_fault(unsigned int fsc)
+{
+	unsigned int i;
+
+	if (fsc == 0x2a)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(pant_fsc_rows); i++)
+		if (pant_fsc_rows[i].fsc == fsc)
+			return true;
+	return false;
+}
+
+/*
+ * The addresses and saved PSTATEs a fault of each code is tried with:
+ * only a user address with PSTATE.PAN set can make a translation fault
+ * a PAN fault.
+ */
+static const struct {
+	unsigned long addr;
+	u64 pstate;
+	bool user_pan;
+} pant_fault_places[] = {
+	{ PANT_USER_ADDR, PANT_PSTATE_EL1H | PANT_PSTATE_PAN, true },
+	{ PANT_USER_ADDR, PANT_PSTATE_EL1H, false },
+	{ PANT_KERNEL_ADDR, PANT_PSTATE_EL1H | PANT_PSTATE_PAN, false },
+};
+
+/*
+ * Checks is_el1_permission_fault() on @esr at every place of
+ * pant_fault_places[]; @ttbr0_want is what a user address with PAN set
+ * gives where TTBR0 switching provides PAN.
+ */
+static void pant_check_places(struct kunit *test, const char *name, u64 esr,
+			      bool always, bool ttbr0_want)
+{
+	bool ttbr0_pan = pant_get_kind() == PANT_TTBR0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pant_fault_places); i++) {
+		struct pt_regs regs = { .pstate = pant_fault_places[i].pstate };
+		bool want = always ||
+			    (pant_fault_places[i].user_pan && ttbr0_pan && ttbr0_want);
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    is_el1_permission_fault(pant_fault_places[i].addr, esr, &regs),
+				    want,
+				    "%s: ESR %#llx (EC %#llx, WnR %d, S1PTW %d, CM %d), addr %#lx, PSTATE %#llx (%s)",
+				    name, esr, esr >> 26, !!(esr & PANT_ISS_WNR),
+				    !!(esr & PANT_ISS_S1PTW), !!(esr & PANT_ISS_CM),
+				    pant_fault_places[i].addr, pant_fault_places[i].pstate,
+				    pant_kind_name(pant_get_kind()));
+	}
+}
+
+/*
+ * Each kind of MMU fault at every level the Arm ARM defines for it, as a
+ * data abort with each of WnR, S1PTW and CM set and clear, and as an
+ * instruction abort with S1PTW set and clear: none of those bits changes
+ * what the fault is. A permission fault at EL1 is always one; a
+ * translation fault only at a user address with PSTATE.PAN set, under
+ * TTBR0 PAN (level -1 from 6.9, see PANT_TRANS_LM1_EXPECT); address size
+ * and access flag faults never.
+ */
+static void is_el1_permission_fault_every_level(struct kunit *test)
+{
+	const struct pant_fsc_row *row = test->param_value;
+	bool always = row->kind == PANT_FSC_PERMISSION;
+	bool ttbr0_want = row->kind == PANT_FSC_TRANSLATION &&
+			  (row->level >= 0 || PANT_TRANS_LM1_EXPECT == PANT_IF_TTBR0_PAN);
+	unsigned int bits;
+
+	for (bits = 0; bits < 8; bits++) {
+		u64 iss = row->fsc;
+
+		if (bits & 1)
+			iss |= PANT_ISS_WNR;
+		if (bits & 2)
+			iss |= PANT_ISS_S1PTW;
+		if (bits & 4)
+			iss |= PANT_ISS_CM;
+		pant_check_places(test, row->name, PANT_ESR(PANT_EC_DABT_CUR, iss),
+				  always, ttbr0_want);
+	}
+	pant_check_places(test, row->name, PANT_ESR(PANT_EC_IABT_CUR, row->fsc),
+			  always, ttbr0_want);
+	pant_check_places(test, row->name,
+			  PANT_ESR(PANT_EC_IABT_CUR, row->fsc | PANT_ISS_S1PTW),
+			  always, ttbr0_want);
+}
+
+/*
+ * Every other fault status code (external aborts, parity and ECC errors,
+ * alignment, TLB conflict, granule protection, IMPLEMENTATION DEFINED
+ * and unallocated codes: DDI 0487 J.a, D19.2.40, DFSC) is no permission
+ * fault, at any place, as a data or an instruction abort.
+ */
+static void is_el1_permission_fault_other_fsc(struct kunit *test)
+{
+	unsigned int fsc;
+	char name[16];
+
+	for (fsc = 0; fsc <= PANT_FSC_MASK; fsc++) {
+		if (pant_fsc_is_mmu_fault(fsc))
+			continue;
+		snprintf(name, sizeof(name), "FSC %#04x", fsc);
+		pant_check_places(test, name, PANT_ESR(PANT_EC_DABT_CUR, fsc), false, false);
+		pant_check_places(test, name, PANT_ESR(PANT_EC_IABT_CUR, fsc), false, false);
+	}
+}
+
+/*
+ * The FSC helpers of <asm/esr.h> against the Arm ARM's codes, for all 64
+ * fault status codes, with ISS bits above the FSC (WnR, S1PTW, CM) set:
+ * each helper takes its kind at every level and nothing else (but for
+ * FEAT_D128's level -2 translation fault, which no kernel here supports).
+ */
+static void esr_fsc_is_fault_every_code(struct kunit *test)
+{
+	bool trans, perm, af;
+	unsigned int fsc, i;
+
+	if (!pant_fsc_helpers(0, &trans, &perm, &af))
+		/* is_el1_permission_fault_every_level checks its open-coded test */
+		kunit_skip(test, "no esr_fsc_is_*_fault() helpers before 6.9");
+
+	for (fsc = 0; fsc <= PANT_FSC_MASK; fsc++) {
+		u64 esr = PANT_ESR(PANT_EC_DABT_CUR,
+				   fsc | PANT_ISS_WNR | PANT_ISS_S1PTW | PANT_ISS_CM);
+		/* none of the three kinds the helpers name */
+		enum pant_fsc_kind kind = PANT_FSC_ADDR_SIZE;
+
+		if (fsc == 0x2a)	/* FEAT_D128's level -2 translation fault */
+			continue;
+		for (i = 0; i < ARRAY_SIZE(pant_fsc_rows); i++)
+			if (pant_fsc_rows[i].fsc == fsc)
+				kind = pant_fsc_rows[i].kind;
+		pant_fsc_helpers(esr, &trans, &perm, &af);
+		KUNIT_EXPECT_EQ_MSG(test, trans, kind == PANT_FSC_TRANSLATION,
+				    "esr_fsc_is_translation_fault(%#llx), FSC %#04x", esr, fsc);
+		KUNIT_EXPECT_EQ_MSG(test, perm, kind == PANT_FSC_PERMISSION,
+				    "esr_fsc_is_permission_fault(%#llx), FSC %#04x", esr, fsc);
+		KUNIT_EXPECT_EQ_MSG(test, af, kind == PANT_FSC_ACCESS_FLAG,
+				    "esr_fsc_is_access_flag_fault(%#llx), FSC %#04x", esr, fsc);
+	}
+}
+
 static struct kunit_case arm64_pan_fault_cases[] = {
 	KUNIT_CASE_PARAM(is_el1_permission_fault_rows, pant_fault_gen_params),
+	KUNIT_CASE_PARAM(is_el1_permission_fault_every_level, pant_fsc_gen_params),
+	KUNIT_CASE(is_el1_permission_fault_other_fsc),
+	KUNIT_CASE(esr_fsc_is_fault_every_code),
 	{}
 };
 
