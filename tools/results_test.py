@@ -86,7 +86,8 @@ class ResultsTest(unittest.TestCase):
 	def test_skip_lines_group_by_reason_within_120_columns(self) -> None:
 		def result(name: str, reasons: Dict[str, str]) -> results.ConfigResult:
 			found = mock.Mock(spec=results.ConfigResult)
-			found.skip_reasons = reasons
+			found.leaves.return_value = [ktap.Case(key.split('.'), ktap.CaseStatus.SKIP, [], reason)
+						     for key, reason in reasons.items()]
 			found.title.return_value = name
 			found.kernel = mock.Mock(package='linux-source-7.3')
 			return found

@@ -75,7 +75,7 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 		      'config': result.name, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
 		      'status': result.status.value}
 	suites: Dict[str, ET.Element] = {}
-	for case in result.cases:
+	for case in result.leaves():
 		suite = suites.get(case.suite)
 		if suite is None:
 			suite = suites[case.suite] = _testsuite(f'{prefix}{result.name}/{case.suite}',
@@ -95,16 +95,15 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 			error.text = log
 		elif case.status == CaseStatus.SKIP:
 			skipped = ET.SubElement(testcase, 'skipped')
-			reason = result.skip_reasons.get(case.key())
-			if reason:
-				skipped.set('message', _xml(reason))
+			if case.reason:
+				skipped.set('message', _xml(case.reason))
 	found = [_count(suite) for suite in suites.values()]
 	if no_tests_expected and result.status == Status.NO_TESTS:
 		suite = _testsuite(f'{prefix}{result.name}', properties)
 		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name='boot')
 		ET.SubElement(testcase, 'skipped', message=NO_TESTS_EXPECTED)
 		found.append(_count(suite))
-	elif result.status in CONFIG_ERRORS or (result.status == Status.FAIL and not result.cases):
+	elif result.status in CONFIG_ERRORS or (result.status == Status.FAIL and not result.leaves()):
 		tag = 'failure' if result.status == Status.FAIL else 'error'
 		what, message = CONFIG_ERRORS.get(result.status, NO_CASE_FAILED)
 		suite = _testsuite(f'{prefix}{result.name}', properties)
