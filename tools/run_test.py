@@ -228,8 +228,12 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(read(tally), 'run: 8 passed, 4 failed, 2 skipped\n')
 		table = output.index('\nsuite (passed/failed/skipped)')
 		for config in ('pass_pan', 'skip_nopan'):
-			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
+			# The first three failed cases with their log, the others listed.
+			full = FAILED_BLOCK_6_1 if config == 'pass_pan' else FAILED_BLOCK_6_1[:8]
+			block = f'{config}: fail\n' + ''.join(line + '\n' for line in full)
 			self.assertIn(block, output)
+			self.assertIn(f'    {config}: [FAILED] {MATCH_CASE_FAILED}  '
+				      'arch/arm64/kernel/cpufeature_match_test.c:416\n', output[table:])
 			self.assertLess(output.index(block), table)
 			exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', config)
 			for named in (f'    console: {exec_dir}/test.log',

@@ -307,16 +307,61 @@ def total_lines(results: List[ConfigResult]) -> List[str]:
 def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
 	return {'tree': tree, 'head': head, 'configs': [r.to_json() for r in results]}
 
-def print_failed(result: ConfigResult) -> None:
-	"""Every failed or crashed leaf, SUITE.CASE[PARAM], with the lines of
-	its own log (its EXPECTATION FAILED lines), as kunit.py prints them."""
-	for case in result.failed_cases():
+# The width the skip lines and the failed list keep to: a terminal of 120 columns.
+WIDTH = 120
+
+# How many failed cases print_report() shows with their own log; the
+# others are in the list of failed cases after the table.
+FULL_LOGS = 3
+
+def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
+	"""The first @logs failed or crashed leaves, SUITE.CASE[PARAM], with
+	the lines of their own log (their EXPECTATION FAILED lines), as
+	kunit.py prints them, and where the others' are; how many it showed."""
+	failed = result.failed_cases()
+	for case in failed[:logs]:
 		print(f'    [{FAILED_WORDS[case.status]}] {case.name()}')
 		for line in case.log[:CASE_LOG_LINES]:
 			print('        ' + line)
 		if len(case.log) > CASE_LOG_LINES:
 			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
 			      f'{result.parsed_log}')
+	if len(failed) > max(logs, 0):
+		print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
+		      f'table; their logs: {result.parsed_log or result.console_log}')
+	return min(len(failed), max(logs, 0))
+
+_FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at (\S+)')
+
+def failed_lines(result_list: List[ConfigResult]) -> List[str]:
+	"""A line per failed or crashed leaf, with the file and line of its
+	first failed expectation (never cut: an editor opens it from the
+	tree), and per config that did not pass without one: the list
+	print_report() puts next to the verdict."""
+	several = _several_kernels(result_list)
+	lines = []
+	for result in result_list:
+		failed = result.failed_cases()
+		for case in failed:
+			at = next((m.group(1) for m in map(_FAILED_AT.search, case.log) if m), '')
+			lines.append(f'    {result.title(several)}: [{FAILED_WORDS[case.status]}] '
+				     f'{case.name()}' + (f'  {at}' if at else ''))
+		if result.status != Status.PASS and not failed:
+			lines.append(f'    {result.title(several)}: {result.status}')
+	return ['', f'did not pass ({len(lines)}):'] + lines if lines else []
+
+def edits_lines(result_list: List[ConfigResult]) -> List[str]:
+	"""The note that the kernels were built with uncommitted edits."""
+	lines = []
+	for kernel in {r.kernel.package: r.kernel for r in result_list if r.kernel.dirty}.values():
+		files = list(kernel.edits[:MAX_EDITS]) + (
+			[f'{len(kernel.edits) - MAX_EDITS} more'] if len(kernel.edits) > MAX_EDITS else [])
+		lines.append(f'note: {kernel.package or "the kernel"} was built with your uncommitted '
+			     f'edits' + (f' in {", ".join(files)}' if files else ''))
+	return lines
+
+# How many files the note of uncommitted edits names.
+MAX_EDITS = 10
 
 class Shown(StrEnum):
 	"""What print_report() prints: kunit.py's --summary and --failed."""
@@ -335,10 +380,11 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 		kernel = result_list[0].kernel
 		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
 	several = _several_kernels(result_list)
+	logs = FULL_LOGS
 	for result in result_list if shown != Shown.SUMMARY else []:
 		if result.status != Status.PASS:
 			print(f'{result.title(several)}: {result.status}')
-			print_failed(result)
+			logs -= print_failed(result, logs)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):
@@ -354,11 +400,13 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 			print(line)
 		for line in skip_lines(result_list):
 			print(line)
+	# Next to the verdict: what did not pass, one line each, and the edits.
+	for line in failed_lines(result_list) if shown != Shown.SUMMARY else []:
+		print(line)
+	for line in edits_lines(result_list):
+		print(line)
 	for line in total_lines(result_list) if totals else []:
 		print(line)
-
-# The width the skip lines keep to: a terminal of 120 columns.
-WIDTH = 120
 
 def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 	"""The skipped cases grouped by reason, most frequent first: a line
