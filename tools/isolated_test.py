@@ -81,7 +81,7 @@ class RunOptionsTest(FakeKunitTestCase):
 
 	def records(self, path: str) -> Dict[str, Any]:
 		with open(path) as f:
-			return {c['name']: c for c in json.load(f)['configs']}
+			return {c['name']: c for c in json.load(f)['kernels'][0]['configs']}
 
 	def test_run_isolated_boots_each_suite_and_keeps_every_result(self) -> None:
 		plain = os.path.join(self.tmp, 'plain.json')

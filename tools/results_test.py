@@ -86,7 +86,8 @@ class ResultsTest(unittest.TestCase):
 	def test_skip_lines_group_by_reason_within_120_columns(self) -> None:
 		def result(name: str, reasons: Dict[str, str]) -> results.ConfigResult:
 			found = mock.Mock(spec=results.ConfigResult)
-			found.skip_reasons = reasons
+			found.leaves.return_value = [ktap.Case(key.split('.'), ktap.CaseStatus.SKIP, [], reason)
+						     for key, reason in reasons.items()]
 			found.title.return_value = name
 			found.kernel = mock.Mock(package='linux-source-7.3')
 			return found
@@ -203,27 +204,50 @@ class ResultsTest(unittest.TestCase):
 			results.print_report(result_list)
 		return out.getvalue().splitlines()
 
-	def test_every_failed_case_is_named_before_the_table(self) -> None:
+	def test_first_failed_cases_in_full_then_one_line_each_by_the_verdict(self) -> None:
 		# The failing parameter is in the first suite, not the last.
 		lines = self.report([self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two'),
 				     self.result('b_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12',
 						 kernel='6.12'),
 				     self.result('c_pass', results.Status.PASS, 'pass', 'pass')])
 		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
-		for config in ('a_fail', 'b_fail'):
-			start = lines.index(f'{config}: fail')
-			self.assertLess(start, table)
-			got = lines[start + 1:start + 1 + len(FAILED_BLOCK_6_1)]
-			if config == 'a_fail':
-				self.assertEqual(got, FAILED_BLOCK_6_1)
-			else:
-				# 6.12 prints the values in hex too.
-				self.assertEqual(got[:5] + got[7:], FAILED_BLOCK_6_1[:5] + FAILED_BLOCK_6_1[7:])
-				self.assertEqual(got[5:7], ['            c->mismatches == 1 (0x1)',
-							    '            0U == 0 (0x0)'])
+		start = lines.index('a_fail: fail')
+		self.assertEqual(lines[start + 1:start + 1 + len(FAILED_BLOCK_6_1)], FAILED_BLOCK_6_1)
+		# Only the first FULL_LOGS (3) cases with their log, then where the others' are.
+		start = lines.index('b_fail: fail')
+		self.assertLess(start, table)
+		got = lines[start + 1:start + 10]
+		# 6.12 prints the values in hex too.
+		self.assertEqual(got[:5] + got[7:], FAILED_BLOCK_6_1[:5] + FAILED_BLOCK_6_1[7:8] +
+				 ['    ... 1 more failed cases, listed after the table; their logs: '
+				  '/t/test.log'])
+		self.assertEqual(got[5:7], ['            c->mismatches == 1 (0x1)',
+					    '            0U == 0 (0x0)'])
+		self.assertEqual(sum(l.startswith('    [FAILED] ') for l in lines), results.FULL_LOGS)
 		self.assertNotIn('c_pass: pass', lines)
 		# A failed config's console tail is not needed: its cases say why.
 		self.assertFalse([l for l in lines if l.startswith('--- ')], lines)
+		# After the table, next to the total: every failed case, a line each.
+		listed = lines.index('did not pass (4):')
+		self.assertLess(table, listed)
+		self.assertEqual(lines[listed + 1:], [
+			f'    {config}: [FAILED] {name}{at}'
+			for config in ('a_fail', 'b_fail')
+			for name, at in ((FIELD_PARAM_FAILED,
+					  '  arch/arm64/kernel/cpufeature_field_test.c:91'),
+					 (MATCH_CASE_FAILED,
+					  '  ' + MATCH_CASE_LOG[0].rsplit(' ', 1)[-1]))] +
+				 # Counted from each console: the 6.12 one skips a parameter more.
+				 ['total: 16 passed, 4 failed, 3 skipped'])
+
+	def test_the_edits_built_are_named_by_the_verdict(self) -> None:
+		result = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two')
+		result.kernel.dirty, result.kernel.edits = True, tuple(f'f{i}.c' for i in range(12))
+		lines = self.report([result])
+		self.assertEqual(lines[-2:], [
+			'note: linux-source-6.1 was built with your uncommitted edits in f0.c, f1.c, f2.c, '
+			'f3.c, f4.c, f5.c, f6.c, f7.c, f8.c, f9.c, 2 more',
+			'total: 4 passed, 2 failed, 1 skipped'])
 
 	def test_crashed_case_and_its_files(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,7 @@ import threading
 import time
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
 from pan_kunit import (Error, cli, junit, kunit_tool, packages, results, runner, summary, targets,
@@ -152,17 +152,26 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
 		self.assertIn('status                         pass                 pass', output)
 		self.assertIn('cpu                            max,pauth-impdef=on  cortex-a57', output)
-		# After the table, by reason, each with its count and where.
+		# After the table, by reason, each with its count and where: every
+		# skip counted, each parameter of a case whose every one skipped
+		# (6.1 gives the last one's reason only).
 		self.assertIn('\nskipped, by reason (each case with its reason: --json, --junit):\n'
+			      '   1  6.1 prints the reason of the last skipped parameter only\n'
+			      '        skip_nopan: arm64_cpufeature_match.'
+			      'cpus_have_cap_agrees_with_id_registers.ARM64_HAS_EPAN\n'
 			      '   1  CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0\n'
 			      '        skip_nopan: arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu\n'
 			      '   1  config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n\n'
 			      '        skip_nopan: arm64_cpufeature_match.'
-			      'cpus_have_cap_agrees_with_id_registers\n', output)
+			      'cpus_have_cap_agrees_with_id_registers.ARM64_HAS_DCPOP\n', output)
 		self.assertLess(output.index('cpu                            max'),
 				output.index('skipped, by reason'))
 		self.assertTrue(output.endswith('run: 12 passed, 0 failed, 3 skipped\n'), output)
 		data = json.loads(read(report))
+		# One shape, one kernel or several: what ran it, and the kernels.
+		self.assertEqual(sorted(data), ['kernels', 'pan_kunit'])
+		self.assertEqual(sorted(data['pan_kunit']), ['commit', 'dirty', 'qemu'])
+		(data,) = data['kernels']
 		self.assertEqual(data['tree'], self.tree)
 		self.assertEqual(data['head'], tree.head(self.tree))
 		pan, nopan = data['configs']
@@ -172,7 +181,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(nopan['build_environment'], builds[0][2])
 		self.assertEqual([g['name'] for g in pan['sub_groups']],
 				 ['arm64_cpufeature_field', 'arm64_cpufeature_match'])
-		self.assertEqual(len(nopan['skip_reasons']), 2)
+		self.assertEqual(len(nopan['skip_reasons']), 3)
 		# The kernel that was built and where.
 		self.assertEqual({k: pan[k] for k in ('kernel', 'debian_version', 'git_branch',
 						      'git_commit', 'defconfig', 'cpu')},
@@ -219,8 +228,12 @@ class RunTest(FakeKunitTestCase):
 		self.assertEqual(read(tally), 'run: 8 passed, 4 failed, 2 skipped\n')
 		table = output.index('\nsuite (passed/failed/skipped)')
 		for config in ('pass_pan', 'skip_nopan'):
-			block = f'{config}: fail\n' + ''.join(line + '\n' for line in FAILED_BLOCK_6_1)
+			# The first three failed cases with their log, the others listed.
+			full = FAILED_BLOCK_6_1 if config == 'pass_pan' else FAILED_BLOCK_6_1[:8]
+			block = f'{config}: fail\n' + ''.join(line + '\n' for line in full)
 			self.assertIn(block, output)
+			self.assertIn(f'    {config}: [FAILED] {MATCH_CASE_FAILED}  '
+				      'arch/arm64/kernel/cpufeature_match_test.c:416\n', output[table:])
 			self.assertLess(output.index(block), table)
 			exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', config)
 			for named in (f'    console: {exec_dir}/test.log',
@@ -229,7 +242,7 @@ class RunTest(FakeKunitTestCase):
 				      f'    kunit.py exec: {self.tree}/.pan-kunit/logs/exec-{config}.log'):
 				self.assertIn(named + '\n', output[output.index(block):table])
 			self.assertIn('[FAILED] bits [7:4]', read(os.path.join(exec_dir, 'parsed.log')))
-		records = json.loads(read(report))['configs']
+		(records,) = [k['configs'] for k in json.loads(read(report))['kernels']]
 		self.assertEqual([[f['name'] for f in r['failures']] for r in records],
 				 [[FIELD_PARAM_FAILED, MATCH_CASE_FAILED]] * 2)
 		suites = ET.parse(xml).getroot().findall('testsuite')
@@ -242,13 +255,23 @@ class RunTest(FakeKunitTestCase):
 			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
 
 	def test_record_says_the_tree_was_dirty(self) -> None:
-		report = os.path.join(self.tmp, 'report.json')
-		self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report)[0], 0)
-		self.assertIs(json.loads(read(report))['configs'][0]['git_dirty'], False)
+		report, xml = os.path.join(self.tmp, 'report.json'), os.path.join(self.tmp, 'r.xml')
+
+		def dirty() -> Tuple[bool, List[Optional[str]]]:
+			self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report,
+						      '--junit', xml)[0], 0)
+			suites = ET.parse(xml).getroot().findall('testsuite')
+			return (json.loads(read(report))['kernels'][0]['configs'][0]['git_dirty'],
+				[{p.get('name'): p.get('value') for p in s.iter('property')}.get('git_dirty')
+				 for s in suites])
+		self.assertEqual(dirty(), (False, [None, None]))
 		cpufeature = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
 		write(cpufeature, read(cpufeature) + '/* my uncommitted edit */\n')
-		self.assertEqual(self.run_cli('--config', 'pass_pan', '--json', report)[0], 0)
-		self.assertIs(json.loads(read(report))['configs'][0]['git_dirty'], True)
+		self.assertEqual(dirty(), (True, ['true', 'true']))
+		# Each testsuite has its boot's time, the file the boots' sum.
+		top = ET.parse(xml).getroot()
+		self.assertGreater(float(top.get('time', '0')), 0)
+		self.assertEqual({s.get('time') for s in top.findall('testsuite')}, {top.get('time')})
 
 	def test_no_tests_is_a_failure(self) -> None:
 		write(os.path.join(self.repo, 'kunit', 'fake_mode'), 'notests\n')
@@ -298,7 +321,7 @@ class RunTest(FakeKunitTestCase):
 		self.assertIn('pass_pan: crash\n--- kunit.py exec: last 40 lines', output)
 		self.assertIn('unable to find CPU model', output)
 		self.assertTrue(output.endswith('run: 0 passed, 1 failed, 0 skipped\n'), output)
-		(record,) = json.loads(read(report))['configs']
+		(record,) = json.loads(read(report))['kernels'][0]['configs']
 		self.assertEqual((record['sub_groups'], record['failures']), ([], []))
 		self.assertEqual(sorted(record['files']), ['build_log', 'exec_log', 'record'])
 		for name in ('test.log', 'kunit.json', 'parsed.log'):
@@ -310,7 +333,7 @@ class RunTest(FakeKunitTestCase):
 		status, output = self.run_cli('--config', 'pass_pan', '--json', report)
 		self.assertEqual(status, 1, output)
 		self.assertRegex(output, r'\nstatus +build_error\n')
-		(record,) = json.loads(read(report))['configs']
+		(record,) = json.loads(read(report))['kernels'][0]['configs']
 		self.assertEqual((record['status'], record['sub_groups'], record['elapsed']),
 				 ('build_error', [], None))
 		self.assertEqual(sorted(record['files']), ['build_log', 'record'])

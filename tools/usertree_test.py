@@ -110,7 +110,7 @@ class UserTreeTest(FakeKunitTestCase):
 		self.assertIn('cpufeature_fake_test.o', read(os.path.join(
 			self.clone(), 'arch/arm64/kernel/Makefile')))
 		self.assertTrue(os.path.exists(os.path.join(self.clone(), MINE)))
-		(record,) = json.loads(read(report))['configs']
+		(record,) = json.loads(read(report))['kernels'][0]['configs']
 		self.assertEqual((record['git_commit'], record['git_branch'], record['git_dirty']),
 				 (head, 'topic', True))
 		# Unchanged, the next run commits nothing and touches no file.

@@ -7,7 +7,9 @@
 # stays two), with <failure> (the case's own log), <error> (a crashed case)
 # or <skipped message=REASON>.  A config that did not build, crashed, hung
 # or ran no test also gets a testsuite of its own whose one testcase has an
-# <error>; one that failed with no case parsed, a <failure>.
+# <error>; one that failed with no case parsed, a <failure>.  Each testsuite
+# has its config's properties (git_dirty: built with uncommitted edits) and
+# the time of its boot (KUnit times no case).
 
 import re
 import socket
@@ -72,10 +74,11 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 	prefix += f'{kernel_name(result)}/'
 	properties = {'kernel': result.kernel.version, 'debian_version': result.kernel.package_version,
 		      'git_commit': result.kernel.commit, 'git_branch': result.kernel.branch,
+		      'git_dirty': 'true' if result.kernel.dirty else None,
 		      'config': result.name, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
 		      'status': result.status.value}
 	suites: Dict[str, ET.Element] = {}
-	for case in result.cases:
+	for case in result.leaves():
 		suite = suites.get(case.suite)
 		if suite is None:
 			suite = suites[case.suite] = _testsuite(f'{prefix}{result.name}/{case.suite}',
@@ -95,16 +98,15 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 			error.text = log
 		elif case.status == CaseStatus.SKIP:
 			skipped = ET.SubElement(testcase, 'skipped')
-			reason = result.skip_reasons.get(case.key())
-			if reason:
-				skipped.set('message', _xml(reason))
+			if case.reason:
+				skipped.set('message', _xml(case.reason))
 	found = [_count(suite) for suite in suites.values()]
 	if no_tests_expected and result.status == Status.NO_TESTS:
 		suite = _testsuite(f'{prefix}{result.name}', properties)
 		testcase = ET.SubElement(suite, 'testcase', classname=result.name, name='boot')
 		ET.SubElement(testcase, 'skipped', message=NO_TESTS_EXPECTED)
 		found.append(_count(suite))
-	elif result.status in CONFIG_ERRORS or (result.status == Status.FAIL and not result.cases):
+	elif result.status in CONFIG_ERRORS or (result.status == Status.FAIL and not result.leaves()):
 		tag = 'failure' if result.status == Status.FAIL else 'error'
 		what, message = CONFIG_ERRORS.get(result.status, NO_CASE_FAILED)
 		suite = _testsuite(f'{prefix}{result.name}', properties)
@@ -114,6 +116,9 @@ def config_suites(result: results.ConfigResult, label: Optional[str]=None,
 		config_log = files.get('console') or files.get('exec_log') or files.get('build_log')
 		error.text = _xml(f'{config_log}:\n{_tail(config_log)}') if config_log else message
 		found.append(_count(suite))
+	# KUnit times no case: each testsuite of the config has its boot's time.
+	for suite in found if result.elapsed is not None else []:
+		suite.set('time', f'{result.elapsed:.3f}')
 	return found
 
 class CheckStatus(StrEnum):
@@ -138,8 +143,11 @@ def checks_suite(name: str, checks: List[Check]) -> ET.Element:
 			ET.SubElement(testcase, check.outcome.value, message=_xml(check.message))
 	return _count(suite)
 
-def document(name: str, suites: List[ET.Element]) -> ET.ElementTree:
+def document(name: str, suites: List[ET.Element], time: Optional[float]=None) -> ET.ElementTree:
+	"""The JUnit file of @suites, which took @time seconds, if known."""
 	top = ET.Element('testsuites', name=name)
+	if time is not None:
+		top.set('time', f'{time:.3f}')
 	top.extend(suites)
 	for attribute in ('tests', 'failures', 'errors', 'skipped'):
 		top.set(attribute, str(sum(int(s.get(attribute, '0')) for s in suites)))

@@ -39,6 +39,7 @@ class Case:
 	path: List[str]   # [suite, case] or [suite, case, param]
 	status: CaseStatus
 	log: List[str]    # the lines of its own log, less its first line's indentation
+	reason: str = ''  # why it skipped, if it did and the console says (leaves.resolve())
 
 	@property
 	def suite(self) -> str:
@@ -51,7 +52,7 @@ class Case:
 		return f'{".".join(self.path[:-1])}[{self.path[-1]}]'
 
 	def key(self) -> str:
-		"""SUITE.CASE or SUITE.CASE.PARAM, as results.skip_reasons() and
+		"""SUITE.CASE or SUITE.CASE.PARAM, as leaves.skip_reasons() and
 		results.leaf_statuses() name it."""
 		return '.'.join(self.path)
 

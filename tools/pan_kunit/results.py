@@ -4,6 +4,7 @@
 # console log, the status pan-kunit derives from them, and the report over
 # all configs.
 
+import dataclasses
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from pan_kunit import Error, StrEnum, ktap
+from pan_kunit import Error, StrEnum, ktap, leaves
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.tree import Kernel
 
@@ -44,100 +45,10 @@ ARCH = 'arm64'
 # TAP_START); a console without one has no KTAP results at all.
 KTAP_HEADER = re.compile(r'K?TAP version [0-9]+\s*$')
 
-# kunit_tool's JSON has no skip reasons, so they are read from the console,
-# from these KTAP lines of lib/kunit/test.c (after an optional printk
-# timestamp):
-#     # Subtest: NAME           opens test NAME; its results follow at the
-#                               same indentation
-#     ok N NAME # SKIP REASON   NAME was skipped ("ok N - NAME" in later
-#                               kernels)
-# A skipped test is named after the subtests open around it, SUITE.CASE or
-# SUITE.CASE.PARAM, as kunit_tool's JSON nests them.  A SKIP without a
-# reason is not recorded.  (In 6.1, a parameter's own line never carries
-# SKIP: only a case whose every parameter skipped does.)
-_INDENT = r'^(?:\[\s*[0-9]+\.[0-9]+\] )?(\s*)'
-SUBTEST_HEADER = re.compile(_INDENT + r'# Subtest: (.+?)\s*$')
-SKIP_RESULT = re.compile(_INDENT + r'(?:not )?ok [0-9]+ (?:- )?(.+?) # SKIP(?: (.*?))?\s*$')
-
-# After the parameters of a case, lib/kunit/test.c prints their tally at
-# the case's indentation, within its suite:
-#     # CASE: pass:N fail:N skip:N total:N
-# In 6.1 that tally is the only place a skipped parameter shows: its own
-# line is a plain "ok N NAME", which kunit_tool counts as passed.  6.1
-# prints no tally for a case of one parameter, whose skip is then still
-# counted as a pass.
-CASE_STATS = re.compile(_INDENT + r'# (\S+): pass:[0-9]+ fail:[0-9]+ skip:([0-9]+) total:[0-9]+\s*$')
-
-def _open_tests(console: str) -> Iterator[Tuple[List[Tuple[int, str]], str]]:
-	"""Each line of @console but the subtest headers, with the subtests
-	open around it: (indentation, name), outermost first."""
-	open_tests: List[Tuple[int, str]] = []
-	for line in console.splitlines():
-		header = SUBTEST_HEADER.match(line)
-		if header:
-			indent = len(header.group(1))
-			open_tests = [t for t in open_tests if t[0] < indent]
-			open_tests.append((indent, header.group(2)))
-			continue
-		yield open_tests, line
-
-def param_skips(console: str) -> Dict[str, int]:
-	"""SUITE.CASE of each parameterised case, with how many of its
-	parameters its tally line says were skipped."""
-	skips = {}
-	for open_tests, line in _open_tests(console):
-		stats = CASE_STATS.match(line)
-		if stats:
-			suite = [t[1] for t in open_tests if t[0] == len(stats.group(1))]
-			if suite:
-				skips[f'{suite[-1]}.{stats.group(2)}'] = int(stats.group(3))
-	return skips
-
-def skip_reasons(console: str) -> Dict[str, str]:
-	reasons = {}
-	for open_tests, line in _open_tests(console):
-		skip = SKIP_RESULT.match(line)
-		if skip and skip.group(3):
-			indent = len(skip.group(1))
-			name = '.'.join([t[1] for t in open_tests if t[0] <= indent] + [skip.group(2)])
-			reasons[name] = skip.group(3)
-	return reasons
-
-@dataclass
-class Counts:
-	"""Leaf test cases, counted as kunit.py's summary counts them."""
-	passed: int = 0
-	failed: int = 0   # FAIL
-	errors: int = 0   # ERROR: the test crashed; reported as failed
-	skipped: int = 0
-
-	def add(self, status: str) -> None:
-		if status == CaseStatus.PASS:
-			self.passed += 1
-		elif status == CaseStatus.SKIP:
-			self.skipped += 1
-		elif status == CaseStatus.ERROR:
-			self.errors += 1
-		else:
-			self.failed += 1
-
-	def merge(self, other: 'Counts') -> None:
-		self.passed += other.passed
-		self.failed += other.failed
-		self.errors += other.errors
-		self.skipped += other.skipped
-
-	def total(self) -> int:
-		return self.passed + self.failed + self.errors + self.skipped
-
-	def cell(self) -> str:
-		return f'{self.passed}/{self.failed + self.errors}/{self.skipped}'
-
-def _count_leaves(group: JsonObj, counts: Counts) -> None:
-	for case in group.get('test_cases', []):
-		counts.add(case.get('status', ''))
-	for sub_group in group.get('sub_groups', []):
-		_count_leaves(sub_group, counts)
+# What the console says beside its KTAP results; the one count of them.
+param_skips = leaves.param_skips
+skip_reasons = leaves.skip_reasons
+Counts = leaves.Counts
 
 def _leaves(group: JsonObj, prefix: str, found: Dict[str, str]) -> None:
 	for case in group.get('test_cases', []):
@@ -156,34 +67,10 @@ def leaf_statuses(kunit: Optional[JsonObj]) -> Dict[str, str]:
 			found[case.get('name') or UNNAMED] = case.get('status', '')
 	return found
 
-def _skipped_unmarked(suite: JsonObj, tallies: Dict[str, int]) -> int:
-	"""How many parameters of @suite's cases the console's @tallies
-	(param_skips()) say were skipped beyond those kunit_tool has as SKIP
-	(6.1: all of them)."""
-	unmarked = 0
-	for case in suite.get('sub_groups', []):
-		statuses = [c.get('status', '') for c in case.get('test_cases', [])]
-		tallied = tallies.get(f'{suite.get("name", "")}.{case.get("name", "")}', 0)
-		unmarked += max(0, min(tallied - statuses.count(CaseStatus.SKIP),
-				       statuses.count(CaseStatus.PASS)))
-	return unmarked
-
 def suite_counts(kunit: JsonObj, tallies: Optional[Dict[str, int]]=None) -> Dict[str, Counts]:
-	"""Counts per suite: the sub_groups of kunit_tool's top group.  A
-	parameterised case is a sub_group of its suite, its parameters leaves.
-	With the console's @tallies (param_skips()), a parameter that its
-	case's tally counts as skipped is counted so, though kunit_tool (on
-	6.1) has it as passed."""
-	suites: Dict[str, Counts] = {}
-	for suite in kunit.get('sub_groups', []):
-		counts = suites.setdefault(suite.get('name', ''), Counts())
-		_count_leaves(suite, counts)
-		unmarked = _skipped_unmarked(suite, tallies or {})
-		counts.passed -= unmarked
-		counts.skipped += unmarked
-	for case in kunit.get('test_cases', []):
-		suites.setdefault(case.get('name') or UNNAMED, Counts()).add(case.get('status', ''))
-	return suites
+	"""Counts per suite of kunit_tool's JSON, with the skipped parameters
+	of the console's 6.1 @tallies (param_skips()): see leaves.py."""
+	return leaves.suite_counts(leaves.resolve(leaves.from_kunit_json(kunit), tallies or {}, {}))
 
 @dataclass
 class Exit:
@@ -280,8 +167,16 @@ class ConfigResult:
 	# Skipped parameters per SUITE.CASE, from the console (param_skips()).
 	param_skips: Dict[str, int] = field(default_factory=dict)
 
+	def leaves(self) -> List[ktap.Case]:
+		"""The one model of this boot's results (leaves.py): its leaf
+		cases, parsed from the console or else read from kunit_tool's
+		JSON, each skip with its reason, 6.1's skipped parameters
+		counted."""
+		return leaves.resolve(self.cases or leaves.from_kunit_json(self.kunit),
+				      self.param_skips, self.skip_reasons)
+
 	def suites(self) -> Dict[str, Counts]:
-		return suite_counts(self.kunit, self.param_skips) if self.kunit else {}
+		return leaves.suite_counts(self.leaves())
 
 	def title(self, kernels: bool=False) -> str:
 		"""The config's name; with @kernels (a report of several), its
@@ -291,13 +186,10 @@ class ConfigResult:
 		return f'{self.kernel.package[len("linux-source-"):]} {self.name}'
 
 	def totals(self) -> Counts:
-		counts = Counts()
-		for suite in self.suites().values():
-			counts.merge(suite)
-		return counts
+		return _total(self.suites())
 
 	def failed_cases(self) -> List[ktap.Case]:
-		return [case for case in self.cases if case.failed()]
+		return [case for case in self.leaves() if case.failed()]
 
 	def files(self) -> Dict[str, str]:
 		"""The files of this boot and of its build that exist (only the
@@ -318,25 +210,49 @@ class ConfigResult:
 			  'lab_name': socket.gethostname(), 'kernel': self.kernel.version or None,
 			  'job': None, 'git_branch': self.kernel.branch,
 			  'git_commit': self.kernel.commit or None, 'git_dirty': self.kernel.dirty}
-		record: JsonObj = {'name': self.name, **_kernelci_group(self.kunit or {}, common)}
+		found = self.leaves()
+		said: Dict[Tuple[str, ...], List[JsonObj]] = {}
+		for leaf in found:
+			said.setdefault(tuple(leaf.path[:-1]), []).append(
+				{'name': leaf.path[-1], 'status': leaf.status})
+		record: JsonObj = {'name': self.name,
+				   **_kernelci_group(self.kunit or {}, common, said, ())}
 		record['name'] = self.name  # kunit_tool's is "KUnit Test Group"
 		record.update({
 			'status': self.status, 'cpu': self.cpu, 'qemu_config': self.qemu_config,
 			'kconfig': self.kconfig.splitlines(),
 			'debian_package': self.kernel.package,
 			'debian_version': self.kernel.package_version,
-			'elapsed': self.elapsed, 'skip_reasons': self.skip_reasons,
+			'elapsed': self.elapsed,
+			'counts': dataclasses.asdict(_total(leaves.suite_counts(found))),
+			'skip_reasons': {leaf.key(): leaf.reason for leaf in found
+					 if leaf.status == CaseStatus.SKIP},
 			'failures': [{'name': case.name(), 'status': case.status, 'log': case.log}
 				     for case in self.failed_cases()],
 			'files': self.files()})
 		return record
 
-def _kernelci_group(group: JsonObj, common: JsonObj) -> JsonObj:
-	"""A copy of a group of kunit_tool's JSON, and of its sub_groups, with
-	@common's fields."""
+def _total(suites: Dict[str, Counts]) -> Counts:
+	counts = Counts()
+	for suite in suites.values():
+		counts.merge(suite)
+	return counts
+
+def _kernelci_group(group: JsonObj, common: JsonObj, said: Dict[Tuple[str, ...], List[JsonObj]],
+		    path: Tuple[str, ...]) -> JsonObj:
+	"""A copy of a group of kunit_tool's JSON at @path, and of its
+	sub_groups, with @common's fields, and its leaves as the model (@said:
+	ConfigResult.leaves() by the path of their group) has them where
+	kunit_tool's differ (6.1's skipped parameters)."""
 	copy = dict(group)
-	copy['sub_groups'] = [_kernelci_group(g, common) for g in group.get('sub_groups', [])]
-	copy['test_cases'] = list(group.get('test_cases', []))
+	copy['sub_groups'] = [_kernelci_group(g, common, said, path + (g.get('name') or UNNAMED,))
+			      for g in group.get('sub_groups', [])]
+	cases = list(group.get('test_cases', []))
+	model = said.get(path)
+	if model is not None and [(c.get('name') or UNNAMED, c.get('status')) for c in cases] != [
+			(c['name'], c['status']) for c in model]:
+		cases = model
+	copy['test_cases'] = cases
 	copy.update(common)
 	return copy
 
@@ -391,16 +307,61 @@ def total_lines(results: List[ConfigResult]) -> List[str]:
 def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
 	return {'tree': tree, 'head': head, 'configs': [r.to_json() for r in results]}
 
-def print_failed(result: ConfigResult) -> None:
-	"""Every failed or crashed leaf, SUITE.CASE[PARAM], with the lines of
-	its own log (its EXPECTATION FAILED lines), as kunit.py prints them."""
-	for case in result.failed_cases():
+# The width the skip lines and the failed list keep to: a terminal of 120 columns.
+WIDTH = 120
+
+# How many failed cases print_report() shows with their own log; the
+# others are in the list of failed cases after the table.
+FULL_LOGS = 3
+
+def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
+	"""The first @logs failed or crashed leaves, SUITE.CASE[PARAM], with
+	the lines of their own log (their EXPECTATION FAILED lines), as
+	kunit.py prints them, and where the others' are; how many it showed."""
+	failed = result.failed_cases()
+	for case in failed[:logs]:
 		print(f'    [{FAILED_WORDS[case.status]}] {case.name()}')
 		for line in case.log[:CASE_LOG_LINES]:
 			print('        ' + line)
 		if len(case.log) > CASE_LOG_LINES:
 			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
 			      f'{result.parsed_log}')
+	if len(failed) > max(logs, 0):
+		print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
+		      f'table; their logs: {result.parsed_log or result.console_log}')
+	return min(len(failed), max(logs, 0))
+
+_FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at (\S+)')
+
+def failed_lines(result_list: List[ConfigResult]) -> List[str]:
+	"""A line per failed or crashed leaf, with the file and line of its
+	first failed expectation (never cut: an editor opens it from the
+	tree), and per config that did not pass without one: the list
+	print_report() puts next to the verdict."""
+	several = _several_kernels(result_list)
+	lines = []
+	for result in result_list:
+		failed = result.failed_cases()
+		for case in failed:
+			at = next((m.group(1) for m in map(_FAILED_AT.search, case.log) if m), '')
+			lines.append(f'    {result.title(several)}: [{FAILED_WORDS[case.status]}] '
+				     f'{case.name()}' + (f'  {at}' if at else ''))
+		if result.status != Status.PASS and not failed:
+			lines.append(f'    {result.title(several)}: {result.status}')
+	return ['', f'did not pass ({len(lines)}):'] + lines if lines else []
+
+def edits_lines(result_list: List[ConfigResult]) -> List[str]:
+	"""The note that the kernels were built with uncommitted edits."""
+	lines = []
+	for kernel in {r.kernel.package: r.kernel for r in result_list if r.kernel.dirty}.values():
+		files = list(kernel.edits[:MAX_EDITS]) + (
+			[f'{len(kernel.edits) - MAX_EDITS} more'] if len(kernel.edits) > MAX_EDITS else [])
+		lines.append(f'note: {kernel.package or "the kernel"} was built with your uncommitted '
+			     f'edits' + (f' in {", ".join(files)}' if files else ''))
+	return lines
+
+# How many files the note of uncommitted edits names.
+MAX_EDITS = 10
 
 class Shown(StrEnum):
 	"""What print_report() prints: kunit.py's --summary and --failed."""
@@ -419,10 +380,11 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 		kernel = result_list[0].kernel
 		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
 	several = _several_kernels(result_list)
+	logs = FULL_LOGS
 	for result in result_list if shown != Shown.SUMMARY else []:
 		if result.status != Status.PASS:
 			print(f'{result.title(several)}: {result.status}')
-			print_failed(result)
+			logs -= print_failed(result, logs)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):
@@ -438,11 +400,13 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 			print(line)
 		for line in skip_lines(result_list):
 			print(line)
+	# Next to the verdict: what did not pass, one line each, and the edits.
+	for line in failed_lines(result_list) if shown != Shown.SUMMARY else []:
+		print(line)
+	for line in edits_lines(result_list):
+		print(line)
 	for line in total_lines(result_list) if totals else []:
 		print(line)
-
-# The width the skip lines keep to: a terminal of 120 columns.
-WIDTH = 120
 
 def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 	"""The skipped cases grouped by reason, most frequent first: a line
@@ -451,8 +415,10 @@ def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 	several = _several_kernels(result_list)
 	by_reason: Dict[str, Dict[str, List[str]]] = {}
 	for result in result_list:
-		for case, reason in result.skip_reasons.items():
-			by_reason.setdefault(reason, {}).setdefault(result.title(several), []).append(case)
+		for leaf in result.leaves():
+			if leaf.status == CaseStatus.SKIP:
+				by_reason.setdefault(leaf.reason or NO_REASON, {}).setdefault(
+					result.title(several), []).append(_skip_name(leaf))
 	if not by_reason:
 		return []
 	lines = ['', 'skipped, by reason (each case with its reason: --json, --junit):']
@@ -461,8 +427,19 @@ def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 		count = sum(len(cases) for cases in where.values())
 		lines.append(_cut(f'{count:>4}  {reason}', width))
 		for config, cases in where.items():
-			lines.append(_cut(f'        {config}: {", ".join(cases)}', width))
+			lines.append(_cut(f'        {config}: {", ".join(dict.fromkeys(cases))}', width))
 	return lines
+
+# The reason of a skip whose SKIP line gives none.
+NO_REASON = '(no reason given)'
+
+def _skip_name(leaf: ktap.Case) -> str:
+	"""SUITE.CASE[.PARAM]; the skipped parameters 6.1 does not name
+	(leaves.py) as one: SUITE.CASE[N unnamed]."""
+	unnamed = re.fullmatch(r'\(skipped [0-9]+ of ([0-9]+)\)', leaf.path[-1])
+	if unnamed:
+		return f'{".".join(leaf.path[:-1])}[{unnamed.group(1)} unnamed]'
+	return leaf.key()
 
 def _cut(line: str, width: int) -> str:
 	return line if len(line) <= width else line[:width - 4] + ' ...'

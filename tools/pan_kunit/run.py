@@ -8,7 +8,8 @@ import functools
 import os
 from typing import TYPE_CHECKING, List
 
-from pan_kunit import configs, junit, kunit_tool, results, runner, summary, targets, tree
+from pan_kunit import (configs, gitcmd, junit, kunit_tool, packages, proc, results, runner,
+		       summary, targets, tree)
 from pan_kunit.targets import Target
 
 if TYPE_CHECKING:
@@ -17,6 +18,21 @@ if TYPE_CHECKING:
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
 FIRST_CONFIG = 'arm64_pan'
+# The QEMU every config boots (qemu_configs/*.py: qemu_arch aarch64).
+QEMU = packages.BOOT_TOOLS[0]
+
+def about(repo: str) -> results.JsonObj:
+	"""What ran the tests: pan-kunit's own commit, whether the repo held
+	uncommitted edits, and the QEMU that booted the kernels."""
+	head = gitcmd.run(repo, 'rev-parse', '--verify', '-q', 'HEAD', locks=False)
+	edits = gitcmd.run(repo, 'status', '--porcelain', '--untracked-files=no', locks=False)
+	try:
+		qemu = proc.run([QEMU, '--version'], stdin=proc.To.NOWHERE)
+		version = qemu.stdout.splitlines()[0] if qemu.ok() and qemu.stdout else None
+	except OSError:
+		version = None
+	return {'commit': head.stdout.strip() if head.ok() else None,
+		'dirty': bool(edits.stdout.strip()) if head.ok() else None, 'qemu': version}
 
 def _print_console(result: results.ConfigResult, what: str='all') -> None:
 	"""--raw_output: the console of @result's boot, as it came (@what
@@ -113,10 +129,11 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 	passed, failed, skipped = results.totals(result_list)
 	summary.report(summary.Tally('run', passed, failed, skipped))
 	if request.json:
-		# One kernel: its report; several: {"kernels": [each one's]}.
-		results.write_json(request.json, reports[0] if len(reports) == 1 else
-				   {'kernels': reports}, '--json')
+		# One shape, whatever ran: what ran it, and a report per kernel.
+		results.write_json(request.json, {'pan_kunit': about(repo), 'kernels': reports},
+				   '--json')
 	if request.junit:
 		junit.write(request.junit, junit.document('pan-kunit run', [
-			suite for result in result_list for suite in junit.config_suites(result)]))
+			suite for result in result_list for suite in junit.config_suites(result)],
+			time=sum(r.elapsed or 0.0 for r in result_list)))
 	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1

@@ -16,7 +16,7 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import Error, gitcmd, kernels, proc
 from pan_kunit.kernels import KernelSpec
@@ -54,6 +54,7 @@ class Kernel:
 	commit: str                    # HEAD
 	branch: Optional[str]          # None on a detached HEAD
 	dirty: bool = False            # built with edits HEAD does not hold (changed_files())
+	edits: Tuple[str, ...] = ()    # the files of those edits, if known
 
 def kernel_version(tree: str) -> str:
 	"""VERSION.PATCHLEVEL.SUBLEVEL and EXTRAVERSION of the top Makefile."""
@@ -66,12 +67,13 @@ def kernel_version(tree: str) -> str:
 def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
 	"""The kernel that @tree (the prepared tree or a worktree of it) builds
 	now; @changed: its changed_files(), if the caller has them."""
+	changed = changed_files(tree) if changed is None else changed
 	base = kernels.BASE_SUBJECT.match(base_subject(tree))
 	branch = git(tree, 'symbolic-ref', '-q', '--short', 'HEAD', check=False).stdout.strip()
 	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
 		      package_version=base.group(2) if base else None,
 		      commit=head(tree), branch=branch or None,
-		      dirty=bool(changed_files(tree) if changed is None else changed))
+		      dirty=bool(changed), edits=tuple(changed))
 
 def base_subject(tree: str) -> str:
 	"""The subject of @tree's base commit, '' if it has none."""
