@@ -405,6 +405,296 @@ out:
 	pant_user_put(test, u);
 }
 
+/*
+ * Where a partial access starts: this many bytes before the end of the
+ * mapped page, the unmapped page right after it. Less than a word, a
+ * word, a pair of words, and neither; each less than PANT_PARTIAL_LEN.
+ */
+static const unsigned int pant_partial_heads[] = { 1, 3, 8, 15, 16, 17, 40 };
+#define PANT_PARTIAL_LEN	64
+/* Shorter than a pair of words: arm64's copy then starts with one word. */
+#define PANT_PARTIAL_SHORT	15
+
+/*
+ * copy_to_user() across the end of the mapping, from each of
+ * pant_partial_heads[] bytes before it. The uaccess contract
+ * (include/linux/uaccess.h, above raw_copy_from_user()): a copy that
+ * returns N has copied the first size - N bytes, and returns size
+ * (copies nothing) only when nothing could be copied. So it copies at
+ * least one byte and no more than are mapped, and those bytes are the
+ * source's. (That the rest is left unmodified is not checked: arm64's
+ * copy stores a pair of words with two STTRs, and when the second
+ * faults, the first has stored bytes it does not report.)
+ */
+static void copy_to_user_partial_reports_rest(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 src[PANT_PARTIAL_LEN], back[PANT_PARTIAL_LEN];
+	unsigned int i, j;
+
+	pant_user_attach(test, u);
+	for (i = 0; i < ARRAY_SIZE(pant_partial_heads); i++) {
+		unsigned int head = pant_partial_heads[i];
+		u8 __user *start = (u8 __user *)(u->unmapped - head);
+		unsigned long left, done;
+
+		for (j = 0; j < sizeof(src); j++)
+			src[j] = 0x80 | (j + head);
+		KUNIT_ASSERT_EQ(test, clear_user(start, head), 0UL);
+		left = copy_to_user(start, src, sizeof(src));
+		pant_expect_closed(test, u->mm, "copy_to_user() across the end of the mapping");
+		done = sizeof(src) - left;
+		KUNIT_EXPECT_GT_MSG(test, done, 0UL,
+				    "copy_to_user(%#lx, %zu) with %u bytes mapped: returned %lu, no progress",
+				    (unsigned long)start, sizeof(src), head, left);
+		KUNIT_EXPECT_LE_MSG(test, done, (unsigned long)head,
+				    "copy_to_user(%#lx, %zu) with %u bytes mapped: returned %lu",
+				    (unsigned long)start, sizeof(src), head, left);
+		if (done > head)
+			continue;
+		memset(back, 0, sizeof(back));
+		KUNIT_ASSERT_EQ(test, copy_from_user(back, start, head), 0UL);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(back, src, done), 0,
+				    "copy_to_user(%#lx, %zu) with %u bytes mapped: returned %lu, but the first %lu bytes are not the source's",
+				    (unsigned long)start, sizeof(src), head, left, done);
+	}
+	pant_user_put(test, u);
+}
+
+/*
+ * copy_from_user() across the end of the mapping, of PANT_PARTIAL_LEN and
+ * of PANT_PARTIAL_SHORT bytes: as copy_to_user(), at least one byte and
+ * no more than are mapped, those the user's; and copy_from_user() zeroes
+ * the rest of the destination (include/linux/uaccess.h,
+ * _copy_from_user()).
+ */
+static void copy_from_user_partial_reports_rest(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 pattern[PANT_PARTIAL_LEN], dst[PANT_PARTIAL_LEN];
+	unsigned int i, j;
+
+	pant_user_attach(test, u);
+	for (i = 0; i < 2 * ARRAY_SIZE(pant_partial_heads); i++) {
+		unsigned int head = pant_partial_heads[i / 2];
+		size_t len = i % 2 ? PANT_PARTIAL_SHORT : PANT_PARTIAL_LEN;
+		u8 __user *start = (u8 __user *)(u->unmapped - head);
+		unsigned long left, done;
+
+		if (head >= len)
+			continue;
+		for (j = 0; j < sizeof(pattern); j++)
+			pattern[j] = 0x40 | (j + head);
+		KUNIT_ASSERT_EQ(test, copy_to_user(start, pattern, head), 0UL);
+		memset(dst, 0xa5, sizeof(dst));
+		left = copy_from_user(dst, start, len);
+		pant_expect_closed(test, u->mm, "copy_from_user() across the end of the mapping");
+		done = len - left;
+		KUNIT_EXPECT_GT_MSG(test, done, 0UL,
+				    "copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu, no progress",
+				    (unsigned long)start, len, head, left);
+		KUNIT_EXPECT_LE_MSG(test, done, (unsigned long)head,
+				    "copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu",
+				    (unsigned long)start, len, head, left);
+		if (done > head)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(dst, pattern, done), 0,
+				    "copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu, but the first %lu bytes are not the user's",
+				    (unsigned long)start, len, head, left, done);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(dst + done, 0, left), NULL,
+					"copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu, the rest not zeroed",
+					(unsigned long)start, len, head, left);
+	}
+	pant_user_put(test, u);
+}
+
+/*
+ * clear_user() across the end of the mapping returns the bytes it could
+ * not clear: what it reports cleared is mapped, and zero.
+ */
+static void clear_user_partial_reports_rest(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	u8 ones[PANT_PARTIAL_LEN], back[PANT_PARTIAL_LEN];
+	unsigned int i;
+
+	pant_user_attach(test, u);
+	memset(ones, 0xff, sizeof(ones));
+	for (i = 0; i < ARRAY_SIZE(pant_partial_heads); i++) {
+		unsigned int head = pant_partial_heads[i];
+		u8 __user *start = (u8 __user *)(u->unmapped - head);
+		unsigned long left, done;
+
+		KUNIT_ASSERT_EQ(test, copy_to_user(start, ones, head), 0UL);
+		left = clear_user(start, PANT_PARTIAL_LEN);
+		pant_expect_closed(test, u->mm, "clear_user() across the end of the mapping");
+		done = PANT_PARTIAL_LEN - left;
+		KUNIT_EXPECT_LE_MSG(test, done, (unsigned long)head,
+				    "clear_user(%#lx, %u) with %u bytes mapped: returned %lu",
+				    (unsigned long)start, PANT_PARTIAL_LEN, head, left);
+		if (done > head)
+			continue;
+		memset(back, 0xa5, sizeof(back));
+		KUNIT_ASSERT_EQ(test, copy_from_user(back, start, head), 0UL);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(back, 0, done), NULL,
+					"clear_user(%#lx, %u) with %u bytes mapped: returned %lu, but the first %lu bytes are not zero",
+					(unsigned long)start, PANT_PARTIAL_LEN, head, left, done);
+	}
+	pant_user_put(test, u);
+}
+
+/*
+ * strncpy_from_user() and strnlen_user() on strings at the end of the
+ * mapping (lib/strncpy_from_user.c, lib/strnlen_user.c): a string whose
+ * NUL is mapped is copied and measured; one that runs into the unmapped
+ * page is -EFAULT and 0; a count that ends before the unmapped page
+ * stops there. Each leaves user access closed (under TTBR0 PAN,
+ * user_access_begin() opens the window these close).
+ */
+static void strncpy_from_user_end_of_mapping(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	char str[PANT_PARTIAL_LEN], dst[PANT_PARTIAL_LEN + 1];
+	unsigned int i;
+	long ret;
+
+	pant_user_attach(test, u);
+	for (i = 0; i < ARRAY_SIZE(pant_partial_heads); i++) {
+		unsigned int head = pant_partial_heads[i];
+		char __user *start = (char __user *)(u->unmapped - head);
+
+		/* head - 1 letters and a NUL in the page's last byte */
+		memset(str, 'p', head - 1);
+		str[head - 1] = '\0';
+		KUNIT_ASSERT_EQ(test, copy_to_user(start, str, head), 0UL);
+		memset(dst, 'x', sizeof(dst));
+		ret = strncpy_from_user(dst, start, PANT_PARTIAL_LEN);
+		pant_expect_closed(test, u->mm, "strncpy_from_user()");
+		KUNIT_EXPECT_EQ_MSG(test, ret, (long)head - 1,
+				    "strncpy_from_user(%#lx, %u), NUL at byte %u", (unsigned long)start,
+				    PANT_PARTIAL_LEN, head - 1);
+		if (ret == head - 1)
+			KUNIT_EXPECT_STREQ(test, dst, str);
+		KUNIT_EXPECT_EQ_MSG(test, strnlen_user(start, PANT_PARTIAL_LEN), (long)head,
+				    "strnlen_user(%#lx, %u), NUL at byte %u", (unsigned long)start,
+				    PANT_PARTIAL_LEN, head - 1);
+		pant_expect_closed(test, u->mm, "strnlen_user()");
+
+		/* No NUL before the unmapped page. */
+		memset(str, 'p', head);
+		KUNIT_ASSERT_EQ(test, copy_to_user(start, str, head), 0UL);
+		ret = strncpy_from_user(dst, start, PANT_PARTIAL_LEN);
+		pant_expect_closed(test, u->mm, "strncpy_from_user() into the unmapped page");
+		KUNIT_EXPECT_EQ_MSG(test, ret, (long)-EFAULT,
+				    "strncpy_from_user(%#lx, %u), no NUL in the %u mapped bytes",
+				    (unsigned long)start, PANT_PARTIAL_LEN, head);
+		KUNIT_EXPECT_EQ_MSG(test, strnlen_user(start, PANT_PARTIAL_LEN), 0L,
+				    "strnlen_user(%#lx, %u), no NUL in the %u mapped bytes",
+				    (unsigned long)start, PANT_PARTIAL_LEN, head);
+		pant_expect_closed(test, u->mm, "strnlen_user() into the unmapped page");
+
+		/* A count that the mapped bytes hold: no fault, no NUL. */
+		ret = strncpy_from_user(dst, start, head);
+		pant_expect_closed(test, u->mm, "strncpy_from_user() of the mapped bytes");
+		KUNIT_EXPECT_EQ_MSG(test, ret, (long)head,
+				    "strncpy_from_user(%#lx, %u), no NUL in the %u mapped bytes",
+				    (unsigned long)start, head, head);
+		KUNIT_EXPECT_GT_MSG(test, strnlen_user(start, head), (long)head,
+				    "strnlen_user(%#lx, %u), no NUL in the %u mapped bytes",
+				    (unsigned long)start, head, head);
+	}
+	pant_user_put(test, u);
+}
+
+/* The futex operations, as futex_atomic_op_inuser() passes them. */
+static const struct {
+	const char *name;
+	int op;
+} pant_futex_ops[] = {
+	{ "FUTEX_OP_SET", FUTEX_OP_SET },
+	{ "FUTEX_OP_ADD", FUTEX_OP_ADD },
+	{ "FUTEX_OP_OR", FUTEX_OP_OR },
+	{ "FUTEX_OP_ANDN", FUTEX_OP_ANDN },
+	{ "FUTEX_OP_XOR", FUTEX_OP_XOR },
+};
+
+/*
+ * Every futex operation and futex_atomic_cmpxchg_inatomic(), called as
+ * the futex core calls them (page faults disabled), on a page they can
+ * read but not write: -EFAULT, the word unchanged, user access closed
+ * again. @what names the page.
+ */
+static void pant_futex_expect_efault(struct kunit *test, struct pant_user *u,
+				     unsigned long page, const char *what)
+{
+	u32 __user *uptr = (u32 __user *)page;
+	u32 oval, val;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(pant_futex_ops); i++) {
+		pagefault_disable();
+		ret = arch_futex_atomic_op_inuser(pant_futex_ops[i].op, 1, &oval, uptr);
+		pagefault_enable();
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT, "arch_futex_atomic_op_inuser(%s) on %s",
+				    pant_futex_ops[i].name, what);
+		pant_expect_closed(test, u->mm, pant_futex_ops[i].name);
+	}
+	pagefault_disable();
+	/* The word is 0: the compare succeeds, and the store faults. */
+	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0, 1);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT, "futex_atomic_cmpxchg_inatomic(0, 1) on %s", what);
+	pant_expect_closed(test, u->mm, "futex_atomic_cmpxchg_inatomic()");
+
+	val = 1;
+	pagefault_disable();
+	ret = get_user(val, uptr);
+	pagefault_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "the futex word of %s", what);
+}
+
+/*
+ * The futex helpers' privileged window (PSTATE.PAN cleared, or TTBR0
+ * opened, around LDXR/STLXR) on pages whose store faults: a read-only
+ * page, and a writable private page still mapping the zero page (a
+ * copy-on-write fault). The load succeeds and the store faults, so this
+ * reaches the fixup of the store, which the unmapped page (whose load
+ * faults) does not.
+ */
+static void futex_unwritable_efault_pan_restored(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	unsigned long ro, cow;
+	int ret;
+
+	pant_user_attach(test, u);
+	ro = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(ro), "vm_mmap() of a read-only page: %ld",
+			       (long)ro);
+	pant_futex_expect_efault(test, u, ro, "a read-only page");
+	vm_munmap(ro, PAGE_SIZE);
+
+	cow = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(cow), "vm_mmap() of a private page: %ld",
+			       (long)cow);
+	/* A read fault, as a user's load takes it: the zero page, read-only. */
+	mmap_read_lock(u->mm);
+	ret = fixup_user_fault(u->mm, cow, 0, NULL);
+	mmap_read_unlock(u->mm);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "fixup_user_fault(read) of a private page");
+	pant_futex_expect_efault(test, u, cow, "a private page mapping the zero page");
+	vm_munmap(cow, PAGE_SIZE);
+
+	pant_user_put(test, u);
+}
+
 #ifdef CONFIG_PERF_EVENTS
 /*
  * Retries of one access after which it is taken for one that will never
@@ -575,6 +865,11 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_user_page_pan_restored),
 	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
 	KUNIT_CASE(uaccess_fault_handled_efault_pan_restored),
+	KUNIT_CASE(copy_to_user_partial_reports_rest),
+	KUNIT_CASE(copy_from_user_partial_reports_rest),
+	KUNIT_CASE(clear_user_partial_reports_rest),
+	KUNIT_CASE(strncpy_from_user_end_of_mapping),
+	KUNIT_CASE(futex_unwritable_efault_pan_restored),
 	KUNIT_CASE(uaccess_unprivileged_fault_pan_kept),
 	{}
 };
