@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit test of Privileged Access Never (PAN) on a CPU brought back
- * online: cpu_enable_pan() runs again for it, as for a late CPU.
+ * KUnit tests of Privileged Access Never (PAN) on a CPU brought back
+ * online: cpu_enable_pan() runs again for it, as for a late CPU, and user
+ * access is closed there, whether the CPU or TTBR0 switching provides
+ * PAN.
  */
 
 #include <kunit/test.h>
@@ -17,15 +19,15 @@ struct pant_hotplug_ctx {
 };
 
 /*
- * Without the CPU's PAN the case skips; else the online CPUs are noted for
- * .exit.
+ * Without any PAN, neither the CPU's nor TTBR0 switching, every case
+ * skips; else the online CPUs are noted for .exit.
  */
 static int pant_hotplug_init(struct kunit *test)
 {
 	struct pant_hotplug_ctx *ctx;
 
-	if (!pant_cpu_has_pan())
-		kunit_skip(test, PANT_NO_PAN_REASON);
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, PANT_NO_PAN_REASON ", and CONFIG_ARM64_SW_TTBR0_PAN=n");
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	if (!ctx)
 		return -ENOMEM;
@@ -54,11 +56,8 @@ static void pant_hotplug_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, num_online_cpus(), ctx->online_cpus);
 }
 
-/*
- * The last online CPU, taken offline with remove_cpu() and brought back
- * with add_cpu(), has SPAN 0 and PAN 1.
- */
-static void cpu_hotplug_reenables_pan(struct kunit *test)
+/* Takes the last online CPU offline and brings it back: that CPU. */
+static unsigned int pant_cycle_last_cpu(struct kunit *test)
 {
 	unsigned int cpu = cpumask_last(cpu_online_mask);
 
@@ -69,11 +68,58 @@ static void cpu_hotplug_reenables_pan(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, cpu_online(cpu));
 	KUNIT_ASSERT_EQ(test, add_cpu(cpu), 0);
 	KUNIT_ASSERT_TRUE(test, cpu_online(cpu));
+	return cpu;
+}
+
+/*
+ * The last online CPU, taken offline with remove_cpu() and brought back
+ * with add_cpu(), has SPAN 0 and PAN 1. Only with the CPU's PAN: TTBR0
+ * PAN has neither bit (cpu_hotplug_closes_user_access checks its tables).
+ */
+static void cpu_hotplug_reenables_pan(struct kunit *test)
+{
+	unsigned int cpu;
+
+	if (!pant_cpu_has_pan())
+		kunit_skip(test, PANT_NO_PAN_REASON ": no SCTLR_EL1.SPAN or PSTATE.PAN to set");
+	cpu = pant_cycle_last_cpu(test);
 	pant_expect_cpu_enabled(test, cpu);
+}
+
+struct pant_closed_on {
+	struct kunit *test;
+	int cpu;
+};
+
+static long pant_closed_on_fn(void *arg)
+{
+	struct pant_closed_on *on = arg;
+
+	on->cpu = raw_smp_processor_id();
+	pant_expect_closed(on->test, NULL, "a work item on the CPU brought back online");
+	return 0;
+}
+
+/*
+ * On the CPU brought back online, a thread without a user mm (a work
+ * item's) has user access closed, seen directly and by an interrupt:
+ * PSTATE.PAN set under the CPU's PAN; under TTBR0 PAN, TTBR0_EL1 on
+ * reserved_pg_dir with the reserved ASID, as the CPU's boot path leaves
+ * it once it is done with the identity map, not on the identity map's
+ * tables, which would be left there until the CPU's first uaccess.
+ */
+static void cpu_hotplug_closes_user_access(struct kunit *test)
+{
+	struct pant_closed_on on = { .test = test, .cpu = -1 };
+	unsigned int cpu = pant_cycle_last_cpu(test);
+
+	KUNIT_ASSERT_EQ(test, work_on_cpu(cpu, pant_closed_on_fn, &on), 0);
+	KUNIT_EXPECT_EQ_MSG(test, on.cpu, (int)cpu, "work item ran on another CPU");
 }
 
 static struct kunit_case arm64_pan_hotplug_cases[] = {
 	KUNIT_CASE(cpu_hotplug_reenables_pan),
+	KUNIT_CASE(cpu_hotplug_closes_user_access),
 	{}
 };
 
