@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
-		       lkdtm, mutagen, mutants, parse, progress, results, run, runner, score,
+		       lkdtm, mutagen, mutants, parse, progress, report, results, run, runner, score,
 		       selftest, series_bisect, sources, targets)
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.targets import Target
@@ -277,7 +277,7 @@ class ReportRequest(BootRequest):
 @dataclass
 class RunRequest(ReportRequest):
 	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
-	shown: results.Shown = results.Shown.ALL  # --summary, --failed
+	shown: report.Shown = report.Shown.ALL  # --summary, --failed
 
 @dataclass
 class BisectRequest(ReportRequest):
@@ -327,8 +327,8 @@ def boot_request(args: argparse.Namespace) -> BootRequest:
 	return BootRequest(**_boot_fields(args))
 
 def run_request(args: argparse.Namespace) -> RunRequest:
-	shown = (results.Shown.SUMMARY if args.summary else
-		 results.Shown.FAILED if args.failed else results.Shown.ALL)
+	shown = (report.Shown.SUMMARY if args.summary else
+		 report.Shown.FAILED if args.failed else report.Shown.ALL)
 	return RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
 
 def bisect_request(args: argparse.Namespace) -> BisectRequest:

@@ -7,7 +7,7 @@ import os
 import tempfile
 from typing import TYPE_CHECKING, List, Optional
 
-from pan_kunit import Error, kernels, ktap, kunit_tool, results, runner
+from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner
 
 if TYPE_CHECKING:
 	from pan_kunit.cli import ParseRequest
@@ -46,7 +46,7 @@ def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
 	status = results.classify(kunit, console, results.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)
 	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
-	results.print_report([results.ConfigResult(
+	report.print_report([results.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,

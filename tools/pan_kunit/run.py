@@ -8,7 +8,7 @@ import functools
 import os
 from typing import TYPE_CHECKING, List
 
-from pan_kunit import (configs, gitcmd, junit, kunit_tool, packages, proc, results, runner,
+from pan_kunit import (configs, gitcmd, junit, kunit_tool, packages, proc, report, results, runner,
 		       summary, targets, tree)
 from pan_kunit.targets import Target
 
@@ -77,8 +77,8 @@ def _print_first(first: List[results.ConfigResult]) -> None:
 	for result in first:
 		print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
 		      f'{result.name}: {result.status}')
-		results.print_failed(result)
-	for line in results.table(first):
+		report.print_failed(result)
+	for line in report.table(first):
 		print(line)
 
 def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> int:
@@ -114,7 +114,7 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
-		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
+		report.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
 				     totals=False)
 		if tree_dir in targets.PREPARED:
 			prepared = targets.PREPARED[tree_dir]
