@@ -231,12 +231,11 @@ class ResultsTest(unittest.TestCase):
 		listed = lines.index('did not pass (4):')
 		self.assertLess(table, listed)
 		self.assertEqual(lines[listed + 1:], [
-			f'    {config}: [FAILED] {name}{at}'
-			for config in ('a_fail', 'b_fail')
+			line for config in ('a_fail', 'b_fail')
 			for name, at in ((FIELD_PARAM_FAILED,
-					  '  arch/arm64/kernel/cpufeature_field_test.c:91'),
-					 (MATCH_CASE_FAILED,
-					  '  ' + MATCH_CASE_LOG[0].rsplit(' ', 1)[-1]))] +
+					  'arch/arm64/kernel/cpufeature_field_test.c:91'),
+					 (MATCH_CASE_FAILED, MATCH_CASE_LOG[0].rsplit(' ', 1)[-1]))
+			for line in (f'    {config}: [FAILED] {name}', f'        at {at}')] +
 				 # Counted from each console: the 6.12 one skips a parameter more.
 				 ['total: 16 passed, 4 failed, 3 skipped'])
 

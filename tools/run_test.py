@@ -232,7 +232,7 @@ class RunTest(FakeKunitTestCase):
 			full = FAILED_BLOCK_6_1 if config == 'pass_pan' else FAILED_BLOCK_6_1[:8]
 			block = f'{config}: fail\n' + ''.join(line + '\n' for line in full)
 			self.assertIn(block, output)
-			self.assertIn(f'    {config}: [FAILED] {MATCH_CASE_FAILED}  '
+			self.assertIn(f'    {config}: [FAILED] {MATCH_CASE_FAILED}\n        at '
 				      'arch/arm64/kernel/cpufeature_match_test.c:416\n', output[table:])
 			self.assertLess(output.index(block), table)
 			exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', config)

@@ -8,6 +8,8 @@
 
 import os
 import re
+import shutil
+import sys
 from typing import Dict, List
 
 from pan_kunit import StrEnum, ktap
@@ -32,22 +34,64 @@ FILE_LABELS = {
 }
 
 
-def table(results: List[ConfigResult]) -> List[str]:
-	"""A column per config, or per (kernel, config) for several kernels."""
-	suites = [r.suites() for r in results]
-	several = several_kernels(results)
-	rows = [['suite (passed/failed/skipped)'] + [r.title(several) for r in results]]
-	for name in sorted(set().union(*suites)):
-		rows.append([name] + [s[name].cell() if name in s else '-' for s in suites])
-	rows.append(['status'] + [r.status for r in results])
-	rows.append(['cpu'] + [r.cpu or '(default)' for r in results])
-	rows.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
-				      for r in results])
-	return align(rows)
-
-
-# The width the skip lines and the failed list keep to: a terminal of 120 columns.
+# The width the report keeps to off a terminal (a CI log, a file), so that
+# a log reads the same whatever ran it: a terminal of 120 columns.
 WIDTH = 120
+# What the suites' and configs' names share, left out when the table is too
+# wide with it.
+PREFIX = 'arm64_'
+
+def width() -> int:
+	"""The width the report keeps to: the terminal's (or $COLUMNS, as
+	shutil reads it), else WIDTH."""
+	if os.environ.get('COLUMNS') or sys.stdout.isatty():
+		return shutil.get_terminal_size((WIDTH, 24)).columns
+	return WIDTH
+
+def table(results: List[ConfigResult], columns: int=WIDTH) -> List[str]:
+	"""A column per config, or per (kernel, config) for several kernels,
+	in @columns: as it is if it fits; else the suites and configs named
+	without their common PREFIX, the CPU and time of each config in a
+	legend under it, and the configs cut into tables of as many as fit."""
+	several = several_kernels(results)
+	suites = [r.suites() for r in results]
+	names = sorted(set().union(*suites))
+	full = [['suite (passed/failed/skipped)'] + [r.title(several) for r in results]]
+	full += [[name] + [s[name].cell() if name in s else '-' for s in suites] for name in names]
+	full.append(['status'] + [r.status for r in results])
+	full.append(['cpu'] + [r.cpu or '(default)' for r in results])
+	full.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
+				      for r in results])
+	lines = align(full)
+	if max(map(len, lines)) <= columns:
+		return lines
+	rows = [[_short(name, names)] + row[1:] for name, row in zip(['suite'] + names, full)]
+	rows[0][1:] = [_short(r.name, [c.name for c in results], r.title(several))
+		       for r in results]
+	rows.append(full[-3])
+	shortened = rows[0][1:] != full[0][1:] or rows[1:-1] != full[1:-3]
+	out = ['passed/failed/skipped' + (f', names without {PREFIX}' if shortened else '') + ':']
+	chunk: List[int] = []
+	for i in range(1, len(results) + 1):
+		if chunk and max(map(len, align([[row[0]] + [row[c] for c in chunk + [i]]
+						 for row in rows]))) > columns:
+			out += align([[row[0]] + [row[c] for c in chunk] for row in rows]) + ['']
+			chunk = []
+		chunk.append(i)
+	out += align([[row[0]] + [row[c] for c in chunk] for row in rows])
+	head = max(len(h) for h in rows[0][1:])
+	for column, r in zip(rows[0][1:], results):
+		out.append(f'  {column.ljust(head)}  cpu {r.cpu or "(default)"}, ' +
+			   ('not booted' if r.elapsed is None else f'{r.elapsed:.1f} s'))
+	return out
+
+def _short(name: str, names: List[str], title: str='') -> str:
+	"""@name without PREFIX, when every one of @names has it; @title (of
+	several kernels: '6.1 arm64_pan') with it left out likewise."""
+	title = title or name
+	if names and all(n.startswith(PREFIX) for n in names):
+		return title.replace(PREFIX, '', 1)
+	return title
 
 # How many failed cases print_report() shows with their own log; the
 # others are in the list of failed cases after the table.
@@ -73,9 +117,10 @@ def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
 _FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at (\S+)')
 
 def failed_lines(result_list: List[ConfigResult]) -> List[str]:
-	"""A line per failed or crashed leaf, with the file and line of its
-	first failed expectation (never cut: an editor opens it from the
-	tree), and per config that did not pass without one: the list
+	"""A line per failed or crashed leaf, and under it the file and
+	line of its first failed expectation (never cut: an editor opens it
+	from the tree; on a line of its own, so that the case's fits 80
+	columns), and per config that did not pass without one: the list
 	print_report() puts next to the verdict."""
 	several = several_kernels(result_list)
 	lines = []
@@ -84,10 +129,12 @@ def failed_lines(result_list: List[ConfigResult]) -> List[str]:
 		for case in failed:
 			at = next((m.group(1) for m in map(_FAILED_AT.search, case.log) if m), '')
 			lines.append(f'    {result.title(several)}: [{FAILED_WORDS[case.status]}] '
-				     f'{case.name()}' + (f'  {at}' if at else ''))
+				     f'{case.name()}')
+			lines += [f'        at {at}'] if at else []
 		if result.status != Status.PASS and not failed:
 			lines.append(f'    {result.title(several)}: {result.status}')
-	return ['', f'did not pass ({len(lines)}):'] + lines if lines else []
+	count = sum(not line.startswith('        at ') for line in lines)
+	return ['', f'did not pass ({count}):'] + lines if lines else []
 
 def edits_lines(result_list: List[ConfigResult]) -> List[str]:
 	"""The note that the kernels were built with uncommitted edits."""
@@ -135,9 +182,10 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 					print(f'    {FILE_LABELS[key]}: {path}')
 	if shown == Shown.ALL:
 		print()
-		for line in table(result_list):
+		columns = width()
+		for line in table(result_list, columns):
 			print(line)
-		for line in skip_lines(result_list):
+		for line in skip_lines(result_list, columns):
 			print(line)
 	# Next to the verdict: what did not pass, one line each, and the edits.
 	for line in failed_lines(result_list) if shown != Shown.SUMMARY else []:

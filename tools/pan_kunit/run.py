@@ -78,7 +78,7 @@ def _print_first(first: List[results.ConfigResult]) -> None:
 		print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
 		      f'{result.name}: {result.status}')
 		report.print_failed(result)
-	for line in report.table(first):
+	for line in report.table(first, report.width()):
 		print(line)
 
 def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> int:
