@@ -214,6 +214,24 @@ class ParseTest(unittest.TestCase):
 		self.assertEqual((subcommand, log), ('parse', f'{self.tmp}/panic.log'))
 		self.assertTrue(json_file.startswith('--json=/'), json_file)
 
+	def test_console_cut_short_says_where_it_stopped(self) -> None:
+		tree_dir = self.tree_with_kunit_tool(os.path.join(self.tmp, 'tree'))
+		status, output = self.parse(tree_dir, '7.3_cut_short.log')
+		self.assertEqual(status, 1, output)
+		# The last suite and case that began (the case from the suite's
+		# source), what did not run, and no made-up "(unnamed)" cases.
+		self.assertIn('7.3_cut_short.log: crash\n'
+			      '    the kernel stopped in arm64_cpucap_passes, case 4 of 13, the last to '
+			      'begin:\n'
+			      '        enable_cpu_capabilities_honours_scope\n'
+			      '    did not run: the 9 cases after it, and 9 of the 10 suites the console '
+			      'announced\n'
+			      '    of the suites in kunit/, these did not begin:\n'
+			      '        arm64_alternative, ', output)
+		self.assertIn('\n    7.3_cut_short.log: [CRASHED] 9 suites never began\n', output)
+		self.assertIn('\n(suites not begun)  ', output)
+		self.assertNotIn('(unnamed)', output)
+
 	def test_kunit_tool_of_the_default_tree_else_an_error(self) -> None:
 		missing = os.path.join(self.tmp, 'no-tree')
 		default = os.path.join(self.home, '.cache', 'pan-kunit', 'linux-source-6.1')

@@ -257,8 +257,11 @@ class ResultsTest(unittest.TestCase):
 			shutil.copy(test_data_path('console', 'panic.log'), result.console_log)
 			lines = self.report([result])
 		start = lines.index('c_panic: crash')
-		self.assertEqual(lines[start + 1:start + 3], [
-			'    [CRASHED] arm64_cpufeature_match.(unnamed)',
+		self.assertEqual(lines[start + 1:start + 4], [
+			# Where it stopped, from the console.
+			'    the kernel stopped in arm64_cpufeature_match, case 2 of 2, the last to '
+			'begin',
+			'    [CRASHED] arm64_cpufeature_match, the case that never reported',
 			'        Unable to handle kernel paging request at virtual address 0000ffff8c6a1000'])
 		self.assertIn(f'--- console: last 40 lines of {result.console_log}', lines)
 		# The files of the boot that exist, named.

@@ -489,7 +489,7 @@ def _command(args: argparse.Namespace, repo: str) -> int:
 			return listing.run_list(repo)
 		if args.command == 'parse':
 			return parse.run_parse(ParseRequest(file=args.file),
-					       parse.trees(targets.given_tree(args.tree)))
+					       parse.trees(targets.given_tree(args.tree)), repo)
 		return HANDLERS[args.command](args, resolve_targets(args, repo), repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)

@@ -10,12 +10,12 @@ import os
 import re
 import shutil
 import sys
-from typing import Dict, List
+from typing import Dict, List, Optional
 
-from pan_kunit import StrEnum, ktap
+from pan_kunit import StrEnum, ktap, suites
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import (CONSOLE_LOG_LINES, ConfigResult, Status, align, print_tail,
-			       several_kernels, total_lines)
+			       read_text, several_kernels, total_lines)
 
 # How many lines of a failed case's own log print_report() shows.
 CASE_LOG_LINES = 15
@@ -41,6 +41,10 @@ WIDTH = 120
 # wide with it.
 PREFIX = 'arm64_'
 
+# The table's row of the suites a console announced and never began (kunit_parser's
+# leaves of no name, outside any suite).
+NOT_BEGUN = '(suites not begun)'
+
 def width() -> int:
 	"""The width the report keeps to: the terminal's (or $COLUMNS, as
 	shutil reads it), else WIDTH."""
@@ -54,10 +58,11 @@ def table(results: List[ConfigResult], columns: int=WIDTH) -> List[str]:
 	without their common PREFIX, the CPU and time of each config in a
 	legend under it, and the configs cut into tables of as many as fit."""
 	several = several_kernels(results)
-	suites = [r.suites() for r in results]
-	names = sorted(set().union(*suites))
+	counts = [r.suites() for r in results]
+	names = sorted(set().union(*counts))
 	full = [['suite (passed/failed/skipped)'] + [r.title(several) for r in results]]
-	full += [[name] + [s[name].cell() if name in s else '-' for s in suites] for name in names]
+	full += [[NOT_BEGUN if name == ktap.UNNAMED else name] +
+		 [c[name].cell() if name in c else '-' for c in counts] for name in names]
 	full.append(['status'] + [r.status for r in results])
 	full.append(['cpu'] + [r.cpu or '(default)' for r in results])
 	full.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
@@ -65,10 +70,10 @@ def table(results: List[ConfigResult], columns: int=WIDTH) -> List[str]:
 	lines = align(full)
 	if max(map(len, lines)) <= columns:
 		return lines
-	rows = [[_short(name, names)] + row[1:] for name, row in zip(['suite'] + names, full)]
-	rows[0][1:] = [_short(r.name, [c.name for c in results], r.title(several))
-		       for r in results]
-	rows.append(full[-3])
+	prefixed = [name for name in names if name != ktap.UNNAMED]
+	rows = [['suite'] + [_short(r.name, [c.name for c in results], r.title(several))
+			     for r in results]]
+	rows += [[_short(row[0], prefixed)] + row[1:] for row in full[1:-2]]
 	shortened = rows[0][1:] != full[0][1:] or rows[1:-1] != full[1:-3]
 	out = ['passed/failed/skipped' + (f', names without {PREFIX}' if shortened else '') + ':']
 	chunk: List[int] = []
@@ -101,9 +106,15 @@ def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
 	"""The first @logs failed or crashed leaves, SUITE.CASE[PARAM], with
 	the lines of their own log (their EXPECTATION FAILED lines), as
 	kunit.py prints them, and where the others' are; how many it showed."""
-	failed = result.failed_cases()
+	# What kunit_parser made up for tests that never reported: shown if
+	# it holds the kernel's last words (an oops), else stop_lines() says it.
+	failed = [case for case in result.failed_cases()
+		  if case.path[-1] != ktap.UNNAMED or case.log]
 	for case in failed[:logs]:
-		print(f'    [{FAILED_WORDS[case.status]}] {case.name()}')
+		name = case.name() if case.path[-1] != ktap.UNNAMED else (
+			f'{case.suite}, the case that never reported' if len(case.path) > 1 else
+			'a suite that never began')
+		print(f'    [{FAILED_WORDS[case.status]}] {name}')
 		for line in case.log[:CASE_LOG_LINES]:
 			print('        ' + line)
 		if len(case.log) > CASE_LOG_LINES:
@@ -113,6 +124,16 @@ def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
 		print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
 		      f'table; their logs: {result.parsed_log or result.console_log}')
 	return min(len(failed), max(logs, 0))
+
+def _never_reported(result: ConfigResult) -> Dict[str, int]:
+	"""How many leaves of each suite ('': suites) kunit_parser made up for
+	tests the console announced and never reported (a crash, a hang)."""
+	found: Dict[str, int] = {}
+	for case in result.failed_cases():
+		if case.path[-1] == ktap.UNNAMED:
+			suite = '.'.join(case.path[:-1])
+			found[suite] = found.get(suite, 0) + 1
+	return found
 
 _FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at (\S+)')
 
@@ -127,10 +148,16 @@ def failed_lines(result_list: List[ConfigResult]) -> List[str]:
 	for result in result_list:
 		failed = result.failed_cases()
 		for case in failed:
+			if case.path[-1] == ktap.UNNAMED:
+				continue
 			at = next((m.group(1) for m in map(_FAILED_AT.search, case.log) if m), '')
 			lines.append(f'    {result.title(several)}: [{FAILED_WORDS[case.status]}] '
 				     f'{case.name()}')
 			lines += [f'        at {at}'] if at else []
+		for suite, count in _never_reported(result).items():
+			lines.append(f'    {result.title(several)}: [CRASHED] ' +
+				     (f'{suite}: {count} cases never reported' if suite else
+				      f'{count} suites never began'))
 		if result.status != Status.PASS and not failed:
 			lines.append(f'    {result.title(several)}: {result.status}')
 	count = sum(not line.startswith('        at ') for line in lines)
@@ -155,13 +182,23 @@ class Shown(StrEnum):
 	FAILED = 'failed'    # failures, the totals
 	SUMMARY = 'summary'  # the totals
 
+def stop_lines(result: ConfigResult, known: Optional[Dict[str, List[str]]]=None) -> List[str]:
+	"""Where the kernel of a boot that crashed or hung stopped, and what
+	did not run (suites.stopped(); @known: the suites of the sources)."""
+	console = read_text(result.console_log) if result.status in (
+		Status.CRASH, Status.TIMEOUT) and result.console_log else None
+	stop = suites.stopped(console, known) if console else None
+	return stop.lines() if stop else []
+
 def print_report(result_list: List[ConfigResult], headed: bool=False,
-		 shown: Shown=Shown.ALL, totals: bool=True) -> None:
+		 shown: Shown=Shown.ALL, totals: bool=True,
+		 known: Optional[Dict[str, List[str]]]=None) -> None:
 	"""The failures of @result_list, a table of its configs, its skips
 	and its total (or less: @shown; no total when the caller closes with
 	its own tally): one kernel's, under a line naming it when @headed (run
 	reports several kernels one by one), or several kernels' in one
-	table."""
+	table.  @known: the suites of the sources, for what a crash did not
+	run."""
 	if headed and result_list and not several_kernels(result_list):
 		kernel = result_list[0].kernel
 		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
@@ -170,6 +207,8 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 	for result in result_list if shown != Shown.SUMMARY else []:
 		if result.status != Status.PASS:
 			print(f'{result.title(several)}: {result.status}')
+			for line in stop_lines(result, known):
+				print(line)
 			logs -= print_failed(result, logs)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):

@@ -8,8 +8,8 @@ import functools
 import os
 from typing import TYPE_CHECKING, List
 
-from pan_kunit import (configs, gitcmd, junit, kunit_tool, packages, proc, report, results, runner,
-		       summary, targets, tree)
+from pan_kunit import (configs, gitcmd, junit, kunit_tool, packages, proc, report, results,
+		       runner, suites, summary, targets, tree)
 from pan_kunit.targets import Target
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
 		report.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
-				     totals=False)
+				    totals=False, known=suites.known(repo))
 		if tree_dir in targets.PREPARED:
 			prepared = targets.PREPARED[tree_dir]
 			print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
