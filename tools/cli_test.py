@@ -17,7 +17,7 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, configs, kernels, mutants, packages, runner, targets
+from pan_kunit import Error, cli, configs, kernels, mutants, packages, runner, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -115,6 +115,33 @@ class ArgsTest(unittest.TestCase):
 		self.assertIn('unknown --config nope', err.getvalue())
 		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, pass_ttbr0, skip_nopan',
 			      err.getvalue())
+
+	def test_filter_glob_of_no_suite_is_refused_before_setup(self) -> None:
+		for argv, near in ((['run', 'arm64_pan_hotplg'], 'arm64_pan_hotplug'),
+				   (['run', '--filter_glob', 'arm64_pan_enable.cpu_enable_pn'],
+				    'arm64_pan_enable.cpu_enable_pan'),
+				   (['coverage', '--filter_glob', 'pan_*'], '')):
+			err = io.StringIO()
+			with mock.patch.object(targets, 'setup') as setup, \
+			     mock.patch.object(targets, 'ensure_packages') as ensure, \
+			     contextlib.redirect_stderr(err):
+				self.assertEqual(cli.main(['--tree', '/nonexistent'] + argv + ['--kernel', '7.3'],
+						 repo=REPO), 2)
+			setup.assert_not_called()
+			ensure.assert_not_called()
+			self.assertIn(f'matches no suite or case of kunit/' +
+				      (f'; did you mean {near}' if near else '\n'), err.getvalue())
+			self.assertIn('\n  the suites: arm64_alternative, ', err.getvalue())
+		# A glob of a suite or case of the sources, or one that may name
+		# the kernel's own suites (--kconfig_add), passes the check.
+		for argv in (['run', 'arm64_pan_*'], ['run', 'arm64_*.cpu_enable_pan*'],
+			     ['run', 'list_sort', '--kconfig_add', 'CONFIG_KUNIT_ALL_TESTS=y']):
+			err = io.StringIO()
+			with mock.patch.object(targets, 'setup', side_effect=Error('setup')), \
+			     mock.patch.object(targets, 'ensure_packages'), contextlib.redirect_stderr(err):
+				self.assertEqual(cli.main(['--tree', '/nonexistent'] + argv + ['--kernel', '7.3'],
+						 repo=REPO), 2)
+			self.assertIn('pan-kunit: error: setup', err.getvalue())
 
 class ListTest(unittest.TestCase):
 

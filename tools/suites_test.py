@@ -8,7 +8,7 @@ import os
 import unittest
 from typing import Dict, List
 
-from pan_kunit import suites
+from pan_kunit import Error, suites
 from testlib import read, setUpModule, tearDownModule, test_data_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,6 +25,20 @@ class KnownTest(unittest.TestCase):
 			'enable_cpu_capabilities_after_every_match',
 			'enable_cpu_capabilities_once_per_detected'])
 		self.assertTrue(all(name.startswith('arm64_') for name in known))
+
+	def test_globs_as_the_kernel_matches_them(self) -> None:
+		known = {'arm64_pan_enable': ['cpu_enable_pan_every_cpu'], 'arm64_pan_fault': ['a']}
+		for glob_text in ('arm64_pan_enable', 'arm64_*', 'arm64_pan_?nable.cpu_*',
+				  '*.cpu_enable_pan_every_cpu'):
+			self.assertTrue(suites.matches(glob_text, known), glob_text)
+		for glob_text in ('arm64_pan', 'arm64_pan_enable.a', 'pan_*'):
+			self.assertFalse(suites.matches(glob_text, known), glob_text)
+		self.assertEqual(suites.closest('arm64_pan_enabel', known)[:1], ['arm64_pan_enable'])
+		with self.assertRaisesRegex(Error, "'arm64_pan_enabel' matches no suite or case of "
+					    'kunit/; did you mean arm64_pan_enable'):
+			suites.check_glob('arm64_pan_enabel', known)
+		suites.check_glob('', known)
+		suites.check_glob('anything', {})  # no sources: nothing to check against
 
 class StoppedTest(unittest.TestCase):
 

@@ -409,7 +409,7 @@ def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = run_request(args)
 	check_destinations(request)  # before anything runs
-	targets.check_kunit_filter(request.options.filter, target_list)
+	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list)
@@ -425,7 +425,7 @@ def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 
 def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = boot_request(args)
-	targets.check_kunit_filter(request.options.filter, target_list)
+	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list, coverage.PACKAGES)
@@ -434,7 +434,7 @@ def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: 
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = bisect_request(args)
 	check_destinations(request)
-	targets.check_kunit_filter(request.options.filter, target_list)
+	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)
 	for target in target_list:
 		targets.check_tree(target)

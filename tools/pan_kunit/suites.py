@@ -16,6 +16,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from pan_kunit import Error
 from pan_kunit.leaves import SUBTEST_HEADER
 
 SOURCES = os.path.join('kunit', 'arch', 'arm64', '**', 'tests', '*_kunit.c')
@@ -52,6 +53,18 @@ def closest(glob_text: str, suites: Dict[str, List[str]]) -> List[str]:
 	"""The names of @suites (SUITE, SUITE.CASE) closest to @glob_text."""
 	names = list(suites) + [f'{s}.{c}' for s, cases in suites.items() for c in cases]
 	return difflib.get_close_matches(glob_text, names, n=3, cutoff=0.6)
+
+def check_glob(glob_text: str, suites: Dict[str, List[str]]) -> None:
+	"""Refuses a filter_glob that names no suite or case of @suites:
+	its boots would run nothing, after a build."""
+	if not glob_text or not suites or matches(glob_text, suites):
+		return
+	near = closest(glob_text, suites)
+	raise Error(f'filter_glob {glob_text!r} matches no suite or case of kunit/' +
+		    (f'; did you mean {" or ".join(near)}?' if near else '') +
+		    '\n' + textwrap.fill('the suites: ' + ', '.join(sorted(suites)), 78,
+					initial_indent='  ', subsequent_indent='    ') +
+		    '\n  (SUITE or SUITE.CASE, with * and ?; the cases: tools/pan-kunit list)')
 
 # A KTAP result line, and a plan, after an optional printk timestamp.
 _INDENT = r'^(?:\[\s*[0-9]+\.[0-9]+\] )?(\s*)'
