@@ -146,7 +146,14 @@ class RunTest(FakeKunitTestCase):
 				 [['pass_pan', '2'], ['skip_nopan', '2']], 'the boots did not overlap')
 		(start_a, end_a), (start_b, end_b) = execs.values()
 		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
-		self.assertRegex(output, r'\nbuilt [0-9a-f]{12} in [0-9]+ s \(2 objects compiled\)\n')
+		# One short line each, naming the kernel and the configs; the
+		# build's key only in its log's name, relative to the tree.
+		(key,) = os.listdir(os.path.join(self.tree, '.pan-kunit', 'build'))[:1] or ['?']
+		self.assertIn('\nbuilding 6.1 pass_pan, skip_nopan (log: .pan-kunit/logs/build-'
+			      f'{key.replace(".lock", "")}.log) ...\n', output)
+		self.assertRegex(output, r'\nbuilt 6.1 pass_pan, skip_nopan in [0-9]+ s '
+				 r'\(2 objects compiled\)\n')
+		self.assertNotIn(self.tree + '/.pan-kunit/build', output)
 		for config in ('pass_pan', 'skip_nopan'):
 			self.assertRegex(output, rf'\nboot {config}: pass \([0-9.]+ s\)\n')
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
