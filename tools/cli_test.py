@@ -167,7 +167,10 @@ class ListTest(unittest.TestCase):
 			      output)
 		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
 			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
-			      '(missing); tree ', output)
+			      '(missing)\n', output)
+		# The suites and their cases, from their sources.
+		self.assertIn('\nsuites (', output)
+		self.assertIn('\n    arm64_pan_enable\n        cpu_enable_pan_every_cpu\n', output)
 		self.assertIn('\n    6.12 (linux-source-6.12): ', output)
 		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan_enable, arm64_pan_hotplug +'
 				 r'cpu_enable_pan\(\) leaves '
@@ -184,6 +187,46 @@ class ListTest(unittest.TestCase):
 			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
 			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
 				      'regression one of its two suites misses\n', self.list(repo, False))
+
+	def test_trees_their_builds_and_a_broken_config(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = os.path.join(tmp, 'repo')
+			shutil.copytree(test_data_path('fake_repo'), repo)
+			tree_dir = os.path.join(tmp, 'tree')
+			write(os.path.join(tree_dir, 'Makefile'), 'VERSION = 6\nPATCHLEVEL = 1\n')
+			write(os.path.join(tree_dir, 'arch/arm64/kernel/tests/.kunitconfig'), '')
+			write(os.path.join(tree_dir, 'arch/arm64/kernel/cpufeature.c'), '')
+			pan = configs.load(repo, 'pass_pan', None)
+			ttbr0 = configs.load(repo, 'pass_ttbr0', None)
+			build = os.path.join(tree_dir, '.pan-kunit', 'build')
+			write(os.path.join(build, pan.build_key(), pan.kernel_path), 'Image')
+			os.makedirs(os.path.join(build, ttbr0.build_key()))
+			# An edit of the tree after the build makes it stale.
+			later = os.path.getmtime(os.path.join(build, pan.build_key(), pan.kernel_path)) + 5
+			os.utime(os.path.join(tree_dir, 'arch/arm64/kernel/cpufeature.c'), (later, later))
+			write(os.path.join(repo, 'qemu_configs', 'broken.py'), 'QEMU_ARCH = None\n')
+			out, err = io.StringIO(), io.StringIO()
+			with mock.patch.object(packages, 'is_installed', return_value=False), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+				self.assertEqual(cli.main(['list', '--tree', tree_dir], repo=repo), 2)
+			output = out.getvalue()
+			# The broken config named, the others and everything else listed.
+			self.assertIn('\n    broken: broken: ', output)
+			self.assertIn('\n    pass_pan ', output)
+			self.assertIn('broken QEMU configs: broken', err.getvalue())
+			# --tree: that tree alone, of the kernel its Makefile names.
+			self.assertIn(f'\ntrees:\n    6.1 {tree_dir}: prepared\n', output)
+			self.assertRegex(output, r'\n        build [^\n]*pass_pan[^\n]*: built just now; '
+					 r'stale: arch/arm64/kernel/cpufeature.c is newer\n')
+			self.assertRegex(output, r'\n        build [^\n]*pass_ttbr0[^\n]*: not built\n')
+			self.assertNotIn('.cache/pan-kunit', output)
+			self.assertIn('\nsuites (0 cases in 0 suites of ', output)
+			shutil.rmtree(os.path.join(tree_dir, 'arch'))
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+				cli.main(['list', '--tree', tree_dir], repo=repo)
+			self.assertIn(f'\n    6.1 {tree_dir}: not prepared: tools/pan-kunit setup prepares '
+				      'it\n', out.getvalue())
 
 @end_to_end
 class ParseTest(unittest.TestCase):

@@ -133,8 +133,8 @@ COMMANDS = {
 		  '(git format-patch, with a cover letter) into DIR, check it with '
 		  'checkpatch.pl --strict and check that every prefix builds and passes',
 	'selftest': 'run the unit tests of this tool, and its type check (mypy)',
-	'list': 'list the QEMU configs (CPU, kconfig group), the kernels pan-kunit '
-		'supports and the mutants',
+	'list': 'list, without a build, the QEMU configs, the kernels, each tree\'s '
+		'state (prepared, built, stale), the suites and their cases, the mutants',
 	'parse': 'parse a saved console log with kunit_tool and print the report run '
 		 'prints for one config',
 }
@@ -486,7 +486,7 @@ def _command(args: argparse.Namespace, repo: str) -> int:
 		if args.command == 'selftest':
 			return selftest.selftest(quick=args.quick)
 		if args.command == 'list':
-			return listing.run_list(repo)
+			return listing.run_list(repo, targets.given_tree(args.tree))
 		if args.command == 'parse':
 			return parse.run_parse(ParseRequest(file=args.file),
 					       parse.trees(targets.given_tree(args.tree)), repo)
