@@ -138,7 +138,8 @@ class ArgsTest(unittest.TestCase):
 			     ['run', 'list_sort', '--kconfig_add', 'CONFIG_KUNIT_ALL_TESTS=y']):
 			err = io.StringIO()
 			with mock.patch.object(targets, 'setup', side_effect=Error('setup')), \
-			     mock.patch.object(targets, 'ensure_packages'), contextlib.redirect_stderr(err):
+			     mock.patch.object(targets, 'ensure_packages'), contextlib.redirect_stderr(err), \
+			     contextlib.redirect_stdout(io.StringIO()):
 				self.assertEqual(cli.main(['--tree', '/nonexistent'] + argv + ['--kernel', '7.3'],
 						 repo=REPO), 2)
 			self.assertIn('pan-kunit: error: setup', err.getvalue())

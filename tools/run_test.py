@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, junit, kunit_tool, packages, results, runner, summary, targets,
-		       tree)
+from pan_kunit import (Error, cli, cost, junit, kunit_tool, packages, results, runner, summary,
+		       targets, tree)
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
 		     setUpModule, tearDownModule)
@@ -154,6 +154,13 @@ class RunTest(FakeKunitTestCase):
 		self.assertRegex(output, r'\nbuilt 6.1 pass_pan, skip_nopan in [0-9]+ s '
 				 r'\(2 objects compiled\)\n')
 		self.assertNotIn(self.tree + '/.pan-kunit/build', output)
+		# Before anything, what the builds from scratch will take; after the
+		# build, its record, for the next estimate and progress's total.
+		self.assertTrue(output.startswith('1 kernel build from scratch (6.1: 1): about '
+						  '10 min 00 s before the boots ('), output)
+		record = cost.read_record(os.path.join(self.tree, '.pan-kunit', 'build',
+						       key.replace('.lock', '')))
+		self.assertEqual((record['objects'], record['scratch']), (2, True))
 		for config in ('pass_pan', 'skip_nopan'):
 			self.assertRegex(output, rf'\nboot {config}: pass \([0-9.]+ s\)\n')
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pan_kunit import kernels, ktap, kunit_tool, proc, progress, results
+from pan_kunit import cost, kernels, ktap, kunit_tool, proc, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import TREE_KUNITCONFIG
 from pan_kunit.tree import Kernel, kernel_of, kernel_version
@@ -286,8 +286,12 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) ...')
 		build_jobs.append(job)
 	with build_locks([b.build_dir(tree) for b in builds]):
+		image = {b.key: b.group[0].kernel_path for b in builds}
+		scratch = {b.key: not os.path.exists(os.path.join(b.build_dir(tree), image[b.key]))
+			   for b in builds}
 		for b, job in zip(builds, build_jobs):
-			shown.build_started(b.label(kernel), b.build_dir(tree), job.log)
+			shown.build_started(b.label(kernel), b.build_dir(tree), job.log,
+					    cost.expected_objects(b.build_dir(tree), image[b.key], [tree]))
 		try:
 			run_jobs(build_jobs, None)
 		finally:
@@ -298,6 +302,8 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 		built[b.key] = job.outcome.returncode == 0
 		if built[b.key]:
 			kunit_tool.note_toolchain(b.build_dir(tree), tools)
+			cost.write_record(b.build_dir(tree), job.outcome.elapsed, objects[b.key],
+					  scratch[b.key])
 			if not quiet:
 				print(f'built {b.label(kernel)} in {job.outcome.elapsed:.0f} s '
 				      f'({objects[b.key]} objects compiled)')
