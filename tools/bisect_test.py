@@ -112,9 +112,9 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(status, 0, text)
 		# The status line: the step, its build, its boots, the time left,
 		# each drawn after a line or after clearing the one before.
-		self.assertRegex(text, r'(?:\n|\x1b\[K)step 0/2 start \| building pass_pan,skip_nopan: '
+		self.assertRegex(text, r'(?:\n|\x1b\[K)step 0/2 start \| building 6.1 pass_pan, skip_nopan: '
 				 r'configuring, 0:0[0-9]\r')
-		self.assertRegex(text, r'\x1b\[Kstep 1/2 0001-\S+ \| building pass_pan,skip_nopan: '
+		self.assertRegex(text, r'\x1b\[Kstep 1/2 0001-\S+ \| building 6.1 pass_pan, skip_nopan: '
 				 r'configuring, 0:0[0-9] \| about [0-9]+ s left\r')
 		self.assertRegex(text, r'\x1b\[Kstep 2/2 0002-\S+ \| booting pass_pan, skip_nopan 0:0[0-9] '
 				 r'\| about [0-9]+ s left\r')

@@ -17,7 +17,7 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, configs, kernels, mutants, packages, runner, targets
+from pan_kunit import Error, cli, configs, kernels, mutants, packages, runner, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -116,6 +116,34 @@ class ArgsTest(unittest.TestCase):
 		self.assertIn('builderror_pan, crash_pan, fail_pan, hang_pan, pass_pan, pass_ttbr0, skip_nopan',
 			      err.getvalue())
 
+	def test_filter_glob_of_no_suite_is_refused_before_setup(self) -> None:
+		for argv, near in ((['run', 'arm64_pan_hotplg'], 'arm64_pan_hotplug'),
+				   (['run', '--filter_glob', 'arm64_pan_enable.cpu_enable_pn'],
+				    'arm64_pan_enable.cpu_enable_pan'),
+				   (['coverage', '--filter_glob', 'pan_*'], '')):
+			err = io.StringIO()
+			with mock.patch.object(targets, 'setup') as setup, \
+			     mock.patch.object(targets, 'ensure_packages') as ensure, \
+			     contextlib.redirect_stderr(err):
+				self.assertEqual(cli.main(['--tree', '/nonexistent'] + argv + ['--kernel', '7.3'],
+						 repo=REPO), 2)
+			setup.assert_not_called()
+			ensure.assert_not_called()
+			self.assertIn(f'matches no suite or case of kunit/' +
+				      (f'; did you mean {near}' if near else '\n'), err.getvalue())
+			self.assertIn('\n  the suites: arm64_alternative, ', err.getvalue())
+		# A glob of a suite or case of the sources, or one that may name
+		# the kernel's own suites (--kconfig_add), passes the check.
+		for argv in (['run', 'arm64_pan_*'], ['run', 'arm64_*.cpu_enable_pan*'],
+			     ['run', 'list_sort', '--kconfig_add', 'CONFIG_KUNIT_ALL_TESTS=y']):
+			err = io.StringIO()
+			with mock.patch.object(targets, 'setup', side_effect=Error('setup')), \
+			     mock.patch.object(targets, 'ensure_packages'), contextlib.redirect_stderr(err), \
+			     contextlib.redirect_stdout(io.StringIO()):
+				self.assertEqual(cli.main(['--tree', '/nonexistent'] + argv + ['--kernel', '7.3'],
+						 repo=REPO), 2)
+			self.assertIn('pan-kunit: error: setup', err.getvalue())
+
 class ListTest(unittest.TestCase):
 
 	def list(self, repo: str, installed: bool) -> str:
@@ -140,7 +168,10 @@ class ListTest(unittest.TestCase):
 			      output)
 		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
 			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
-			      '(missing); tree ', output)
+			      '(missing)\n', output)
+		# The suites and their cases, from their sources.
+		self.assertIn('\nsuites (', output)
+		self.assertIn('\n    arm64_pan_enable\n        cpu_enable_pan_every_cpu\n', output)
 		self.assertIn('\n    6.12 (linux-source-6.12): ', output)
 		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan_enable, arm64_pan_hotplug +'
 				 r'cpu_enable_pan\(\) leaves '
@@ -157,6 +188,46 @@ class ListTest(unittest.TestCase):
 			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
 			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
 				      'regression one of its two suites misses\n', self.list(repo, False))
+
+	def test_trees_their_builds_and_a_broken_config(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			repo = os.path.join(tmp, 'repo')
+			shutil.copytree(test_data_path('fake_repo'), repo)
+			tree_dir = os.path.join(tmp, 'tree')
+			write(os.path.join(tree_dir, 'Makefile'), 'VERSION = 6\nPATCHLEVEL = 1\n')
+			write(os.path.join(tree_dir, 'arch/arm64/kernel/tests/.kunitconfig'), '')
+			write(os.path.join(tree_dir, 'arch/arm64/kernel/cpufeature.c'), '')
+			pan = configs.load(repo, 'pass_pan', None)
+			ttbr0 = configs.load(repo, 'pass_ttbr0', None)
+			build = os.path.join(tree_dir, '.pan-kunit', 'build')
+			write(os.path.join(build, pan.build_key(), pan.kernel_path), 'Image')
+			os.makedirs(os.path.join(build, ttbr0.build_key()))
+			# An edit of the tree after the build makes it stale.
+			later = os.path.getmtime(os.path.join(build, pan.build_key(), pan.kernel_path)) + 5
+			os.utime(os.path.join(tree_dir, 'arch/arm64/kernel/cpufeature.c'), (later, later))
+			write(os.path.join(repo, 'qemu_configs', 'broken.py'), 'QEMU_ARCH = None\n')
+			out, err = io.StringIO(), io.StringIO()
+			with mock.patch.object(packages, 'is_installed', return_value=False), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+				self.assertEqual(cli.main(['list', '--tree', tree_dir], repo=repo), 2)
+			output = out.getvalue()
+			# The broken config named, the others and everything else listed.
+			self.assertIn('\n    broken: broken: ', output)
+			self.assertIn('\n    pass_pan ', output)
+			self.assertIn('broken QEMU configs: broken', err.getvalue())
+			# --tree: that tree alone, of the kernel its Makefile names.
+			self.assertIn(f'\ntrees:\n    6.1 {tree_dir}: prepared\n', output)
+			self.assertRegex(output, r'\n        build [^\n]*pass_pan[^\n]*: built just now; '
+					 r'stale: arch/arm64/kernel/cpufeature.c is newer\n')
+			self.assertRegex(output, r'\n        build [^\n]*pass_ttbr0[^\n]*: not built\n')
+			self.assertNotIn('.cache/pan-kunit', output)
+			self.assertIn('\nsuites (0 cases in 0 suites of ', output)
+			shutil.rmtree(os.path.join(tree_dir, 'arch'))
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+				cli.main(['list', '--tree', tree_dir], repo=repo)
+			self.assertIn(f'\n    6.1 {tree_dir}: not prepared: tools/pan-kunit setup prepares '
+				      'it\n', out.getvalue())
 
 @end_to_end
 class ParseTest(unittest.TestCase):
@@ -213,6 +284,24 @@ class ParseTest(unittest.TestCase):
 			if a[0] == 'argv' and 'panic.log' in a[-1]]
 		self.assertEqual((subcommand, log), ('parse', f'{self.tmp}/panic.log'))
 		self.assertTrue(json_file.startswith('--json=/'), json_file)
+
+	def test_console_cut_short_says_where_it_stopped(self) -> None:
+		tree_dir = self.tree_with_kunit_tool(os.path.join(self.tmp, 'tree'))
+		status, output = self.parse(tree_dir, '7.3_cut_short.log')
+		self.assertEqual(status, 1, output)
+		# The last suite and case that began (the case from the suite's
+		# source), what did not run, and no made-up "(unnamed)" cases.
+		self.assertIn('7.3_cut_short.log: crash\n'
+			      '    the kernel stopped in arm64_cpucap_passes, case 4 of 13, the last to '
+			      'begin:\n'
+			      '        enable_cpu_capabilities_honours_scope\n'
+			      '    did not run: the 9 cases after it, and 9 of the 10 suites the console '
+			      'announced\n'
+			      '    of the suites in kunit/, these did not begin:\n'
+			      '        arm64_alternative, ', output)
+		self.assertIn('\n    7.3_cut_short.log: [CRASHED] 9 suites never began\n', output)
+		self.assertIn('\n(suites not begun)  ', output)
+		self.assertNotIn('(unnamed)', output)
 
 	def test_kunit_tool_of_the_default_tree_else_an_error(self) -> None:
 		missing = os.path.join(self.tmp, 'no-tree')

@@ -51,7 +51,7 @@ class ColdStartTest(FakeKunitTestCase):
 		self.assertEqual(sorted(events[2:]), ['build pass_ttbr0', 'build skip_nopan',
 						      'exec pass_ttbr0', 'exec skip_nopan'], events)
 		first = output.index('=== first verdict: linux-source-6.1 pass_pan: pass')
-		self.assertLess(first, output.index('for pass_ttbr0 (log:'))
+		self.assertLess(first, output.index('building 6.1 pass_ttbr0 (log:'))
 		# The kernel's table has every config once, in the matrix's order,
 		# and its total counts pass_pan once.
 		table = output[output.rindex('suite (passed/failed/skipped)'):].splitlines()[0]

@@ -11,7 +11,7 @@ import re
 import unittest
 from typing import Dict, List, Tuple
 
-from pan_kunit import junit, ktap, leaves, results, tree
+from pan_kunit import junit, ktap, leaves, report, results, tree
 from pan_kunit.ktap import CaseStatus
 from testlib import COMMIT, kunit_tool_of, read, test_data_path
 
@@ -71,7 +71,7 @@ class CountsAgreeTest(unittest.TestCase):
 				result = config_result(kernel, name)
 				expected = kernels_own(name)
 				self.assertGreater(expected[2], 0)
-				self.assertEqual(table_sums(results.table([result])), expected, 'table')
+				self.assertEqual(table_sums(report.table([result])), expected, 'table')
 				self.assertEqual(results.totals([result]), expected, 'closing tally')
 				record = result.to_json()
 				statuses = json_leaves(record, [])
@@ -97,11 +97,11 @@ class CountsAgreeTest(unittest.TestCase):
 				messages = [s.get('message') for s in xml.iter('skipped')]
 				self.assertEqual(len(messages), skipped)
 				self.assertTrue(all(messages), messages)
-				lines = results.skip_lines([result], width=1000)
+				lines = report.skip_lines([result], width=1000)
 				counted = sum(int(line.split()[0]) for line in lines[2:]
 					      if not line.startswith('        '))
 				self.assertEqual(counted, skipped, lines)
-				self.assertNotIn(results.NO_REASON, '\n'.join(lines))
+				self.assertNotIn(report.NO_REASON, '\n'.join(lines))
 
 	def test_6_1_parameter_skips_named_only_when_known(self) -> None:
 		cases = [ktap.Case(['s', 'c', p], CaseStatus.PASS, []) for p in ('a', 'b', 'c')]
@@ -124,7 +124,7 @@ class CountsAgreeTest(unittest.TestCase):
 
 	def test_skip_lines_name_the_unnamed_once(self) -> None:
 		result = config_result('6.1', '6.1_pan_param_skip')
-		lines = results.skip_lines([result], width=1000)
+		lines = report.skip_lines([result], width=1000)
 		self.assertIn('        arm64_nopan: arm64_cpufeature_match.'
 			      'has_cpuid_feature_kernel_rows_second_cpu_below[1 unnamed]', lines)
 

@@ -91,6 +91,16 @@ class ProgressTest(unittest.TestCase):
 				 '1:05 | about 2 min 00 s left')
 		self.assertTrue(out.getvalue().endswith(CLEAR + shown.status()), out.getvalue())
 		self.assertEqual(shown.build_ended('pan,nopan'), 2)
+		# A build from scratch: its objects against what the last one wrote,
+		# and the time left at the rate since make started.
+		with mock.patch.object(progress, 'MIN_OBJECTS', 1):
+			shown.build_started('7.3 pan', build, log, expected=6)
+			shown.poll()
+			clock.now += 10
+			shown.poll()
+			self.assertEqual(shown.status(), 'step 1/3 0001-x | building 7.3 pan: 2/6 '
+					 'objects, 0:10, about 20 s left | about 2 min 00 s left')
+			shown.build_ended('7.3 pan')
 		shown.boots_started(['pan', 'nopan'])
 		clock.now += 3
 		shown.boot_ended('pan', 'pass', 2.5)

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, junit, ktap, results, tree
+from pan_kunit import Error, junit, ktap, report, results, tree
 from testlib import (FIELD_PARAM_FAILED, MATCH_CASE_FAILED, MATCH_CASE_LOG, FAILED_BLOCK_6_1,
 		     COMMIT, test_data_path, kunit_tool_of, read, setUpModule, tearDownModule)
 
@@ -92,7 +92,7 @@ class ResultsTest(unittest.TestCase):
 			found.kernel = mock.Mock(package='linux-source-7.3')
 			return found
 		long_case = 'arm64_pan_uaccess.' + 'x' * 120
-		lines = results.skip_lines([
+		lines = report.skip_lines([
 			result('arm64_nopan', {'a.one': 'CPU lacks PAN', 'a.two': 'CPU lacks PAN',
 					       long_case: 'CPU lacks PAN', 'b.one': 'no EPAN'}),
 			result('arm64_pan', {'b.one': 'no EPAN'})])
@@ -103,7 +103,7 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(lines[4:], ['   2  no EPAN', '        arm64_nopan: b.one',
 					     '        arm64_pan: b.one'])
 		self.assertTrue(all(len(line) <= 120 for line in lines), lines)
-		self.assertEqual(results.skip_lines([result('arm64_pan', {})]), [])
+		self.assertEqual(report.skip_lines([result('arm64_pan', {})]), [])
 
 	def test_skip_reasons(self) -> None:
 		self.assertEqual(results.skip_reasons(self.console('skips')), {
@@ -143,7 +143,7 @@ class ResultsTest(unittest.TestCase):
 			       self.result('d_no_json', results.Status.CRASH, None),
 			       self.result('e_broken', results.Status.BUILD_ERROR, None),
 			       self.result('f_fail', results.Status.FAIL, 'fail')]
-		self.assertEqual(results.table(result_list), [
+		self.assertEqual(report.table(result_list), [
 			'suite (passed/failed/skipped)  a_pass      b_skips     c_panic     d_no_json   e_broken     f_fail',
 			'arm64_cpufeature_field         6/0/0       2/0/0       1/0/0       -           -            -',
 			'arm64_cpufeature_match         3/0/0       3/0/1       1/1/0       -           -            1/1/0',
@@ -201,7 +201,7 @@ class ResultsTest(unittest.TestCase):
 	def report(self, result_list: List[results.ConfigResult]) -> List[str]:
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			results.print_report(result_list)
+			report.print_report(result_list)
 		return out.getvalue().splitlines()
 
 	def test_first_failed_cases_in_full_then_one_line_each_by_the_verdict(self) -> None:
@@ -223,7 +223,7 @@ class ResultsTest(unittest.TestCase):
 				  '/t/test.log'])
 		self.assertEqual(got[5:7], ['            c->mismatches == 1 (0x1)',
 					    '            0U == 0 (0x0)'])
-		self.assertEqual(sum(l.startswith('    [FAILED] ') for l in lines), results.FULL_LOGS)
+		self.assertEqual(sum(l.startswith('    [FAILED] ') for l in lines), report.FULL_LOGS)
 		self.assertNotIn('c_pass: pass', lines)
 		# A failed config's console tail is not needed: its cases say why.
 		self.assertFalse([l for l in lines if l.startswith('--- ')], lines)
@@ -231,12 +231,11 @@ class ResultsTest(unittest.TestCase):
 		listed = lines.index('did not pass (4):')
 		self.assertLess(table, listed)
 		self.assertEqual(lines[listed + 1:], [
-			f'    {config}: [FAILED] {name}{at}'
-			for config in ('a_fail', 'b_fail')
+			line for config in ('a_fail', 'b_fail')
 			for name, at in ((FIELD_PARAM_FAILED,
-					  '  arch/arm64/kernel/cpufeature_field_test.c:91'),
-					 (MATCH_CASE_FAILED,
-					  '  ' + MATCH_CASE_LOG[0].rsplit(' ', 1)[-1]))] +
+					  'arch/arm64/kernel/cpufeature_field_test.c:91'),
+					 (MATCH_CASE_FAILED, MATCH_CASE_LOG[0].rsplit(' ', 1)[-1]))
+			for line in (f'    {config}: [FAILED] {name}', f'        at {at}')] +
 				 # Counted from each console: the 6.12 one skips a parameter more.
 				 ['total: 16 passed, 4 failed, 3 skipped'])
 
@@ -258,8 +257,11 @@ class ResultsTest(unittest.TestCase):
 			shutil.copy(test_data_path('console', 'panic.log'), result.console_log)
 			lines = self.report([result])
 		start = lines.index('c_panic: crash')
-		self.assertEqual(lines[start + 1:start + 3], [
-			'    [CRASHED] arm64_cpufeature_match.(unnamed)',
+		self.assertEqual(lines[start + 1:start + 4], [
+			# Where it stopped, from the console.
+			'    the kernel stopped in arm64_cpufeature_match, case 2 of 2, the last to '
+			'begin',
+			'    [CRASHED] arm64_cpufeature_match, the case that never reported',
 			'        Unable to handle kernel paging request at virtual address 0000ffff8c6a1000'])
 		self.assertIn(f'--- console: last 40 lines of {result.console_log}', lines)
 		# The files of the boot that exist, named.

@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, junit, kunit_tool, packages, results, runner, summary, targets,
-		       tree)
+from pan_kunit import (Error, cli, cost, junit, kunit_tool, packages, results, runner, summary,
+		       targets, tree)
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
 		     setUpModule, tearDownModule)
@@ -146,7 +146,21 @@ class RunTest(FakeKunitTestCase):
 				 [['pass_pan', '2'], ['skip_nopan', '2']], 'the boots did not overlap')
 		(start_a, end_a), (start_b, end_b) = execs.values()
 		self.assertLess(max(start_a, start_b), min(end_a, end_b), 'the boots did not overlap')
-		self.assertRegex(output, r'\nbuilt [0-9a-f]{12} in [0-9]+ s \(2 objects compiled\)\n')
+		# One short line each, naming the kernel and the configs; the
+		# build's key only in its log's name, relative to the tree.
+		(key,) = os.listdir(os.path.join(self.tree, '.pan-kunit', 'build'))[:1] or ['?']
+		self.assertIn('\nbuilding 6.1 pass_pan, skip_nopan (log: .pan-kunit/logs/build-'
+			      f'{key.replace(".lock", "")}.log) ...\n', output)
+		self.assertRegex(output, r'\nbuilt 6.1 pass_pan, skip_nopan in [0-9]+ s '
+				 r'\(2 objects compiled\)\n')
+		self.assertNotIn(self.tree + '/.pan-kunit/build', output)
+		# Before anything, what the builds from scratch will take; after the
+		# build, its record, for the next estimate and progress's total.
+		self.assertTrue(output.startswith('1 kernel build from scratch (6.1: 1): about '
+						  '10 min 00 s before the boots ('), output)
+		record = cost.read_record(os.path.join(self.tree, '.pan-kunit', 'build',
+						       key.replace('.lock', '')))
+		self.assertEqual((record['objects'], record['scratch']), (2, True))
 		for config in ('pass_pan', 'skip_nopan'):
 			self.assertRegex(output, rf'\nboot {config}: pass \([0-9.]+ s\)\n')
 		self.assertIn('suite (passed/failed/skipped)  pass_pan             skip_nopan', output)
@@ -232,7 +246,7 @@ class RunTest(FakeKunitTestCase):
 			full = FAILED_BLOCK_6_1 if config == 'pass_pan' else FAILED_BLOCK_6_1[:8]
 			block = f'{config}: fail\n' + ''.join(line + '\n' for line in full)
 			self.assertIn(block, output)
-			self.assertIn(f'    {config}: [FAILED] {MATCH_CASE_FAILED}  '
+			self.assertIn(f'    {config}: [FAILED] {MATCH_CASE_FAILED}\n        at '
 				      'arch/arm64/kernel/cpufeature_match_test.c:416\n', output[table:])
 			self.assertLess(output.index(block), table)
 			exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', config)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
-		       lkdtm, mutagen, mutants, parse, progress, results, run, runner, score,
+		       lkdtm, mutagen, mutants, parse, progress, report, results, run, runner, score,
 		       selftest, series_bisect, sources, targets)
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.targets import Target
@@ -133,8 +133,8 @@ COMMANDS = {
 		  '(git format-patch, with a cover letter) into DIR, check it with '
 		  'checkpatch.pl --strict and check that every prefix builds and passes',
 	'selftest': 'run the unit tests of this tool, and its type check (mypy)',
-	'list': 'list the QEMU configs (CPU, kconfig group), the kernels pan-kunit '
-		'supports and the mutants',
+	'list': 'list, without a build, the QEMU configs, the kernels, each tree\'s '
+		'state (prepared, built, stale), the suites and their cases, the mutants',
 	'parse': 'parse a saved console log with kunit_tool and print the report run '
 		 'prints for one config',
 }
@@ -277,7 +277,7 @@ class ReportRequest(BootRequest):
 @dataclass
 class RunRequest(ReportRequest):
 	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
-	shown: results.Shown = results.Shown.ALL  # --summary, --failed
+	shown: report.Shown = report.Shown.ALL  # --summary, --failed
 
 @dataclass
 class BisectRequest(ReportRequest):
@@ -327,8 +327,8 @@ def boot_request(args: argparse.Namespace) -> BootRequest:
 	return BootRequest(**_boot_fields(args))
 
 def run_request(args: argparse.Namespace) -> RunRequest:
-	shown = (results.Shown.SUMMARY if args.summary else
-		 results.Shown.FAILED if args.failed else results.Shown.ALL)
+	shown = (report.Shown.SUMMARY if args.summary else
+		 report.Shown.FAILED if args.failed else report.Shown.ALL)
 	return RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
 
 def bisect_request(args: argparse.Namespace) -> BisectRequest:
@@ -409,7 +409,7 @@ def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = run_request(args)
 	check_destinations(request)  # before anything runs
-	targets.check_kunit_filter(request.options.filter, target_list)
+	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list)
@@ -425,7 +425,7 @@ def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 
 def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = boot_request(args)
-	targets.check_kunit_filter(request.options.filter, target_list)
+	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list, coverage.PACKAGES)
@@ -434,7 +434,7 @@ def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: 
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = bisect_request(args)
 	check_destinations(request)
-	targets.check_kunit_filter(request.options.filter, target_list)
+	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)
 	for target in target_list:
 		targets.check_tree(target)
@@ -486,10 +486,10 @@ def _command(args: argparse.Namespace, repo: str) -> int:
 		if args.command == 'selftest':
 			return selftest.selftest(quick=args.quick)
 		if args.command == 'list':
-			return listing.run_list(repo)
+			return listing.run_list(repo, targets.given_tree(args.tree))
 		if args.command == 'parse':
 			return parse.run_parse(ParseRequest(file=args.file),
-					       parse.trees(targets.given_tree(args.tree)))
+					       parse.trees(targets.given_tree(args.tree)), repo)
 		return HANDLERS[args.command](args, resolve_targets(args, repo), repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)

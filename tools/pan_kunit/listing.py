@@ -1,13 +1,28 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# `pan-kunit list`: what a run can be made of: the QEMU configs (CPU,
-# kconfig group), the kernels pan-kunit knows and their state on this
-# machine, and the mutants of each supported kernel.
+# `pan-kunit list`: what a run can be made of, without a build or a boot:
+# the QEMU configs (CPU, kconfig group; a broken one is named and the rest
+# still listed), the kernels pan-kunit knows and their state on this
+# machine, each tree's state (prepared, its builds and whether they are
+# stale), the suites and their cases from their sources, and the mutants
+# of each supported kernel.
 
+import glob
 import os
+import sys
+import time
+from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, configs, kernels, mutants, packages, results
+from pan_kunit import Error, configs, kernels, mutants, packages, results, runner, suites
+from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.sources import TREE_KUNITCONFIG
+
+# What a build is stale against: a file newer than its kernel, in the
+# tree, where the code under test and the suites are, or in the repo,
+# what setup installs or every build merges.
+TREE_INPUTS = ('arch/arm64', 'lib/kunit', 'include/kunit')
+REPO_INPUTS = ('kunit', 'kunitconfig', 'lean.config', 'qemu_configs', 'patches', 'lkdtm')
 
 def _kernel_state(kernel: KernelSpec, repo: str) -> str:
 	tarball = kernel.tarball()
@@ -19,12 +34,75 @@ def _kernel_state(kernel: KernelSpec, repo: str) -> str:
 			f'not supported: no {kernel.series()}')
 	return (f'{series_state}; Debian package, '
 		f'{version + " installed" if version else "not installed"}; '
-		f'{tarball}' + ('' if os.path.isfile(tarball) else ' (missing)') +
-		f'; tree {kernel.default_tree()}')
+		f'{tarball}' + ('' if os.path.isfile(tarball) else ' (missing)'))
 
-def run_list(repo: str) -> int:
-	"""What a run can be made of: configs, kernels, mutants."""
-	matrix = [configs.load(repo, name, None) for name in configs.available(repo)]
+def _configs(repo: str) -> Tuple[List[QemuConfig], Dict[str, str]]:
+	"""The QEMU configs that load, and why each other one does not."""
+	loaded, broken = [], {}
+	for name in configs.available(repo):
+		try:
+			loaded.append(configs.load(repo, name, None))
+		except Error as e:
+			broken[name] = str(e)
+	return loaded, broken
+
+def _newest(paths: List[str], since: float) -> Optional[str]:
+	"""A file under @paths modified after @since, if any."""
+	for path in paths:
+		for root, dirs, files in os.walk(path) if os.path.isdir(path) else [('', [], [path])]:
+			for name in files:
+				try:
+					if os.stat(os.path.join(root, name)).st_mtime > since:
+						return os.path.join(root, name)
+				except OSError:
+					pass
+	return None
+
+def _ago(seconds: float) -> str:
+	for unit, size in (('days', 86400), ('h', 3600), ('min', 60)):
+		if seconds >= size:
+			return f'{seconds / size:.0f} {unit} ago'
+	return 'just now'
+
+def tree_lines(tree: str, repo: str, matrix: List[QemuConfig]) -> List[str]:
+	"""The state of @tree: not prepared, or prepared with each build of
+	its build directory, named by its configs, built or not, and stale
+	when a file it is built from is newer than its kernel."""
+	if not os.path.isfile(os.path.join(tree, TREE_KUNITCONFIG)):
+		return ['not prepared' + (' (it does not exist)' if not os.path.isdir(tree) else
+					  ': tools/pan-kunit setup prepares it')]
+	groups = configs.group_by_kconfig(matrix)
+	lines = ['prepared']
+	keys = [os.path.basename(os.path.dirname(d))
+		for d in glob.glob(os.path.join(runner.state(tree, 'build'), '*', ''))]
+	for key in sorted(keys, key=lambda k: (k not in groups, k)):
+		build_dir = runner.state(tree, 'build', key)
+		group = groups.get(key, [])
+		name = ', '.join(c.name for c in group) or f'{key} (other options)'
+		image = os.path.join(build_dir, group[0].kernel_path if group else
+				     os.path.join('arch', 'arm64', 'boot', 'Image'))
+		if not os.path.isfile(image):
+			lines.append(f'build {name}: not built')
+			continue
+		built = os.stat(image).st_mtime
+		newer = _newest([os.path.join(tree, p) for p in TREE_INPUTS], built)
+		ours = None if newer else _newest([os.path.join(repo, p) for p in REPO_INPUTS], built)
+		lines.append(f'build {name}: built {_ago(time.time() - built)}' + (
+			f'; stale: {os.path.relpath(newer, tree)} is newer' if newer else
+			f'; stale: the repo\'s {os.path.relpath(ours, repo)} is newer' if ours else ''))
+	return lines + (['no build yet'] if len(lines) == 1 else [])
+
+def _trees(repo: str, given: Optional[str]) -> List[Tuple[str, str]]:
+	"""(kernel, tree) of the tree named (@given), else of each kernel."""
+	if given:
+		spec = kernels.from_makefile(given)
+		return [(spec.name if spec else '?', os.path.abspath(given))]
+	return [(k.name, k.default_tree()) for k in kernels.KNOWN]
+
+def run_list(repo: str, given: Optional[str]=None) -> int:
+	"""What a run can be made of: configs, kernels and trees, suites,
+	mutants.  Exit 2 when a QEMU config is broken, after the rest."""
+	matrix, broken = _configs(repo)
 	groups = configs.group_by_kconfig(matrix)
 	rows = [['config', 'cpu', 'kconfig group', 'shares its build with']]
 	for config in matrix:
@@ -33,9 +111,24 @@ def run_list(repo: str) -> int:
 	print(f'QEMU configs ({os.path.join(repo, configs.CONFIGS_DIR)}):')
 	for line in results.align(rows):
 		print('    ' + line)
+	for name, why in broken.items():
+		print(f'    {name}: broken: {why}')
 	print('\nkernels:')
 	for kernel in kernels.KNOWN:
 		print(f'    {kernel.name} ({kernel.package}): {_kernel_state(kernel, repo)}')
+	print('\ntrees:')
+	for name, tree in _trees(repo, given):
+		state = tree_lines(tree, repo, matrix)
+		print(f'    {name} {tree}: {state[0]}')
+		for line in state[1:]:
+			print('        ' + line)
+	known = suites.known(repo)
+	print(f'\nsuites ({sum(map(len, known.values()))} cases in {len(known)} suites of '
+	      f'{suites.SOURCES}):')
+	for suite in sorted(known):
+		print(f'    {suite}')
+		for case in known[suite]:
+			print(f'        {case}')
 	for kernel in kernels.supported(repo):
 		directory = os.path.join(repo, kernel.mutants_dir())
 		found = mutants.load(directory, []) if os.path.isdir(directory) else []
@@ -44,4 +137,8 @@ def run_list(repo: str) -> int:
 			[m.name, ', '.join(m.must_fail), m.subject] for m in found]
 		for line in results.align(rows) if found else ['(none)']:
 			print('    ' + line)
+	if broken:
+		print(f'pan-kunit: error: broken QEMU configs: {", ".join(broken)} (see above)',
+		      file=sys.stderr)
+		return 2
 	return 0

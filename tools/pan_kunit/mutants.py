@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
-from pan_kunit import (Error, StrEnum, junit, progress, results, runner, summary, targets, tree,
+from pan_kunit import (Error, StrEnum, junit, progress, report, results, runner, summary, targets, tree,
 		       worktree)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
@@ -283,7 +283,7 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs
 		       if r.status != results.Status.PASS]
 	if not_passing:
-		results.print_report(baseline.configs)
+		report.print_report(baseline.configs)
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])

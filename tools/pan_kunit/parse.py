@@ -7,7 +7,7 @@ import os
 import tempfile
 from typing import TYPE_CHECKING, List, Optional
 
-from pan_kunit import Error, kernels, ktap, kunit_tool, results, runner
+from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner, suites
 
 if TYPE_CHECKING:
 	from pan_kunit.cli import ParseRequest
@@ -18,9 +18,11 @@ def trees(given: Optional[str]) -> List[str]:
 	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
 	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
 
-def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
+def run_parse(request: 'ParseRequest', trees: List[str], repo: str) -> int:
 	"""Parses the console log of @request with the kunit.py parse of the
-	first of @trees that has one, and reports it as run reports a config."""
+	first of @trees that has one, and reports it as run reports a config;
+	of a console cut short, where it stopped and which of @repo's suites
+	did not run."""
 	path = os.path.abspath(request.file)
 	try:
 		with open(path, errors='backslashreplace') as f:
@@ -46,9 +48,9 @@ def run_parse(request: 'ParseRequest', trees: List[str]) -> int:
 	status = results.classify(kunit, console, results.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)
 	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
-	results.print_report([results.ConfigResult(
+	report.print_report([results.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,
-		param_skips=results.param_skips(console))])
+		param_skips=results.param_skips(console))], known=suites.known(repo))
 	return 0 if status == results.Status.PASS else 1

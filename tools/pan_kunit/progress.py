@@ -126,6 +126,8 @@ class _Build:
 	since_ns: int     # wall clock, to compare with mtimes
 	objects: int = 0
 	making: bool = False
+	expected: int = 0  # the objects it will write, if known (a build from scratch)
+	make_start: float = 0.0  # on the clock, when make started
 
 def count_objects(build_dir: str, since_ns: int) -> int:
 	"""The .o files under @build_dir written at or after @since_ns."""
@@ -146,6 +148,16 @@ def _make_started(log: str) -> bool:
 			return MAKE_STARTED in f.read()
 	except OSError:
 		return False
+
+# How many objects a build must have written before its time left is told.
+MIN_OBJECTS = 20
+
+def build_left(objects: int, expected: int, making: float) -> Optional[float]:
+	"""The time a build that wrote @objects of its @expected in @making
+	seconds of make has left, at the rate so far; None while unknown."""
+	if not expected or objects < MIN_OBJECTS or making <= 0:
+		return None
+	return max(expected - objects, 0) * making / objects
 
 class Eta:
 	"""The time a run of @total steps has left, from the steps done so
@@ -211,10 +223,11 @@ class Progress:
 			self._task, self._eta = text, eta
 			self._show()
 
-	def build_started(self, label: str, build_dir: str, log: str) -> None:
+	def build_started(self, label: str, build_dir: str, log: str, expected: int=0) -> None:
+		"""A build that writes @expected objects (0: unknown)."""
 		with self._lock:
 			self._builds[label] = _Build(label, build_dir, log, self._clock(),
-						     self._wall_ns() - MTIME_SLACK_NS)
+						     self._wall_ns() - MTIME_SLACK_NS, expected=expected)
 			self._show()
 
 	def build_ended(self, label: str) -> int:
@@ -247,7 +260,8 @@ class Progress:
 		with self._lock:
 			builds = list(self._builds.values())
 		for build in builds:
-			build.making = build.making or _make_started(build.log)
+			if not build.making and _make_started(build.log):
+				build.making, build.make_start = True, self._clock()
 			if build.making:
 				build.objects = count_objects(build.build_dir, build.since_ns)
 		with self._lock:
@@ -259,7 +273,11 @@ class Progress:
 		parts = [self._task] if self._task else []
 		for build in self._builds.values():
 			what = f'{build.objects} objects' if build.making else 'configuring'
-			parts.append(f'building {build.label}: {what}, {_clock(now - build.start)}')
+			if build.making and build.expected:
+				what = f'{build.objects}/{build.expected} objects'
+			left = build_left(build.objects, build.expected, now - build.make_start)
+			parts.append(f'building {build.label}: {what}, {_clock(now - build.start)}' +
+				     (f', about {duration(left)} left' if left is not None else ''))
 		if self._boots:
 			start = min(self._boots.values())
 			parts.append(f'booting {", ".join(self._boots)} {_clock(now - start)}' +

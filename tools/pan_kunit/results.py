@@ -30,11 +30,6 @@ class Status(StrEnum):
 
 # How much of the console print_report() shows for a config that did not pass.
 CONSOLE_LOG_LINES = 40
-# How many lines of a failed case's own log print_report() shows.
-CASE_LOG_LINES = 15
-# What print_report() calls a failed leaf, as kunit.py does.
-FAILED_WORDS = {CaseStatus.FAIL: 'FAILED', CaseStatus.ERROR: 'CRASHED'}
-
 # Table row of a leaf test case that kunit_tool put outside any suite (its
 # placeholder, named '', for a test that never reported).
 UNNAMED = ktap.UNNAMED
@@ -130,16 +125,6 @@ def print_tail(title: str, path: str, count: int) -> None:
 	print(f'--- {title}: last {count} lines of {path}')
 	for line in (read_text(path) or '').splitlines()[-count:]:
 		print('    ' + line)
-
-# The files of a boot, as a record names them, and how print_report() does.
-FILE_LABELS = {
-	'console': 'console',
-	'kunit_json': 'kunit_tool JSON',
-	'parsed': 'parsed by kunit_parser',
-	'record': 'record',
-	'exec_log': 'kunit.py exec',
-	'build_log': 'build log',
-}
 
 def _unknown_kernel() -> Kernel:
 	return Kernel(version='', package=None, package_version=None, commit='', branch=None)
@@ -262,21 +247,8 @@ def align(rows: List[List[str]]) -> List[str]:
 	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
 		for row in rows]
 
-def _several_kernels(results: List[ConfigResult]) -> bool:
+def several_kernels(results: List[ConfigResult]) -> bool:
 	return len({r.kernel.package for r in results}) > 1
-
-def table(results: List[ConfigResult]) -> List[str]:
-	"""A column per config, or per (kernel, config) for several kernels."""
-	suites = [r.suites() for r in results]
-	several = _several_kernels(results)
-	rows = [['suite (passed/failed/skipped)'] + [r.title(several) for r in results]]
-	for name in sorted(set().union(*suites)):
-		rows.append([name] + [s[name].cell() if name in s else '-' for s in suites])
-	rows.append(['status'] + [r.status for r in results])
-	rows.append(['cpu'] + [r.cpu or '(default)' for r in results])
-	rows.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
-				      for r in results])
-	return align(rows)
 
 def totals(results: List[ConfigResult]) -> Tuple[int, int, int]:
 	"""Passed, failed and skipped leaves over all configs.  Failed counts
@@ -298,7 +270,7 @@ def total_line(results: List[ConfigResult]) -> str:
 
 def total_lines(results: List[ConfigResult]) -> List[str]:
 	"""total_line(), or one per kernel for several: 'total 6.12: ...'."""
-	if not _several_kernels(results):
+	if not several_kernels(results):
 		return [total_line(results)]
 	packages = list(dict.fromkeys(r.kernel.package for r in results))
 	return [total_line([r for r in results if r.kernel.package == p]).replace(
@@ -306,143 +278,6 @@ def total_lines(results: List[ConfigResult]) -> List[str]:
 
 def report(tree: str, head: str, results: List[ConfigResult]) -> JsonObj:
 	return {'tree': tree, 'head': head, 'configs': [r.to_json() for r in results]}
-
-# The width the skip lines and the failed list keep to: a terminal of 120 columns.
-WIDTH = 120
-
-# How many failed cases print_report() shows with their own log; the
-# others are in the list of failed cases after the table.
-FULL_LOGS = 3
-
-def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
-	"""The first @logs failed or crashed leaves, SUITE.CASE[PARAM], with
-	the lines of their own log (their EXPECTATION FAILED lines), as
-	kunit.py prints them, and where the others' are; how many it showed."""
-	failed = result.failed_cases()
-	for case in failed[:logs]:
-		print(f'    [{FAILED_WORDS[case.status]}] {case.name()}')
-		for line in case.log[:CASE_LOG_LINES]:
-			print('        ' + line)
-		if len(case.log) > CASE_LOG_LINES:
-			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
-			      f'{result.parsed_log}')
-	if len(failed) > max(logs, 0):
-		print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
-		      f'table; their logs: {result.parsed_log or result.console_log}')
-	return min(len(failed), max(logs, 0))
-
-_FAILED_AT = re.compile(r'(?:EXPECTATION|ASSERTION) FAILED at (\S+)')
-
-def failed_lines(result_list: List[ConfigResult]) -> List[str]:
-	"""A line per failed or crashed leaf, with the file and line of its
-	first failed expectation (never cut: an editor opens it from the
-	tree), and per config that did not pass without one: the list
-	print_report() puts next to the verdict."""
-	several = _several_kernels(result_list)
-	lines = []
-	for result in result_list:
-		failed = result.failed_cases()
-		for case in failed:
-			at = next((m.group(1) for m in map(_FAILED_AT.search, case.log) if m), '')
-			lines.append(f'    {result.title(several)}: [{FAILED_WORDS[case.status]}] '
-				     f'{case.name()}' + (f'  {at}' if at else ''))
-		if result.status != Status.PASS and not failed:
-			lines.append(f'    {result.title(several)}: {result.status}')
-	return ['', f'did not pass ({len(lines)}):'] + lines if lines else []
-
-def edits_lines(result_list: List[ConfigResult]) -> List[str]:
-	"""The note that the kernels were built with uncommitted edits."""
-	lines = []
-	for kernel in {r.kernel.package: r.kernel for r in result_list if r.kernel.dirty}.values():
-		files = list(kernel.edits[:MAX_EDITS]) + (
-			[f'{len(kernel.edits) - MAX_EDITS} more'] if len(kernel.edits) > MAX_EDITS else [])
-		lines.append(f'note: {kernel.package or "the kernel"} was built with your uncommitted '
-			     f'edits' + (f' in {", ".join(files)}' if files else ''))
-	return lines
-
-# How many files the note of uncommitted edits names.
-MAX_EDITS = 10
-
-class Shown(StrEnum):
-	"""What print_report() prints: kunit.py's --summary and --failed."""
-	ALL = 'all'          # failures, skips, the table, the totals
-	FAILED = 'failed'    # failures, the totals
-	SUMMARY = 'summary'  # the totals
-
-def print_report(result_list: List[ConfigResult], headed: bool=False,
-		 shown: Shown=Shown.ALL, totals: bool=True) -> None:
-	"""The failures of @result_list, a table of its configs, its skips
-	and its total (or less: @shown; no total when the caller closes with
-	its own tally): one kernel's, under a line naming it when @headed (run
-	reports several kernels one by one), or several kernels' in one
-	table."""
-	if headed and result_list and not _several_kernels(result_list):
-		kernel = result_list[0].kernel
-		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
-	several = _several_kernels(result_list)
-	logs = FULL_LOGS
-	for result in result_list if shown != Shown.SUMMARY else []:
-		if result.status != Status.PASS:
-			print(f'{result.title(several)}: {result.status}')
-			logs -= print_failed(result, logs)
-			# A failed case says why; a crash, a hang or no tests at all, the console.
-			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
-				if os.path.exists(result.console_log):
-					print_tail('console', result.console_log, CONSOLE_LOG_LINES)
-				else:
-					print_tail('kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
-			for key, path in result.files().items():
-				if key != 'build_log' or result.status == Status.BUILD_ERROR:
-					print(f'    {FILE_LABELS[key]}: {path}')
-	if shown == Shown.ALL:
-		print()
-		for line in table(result_list):
-			print(line)
-		for line in skip_lines(result_list):
-			print(line)
-	# Next to the verdict: what did not pass, one line each, and the edits.
-	for line in failed_lines(result_list) if shown != Shown.SUMMARY else []:
-		print(line)
-	for line in edits_lines(result_list):
-		print(line)
-	for line in total_lines(result_list) if totals else []:
-		print(line)
-
-def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
-	"""The skipped cases grouped by reason, most frequent first: a line
-	with the count and the reason, then where (config: cases), cut to
-	@width; every case with its reason is in the JSON and JUnit files."""
-	several = _several_kernels(result_list)
-	by_reason: Dict[str, Dict[str, List[str]]] = {}
-	for result in result_list:
-		for leaf in result.leaves():
-			if leaf.status == CaseStatus.SKIP:
-				by_reason.setdefault(leaf.reason or NO_REASON, {}).setdefault(
-					result.title(several), []).append(_skip_name(leaf))
-	if not by_reason:
-		return []
-	lines = ['', 'skipped, by reason (each case with its reason: --json, --junit):']
-	order = sorted(by_reason.items(), key=lambda item: (-sum(map(len, item[1].values())), item[0]))
-	for reason, where in order:
-		count = sum(len(cases) for cases in where.values())
-		lines.append(_cut(f'{count:>4}  {reason}', width))
-		for config, cases in where.items():
-			lines.append(_cut(f'        {config}: {", ".join(dict.fromkeys(cases))}', width))
-	return lines
-
-# The reason of a skip whose SKIP line gives none.
-NO_REASON = '(no reason given)'
-
-def _skip_name(leaf: ktap.Case) -> str:
-	"""SUITE.CASE[.PARAM]; the skipped parameters 6.1 does not name
-	(leaves.py) as one: SUITE.CASE[N unnamed]."""
-	unnamed = re.fullmatch(r'\(skipped [0-9]+ of ([0-9]+)\)', leaf.path[-1])
-	if unnamed:
-		return f'{".".join(leaf.path[:-1])}[{unnamed.group(1)} unnamed]'
-	return leaf.key()
-
-def _cut(line: str, width: int) -> str:
-	return line if len(line) <= width else line[:width - 4] + ' ...'
 
 def write_json(path: str, data: JsonObj, option: str='') -> None:
 	"""Writes @data to @path, the FILE of @option (e.g. --json), if any."""

@@ -8,8 +8,8 @@ import functools
 import os
 from typing import TYPE_CHECKING, List
 
-from pan_kunit import (configs, gitcmd, junit, kunit_tool, packages, proc, results, runner,
-		       summary, targets, tree)
+from pan_kunit import (configs, cost, gitcmd, junit, kernels, kunit_tool, packages, proc, report,
+		       results, runner, suites, summary, targets, tree)
 from pan_kunit.targets import Target
 
 if TYPE_CHECKING:
@@ -77,9 +77,20 @@ def _print_first(first: List[results.ConfigResult]) -> None:
 	for result in first:
 		print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
 		      f'{result.name}: {result.status}')
-		results.print_failed(result)
-	for line in results.table(first):
+		report.print_failed(result)
+	for line in report.table(first, report.width()):
 		print(line)
+
+def first_run(request: 'RunRequest', target_list: List[Target], repo: str) -> str:
+	"""What the builds from scratch of the run will cost (cost.py), or ''."""
+	matrix = targets.matrix(request, repo, None)
+	options = request.options
+	found = [cost.KernelBuilds(t.kernel.name, t.tree, [
+		(b.build_dir(t.tree), b.group[0].kernel_path) for b in runner.kconfig_builds(
+			t.tree, matrix, kconfig_add=options.kconfig_add,
+			make_options=options.make_options)]) for t in reversed(target_list)]
+	return cost.first_run_line(found, [t.tree for t in target_list] +
+				   [k.default_tree() for k in kernels.KNOWN])
 
 def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> int:
 	"""Builds and boots the matrix of every kernel, the newest first, and
@@ -87,6 +98,9 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 	with a column per config and its total; then a total per kernel."""
 	per_kernel: List[List[results.ConfigResult]] = []
 	reports = []
+	said = first_run(request, target_list, repo)
+	if said:
+		print(said)
 	for target in reversed(target_list):  # targets.resolve() lists them oldest first
 		tree_dir = target.tree
 		targets.setup(target, repo, 'run')
@@ -114,8 +128,8 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(result, request.raw_output)
-		results.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
-				     totals=False)
+		report.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
+				    totals=False, known=suites.known(repo))
 		if tree_dir in targets.PREPARED:
 			prepared = targets.PREPARED[tree_dir]
 			print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +

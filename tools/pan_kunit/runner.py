@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pan_kunit import ktap, kunit_tool, proc, progress, results
+from pan_kunit import cost, kernels, ktap, kunit_tool, proc, progress, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.sources import TREE_KUNITCONFIG
-from pan_kunit.tree import Kernel, kernel_of
+from pan_kunit.tree import Kernel, kernel_of, kernel_version
 
 STATE_DIR = '.pan-kunit'
 CROSS_COMPILE = 'aarch64-linux-gnu-'
@@ -220,9 +220,26 @@ class Build:
 	def build_dir(self, tree: str) -> str:
 		return state(tree, 'build', self.key)
 
-	def label(self) -> str:
-		"""How progress names the build: by its configs."""
-		return ','.join(c.name for c in self.group)
+	def label(self, kernel: str='') -> str:
+		"""How every line and the status line name the build: by its
+		@kernel (kernel_name()) and its configs, '7.3 arm64_nopan,
+		arm64_pan' (its KEY is in its directory's and its log's names)."""
+		return ' '.join([kernel] * bool(kernel) + [', '.join(c.name for c in self.group)])
+
+def kernel_name(tree: str) -> str:
+	"""The kernel of @tree as --kernel names it (7.3), else its Makefile's
+	version, else ''."""
+	spec = kernels.from_makefile(tree)
+	return spec.name if spec else kernel_version(tree)
+
+def short_path(path: str, tree: str) -> str:
+	"""@path relative to @tree when it is in it, else with ~ for the home
+	directory: the lines name the tree before its builds."""
+	relative = os.path.relpath(path, tree)
+	if not relative.startswith(os.pardir + os.sep):
+		return relative
+	home = os.path.expanduser('~')
+	return '~' + path[len(home):] if path.startswith(home + os.sep) else path
 
 @contextlib.contextmanager
 def build_locks(build_dirs: List[str]) -> Iterator[None]:
@@ -255,9 +272,10 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	tools = kunit_tool.toolchain(CROSS_COMPILE, ccache[1:] + options.make_options)
 	build_jobs = []
 	shown = progress.get()
+	kernel = kernel_name(tree)
 	for b in builds:
 		os.makedirs(b.build_dir(tree), exist_ok=True)
-		job = Job(f'build {b.key}',
+		job = Job(f'build {b.label(kernel)}',
 			  kunit_cmd(kunit_dir, 'build', b.build_dir(tree), b.kunitconfig, b.group[0],
 				    b.fragments) +
 			  ['--jobs', str(jobs)] + ccache +
@@ -265,27 +283,32 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			  outputs.build_log(b.key),
 			  dict(env, **kunit_tool.build_env(b.build_dir(tree), tools)))
 		if not quiet:
-			names = ', '.join(c.name for c in b.group)
-			print(f'building {b.build_dir(tree)} for {names} (log: {job.log}) ...')
+			print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) ...')
 		build_jobs.append(job)
 	with build_locks([b.build_dir(tree) for b in builds]):
+		image = {b.key: b.group[0].kernel_path for b in builds}
+		scratch = {b.key: not os.path.exists(os.path.join(b.build_dir(tree), image[b.key]))
+			   for b in builds}
 		for b, job in zip(builds, build_jobs):
-			shown.build_started(b.label(), b.build_dir(tree), job.log)
+			shown.build_started(b.label(kernel), b.build_dir(tree), job.log,
+					    cost.expected_objects(b.build_dir(tree), image[b.key], [tree]))
 		try:
 			run_jobs(build_jobs, None)
 		finally:
-			objects = {b.key: shown.build_ended(b.label()) for b in builds}
+			objects = {b.key: shown.build_ended(b.label(kernel)) for b in builds}
 	built = {}
 	for b, job in zip(builds, build_jobs):
 		assert job.outcome is not None
 		built[b.key] = job.outcome.returncode == 0
 		if built[b.key]:
 			kunit_tool.note_toolchain(b.build_dir(tree), tools)
+			cost.write_record(b.build_dir(tree), job.outcome.elapsed, objects[b.key],
+					  scratch[b.key])
 			if not quiet:
-				print(f'built {b.key} in {job.outcome.elapsed:.0f} s '
+				print(f'built {b.label(kernel)} in {job.outcome.elapsed:.0f} s '
 				      f'({objects[b.key]} objects compiled)')
 			continue
-		print(f'build of {b.build_dir(tree)} failed (kunit.py exit {job.outcome.returncode})')
+		print(f'build of {b.label(kernel)} failed (kunit.py exit {job.outcome.returncode})')
 		results.print_tail('build log', job.log, BUILD_LOG_LINES)
 	return built
 

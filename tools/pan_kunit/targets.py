@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, apt_suites, configs, kernels, kunit_tool, packages, progress,
-		       sources, steps, tree, usertree)
+		       sources, steps, suites, tree, usertree)
 from pan_kunit.kernels import KernelSpec
 
 if TYPE_CHECKING:
 	from pan_kunit.cli import BootRequest
+	from pan_kunit.runner import KunitOptions
 
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
@@ -93,9 +94,14 @@ def check_tree(target: Target) -> None:
 	if not target.user:  # the user's tree exists; pan-kunit makes the clone's directories
 		tree.check_location(target.tree, target.given)
 
-def check_kunit_filter(attribute_filter: str, target_list: List[Target]) -> None:
-	"""Refuses --filter for a kernel without KUnit attributes: its kernel
-	would ignore kunit.filter= and run every case."""
+def check_kunit_filter(options: 'KunitOptions', target_list: List[Target], repo: str) -> None:
+	"""Refuses a filter_glob that names none of the suites and cases of
+	the repo's sources (unless a --kconfig_add may build others), and
+	--filter for a kernel without KUnit attributes: its kernel would
+	ignore kunit.filter= and run every case."""
+	if not options.kconfig_add:
+		suites.check_glob(options.filter_glob, suites.known(repo))
+	attribute_filter = options.filter
 	if not attribute_filter:
 		return
 	lacking = [t.kernel.name for t in target_list if not kernels.has_kunit_attributes(t.kernel)]

@@ -244,6 +244,7 @@ PARSED = {
 	'pass.log': ('pass.json', 0), 'skips.log': ('skips.json', 0),
 	'fail.log': ('fail.json', 1), 'panic.log': ('panic.json', 1),
 	'no_tests.log': ('no_tests.json', 1), 'no_ktap.log': ('no_ktap.json', 1),
+	'7.3_cut_short.log': ('7.3_cut_short.json', 1),
 }
 
 def parse(args: argparse.Namespace) -> int:

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of what the terminal shows of a run's results (pan_kunit.report):
+# the table at the terminal's width, and a stable one off a terminal.
+
+import io
+import os
+import unittest
+from typing import List
+from unittest import mock
+
+from pan_kunit import ktap, report, results, tree
+from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
+
+# The matrix: a 7.3 console without PAN and one with a failure, on PAN.
+MATRIX = (('arm64_nopan', 'cortex-a57', '7.3_nopan_skips', results.Status.PASS),
+	  ('arm64_pan', 'max,pauth-impdef=on', '7.3_pan_one_failure', results.Status.FAIL),
+	  ('arm64_pan_sw_ttbr0', 'max,pauth-impdef=on', '7.3_pan_one_failure', results.Status.FAIL),
+	  ('arm64_ttbr0_pan', 'cortex-a57', '7.3_nopan_skips', results.Status.PASS))
+
+def matrix(package: str='linux-source-7.3') -> List[results.ConfigResult]:
+	found = []
+	for name, cpu, console, status in MATRIX:
+		text = read(test_data_path('console', console + '.log'))
+		found.append(results.ConfigResult(
+			name=name, cpu=cpu, qemu_config='', build_dir='', status=status, elapsed=41.5,
+			skip_reasons=results.skip_reasons(text), kunit=None, console_log='/t/test.log',
+			exec_log='', kernel=tree.Kernel('7.3.1', package, '7.3.1-1', COMMIT, 'pan-kunit'),
+			cases=ktap.parse(text, kunit_tool_of('7.3'))[0],
+			param_skips=results.param_skips(text)))
+	return found
+
+class TableTest(unittest.TestCase):
+
+	def test_fits_120_as_it_is(self) -> None:
+		lines = report.table(matrix(), 120)
+		self.assertLessEqual(max(map(len, lines)), 120)
+		self.assertEqual(lines[0].split(), ['suite', '(passed/failed/skipped)', 'arm64_nopan',
+						    'arm64_pan', 'arm64_pan_sw_ttbr0', 'arm64_ttbr0_pan'])
+		self.assertIn('arm64_pan_hotplug              0/0/1        0/1/0                0/1/0'
+			      '                0/0/1', lines)
+
+	def test_fits_80_without_the_prefix_and_a_legend(self) -> None:
+		lines = report.table(matrix(), 80)
+		self.assertLessEqual(max(map(len, lines)), 80, '\n'.join(lines))
+		self.assertEqual(lines[:3], [
+			'passed/failed/skipped, names without arm64_:',
+			'suite             nopan    pan      pan_sw_ttbr0  ttbr0_pan',
+			'alternative       18/0/0   18/0/0   18/0/0        18/0/0'])
+		self.assertIn('pan_hotplug       0/0/1    0/1/0    0/1/0         0/0/1', lines)
+		self.assertEqual(lines[-4:], [
+			'  nopan         cpu cortex-a57, 41.5 s',
+			'  pan           cpu max,pauth-impdef=on, 41.5 s',
+			'  pan_sw_ttbr0  cpu max,pauth-impdef=on, 41.5 s',
+			'  ttbr0_pan     cpu cortex-a57, 41.5 s'])
+
+	def test_narrower_still_cut_into_tables(self) -> None:
+		lines = report.table(matrix(), 50)
+		self.assertLessEqual(max(map(len, lines)), 50)
+		heads = [line for line in lines if line.startswith('suite ')]
+		self.assertEqual(heads, ['suite             nopan    pan      pan_sw_ttbr0',
+					 'suite             ttbr0_pan'])
+		# Each table has every suite and the status.
+		self.assertEqual(sum(line.startswith('status ') for line in lines), 2)
+		self.assertEqual(sum(line.startswith('pan_uaccess ') for line in lines), 2)
+
+	def test_width_off_a_terminal_is_stable(self) -> None:
+		with mock.patch.dict(os.environ, {'COLUMNS': ''}), \
+		     mock.patch('sys.stdout', io.StringIO()):
+			self.assertEqual(report.width(), report.WIDTH)
+		with mock.patch.dict(os.environ, {'COLUMNS': '80'}):
+			self.assertEqual(report.width(), 80)
+
+	def test_report_keeps_to_the_width(self) -> None:
+		for columns in (80, 120):
+			out = io.StringIO()
+			with mock.patch.dict(os.environ, {'COLUMNS': str(columns)}), \
+			     mock.patch('sys.stdout', out):
+				report.print_report(matrix())
+			lines = out.getvalue().splitlines()
+			start = next(i for i, line in enumerate(lines) if line.startswith(('suite', 'passed')))
+			end = lines.index('did not pass (4):')
+			self.assertLessEqual(max(map(len, lines[start:end])), columns, columns)
+			# The failed cases: the case first, where it failed under it.
+			self.assertEqual(lines[end + 1:end + 3], [
+				'    arm64_pan: [FAILED] arm64_cpucap_table.cpu_enable_pan_sets_pstate_pan',
+				'        at arch/arm64/kernel/tests/cpucap_table_kunit.c:498'])
+
+if __name__ == '__main__':
+	unittest.main()
