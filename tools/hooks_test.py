@@ -147,8 +147,23 @@ class HooksTest(unittest.TestCase):
 		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
 				 (cpufeature.old or b'').decode())
 
+	def test_0005_late_cpu_hook_goes_with_its_suite(self) -> None:
+		# The hook of verify_local_cpu_caps(): an #ifdef block of the
+		# passes' symbol, then the lines it replaces in the function
+		# below, each a hunk of its own that names no suite.
+		for kernel in kernels.supported(REPO):
+			with self.subTest(kernel=kernel.name):
+				self.symbols = {}
+				_, hook, _ = self.changes(
+					'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch',
+					kernel)
+				text = b''.join(l for item in hook.items() for l in item.lines)
+				self.assertIn(b'late_cpu_park();', text)
+				self.assertEqual([sorted(item.suites) for item in hook.items()],
+						 [['arm64_cpucap_passes']] * len(hook.items()))
+
 	def test_0005_cut_passes_then_table(self) -> None:
-		kconfig, cpufeature = self.changes(
+		kconfig, _, cpufeature = self.changes(
 			'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
 		# The blank line before each #ifdef goes with it: none is left at the end.

@@ -237,9 +237,32 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 			for i in orphans:
 				after = [item for item in hunk.items[i + 1:] if item.suites]
 				before = [item for item in hunk.items[:i] if item.suites]
-				nearest = after[0] if after else before[-1] if before else None
+				nearest = _nearest(hunk.items[i], before, after)
 				if nearest is not None:
 					hunk.items[i].suites = set(nearest.suites)
+	# An item left with no suite in its hunk (git diff -U0 makes a hunk of
+	# each line a hook replaces) looks through the whole file the same way.
+	# The changes of a file are in its order, each hunk's items too.
+	by_path: Dict[str, List[Item]] = {}
+	for change in changes:
+		by_path.setdefault(change.path, []).extend(change.items())
+	for ordered in by_path.values():
+		for i, item in enumerate(ordered):
+			if item.suites:
+				continue
+			nearest = _nearest(item, [other for other in ordered[:i] if other.suites],
+					   [other for other in ordered[i + 1:] if other.suites])
+			if nearest is not None:
+				item.suites = set(nearest.suites)
+
+def _nearest(item: Item, before: List[Item], after: List[Item]) -> Optional[Item]:
+	"""The item whose suites an item that names none takes: a comment or a
+	definition goes with what follows it (the #ifdef block it introduces),
+	a line inside a function (indented) with the hook above it, whose
+	names it uses; else the other way round."""
+	inside = bool(item.lines) and item.lines[0][:1] in (b'\t', b' ')
+	first, second = (before[-1:], after[:1]) if inside else (after[:1], before[-1:])
+	return (first or second or [None])[0]
 
 def changes(worktree: str, before: str, after: str) -> List[FileChange]:
 	"""What the commits @before..@after change, file by file, in
