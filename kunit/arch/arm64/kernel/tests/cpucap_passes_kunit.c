@@ -180,6 +180,27 @@ static void passes_add_row(struct passes_ctx *ctx, unsigned int num, u16 type,
 	ctx->log.has[num] = has;
 }
 
+/* What the check of a late CPU did on a conflict, instead of doing it. */
+static atomic_t passes_parked, passes_panicked;
+
+static void passes_park(void)
+{
+	atomic_inc(&passes_parked);
+}
+
+static void passes_panic(void)
+{
+	atomic_inc(&passes_panicked);
+}
+
+/* The hooks of verify_local_cpu_caps() as boot left them. */
+static void passes_late_cpu_restore(void)
+{
+	late_cpu_set = &system_cpucap_set;
+	late_cpu_park = cpu_die_early;
+	late_cpu_panic = cpu_panic_kernel;
+}
+
 /*
  * Each case gets a fresh fake table and private bitmaps; the system's
  * capability bitmaps and elf_hwcap are saved for .exit.
@@ -214,6 +235,7 @@ static int passes_init(struct kunit *test)
 static void passes_exit(struct kunit *test)
 {
 	passes_ctx = NULL;
+	passes_late_cpu_restore();
 	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_hwcaps, PASSES_SYSTEM_CAPS,
 						 ARM64_NCAPS),
 			      "%s changed: was %*pb, now %*pb", __stringify(PASSES_SYSTEM_CAPS),
@@ -645,7 +667,11 @@ static void verify_local_cpu_caps_permits_extra(struct kunit *test)
  *   require the workaround. However, it is not safe if a "late" CPU
  *   requires a workaround and the system hasn't enabled it already."
  * - STRICT_BOOT_CPU_FEATURE: "All secondary CPUs must match the state of
- *   the capability as detected by the boot CPU."
+ *   the capability as detected by the boot CPU." It is the type with
+ *   ARM64_CPUCAP_PANIC_ON_CONFLICT: "If the ARM64_CPUCAP_PANIC_ON_CONFLICT
+ *   flag is specified for the capability, then a kernel panic is
+ *   triggered"; on any other conflict "the CPU is prevented from
+ *   booting".
  * - BOOT_CPU_FEATURE and SYSTEM_FEATURE: "It is safe for a late CPU to
  *   have this feature even though the [boot CPU | system] hasn't enabled
  *   it ... If the [boot CPU | system] has enabled this feature already,
@@ -662,6 +688,7 @@ struct passes_late_rule {
 	bool system_has;
 	bool cpu_has;
 	bool refused;
+	bool panics;		/* refused by a kernel panic, not by parking the CPU */
 	bool enabled;		/* cpu_enable() ran on the late CPU */
 };
 
@@ -688,10 +715,10 @@ static const struct passes_late_rule passes_late_rules[] = {
 	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
 	{ .name = "strict_boot_cpu_feature_cpu_lacks",
 	  .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
-	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
+	  .system_has = true, .cpu_has = false, .refused = true, .panics = true, .enabled = false },
 	{ .name = "strict_boot_cpu_feature_cpu_has",
 	  .type = ARM64_CPUCAP_STRICT_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
-	  .system_has = false, .cpu_has = true, .refused = true, .enabled = false },
+	  .system_has = false, .cpu_has = true, .refused = true, .panics = true, .enabled = false },
 	{ .name = "boot_cpu_feature_cpu_lacks",
 	  .type = ARM64_CPUCAP_BOOT_CPU_FEATURE, .verify = SCOPE_BOOT_CPU,
 	  .system_has = true, .cpu_has = false, .refused = true, .enabled = false },
@@ -765,6 +792,49 @@ static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
 			    "type %#x, scope mask %#x, system %s it, late CPU %s it: cpu_enable() calls",
 			    r->type, r->verify, passes_has(r->system_has),
 			    passes_has(r->cpu_has));
+}
+
+/*
+ * The same rules through check_local_cpu_capabilities(), which the CPU
+ * hotplug code runs on a CPU that comes up late: it checks the boot CPU
+ * scope (check_early_cpu_features()) and then the others
+ * (verify_local_cpu_capabilities()), each row with the mask of its
+ * scope, and on a conflict parks the CPU, or panics the kernel for a
+ * STRICT_BOOT_CPU_FEATURE. It runs on this CPU over the case's table,
+ * whose row is the only one in conflict, through the hooks of
+ * verify_local_cpu_caps(), which record the action instead of taking it:
+ * exactly one action for a refused CPU, none for one let in.
+ */
+static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
+{
+	const struct passes_late_rule *r = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	int parked, panicked;
+
+	passes_add_row(ctx, 0, r->type, r->name, r->cpu_has);
+	if (r->system_has)
+		__set_bit(0, ctx->caps);
+	atomic_set(&passes_parked, 0);
+	atomic_set(&passes_panicked, 0);
+	late_cpu_set = &ctx->set;
+	late_cpu_park = passes_park;
+	late_cpu_panic = passes_panic;
+	preempt_disable();
+	check_local_cpu_capabilities();
+	preempt_enable();
+	passes_late_cpu_restore();
+	parked = atomic_read(&passes_parked);
+	panicked = atomic_read(&passes_panicked);
+
+	KUNIT_EXPECT_TRUE_MSG(test, parked == (r->refused && !r->panics) &&
+			      panicked == (r->refused && r->panics),
+			      "type %#x, system %s it, late CPU %s it: parked %d, panicked %d times; expected %s",
+			      r->type, passes_has(r->system_has), passes_has(r->cpu_has),
+			      parked, panicked, !r->refused ? "neither" :
+			      r->panics ? "a panic" : "the CPU parked");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[0]), r->enabled ? 1 : 0,
+			    "type %#x, system %s it, late CPU %s it: cpu_enable() calls",
+			    r->type, passes_has(r->system_has), passes_has(r->cpu_has));
 }
 
 /*
@@ -978,6 +1048,8 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
+	KUNIT_CASE_PARAM(check_local_cpu_capabilities_late_cpu_rules,
+			 passes_late_rule_gen_params),
 	KUNIT_CASE(update_cpu_capabilities_pan_needs_every_cpu),
 	KUNIT_CASE(verify_local_cpu_caps_pan_refuses_cpu_without),
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
