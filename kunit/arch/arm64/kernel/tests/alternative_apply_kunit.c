@@ -202,7 +202,8 @@ static void __apply_alternatives_skips_cap_cpu_lacks(struct kunit *test)
 	DECLARE_BITMAP(mask, ARM64_NCAPS);
 
 	if (cpus_have_cap(ARM64_WORKAROUND_CAVIUM_27456))
-		kunit_skip(test, "this system has ARM64_WORKAROUND_CAVIUM_27456: no capability known absent");
+		kunit_skip(test,
+			   "this system has ARM64_WORKAROUND_CAVIUM_27456: no capability known absent");
 	bitmap_fill(mask, ARM64_NCAPS);
 	alt_apply_reset();
 	alt_apply_entry(0, ARM64_WORKAROUND_CAVIUM_27456, 2, NULL);
@@ -253,7 +254,8 @@ static void __apply_alternatives_calls_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, alt_apply_cb_seen.nr_inst, 3);
 	for (j = 0; j < ALT_APPLY_INSNS; j++)
 		KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(alt_apply_buf.orig[0][j]),
-				    j < 3 ? ALT_APPLY_MOVZ(99) : ALT_APPLY_NOP, "instruction %d", j);
+				    j < 3 ? ALT_APPLY_MOVZ(99) : ALT_APPLY_NOP,
+				    "instruction %d", j);
 }
 
 /*
@@ -340,7 +342,7 @@ static void get_alt_insn_branch_by_target(struct kunit *test)
 	alt_apply_region(test, 1, mask);
 	got = le32_to_cpu(orig[row->at]);
 	KUNIT_EXPECT_EQ_MSG(test, got, want,
-			    "%s at replacement instruction %d to replacement+%ld (site %px, replacement %px): patched %#010x, want %#010x (%s)",
+			    "%s at replacement instruction %d to replacement+%ld (site %pS, replacement %pS): patched %#010x, want %#010x (%s)",
 			    row->kind->name, row->at, row->to, orig, repl, got, want,
 			    row->moved ? "the same target, from the site" : "as it is");
 }
@@ -376,7 +378,7 @@ static void get_alt_insn_adrp_by_page(struct kunit *test)
 	alt_apply_region(test, 1, mask);
 	got = le32_to_cpu(orig[0]);
 	KUNIT_EXPECT_EQ_MSG(test, got, want,
-			    "ADRP X0 from replacement %px to the page of %px: patched %#010x at %px, want %#010x (%ld pages)",
+			    "ADRP X0 from replacement %pS to the page of %pS: patched %#010x at %pS, want %#010x (%ld pages)",
 			    repl, (void *)target, got, orig, want, want_pages);
 }
 

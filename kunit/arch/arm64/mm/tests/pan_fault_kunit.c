@@ -29,14 +29,19 @@
 #define PANT_ISS_WNR		BIT_ULL(6)
 /*
  * DDI 0487 J.a, D19.2.40 ESR_EL1, ISS encoding for an exception from a
- * Data Abort: S1PTW, bit [7] (a fault on the stage 2 translation of a
- * stage 1 table walk) and CM, bit [8] (a cache maintenance or address
- * translation instruction). An Instruction Abort has S1PTW at bit [7]
- * too; its bits [6] and [8] are RES0.
+ * Data Abort: S1PTW, bit [7], and CM, bit [8] (a cache maintenance or
+ * address translation instruction). S1PTW marks a stage 2 fault on a
+ * stage 1 table walk, which ESR_EL1 reports only where a hypervisor
+ * injects one (pKVM does); an Instruction Abort has S1PTW at bit [7]
+ * too, and its bits [6] and [8] are RES0. None of them changes the kind
+ * of fault the FSC gives: the rows pin that is_el1_permission_fault()
+ * looks at the FSC alone.
  */
 #define PANT_ISS_S1PTW		BIT_ULL(7)
 #define PANT_ISS_CM		BIT_ULL(8)
 #define PANT_FSC_MASK		0x3f	/* DFSC/IFSC, bits [5:0] */
+/* 0b101010: translation fault, level -2 (FEAT_D128) */
+#define PANT_FSC_TRANS_LM2	0x2a
 #define PANT_FSC_TRANS_L0	0x04	/* 0b000100 translation fault, level 0 */
 #define PANT_FSC_TRANS_L3	0x07	/* 0b000111 translation fault, level 3 */
 #define PANT_FSC_AF_L3		0x0b	/* 0b001011 access flag fault, level 3 */
@@ -286,8 +291,10 @@ static void is_el1_permission_fault_rows(struct kunit *test)
  *   0b101011  translation fault, level -1 (FEAT_LPA2)
  *   0b001000  access flag fault, level 0 (FEAT_LPA2); 0b0010nn, level nn
  *   0b001100  permission fault, level 0 (FEAT_LPA2); 0b0011nn, level nn
- * FEAT_D128's level -2 codes (0b101010, 0b101100) are left out: none of
- * the kernels supports 128-bit descriptors.
+ * FEAT_D128's level -2 translation fault (0b101010) is left out: none
+ * of the kernels supports 128-bit descriptors. Its level -2 address
+ * size fault (0b101100) is among the other codes, no permission fault
+ * either way.
  */
 enum pant_fsc_kind {
 	PANT_FSC_ADDR_SIZE,
@@ -336,7 +343,7 @@ static bool pant_fsc_is_mmu_fault(unsigned int fsc)
 {
 	unsigned int i;
 
-	if (fsc == 0x2a)
+	if (fsc == PANT_FSC_TRANS_LM2)
 		return true;
 	for (i = 0; i < ARRAY_SIZE(pant_fsc_rows); i++)
 		if (pant_fsc_rows[i].fsc == fsc)
@@ -424,8 +431,9 @@ static void is_el1_permission_fault_every_level(struct kunit *test)
 
 /*
  * Every other fault status code (external aborts, parity and ECC errors,
- * alignment, TLB conflict, granule protection, IMPLEMENTATION DEFINED
- * and unallocated codes: DDI 0487 J.a, D19.2.40, DFSC) is no permission
+ * alignment, TLB conflict, granule protection, the level -2 address size
+ * fault, IMPLEMENTATION DEFINED and unallocated codes: DDI 0487 J.a,
+ * D19.2.40, DFSC) is no permission
  * fault, at any place, as a data or an instruction abort.
  */
 static void is_el1_permission_fault_other_fsc(struct kunit *test)
@@ -453,9 +461,10 @@ static void esr_fsc_is_fault_every_code(struct kunit *test)
 	bool trans, perm, af;
 	unsigned int fsc, i;
 
-	if (!pant_fsc_helpers(0, &trans, &perm, &af))
+	if (!pant_fsc_helpers(0, &trans, &perm, &af)) {
 		/* is_el1_permission_fault_every_level checks its open-coded test */
 		kunit_skip(test, "no esr_fsc_is_*_fault() helpers before 6.9");
+	}
 
 	for (fsc = 0; fsc <= PANT_FSC_MASK; fsc++) {
 		u64 esr = PANT_ESR(PANT_EC_DABT_CUR,
@@ -463,7 +472,7 @@ static void esr_fsc_is_fault_every_code(struct kunit *test)
 		/* none of the three kinds the helpers name */
 		enum pant_fsc_kind kind = PANT_FSC_ADDR_SIZE;
 
-		if (fsc == 0x2a)	/* FEAT_D128's level -2 translation fault */
+		if (fsc == PANT_FSC_TRANS_LM2)	/* FEAT_D128 */
 			continue;
 		for (i = 0; i < ARRAY_SIZE(pant_fsc_rows); i++)
 			if (pant_fsc_rows[i].fsc == fsc)

@@ -94,9 +94,11 @@ struct pant_closed_on {
 static long pant_closed_on_fn(void *arg)
 {
 	struct pant_closed_on *on = arg;
+	char what[64];
 
 	on->cpu = raw_smp_processor_id();
-	pant_expect_closed(on->test, NULL, "a work item on the CPU brought back online");
+	snprintf(what, sizeof(what), "a work item on CPU%d, brought back online", on->cpu);
+	pant_expect_closed(on->test, NULL, what);
 	return 0;
 }
 
@@ -106,7 +108,9 @@ static long pant_closed_on_fn(void *arg)
  * PSTATE.PAN set under the CPU's PAN; under TTBR0 PAN, TTBR0_EL1 on
  * reserved_pg_dir with the reserved ASID, as the CPU's boot path leaves
  * it once it is done with the identity map, not on the identity map's
- * tables, which would be left there until the CPU's first uaccess.
+ * tables, which would be left there until the CPU's first uaccess, entry
+ * from EL0 or resume from suspend. Built in, the suites run before any
+ * user space, so nothing but the work item runs there first.
  */
 static void cpu_hotplug_closes_user_access(struct kunit *test)
 {

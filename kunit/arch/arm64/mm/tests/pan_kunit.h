@@ -15,12 +15,12 @@
 #define _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/cpufeature.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/mm_types.h>
 #include <linux/pgtable.h>
 #include <linux/workqueue.h>
-#include <asm/cpufeature.h>
 #include <asm/irq_regs.h>
 #include <asm/sysreg.h>
 
@@ -340,7 +340,8 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, cnp,
 				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu",
 				    where, what, s.ttbr0_cnp, s.asid, cnp,
-				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) & PANT_MMFR2_CNP_MASK);
+				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) &
+				    PANT_MMFR2_CNP_MASK);
 	if (w.check_tables)
 		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
 				      s.ttbr0_baddr_after == w.ttbr0_baddr &&

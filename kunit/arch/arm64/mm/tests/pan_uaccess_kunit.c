@@ -412,7 +412,7 @@ out:
  */
 static const unsigned int pant_partial_heads[] = { 1, 3, 8, 15, 16, 17, 40 };
 #define PANT_PARTIAL_LEN	64
-/* Shorter than a pair of words: arm64's copy then starts with one word. */
+/* Shorter than 16 bytes: arm64's copy then starts with one doubleword. */
 #define PANT_PARTIAL_SHORT	15
 
 /*
@@ -575,10 +575,12 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 		ret = strncpy_from_user(dst, start, PANT_PARTIAL_LEN);
 		pant_expect_closed(test, u->mm, "strncpy_from_user()");
 		KUNIT_EXPECT_EQ_MSG(test, ret, (long)head - 1,
-				    "strncpy_from_user(%#lx, %u), NUL at byte %u", (unsigned long)start,
-				    PANT_PARTIAL_LEN, head - 1);
+				    "strncpy_from_user(%#lx, %u), NUL at byte %u",
+				    (unsigned long)start, PANT_PARTIAL_LEN, head - 1);
 		if (ret == head - 1)
-			KUNIT_EXPECT_STREQ(test, dst, str);
+			KUNIT_EXPECT_STREQ_MSG(test, dst, str,
+					       "strncpy_from_user(%#lx, %u), NUL at byte %u",
+					       (unsigned long)start, PANT_PARTIAL_LEN, head - 1);
 		KUNIT_EXPECT_EQ_MSG(test, strnlen_user(start, PANT_PARTIAL_LEN), (long)head,
 				    "strnlen_user(%#lx, %u), NUL at byte %u", (unsigned long)start,
 				    PANT_PARTIAL_LEN, head - 1);
@@ -632,6 +634,7 @@ static void pant_futex_expect_efault(struct kunit *test, struct pant_user *u,
 				     unsigned long page, const char *what)
 {
 	u32 __user *uptr = (u32 __user *)page;
+	char after[64];
 	u32 oval, val;
 	unsigned int i;
 	int ret;
@@ -640,34 +643,42 @@ static void pant_futex_expect_efault(struct kunit *test, struct pant_user *u,
 		pagefault_disable();
 		ret = arch_futex_atomic_op_inuser(pant_futex_ops[i].op, 1, &oval, uptr);
 		pagefault_enable();
-		KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT, "arch_futex_atomic_op_inuser(%s) on %s",
-				    pant_futex_ops[i].name, what);
-		pant_expect_closed(test, u->mm, pant_futex_ops[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT,
+				    "arch_futex_atomic_op_inuser(%s, 1) on %s at %#lx",
+				    pant_futex_ops[i].name, what, page);
+		snprintf(after, sizeof(after), "%s on %s", pant_futex_ops[i].name, what);
+		pant_expect_closed(test, u->mm, after);
 	}
 	pagefault_disable();
 	/* The word is 0: the compare succeeds, and the store faults. */
 	ret = futex_atomic_cmpxchg_inatomic(&oval, uptr, 0, 1);
 	pagefault_enable();
-	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT, "futex_atomic_cmpxchg_inatomic(0, 1) on %s", what);
-	pant_expect_closed(test, u->mm, "futex_atomic_cmpxchg_inatomic()");
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT,
+			    "futex_atomic_cmpxchg_inatomic(0, 1) on %s at %#lx", what, page);
+	snprintf(after, sizeof(after), "futex_atomic_cmpxchg_inatomic() on %s", what);
+	pant_expect_closed(test, u->mm, after);
 
 	val = 1;
 	pagefault_disable();
 	ret = get_user(val, uptr);
 	pagefault_enable();
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "the futex word of %s", what);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "get_user() of the futex word of %s at %#lx",
+			    what, page);
+	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "the futex word of %s at %#lx", what, page);
 }
 
 /*
  * The futex helpers' privileged window (PSTATE.PAN cleared, or TTBR0
  * opened, around LDXR/STLXR) on pages whose store faults: a read-only
- * page, and a writable private page still mapping the zero page (a
- * copy-on-write fault). The load succeeds and the store faults, so this
- * reaches the fixup of the store, which the unmapped page (whose load
- * faults) does not.
+ * VMA, and a writable private VMA whose page is still the zero page
+ * (the store is a copy-on-write fault). Both map the zero page
+ * read-only, and page faults are disabled, so the store faults the same
+ * way on both; what differs is whether the VMA would let the futex core
+ * fault the page in writable and try again. The load succeeds and the
+ * store faults, so this reaches the fixup of the store, which the
+ * unmapped page (whose load faults) does not.
  */
-static void futex_unwritable_efault_pan_restored(struct kunit *test)
+static void arch_futex_atomic_op_inuser_unwritable_efault(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
 	struct pant_user *u = &ctx->user;
@@ -869,7 +880,7 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(copy_from_user_partial_reports_rest),
 	KUNIT_CASE(clear_user_partial_reports_rest),
 	KUNIT_CASE(strncpy_from_user_end_of_mapping),
-	KUNIT_CASE(futex_unwritable_efault_pan_restored),
+	KUNIT_CASE(arch_futex_atomic_op_inuser_unwritable_efault),
 	KUNIT_CASE(uaccess_unprivileged_fault_pan_kept),
 	{}
 };
