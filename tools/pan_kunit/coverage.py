@@ -3,7 +3,7 @@
 # Line and branch coverage of the code under test, measured in the booted
 # kernel: a build of each kconfig group with CONFIG_GCOV_KERNEL and
 # profiling limited to PROFILED, booted once per QEMU config with the
-# suites running as in `run` and then an init (coverage/init.c) that
+# suites running as in `run` and then an init (guest/coverage_init.c) that
 # writes the gcov data files to the console; the files are read back
 # from the console next to the build's .gcno files, and Debian's lcov
 # merges the configs and writes the HTML report.
@@ -32,8 +32,9 @@ from pan_kunit.targets import Target
 if TYPE_CHECKING:
 	from pan_kunit.cli import BootRequest
 
+# The directory of the coverage boots' files, in the tree's .pan-kunit/.
 COVERAGE_DIR = 'coverage'
-INIT_SOURCE = os.path.join(COVERAGE_DIR, 'init.c')
+INIT_SOURCE = os.path.join(initramfs.GUEST_DIR, 'coverage_init.c')
 KCONFIG_ADD = ['CONFIG_GCOV_KERNEL=y']
 # What `coverage` needs beyond what every command does: Debian's lcov,
 # and the cross gcov (gcc-aarch64-linux-gnu), which lcov runs.
@@ -116,7 +117,7 @@ def make_options() -> List[str]:
 	"""make's GCOV_PROFILE_<object>=y for each of PROFILED."""
 	return [f'GCOV_PROFILE_{os.path.basename(source)[:-2]}.o=y' for source in PROFILED]
 
-# The init's lines; see coverage/init.c.
+# The init's lines; see guest/coverage_init.c.
 FILE_LINE = re.compile(r'pan-kunit gcda: (\S+) (\d+)$')
 DATA_LINE = re.compile(r'pan-kunit gcda\+ (\d+) ([0-9a-f]*)$')
 END_LINE = re.compile(r'pan-kunit gcov: (\d+) files$')
