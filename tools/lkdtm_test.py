@@ -82,7 +82,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 
 	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
 		with mock.patch.object(initramfs, 'pack') as pack, \
-		     self.assertRaisesRegex(Error, 'built without lkdtm/lkdtm.config'):
+		     self.assertRaisesRegex(Error, 'built without kconfig/lkdtm.config'):
 			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
 				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
 		pack.assert_not_called()

@@ -12,6 +12,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
 
+# The repo's directory of kconfig fragments, which every build merges
+# into the kunitconfig (targets.fragments()).
+KCONFIG_DIR = 'kconfig'
 # Where Debian's linux-source-X packages put their tarball.
 TARBALL_DIR = '/usr/src'
 # The base commit's subject: "Debian linux-source-6.1 6.1.192-3".
