@@ -43,8 +43,8 @@ class KernelSpec:
 	def kconfig(self) -> str:
 		"""Its kconfig fragment, relative to the repo: the lines of every
 		build of this kernel that another kernel would refuse (a symbol
-		it lacks).  Optional."""
-		return os.path.join(self.patches_dir(), 'kconfig')
+		it lacks), beside the common fragments.  Optional."""
+		return os.path.join(KCONFIG_DIR, self.name + '.config')
 
 	def mutants_dir(self) -> str:
 		return os.path.join('mutants', self.name)
