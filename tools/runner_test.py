@@ -5,6 +5,7 @@
 # the olddefconfig kunit_build.py leaves out, kunit_kernel.py of each
 # kernel, the lock of a build directory.
 
+import builtins
 import contextlib
 import fcntl
 import importlib
@@ -184,6 +185,30 @@ class KunitBuildTest(unittest.TestCase):
 			for name in ('kunit_kernel', 'kunit_config', 'qemu_config'):
 				sys.modules.pop(name, None)
 			sys.modules.update(saved)
+
+	def test_kunit_py_runs_as_python_runs_a_script(self) -> None:
+		# What kunit.py may rely on: its own __main__ module, found in
+		# sys.modules as dataclasses look a class's module up, __file__
+		# (kunit.py finds the tree from it), and its arguments.
+		with tempfile.TemporaryDirectory() as tmp:
+			script = os.path.join(tmp, 'kunit.py')
+			write(script, textwrap.dedent('''\
+				import dataclasses, sys
+				@dataclasses.dataclass
+				class Request:
+					jobs: int
+				RAN.update(name=__name__, file=__file__, argv=list(sys.argv),
+					   own=sys.modules['__main__'].__dict__ is globals(),
+					   request=Request(2).jobs, spec=__spec__)
+				'''))
+			ran: Dict[str, Any] = {}
+			main = sys.modules['__main__']
+			with mock.patch.object(sys, 'argv', [script, 'build']), \
+			     mock.patch.object(builtins, 'RAN', ran, create=True):
+				kunit_build.run_as_main(script)
+			self.assertIs(sys.modules['__main__'], main)
+		self.assertEqual(ran, {'name': '__main__', 'file': script, 'argv': [script, 'build'],
+				       'own': True, 'request': 2, 'spec': None})
 
 	def test_build_kernel_makes_without_olddefconfig_on_every_kernel(self) -> None:
 		for kernel in (k.name for k in kernels.KNOWN):
