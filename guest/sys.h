@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the inits of pan-kunit's own boots (lkdtm/init.c, coverage/init.c)
+ * What the inits of pan-kunit's own boots (lkdtm_init.c, coverage_init.c)
  * need of a libc, as raw arm64 system calls: they are built with the
  * cross compiler alone, which on Debian comes without arm64 libc headers.
  */

@@ -14,8 +14,9 @@ import unittest
 from typing import Dict, List
 from unittest import mock
 
-from pan_kunit import Error, coverage, kernels, lcov, results, runner, tree
-from testlib import test_data_path, read, read_bytes, write, setUpModule, tearDownModule
+from pan_kunit import Error, configs, coverage, initramfs, kernels, lcov, results, runner, tree
+from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
+		     tearDownModule)
 
 class CoverageTest(unittest.TestCase):
 	"""The gcov data out of the guest's console, and what lcov made of it."""
@@ -89,7 +90,8 @@ class CoverageTest(unittest.TestCase):
 		work = os.path.join(self.tmp, 'coverage')
 		os.makedirs(work)
 		for name, fixture in ((coverage.SUITES_INFO, 'functions.info'),
-				      (coverage.BASELINE_INFO, 'functions.baseline.info')):
+				      ('arm64_pan.info', 'functions.info'),
+				      ('arm64_pan.baseline.info', 'functions.baseline.info')):
 			write(os.path.join(work, name),
 			      read(test_data_path('coverage', fixture)).replace('TREE', self.tmp))
 		data = coverage.read_suites_only(work, self.tmp)
@@ -186,6 +188,49 @@ class CoverageTest(unittest.TestCase):
 		self.assertEqual(coverage.boot_cmdline(config), 'console=ttyAMA0 panic=-1')
 		self.assertEqual(coverage.boot_cmdline(config, runner.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
+
+	def test_a_run_counts_none_of_an_earlier_runs_tracefiles(self) -> None:
+		# An earlier run booted arm64_nopan too; this one boots arm64_pan
+		# alone, whose baseline boot ran each of its lines as often.
+		tree_dir = os.path.join(self.tmp, 'tree')
+		work = runner.state(tree_dir, coverage.COVERAGE_DIR)
+		os.makedirs(work)
+		def info(counts: Dict[int, int]) -> str:
+			return (f'SF:{tree_dir}/arch/arm64/mm/fault.c\n' +
+				''.join(f'DA:{n},{c}\n' for n, c in counts.items()) + 'end_of_record\n')
+		for name, counts in (('arm64_nopan', {554: 9}), ('arm64_nopan.baseline', {554: 0}),
+				     ('arm64_pan', {554: 9}), ('arm64_pan.baseline', {554: 0}),
+				     ('baseline', {554: 0}), ('coverage', {554: 9})):
+			write(os.path.join(work, name + '.info'), info(counts))
+		config = configs.QemuConfig('arm64_pan', '/r/qemu_configs/arm64_pan.py', '',
+					    'arch/arm64/boot/Image', 'max')
+		def read_boot(config: configs.QemuConfig, exec_dir: str, build_dir: str, work: str,
+			      outcome: results.Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
+			name = config.name + ('.baseline' if baseline else '')
+			tracefile = os.path.join(work, name + '.info')
+			write(tracefile, info({554: 5}))
+			return coverage.Boot(config, True, 'ok', tracefile)
+		def merge(traces: List[str], tree: str, out: str) -> None:
+			write(out, ''.join(read(t) for t in traces))
+		with mock.patch.object(initramfs, 'pack', return_value='/cpio'), \
+		     mock.patch.object(runner, 'build_all',
+				       side_effect=lambda _t, _k, builds, *_a, **_kw:
+				       {b.key: True for b in builds}), \
+		     mock.patch.object(runner, 'link_kernel'), \
+		     FakeJobs().patch(), \
+		     mock.patch.object(coverage, '_read_boot', side_effect=read_boot), \
+		     mock.patch.object(lcov, 'merge', side_effect=merge), \
+		     mock.patch.object(lcov, 'html'), \
+		     contextlib.redirect_stdout(io.StringIO()):
+			report = coverage.run(tree_dir, '/kunit', '7.3', 't', [config], '/repo', 60, 1)
+		self.assertEqual([b.ok for b in report.boots], [True])
+		self.assertEqual(sorted(os.listdir(work)),
+				 ['arm64_pan.baseline.info', 'arm64_pan.info', 'coverage.info'])
+		# arm64_pan's boots ran line 554 as often: the suites never
+		# reached it, whatever the earlier run's arm64_nopan said.
+		data = coverage.read_suites_only(work, tree_dir)
+		assert data is not None
+		self.assertEqual(data['arch/arm64/mm/fault.c'].lines, {554: 0})
 
 	def boot(self, console: str, outcome: results.Exit,
 		 baseline: bool=False) -> coverage.Boot:

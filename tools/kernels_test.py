@@ -45,20 +45,20 @@ class KernelsTest(TempDirTestCase):
 
 	def test_a_kernels_own_kconfig_is_merged_after_the_common_ones(self) -> None:
 		# kunitconfig and lean.config hold what every kernel accepts; a
-		# symbol another kernel lacks goes in patches/VERSION/kconfig.
+		# symbol another kernel lacks goes in kconfig/VERSION.config.
 		self.add_kernel('6.12')
 		k61, k612 = kernels.select(self.repo, [])
-		common = [os.path.join(self.repo, 'lkdtm', 'lkdtm.config'),
+		common = [os.path.join(self.repo, targets.LKDTM_KCONFIG),
 			  os.path.join(self.repo, targets.LEAN_KCONFIG)]
-		write(os.path.join(self.repo, 'patches', '6.12', 'kconfig'), 'CONFIG_X=y\n')
+		write(os.path.join(self.repo, 'kconfig', '6.12.config'), 'CONFIG_X=y\n')
 		self.assertEqual(targets.fragments(self.repo, k61), common)
 		self.assertEqual(targets.fragments(self.repo, k612),
-				 common + [os.path.join(self.repo, 'patches', '6.12', 'kconfig')])
+				 common + [os.path.join(self.repo, 'kconfig', '6.12.config')])
 
 	def test_the_repos_kconfig_files_hold_only_what_every_kernel_accepts(self) -> None:
 		# linux-source-7.3 has no ARM64_PAN, ARM64_USE_LSE_ATOMICS nor
 		# SCHED_DEBUG: kunit.py's config check would fail on them.
-		for name in ('kunitconfig', targets.LEAN_KCONFIG, os.path.join('lkdtm', 'lkdtm.config')):
+		for name in ('kunitconfig', targets.LEAN_KCONFIG, targets.LKDTM_KCONFIG):
 			text = read(os.path.join(REPO, name))
 			for symbol in ('ARM64_PAN', 'ARM64_USE_LSE_ATOMICS', 'SCHED_DEBUG'):
 				self.assertNotRegex(text, rf'CONFIG_{symbol}[= ]', name)

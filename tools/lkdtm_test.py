@@ -12,9 +12,10 @@ import unittest
 from typing import Any, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, configs, initramfs, kunit_tool, lkdtm, proc, results, runner,
-		       summary, targets)
-from testlib import test_data_path, read, write, FakeKunitTestCase, setUpModule, tearDownModule
+from pan_kunit import (Error, cli, configs, coverage, initramfs, kunit_tool, lkdtm, proc, results,
+		       runner, summary, targets)
+from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
+		     tearDownModule)
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -81,7 +82,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 
 	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
 		with mock.patch.object(initramfs, 'pack') as pack, \
-		     self.assertRaisesRegex(Error, 'built without lkdtm/lkdtm.config'):
+		     self.assertRaisesRegex(Error, 'built without kconfig/lkdtm.config'):
 			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
 				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
 		pack.assert_not_called()
@@ -103,7 +104,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 		self.assertEqual([argv[0] for argv in calls],
 				 ['aarch64-linux-gnu-gcc', 'gcc', os.path.join(work, 'gen_init_cpio')])
 		self.assertIn(os.path.join(self.repo, lkdtm.INIT_SOURCE), calls[0])
-		# guest/sys.h, beside lkdtm/, is on the include path.
+		# guest/sys.h, beside the init, is on the include path.
 		self.assertEqual(calls[0][calls[0].index('-I') + 1],
 				 os.path.join(self.repo, initramfs.GUEST_DIR))
 		self.assertIn(os.path.join(self.tree, 'usr', 'gen_init_cpio.c'), calls[1])
@@ -159,6 +160,13 @@ class LkdtmTest(unittest.TestCase):
 		return configs.QemuConfig(name='c', path='/r/qemu_configs/c.py',
 					  kconfig=configs.normalise_kconfig(kconfig),
 					  kernel_path='Image', cpu=cpu)
+
+	def test_every_init_is_in_the_repos_guest_beside_sys_h(self) -> None:
+		# initramfs.pack() puts the source's own directory on the include path.
+		for source in (lkdtm.INIT_SOURCE, coverage.INIT_SOURCE):
+			self.assertEqual(os.path.dirname(source), initramfs.GUEST_DIR)
+			self.assertTrue(os.path.isfile(os.path.join(REPO, source)), source)
+		self.assertTrue(os.path.isfile(os.path.join(REPO, initramfs.GUEST_DIR, 'sys.h')))
 
 	def test_pan_from_the_cpu_model_not_the_kernel(self) -> None:
 		self.assertTrue(lkdtm.has_pan(self.config('max,pauth-impdef=on')))

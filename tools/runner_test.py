@@ -5,6 +5,7 @@
 # the olddefconfig kunit_build.py leaves out, kunit_kernel.py of each
 # kernel, the lock of a build directory.
 
+import builtins
 import contextlib
 import fcntl
 import importlib
@@ -22,26 +23,20 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, results, runner, tree
-from testlib import VERSION, kunit_tool_of, read, write, end_to_end, setUpModule, tearDownModule
+from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, runner, tree
+from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
+		     setUpModule, tearDownModule)
 
 class CcacheTest(unittest.TestCase):
 
 	def test_builds_go_through_ccache_with_the_tree_as_base_dir(self) -> None:
-		started: List[runner.Job] = []
-		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
-			for job in jobs:
-				job.outcome = results.Exit(0, False, 1.0)
-			started.extend(jobs)
+		fake = FakeJobs()
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'), \
-		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs):
-			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
-						    kernel_path='Image', cpu='max')
+		     mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'), fake.patch():
 			with contextlib.redirect_stdout(io.StringIO()):
-				runner.build_all(tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2,
-						 quiet=True)
-			(job,) = started
+				runner.build_all(tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
+						 2, quiet=True)
+			(job,) = fake.started
 			self.assertIn('--make_options', job.cmd)
 			self.assertEqual(job.cmd[job.cmd.index('--make_options') + 1],
 					 'CC=ccache aarch64-linux-gnu-gcc')
@@ -91,7 +86,6 @@ class OlddefconfigTest(unittest.TestCase):
 		patcher.start()
 		self.addCleanup(patcher.stop)
 		os.environ.pop(kunit_tool.OLDDEFCONFIG_ENV, None)
-		self.started: List[runner.Job] = []
 
 	def tool(self, name: str, version: str) -> None:
 		path = os.path.join(self.bin, name)
@@ -101,20 +95,14 @@ class OlddefconfigTest(unittest.TestCase):
 	def build(self, *argv: str) -> Tuple[Dict[str, str], str]:
 		"""A build_all of one build, in a cli.main() of a command with
 		@argv: its job's environment and what it printed."""
-		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
-			for job in jobs:
-				job.outcome = results.Exit(0, False, 1.0)
-			self.started.extend(jobs)
-		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
-					    kernel_path='Image', cpu='max')
+		fake = FakeJobs()
 		out = io.StringIO()
 		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
-		with mock.patch.object(shutil, 'which', return_value=None), \
-		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		with mock.patch.object(shutil, 'which', return_value=None), fake.patch(), \
 		     kunit_tool.olddefconfig(keep), contextlib.redirect_stdout(out):
-			runner.build_all(self.tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2,
-					 quiet=True)
-		return self.started[-1].env, out.getvalue()
+			runner.build_all(self.tmp, '/kunit',
+					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2, quiet=True)
+		return fake.started[-1].env, out.getvalue()
 
 	def test_left_out_while_the_toolchain_is_unchanged_and_said_once(self) -> None:
 		announced = ("note: builds leave out kunit.py's make olddefconfig while the toolchain "
@@ -162,16 +150,11 @@ class OlddefconfigTest(unittest.TestCase):
 		self.assertEqual(self.build()[0], {'PAN_KUNIT_OLDDEFCONFIG': '1'})
 
 	def test_a_failed_build_notes_nothing(self) -> None:
-		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
-			for job in jobs:
-				job.outcome = results.Exit(2, False, 1.0)
-				write(job.log, 'make: *** [all] Error 2\n')
-		config = configs.QemuConfig(name='c', path=os.path.join(self.tmp, 'c.py'), kconfig='',
-					    kernel_path='Image', cpu='max')
 		with mock.patch.object(shutil, 'which', return_value=None), \
-		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     FakeJobs(2, 'make: *** [all] Error 2\n').patch(), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			runner.build_all(self.tmp, '/kunit', [runner.Build('k', [config], '/kc')], 2)
+			runner.build_all(self.tmp, '/kunit',
+					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2)
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, '.pan-kunit', 'build', 'k',
 							     '.pan-kunit-toolchain')))
 
@@ -202,6 +185,30 @@ class KunitBuildTest(unittest.TestCase):
 			for name in ('kunit_kernel', 'kunit_config', 'qemu_config'):
 				sys.modules.pop(name, None)
 			sys.modules.update(saved)
+
+	def test_kunit_py_runs_as_python_runs_a_script(self) -> None:
+		# What kunit.py may rely on: its own __main__ module, found in
+		# sys.modules as dataclasses look a class's module up, __file__
+		# (kunit.py finds the tree from it), and its arguments.
+		with tempfile.TemporaryDirectory() as tmp:
+			script = os.path.join(tmp, 'kunit.py')
+			write(script, textwrap.dedent('''\
+				import dataclasses, sys
+				@dataclasses.dataclass
+				class Request:
+					jobs: int
+				RAN.update(name=__name__, file=__file__, argv=list(sys.argv),
+					   own=sys.modules['__main__'].__dict__ is globals(),
+					   request=Request(2).jobs, spec=__spec__)
+				'''))
+			ran: Dict[str, Any] = {}
+			main = sys.modules['__main__']
+			with mock.patch.object(sys, 'argv', [script, 'build']), \
+			     mock.patch.object(builtins, 'RAN', ran, create=True):
+				kunit_build.run_as_main(script)
+			self.assertIs(sys.modules['__main__'], main)
+		self.assertEqual(ran, {'name': '__main__', 'file': script, 'argv': [script, 'build'],
+				       'own': True, 'request': 2, 'spec': None})
 
 	def test_build_kernel_makes_without_olddefconfig_on_every_kernel(self) -> None:
 		for kernel in (k.name for k in kernels.KNOWN):
@@ -302,18 +309,12 @@ class BuildLockTest(unittest.TestCase):
 				if text.startswith('waiting for another pan-kunit building in '):
 					waiting.set()
 				return super().write(text)
-		started: List[runner.Job] = []
-		def _run_jobs(jobs: List[runner.Job], watchdog: Optional[float]) -> None:
-			for job in jobs:
-				job.outcome = results.Exit(0, False, 1.0)
-			started.extend(jobs)
+		fake = FakeJobs()
+		started = fake.started
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(shutil, 'which', return_value=None), \
-		     mock.patch.object(runner, 'run_jobs', side_effect=_run_jobs), \
+		     mock.patch.object(shutil, 'which', return_value=None), fake.patch(), \
 		     contextlib.redirect_stdout(Out()):
-			config = configs.QemuConfig(name='c', path=os.path.join(tmp, 'c.py'), kconfig='',
-						    kernel_path='Image', cpu='max')
-			build = runner.Build('k', [config], '/kc')
+			build = runner.Build('k', [qemu_config(tmp)], '/kc')
 			os.makedirs(build.build_dir(tmp))
 			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
 				fcntl.flock(other, fcntl.LOCK_EX)

@@ -9,7 +9,7 @@ import os
 import sys
 import tempfile
 import unittest
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit import cli, selftest
@@ -119,6 +119,32 @@ class SelftestTest(unittest.TestCase):
 				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
 				self.assertRegex(out.getvalue(), f'(?m)^{line} \\(tools/mypy.ini\\)$')
 				self.assertIn(printed, err.getvalue())
+
+class ScratchDirTest(unittest.TestCase):
+	"""Where the test files' temporary directories go."""
+
+	def scratch_dir(self, mounts: str, tmpdir: str='') -> Optional[str]:
+		with tempfile.TemporaryDirectory() as tmp:
+			write(os.path.join(tmp, 'mounts'), mounts.replace('RAM', tmp))
+			with mock.patch.object(selftest, 'MOUNTS', os.path.join(tmp, 'mounts')), \
+			     mock.patch.object(selftest, 'RAM_DIR', tmp), \
+			     mock.patch.dict(os.environ, {'TMPDIR': tmpdir}):
+				found = selftest.scratch_dir()
+				return found and found.replace(tmp, 'RAM')
+
+	def test_a_tmpfs_that_runs_programs_unless_the_caller_chose(self) -> None:
+		root = '/dev/vda / ext4 rw,relatime 0 0\n'
+		self.assertEqual(self.scratch_dir(root + 'tmpfs RAM tmpfs rw,nosuid,nodev 0 0\n'), 'RAM')
+		# The last mount of a directory is the one seen there.
+		self.assertEqual(self.scratch_dir('tmpfs RAM tmpfs rw,noexec 0 0\n'
+						  'tmpfs RAM tmpfs rw 0 0\n'), 'RAM')
+		for mounts in (root, root + 'tmpfs RAM tmpfs rw,nosuid,noexec 0 0\n',
+			       'tmpfs RAM tmpfs ro 0 0\n', '/dev/vdb RAM ext4 rw 0 0\n'):
+			self.assertIsNone(self.scratch_dir(mounts), mounts)
+		self.assertIsNone(self.scratch_dir('tmpfs RAM tmpfs rw 0 0\n', tmpdir='/var/tmp'))
+		with mock.patch.object(selftest, 'MOUNTS', '/nonexistent/mounts'), \
+		     mock.patch.dict(os.environ, {'TMPDIR': ''}):
+			self.assertIsNone(selftest.scratch_dir())
 
 
 if __name__ == '__main__':

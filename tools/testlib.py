@@ -36,7 +36,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import cli, kernels, packages, results, selftest, sources, tree
+from pan_kunit import cli, configs, kernels, packages, results, runner, selftest, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -184,6 +184,35 @@ def write(path: str, text: str) -> None:
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	with open(path, 'w') as f:
 		f.write(text)
+
+def qemu_config(directory: str='/r', name: str='c') -> configs.QemuConfig:
+	"""A QEMU config @name of @directory, with no kconfig of its own,
+	that boots the Image on QEMU's max CPU."""
+	return configs.QemuConfig(name=name, path=os.path.join(directory, name + '.py'), kconfig='',
+				  kernel_path='Image', cpu='max')
+
+class FakeJobs:
+	"""runner.run_jobs(), faked (patch()): every job ends at once, with
+	@returncode and @log written to its log, is kept in @started, and is
+	given to run_jobs' @ended, as the real one gives it."""
+
+	def __init__(self, returncode: int=0, log: str='') -> None:
+		self.returncode = returncode
+		self.log = log
+		self.started: List[runner.Job] = []
+
+	def __call__(self, jobs: List[runner.Job], watchdog: Optional[float],
+		     ended: Optional[Callable[[runner.Job], None]]=None) -> None:
+		for job in jobs:
+			job.outcome = results.Exit(self.returncode, False, 1.0)
+			if self.log:
+				write(job.log, self.log)
+			self.started.append(job)
+			if ended:
+				ended(job)
+
+	def patch(self) -> Any:
+		return mock.patch.object(runner, 'run_jobs', side_effect=self)
 
 def mtimes(directory: str) -> Dict[str, int]:
 	found = {}

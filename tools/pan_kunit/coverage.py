@@ -3,7 +3,7 @@
 # Line and branch coverage of the code under test, measured in the booted
 # kernel: a build of each kconfig group with CONFIG_GCOV_KERNEL and
 # profiling limited to PROFILED, booted once per QEMU config with the
-# suites running as in `run` and then an init (coverage/init.c) that
+# suites running as in `run` and then an init (guest/coverage_init.c) that
 # writes the gcov data files to the console; the files are read back
 # from the console next to the build's .gcno files, and Debian's lcov
 # merges the configs and writes the HTML report.
@@ -13,8 +13,11 @@
 # is also booted once with no suite (BASELINE_GLOB), and a line counts as
 # reached by the suites only where the suites' boot ran it more often than
 # the baseline did (the same counts for branches).  The HTML report shows
-# both boots' counts as lcov reads them; the report printed and the lines
-# `mutants --generate` draws from are the suites' alone.
+# the whole counts of the boots with the suites, as lcov reads them; the
+# report printed and the lines `mutants --generate` draws from are the
+# suites' alone, read from the tracefiles of the last run (CONFIG.info and
+# CONFIG.baseline.info in the tree's .pan-kunit/coverage), which each run
+# clears first.
 
 import glob
 import os
@@ -32,8 +35,9 @@ from pan_kunit.targets import Target
 if TYPE_CHECKING:
 	from pan_kunit.cli import BootRequest
 
+# The directory of the coverage boots' files, in the tree's .pan-kunit/.
 COVERAGE_DIR = 'coverage'
-INIT_SOURCE = os.path.join(COVERAGE_DIR, 'init.c')
+INIT_SOURCE = os.path.join(initramfs.GUEST_DIR, 'coverage_init.c')
 KCONFIG_ADD = ['CONFIG_GCOV_KERNEL=y']
 # What `coverage` needs beyond what every command does: Debian's lcov,
 # and the cross gcov (gcc-aarch64-linux-gnu), which lcov runs.
@@ -41,7 +45,6 @@ PACKAGES = ['lcov']
 TOOLS = ['lcov', 'genhtml', lcov.GCOV]
 # A filter_glob that matches no suite: the baseline boot.
 BASELINE_GLOB = 'pan-kunit-baseline-no-suite'
-BASELINE_INFO = 'baseline.info'
 SUITES_INFO = 'coverage.info'
 
 # The objects built with profiling, by the source they come from.  Make
@@ -116,7 +119,7 @@ def make_options() -> List[str]:
 	"""make's GCOV_PROFILE_<object>=y for each of PROFILED."""
 	return [f'GCOV_PROFILE_{os.path.basename(source)[:-2]}.o=y' for source in PROFILED]
 
-# The init's lines; see coverage/init.c.
+# The init's lines; see guest/coverage_init.c.
 FILE_LINE = re.compile(r'pan-kunit gcda: (\S+) (\d+)$')
 DATA_LINE = re.compile(r'pan-kunit gcda\+ (\d+) ([0-9a-f]*)$')
 END_LINE = re.compile(r'pan-kunit gcov: (\d+) files$')
@@ -190,7 +193,8 @@ def read_suites_only(work: str, tree: str) -> Optional[Dict[str, lcov.SourceData
 	"""What the suites ran in the last coverage run whose results are in
 	@work, config by config (each boot less its own config's boot without
 	the suites), added up; None without a run.  A run from before the
-	baseline boots gives the whole boot's counts."""
+	baseline boots (no CONFIG.baseline.info) gives the whole boot's
+	counts."""
 	text = results.read_text(os.path.join(work, SUITES_INFO))
 	if text is None:
 		return None
@@ -202,9 +206,7 @@ def read_suites_only(work: str, tree: str) -> Optional[Dict[str, lcov.SourceData
 		if config_text is not None and base_text is not None:
 			pairs.append((config_text, base_text))
 	if not pairs:
-		base = results.read_text(os.path.join(work, BASELINE_INFO))
-		return lcov.suites_only(lcov.read_tracefile(text, tree),
-					None if base is None else lcov.read_tracefile(base, tree))
+		return lcov.suites_only(lcov.read_tracefile(text, tree), None)
 	total: Dict[str, lcov.SourceData] = {}
 	for config_text, base_text in pairs:
 		lcov.add(total, lcov.suites_only(lcov.read_tracefile(config_text, tree),
@@ -282,6 +284,7 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 	report's HTML, headed @title, under the tree's .pan-kunit/coverage/html."""
 	options = options or runner.KunitOptions()
 	work = runner.state(tree, COVERAGE_DIR)
+	clear_tracefiles(work)
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), COVERAGE_DIR)
 	built_options = runner.KunitOptions(
 		kconfig_add=KCONFIG_ADD + options.kconfig_add,
@@ -342,13 +345,19 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 		return Report(ordered, [], None)
 	merged = os.path.join(work, SUITES_INFO)
 	lcov.merge(traces, tree, merged)
-	base_traces = [baselines[b.config.name].tracefile for b in ordered if b.tracefile]
-	lcov.merge([t for t in base_traces if t], tree, os.path.join(work, BASELINE_INFO))
 	html_dir = os.path.join(work, 'html')
 	lcov.html(merged, tree, html_dir, f'pan-kunit: {title}')
 	data = read_suites_only(work, tree) or {}
 	wanted = [fn for fn in FUNCTIONS if not fn.kernels or kernel in fn.kernels]
 	return Report(ordered, measure(wanted, data, tree), html_dir)
+
+def clear_tracefiles(work: str) -> None:
+	"""Removes the tracefiles of an earlier run from @work:
+	read_suites_only() adds up every CONFIG.info it finds with its
+	CONFIG.baseline.info, and a config this run does not boot, or whose
+	boot fails, must not count with an earlier run's counters."""
+	for path in glob.glob(os.path.join(work, '*.info')):
+		os.unlink(path)
 
 def _baseline(config: QemuConfig) -> str:
 	return f'{config.name} (no suite)'

@@ -2,13 +2,14 @@
 #
 # The initramfs of pan-kunit's own boots (LKDTM, coverage): one static
 # init, built with the cross compiler and no libc (guest/sys.h), packed
-# with the tree's usr/gen_init_cpio.
+# with the tree's usr/gen_init_cpio.  Every init's source is in guest/,
+# beside sys.h.
 
 import os
 
 from pan_kunit import Error, proc, runner
 
-# The directory of guest/sys.h, beside lkdtm/ and coverage/.
+# The repo's directory of the C run in the guest: the inits and sys.h.
 GUEST_DIR = 'guest'
 
 def pack(tree: str, source: str, name: str) -> str:
@@ -21,7 +22,7 @@ def pack(tree: str, source: str, name: str) -> str:
 	gen = os.path.join(work, 'gen_init_cpio')
 	listing = os.path.join(work, 'initramfs.list')
 	cpio = os.path.join(work, 'initramfs.cpio')
-	guest = os.path.join(os.path.dirname(os.path.dirname(source)), GUEST_DIR)
+	guest = os.path.dirname(source)  # and its sys.h
 	steps = [
 		[runner.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
 		 '-ffreestanding', '-fno-stack-protector',

@@ -12,6 +12,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
 
+# The repo's directory of kconfig fragments, which every build merges
+# into the kunitconfig (targets.fragments()).
+KCONFIG_DIR = 'kconfig'
 # Where Debian's linux-source-X packages put their tarball.
 TARBALL_DIR = '/usr/src'
 # The base commit's subject: "Debian linux-source-6.1 6.1.192-3".
@@ -40,8 +43,8 @@ class KernelSpec:
 	def kconfig(self) -> str:
 		"""Its kconfig fragment, relative to the repo: the lines of every
 		build of this kernel that another kernel would refuse (a symbol
-		it lacks).  Optional."""
-		return os.path.join(self.patches_dir(), 'kconfig')
+		it lacks), beside the common fragments.  Optional."""
+		return os.path.join(KCONFIG_DIR, self.name + '.config')
 
 	def mutants_dir(self) -> str:
 		return os.path.join('mutants', self.name)

@@ -26,11 +26,19 @@
 # self._ops.make_olddefconfig() and self._ops.make(), or a kunit.py
 # without kunit_kernel.
 
+from __future__ import annotations
+
 import os
-import runpy
 import sys
 from types import ModuleType
-from typing import Any, List, Optional
+
+# Nothing but what main() needs is imported when this script runs (the
+# tests run it a hundred times with a fake kunit.py that costs less than
+# importing typing and runpy did): typing is for the type check alone, and
+# run_as_main() does what runpy.run_path() did.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+	from typing import Any, List, Optional
 
 PATCHED = '_pan_kunit_without_olddefconfig'
 # kunit_tool.OLDDEFCONFIG_ENV: this script runs without pan_kunit.
@@ -89,7 +97,24 @@ def main(argv: List[str]) -> None:
 		else:
 			skip_olddefconfig_before_make(kunit_kernel)
 	sys.argv = [kunit_py] + args
-	runpy.run_path(kunit_py, run_name='__main__')
+	run_as_main(kunit_py)
+
+
+def run_as_main(path: str) -> None:
+	"""Runs the script @path as `python3 PATH` would, as
+	runpy.run_path(@path, run_name='__main__') does for a file: in a
+	module __main__ of its own, which stands in sys.modules while it runs."""
+	with open(path, 'rb') as f:
+		code = compile(f.read(), path, 'exec')
+	module = ModuleType('__main__')
+	vars(module).update(__file__=path, __cached__=None, __loader__=None, __package__='',
+			    __spec__=None)
+	saved = sys.modules['__main__']
+	sys.modules['__main__'] = module
+	try:
+		exec(code, vars(module))
+	finally:
+		sys.modules['__main__'] = saved
 
 
 if __name__ == '__main__':

@@ -5,7 +5,7 @@
 # build merges KCONFIG (LKDTM, debugfs, initramfs) into the kunitconfig,
 # with the same fragments as `run` (targets.fragments()).
 # Booted with KUnit disabled, a kernel runs an initramfs whose init
-# (lkdtm/init.c) writes one crash type to provoke-crash/DIRECT, and the
+# (guest/lkdtm_init.c) writes one crash type to provoke-crash/DIRECT, and the
 # console says how the kernel took it.
 
 import os
@@ -21,9 +21,8 @@ from pan_kunit.targets import Target
 if TYPE_CHECKING:
 	from pan_kunit.cli import BootRequest
 
-LKDTM_DIR = 'lkdtm'
 KCONFIG = targets.LKDTM_KCONFIG
-INIT_SOURCE = os.path.join(LKDTM_DIR, 'init.c')
+INIT_SOURCE = os.path.join(initramfs.GUEST_DIR, 'lkdtm_init.c')
 CRASH_TYPES = ['ACCESS_USERSPACE', 'EXEC_USERSPACE']
 
 # Whether QEMU 7.2's CPU models implement FEAT_PAN (ID_AA64MMFR1_EL1.PAN

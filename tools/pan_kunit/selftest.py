@@ -14,7 +14,10 @@
 #   - without the caller's summary file: the commands they run must not
 #     add to it;
 #   - with a temporary directory of their own, removed after them, however
-#     the file ended.
+#     the file ended: on a RAM filesystem when the machine has one
+#     (scratch_dir()), as they make and remove a few thousand files and
+#     directories, and a disk's filesystem makes them wait for its
+#     journal, seconds on a busy machine.
 #
 # Beside the tests, in a copy of its own, selftest runs the type check:
 # Debian's mypy on the tool and its tests, as tools/mypy.ini says (its
@@ -40,7 +43,7 @@ import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from pan_kunit import gitcmd, proc, summary
 
@@ -54,6 +57,9 @@ TYPECHECK = 'mypy'
 MYPY = ['mypy', '--config-file', 'mypy.ini']
 NO_MYPY = 'mypy is not installed (Debian package mypy, which tools/pan-kunit setup installs)'
 _MYPY_ERROR = re.compile(r'^\S[^:\n]*:[0-9]+: error: ', re.M)
+# A RAM filesystem, as Debian mounts one, and where to read that it is.
+RAM_DIR = '/dev/shm'
+MOUNTS = '/proc/mounts'
 
 @dataclass
 class FileResult:
@@ -69,6 +75,25 @@ class FileResult:
 def add_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--quick', action='store_true',
 			    help='the unit layer only: skip the end-to-end tests')
+
+def scratch_dir() -> Optional[str]:
+	"""Where the test files' temporary directories go: RAM_DIR when it
+	is a tmpfs that runs programs (the tests run scripts of their own),
+	unless the caller set TMPDIR; else None, tempfile's choice."""
+	if os.environ.get('TMPDIR'):
+		return None
+	options = None
+	try:
+		with open(MOUNTS) as f:
+			for line in f:
+				fields = line.split()
+				if len(fields) > 3 and fields[1] == RAM_DIR:
+					options = fields[3].split(',') if fields[2] == 'tmpfs' else None
+	except OSError:
+		return None
+	if options is None or 'noexec' in options or 'ro' in options:
+		return None
+	return RAM_DIR if os.access(RAM_DIR, os.W_OK | os.X_OK) else None
 
 def _jobs() -> int:
 	return len(os.sched_getaffinity(0)) or 1
@@ -174,7 +199,7 @@ def selftest(quick: bool=False, typecheck: bool=True) -> int:
 	start = time.monotonic()
 	for name in PRELOAD:
 		importlib.import_module(name)
-	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-') as files:
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
 		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
 		found = _run(jobs + [_test_job(path, files, quick) for path in paths], files)
 	checks = [r for r in found if r.name == TYPECHECK]

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 MAX_NOTED = 10
 
 # What every kernel pan-kunit builds leaves out that nothing under test uses.
-LEAN_KCONFIG = 'lean.config'
+LEAN_KCONFIG = os.path.join(kernels.KCONFIG_DIR, 'lean.config')
 # What every kernel pan-kunit builds has for `lkdtm` (lkdtm.py).
-LKDTM_KCONFIG = os.path.join('lkdtm', 'lkdtm.config')
+LKDTM_KCONFIG = os.path.join(kernels.KCONFIG_DIR, 'lkdtm.config')
 
 def fragments(repo: str, kernel: KernelSpec) -> List[str]:
 	"""The kconfig files every build of @kernel merges into the

@@ -37,6 +37,9 @@
 #
 # Its options are those of the real kunit.py's build and exec (the same
 # in 6.1 and 6.12), parsed the same way: an option either lacks is refused.
+# argparse parses them only when fast_parse() cannot: it takes the plain
+# arguments pan-kunit passes (whole option names, values that do not
+# start with '-') as argparse would, and leaves anything else to it.
 #
 # Environment:
 #   FAKE_KUNIT_DATA          tools/test_data, where the fixtures are
@@ -52,18 +55,18 @@
 #                            "rendezvous CONFIG FOUND": N boots that run at
 #                            once all find N, without a fixed sleep
 
-import argparse
-import fnmatch
-import json
+# Only what every call needs is imported here, the rest where it is used:
+# the tests start this file a few hundred times, and importing argparse
+# and building its parser, and re, were most of what each start cost.
+from __future__ import annotations
+
 import os
-import re
-import shlex
-import shutil
-import signal
-import subprocess
 import sys
 import time
-from typing import List
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+	from typing import Any, Dict, Optional
 
 OUTPUTS = {
 	'pass': ('pass.log', 'pass.json', 0),
@@ -84,16 +87,34 @@ OBJECTS = ('arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/cpufeature_fake_
 TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 	os.path.abspath(__file__)))))
 
+def copyfile(source: str, destination: str) -> None:
+	"""shutil.copyfile(), without importing shutil."""
+	with open(source, 'rb') as f:
+		data = f.read()
+	with open(destination, 'wb') as f:
+		f.write(data)
+
+# What shlex.quote() leaves unquoted.
+UNQUOTED = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-')
+
+def quote(word: str) -> str:
+	"""shlex.quote(), without importing shlex and re."""
+	if not word:
+		return "''"
+	if UNQUOTED.issuperset(word):
+		return word
+	return "'" + word.replace("'", "'\"'\"'") + "'"
+
 def trace(*fields: object) -> None:
 	with open(os.environ['FAKE_KUNIT_TRACE'], 'a') as f:
-		f.write(' '.join(shlex.quote(str(field)) for field in fields) + '\n')
+		f.write(' '.join(quote(str(field)) for field in fields) + '\n')
 
 def check_absolute(*paths: str) -> None:
 	for path in paths:
 		if not os.path.isabs(path):
 			sys.exit(f'fake kunit.py: {path} is not absolute')
 
-def build(args: argparse.Namespace, mode: str) -> int:
+def build(args: Args, mode: str) -> int:
 	check_absolute(args.build_dir, args.qemu_config, *args.kunitconfig)
 	trace('build', mode_config(args), args.build_dir)
 	os.makedirs(args.build_dir, exist_ok=True)
@@ -112,7 +133,7 @@ def build(args: argparse.Namespace, mode: str) -> int:
 			f.write(f'fake kernel built for {mode_config(args)}\n')
 	return 0
 
-def lkdtm(args: argparse.Namespace, mode: str, crash: str) -> int:
+def lkdtm(args: Args, mode: str, crash: str) -> int:
 	"""An LKDTM boot: the console of lkdtm/, as a CPU with PAN (pass
 	mode) or without it (any other) takes the crash type."""
 	trace('qemu_args', mode_config(args), *qemu_args(args))
@@ -122,22 +143,25 @@ def lkdtm(args: argparse.Namespace, mode: str, crash: str) -> int:
 		console = 'exec_caught.log'
 	else:
 		console = 'access_caught.log' if mode == 'pass' else 'access_survived.log'
-	shutil.copyfile(os.path.join(os.environ['FAKE_KUNIT_DATA'], 'lkdtm', console),
+	copyfile(os.path.join(os.environ['FAKE_KUNIT_DATA'], 'lkdtm', console),
 			os.path.join(args.build_dir, 'test.log'))
 	return 1  # no KTAP: kunit.py finds no tests
 
-def qemu_args(args: argparse.Namespace) -> List[str]:
+def qemu_args(args: Args) -> list[str]:
 	"""--qemu_args as kunit.py reads them: each one split as a shell would."""
-	return [word for arg in args.qemu_args or [] for word in shlex.split(arg)]
+	if not args.qemu_args:
+		return []
+	import shlex
+	return [word for arg in args.qemu_args for word in shlex.split(arg)]
 
-def kernel_cmdline(args: argparse.Namespace) -> str:
+def kernel_cmdline(args: Args) -> str:
 	"""What the kernel would get: the last -append QEMU is given (kunit.py's
 	own comes first), else kunit.py's --kernel_args."""
 	words = qemu_args(args)
 	appends = [words[i + 1] for i, w in enumerate(words[:-1]) if w == '-append']
 	return appends[-1] if appends else ' '.join(args.kernel_args or [])
 
-def execute(args: argparse.Namespace, mode: str) -> int:
+def execute(args: Args, mode: str) -> int:
 	crashes = [w.split('=', 1)[1] for w in kernel_cmdline(args).split()
 		   if w.startswith('pankunit_crash=')]
 	if crashes:
@@ -147,6 +171,8 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 		print('booting', f.read().strip())
 	start = time.time()
 	if mode == 'hang':
+		import signal
+		import subprocess
 		qemu = subprocess.Popen(['sleep', '600'],
 					preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
 		trace('exec', mode_config(args), start, '-', qemu.pid)
@@ -162,15 +188,16 @@ def execute(args: argparse.Namespace, mode: str) -> int:
 		return list_tests(args, os.path.join(data, 'kunit_json', result))
 	if mode in ('pass', 'skip') and os.environ.get('FAKE_KUNIT_RENDEZVOUS'):
 		rendezvous(args, os.environ['FAKE_KUNIT_RENDEZVOUS'])
-	shutil.copyfile(os.path.join(data, 'console', console),
+	copyfile(os.path.join(data, 'console', console),
 			os.path.join(args.build_dir, 'test.log'))
-	shutil.copyfile(os.path.join(data, 'kunit_json', result), args.json)
+	copyfile(os.path.join(data, 'kunit_json', result), args.json)
 	if args.filter_glob and mode in ('pass', 'skip', 'fail', 'failtwo'):
 		status = keep_suites(args, args.filter_glob.split('.')[0], status)
 	trace('exec', mode_config(args), start, time.time(), '-')
 	return status
 
-def list_tests(args: argparse.Namespace, fixture: str) -> int:
+def list_tests(args: Args, fixture: str) -> int:
+	import json
 	with open(fixture) as f:
 		suites = json.load(f)['sub_groups']
 	with open(os.path.join(args.build_dir, 'test.log'), 'w') as f:
@@ -181,19 +208,21 @@ def list_tests(args: argparse.Namespace, fixture: str) -> int:
 			print(f'{suite["name"]}.{case["name"]}')
 	return 0
 
-TIMESTAMP = re.compile(r'^\[[^\]]*\] ')
-RESULT = re.compile(r'^(not ok|ok) \d+ (\S+)')
-
-def keep_suites(args: argparse.Namespace, glob: str, status: int) -> int:
+def keep_suites(args: Args, glob: str, status: int) -> int:
 	"""Cuts the console and JSON just written to the suites of @glob:
 	a suite's lines run from its indented KTAP header to its result line."""
+	import fnmatch
+	import json
+	import re
+	TIMESTAMP = re.compile(r'^\[[^\]]*\] ')
+	RESULT = re.compile(r'^(not ok|ok) \d+ (\S+)')
 	log = os.path.join(args.build_dir, 'test.log')
 	with open(log) as f:
 		lines = f.read().splitlines(keepends=True)
-	head: List[str] = []
-	blocks: List[List[str]] = []
-	tail: List[str] = []
-	block: List[str] = []
+	head: list[str] = []
+	blocks: list[list[str]] = []
+	tail: list[str] = []
+	block: list[str] = []
 	for line in lines:
 		text = TIMESTAMP.sub('', line, count=1)
 		if text.startswith('    KTAP version') and not block:
@@ -226,7 +255,7 @@ def keep_suites(args: argparse.Namespace, glob: str, status: int) -> int:
 		     for b in kept)
 	return 1 if failed else 0 if status in (0, 1) else status
 
-def rendezvous(args: argparse.Namespace, spec: str) -> None:
+def rendezvous(args: Args, spec: str) -> None:
 	"""Waits for the other boots: see FAKE_KUNIT_RENDEZVOUS."""
 	directory, count = spec.rsplit(':', 1)
 	os.makedirs(directory, exist_ok=True)
@@ -247,7 +276,7 @@ PARSED = {
 	'7.3_cut_short.log': ('7.3_cut_short.json', 1),
 }
 
-def parse(args: argparse.Namespace) -> int:
+def parse(args: Args) -> int:
 	check_absolute(args.file, args.json)
 	data = os.environ['FAKE_KUNIT_DATA']
 	with open(args.file, 'rb') as f:
@@ -255,65 +284,134 @@ def parse(args: argparse.Namespace) -> int:
 	for name, (result, status) in PARSED.items():
 		with open(os.path.join(data, 'console', name), 'rb') as f:
 			if f.read() == console:
-				shutil.copyfile(os.path.join(data, 'kunit_json', result), args.json)
+				copyfile(os.path.join(data, 'kunit_json', result), args.json)
 				return status
 	print(f'fake kunit.py: {args.file} is no copy of a console fixture', file=sys.stderr)
 	return 2
 
-def mode_config(args: argparse.Namespace) -> str:
+def mode_config(args: Args) -> str:
 	if args.subcommand == 'parse':
 		return '-'
 
 	path: str = args.qemu_config
 	return os.path.basename(path)[:-len('.py')]
 
-def add_common_opts(parser: argparse.ArgumentParser) -> None:
-	"""kunit.py's, less their help; --build_dir, --kunitconfig and
-	--qemu_config are required, as pan-kunit always passes them."""
-	parser.add_argument('--build_dir', required=True)
-	parser.add_argument('--make_options', action='append')
-	parser.add_argument('--alltests', action='store_true')
-	parser.add_argument('--kunitconfig', required=True, action='append')
-	parser.add_argument('--kconfig_add', action='append')
-	parser.add_argument('--arch', required=True)
-	parser.add_argument('--cross_compile', required=True)
-	parser.add_argument('--qemu_config', required=True)
-	parser.add_argument('--qemu_args', action='append')
+class Args:
+	"""The parsed arguments, as argparse's Namespace."""
 
-def add_exec_opts(parser: argparse.ArgumentParser) -> None:
-	parser.add_argument('--timeout', type=int, default=300)
-	parser.add_argument('filter_glob', nargs='?', default='')
-	parser.add_argument('--filter', default='')
-	parser.add_argument('--filter_action', choices=['skip'])
-	parser.add_argument('--kernel_args', action='append')
-	parser.add_argument('--run_isolated', choices=['suite', 'test'])
-	parser.add_argument('--list_tests', action='store_true')
-	parser.add_argument('--list_tests_attr', action='store_true')
+	def __init__(self, **values: Any) -> None:
+		self.__dict__.update(values)
 
-def add_parse_opts(parser: argparse.ArgumentParser) -> None:
-	parser.add_argument('--raw_output', nargs='?', const='all', choices=['all', 'kunit'])
-	parser.add_argument('--json', nargs='?', const='stdout')
+	def __eq__(self, other: object) -> bool:
+		return isinstance(other, Args) and vars(self) == vars(other)
+
+	def __repr__(self) -> str:
+		return f'Args({vars(self)!r})'
+
+# Each subcommand's arguments, as argparse's add_argument() takes them.
+# kunit.py's common options, less their help; --build_dir, --kunitconfig
+# and --qemu_config are required, as pan-kunit always passes them.
+COMMON_OPTS: Dict[str, Dict[str, Any]] = {
+	'--build_dir': {'required': True},
+	'--make_options': {'action': 'append'},
+	'--alltests': {'action': 'store_true'},
+	'--kunitconfig': {'required': True, 'action': 'append'},
+	'--kconfig_add': {'action': 'append'},
+	'--arch': {'required': True},
+	'--cross_compile': {'required': True},
+	'--qemu_config': {'required': True},
+	'--qemu_args': {'action': 'append'},
+}
+EXEC_OPTS: Dict[str, Dict[str, Any]] = {
+	'--timeout': {'type': int, 'default': 300},
+	'filter_glob': {'nargs': '?', 'default': ''},
+	'--filter': {'default': ''},
+	'--filter_action': {'choices': ['skip']},
+	'--kernel_args': {'action': 'append'},
+	'--run_isolated': {'choices': ['suite', 'test']},
+	'--list_tests': {'action': 'store_true'},
+	'--list_tests_attr': {'action': 'store_true'},
+}
+PARSE_OPTS: Dict[str, Dict[str, Any]] = {
+	'--raw_output': {'nargs': '?', 'const': 'all', 'choices': ['all', 'kunit']},
+	'--json': {'nargs': '?', 'const': 'stdout'},
+}
+SUBCOMMANDS: Dict[str, Dict[str, Dict[str, Any]]] = {
+	'build': {**COMMON_OPTS, '--jobs': {'type': int}},
+	'exec': {**COMMON_OPTS, **EXEC_OPTS, **PARSE_OPTS},
+	'parse': {**PARSE_OPTS, 'file': {'nargs': '?'}},
+}
+
+def argparse_parse(argv: list[str]) -> Args:
+	"""@argv as kunit.py's argparse parses it: exits on an error."""
+	import argparse
+	parser = argparse.ArgumentParser()
+	subparsers = parser.add_subparsers(dest='subcommand', required=True)
+	for name, arguments in SUBCOMMANDS.items():
+		subparser = subparsers.add_parser(name)
+		for argument, kwargs in arguments.items():
+			subparser.add_argument(argument, **kwargs)
+	return Args(**vars(parser.parse_args(argv)))
+
+def fast_parse(argv: list[str]) -> Optional[Args]:
+	"""What argparse_parse() makes of @argv, when @argv is plain: every
+	option by its whole name, its value after '=' or, when it does not
+	start with '-', as the next argument, and no more positional
+	arguments than the subcommand takes.  None for anything else,
+	accepted or refused by argparse."""
+	if not argv or argv[0] not in SUBCOMMANDS:
+		return None
+	arguments = SUBCOMMANDS[argv[0]]
+	found: Dict[str, Any] = {'subcommand': argv[0]}
+	for argument, kwargs in arguments.items():
+		default = False if kwargs.get('action') == 'store_true' else kwargs.get('default')
+		found[argument.lstrip('-')] = default
+	positionals = [a for a in arguments if not a.startswith('-')]
+	words = iter(argv[1:])
+	for word in words:
+		if not word.startswith('-'):
+			if not positionals:
+				return None
+			found[positionals.pop(0)] = word
+			continue
+		name, equals, value = word.partition('=')
+		kwargs = arguments.get(name)
+		if kwargs is None:
+			return None
+		if kwargs.get('action') == 'store_true':
+			if equals:
+				return None
+			found[name[2:]] = True
+			continue
+		if not equals:
+			if kwargs.get('nargs') == '?':
+				return None
+			value = next(words, '-')
+			if value.startswith('-'):
+				return None
+		if value not in kwargs.get('choices', [value]):
+			return None
+		if kwargs.get('type') is int:
+			if not value.isdigit():
+				return None
+			found[name[2:]] = int(value)
+		elif kwargs.get('action') == 'append':
+			found[name[2:]] = (found[name[2:]] or []) + [value]
+		else:
+			found[name[2:]] = value
+	if any(kwargs.get('required') and found[a.lstrip('-')] is None
+	       for a, kwargs in arguments.items()):
+		return None
+	return Args(**found)
 
 # As the real kunit.py: a bare --json means stdout (and a word after it
 # is the filter_glob), a bare --raw_output means kunit.
 PSEUDO_BOOL_FLAG_DEFAULTS = {'--json': 'stdout', '--raw_output': 'kunit'}
 
 def main() -> int:
-	parser = argparse.ArgumentParser()
-	subparsers = parser.add_subparsers(dest='subcommand', required=True)
-	build_parser = subparsers.add_parser('build')
-	add_common_opts(build_parser)
-	build_parser.add_argument('--jobs', type=int)
-	exec_parser = subparsers.add_parser('exec')
-	add_common_opts(exec_parser)
-	add_exec_opts(exec_parser)
-	add_parse_opts(exec_parser)
-	parse_parser = subparsers.add_parser('parse')
-	add_parse_opts(parse_parser)
-	parse_parser.add_argument('file', nargs='?')
 	argv = [f'{a}={PSEUDO_BOOL_FLAG_DEFAULTS[a]}' if a in PSEUDO_BOOL_FLAG_DEFAULTS else a
 		for a in sys.argv[1:]]
-	args = parser.parse_args(argv)
+	args = fast_parse(argv) or argparse_parse(argv)
 	trace('argv', args.subcommand, mode_config(args), *sys.argv[1:])
 	if args.subcommand == 'parse':
 		return parse(args)
