@@ -262,7 +262,8 @@ def _nearest(item: Item, before: List[Item], after: List[Item]) -> Optional[Item
 	names it uses; else the other way round."""
 	inside = bool(item.lines) and item.lines[0][:1] in (b'\t', b' ')
 	first, second = (before[-1:], after[:1]) if inside else (after[:1], before[-1:])
-	return (first or second or [None])[0]
+	found = first or second
+	return found[0] if found else None
 
 def changes(worktree: str, before: str, after: str) -> List[FileChange]:
 	"""What the commits @before..@after change, file by file, in
