@@ -121,7 +121,8 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	the kernels with the kconfig @fragments (KCONFIG must be among them), then
 	boots each built config once per crash type, with a line per boot as
 	`run` prints them."""
-	pans = {c.name: has_pan(c) for c in configs}
+	for config in configs:
+		has_pan(config)  # a CPU of no known PAN level fails before any work
 	if os.path.join(repo, KCONFIG) not in fragments:
 		raise Error(f'lkdtm: the kernels would be built without {KCONFIG}')
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
@@ -136,19 +137,47 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			for config in build.group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = BootVerdict(False, 'build failed', None)
+	verdicts.update(boot(tree, kunit_dir, built, cpio, timeout,
+			     BootDirs(runner.state(tree, 'exec'), runner.state(tree, 'logs'), 'lkdtm-')))
+	return verdicts
+
+@dataclass
+class BootDirs:
+	"""Where the LKDTM boot of a config and crash type keeps its files:
+	EXEC_ROOT/PREFIXCONFIG-CRASH, kunit.py exec's --build_dir, and its
+	log LOG_ROOT/PREFIXCONFIG-CRASH.log."""
+	exec_root: str
+	log_root: str
+	prefix: str = ''
+
+	def exec_dir(self, config: str, crash: str) -> str:
+		return os.path.join(self.exec_root, f'{self.prefix}{config}-{crash}')
+
+	def log(self, config: str, crash: str) -> str:
+		return os.path.join(self.log_root, f'{self.prefix}{config}-{crash}.log')
+
+def boot(tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Build]],
+	 cpio: str, timeout: int, dirs: BootDirs,
+	 quiet: bool=False) -> Dict[Tuple[str, str], BootVerdict]:
+	"""Boots each config of @built, a kernel already built in its build's
+	directory, once per crash type with the initramfs @cpio, all at once;
+	the verdicts, by (config, crash).  A line per boot unless @quiet (a
+	mutant, which has a line of its own)."""
+	pans = {config.name: has_pan(config) for config, _ in built}
+	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
 	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
 	for config, build in built:
 		for crash in CRASH_TYPES:
-			exec_dir = runner.state(tree, 'exec', f'lkdtm-{config.name}-{crash}')
+			exec_dir = dirs.exec_dir(config.name, crash)
 			runner.link_kernel(exec_dir, build.build_dir(tree), config)
 			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig, config) + [
 				'--qemu_args', shlex.join(['-initrd', cpio,
 							   '-append', boot_cmdline(config, crash)]),
 				'--raw_output=all', '--timeout', str(timeout)]
-			log = runner.state(tree, 'logs', f'lkdtm-{config.name}-{crash}.log')
+			log = dirs.log(config.name, crash)
 			jobs_by_boot[config.name, crash] = (runner.Job(f'{config.name} {crash}', cmd, log),
 							    exec_dir)
-	boot_of = {job.label: (boot, exec_dir) for boot, (job, exec_dir) in jobs_by_boot.items()}
+	boot_of = {job.label: (key, exec_dir) for key, (job, exec_dir) in jobs_by_boot.items()}
 	def ended(job: runner.Job) -> None:
 		# In the job's waiting thread: each boot has its own key.
 		(name, crash), exec_dir = boot_of[job.label]
@@ -156,9 +185,10 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 		verdict = _verdict(exec_dir, crash, pans[name], job.outcome, timeout)
 		verdicts[name, crash] = verdict
 		progress.get().boot_ended(job.label, 'ok' if verdict.ok else 'FAIL',
-					  job.outcome.elapsed)
+					  job.outcome.elapsed, quiet)
 	if jobs_by_boot:
-		print(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
+		if not quiet:
+			print(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
 		progress.get().boots_started(list(boot_of))
 		try:
 			runner.run_jobs([job for job, _ in jobs_by_boot.values()],

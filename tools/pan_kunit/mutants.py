@@ -7,7 +7,8 @@
 # (or the kernel crashes or hangs), survives when one does not, and is
 # pending while none of its suites has landed.  An optional "Kill-On:
 # CONFIG[, CONFIG]" names the QEMU configs it is written to die on: their
-# kconfig group is built first.
+# kconfig group is built first.  A survivor of the PAN fault path is then
+# judged by LKDTM's boots (mutants_lkdtm.py).
 
 import difflib
 import hashlib
@@ -18,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
 
-from pan_kunit import (Error, StrEnum, junit, progress, report, results, runner, summary, targets, tree,
-		       worktree)
+from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, results, runner,
+		       summary, targets, tree, worktree)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
@@ -68,6 +69,8 @@ class Mutant:
 	# "Boots: N": how many times a group that lets it survive is booted
 	# again, for a regression whose effect depends on timing.
 	boots: int = 1
+	# What LKDTM's boots found, when they judged it (mutants_lkdtm.py).
+	lkdtm: str = ''
 
 	def pending_suites(self, landed: Set[str]) -> List[str]:
 		"""Its Must-Fail: suites that have not landed (none for ANY_SUITE)."""
@@ -224,7 +227,8 @@ def same_objects(mutant: Mutant, before: Dict[str, str], build_dirs: Sequence[st
 	return ', '.join(sorted(objects))
 
 def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
-		    landed: Set[str], before: Optional[Dict[str, str]]=None) -> float:
+		    landed: Set[str], before: Optional[Dict[str, str]]=None,
+		    lkdtm: Optional[mutants_lkdtm.Baseline]=None) -> float:
 	"""Builds and boots one kconfig group after the other, the group of
 	a Kill-On: config first, else the largest, and stops at the first that
 	kills the mutant: a mutant of a widely included header then rebuilds
@@ -265,7 +269,28 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 	unbooted = [c.name for c in checker.matrix if c.name not in booted]
 	if unbooted:
 		mutant.detail += f' ({", ".join(unbooted)}: not needed, not built)'
+	if lkdtm and mutant.verdict == MutantVerdict.SURVIVED and mutants_lkdtm.touches(mutant.files):
+		elapsed += judge_by_lkdtm(checker, wt, mutant, lkdtm)
 	return elapsed
+
+def judge_by_lkdtm(checker: Checker, wt: str, mutant: Mutant,
+		   base: mutants_lkdtm.Baseline) -> float:
+	"""Boots LKDTM on the kernels of @mutant, which survived every
+	suite: killed when a boot that was ok on the baseline (@base) is not.
+	Returns the seconds the boots took."""
+	start = time.monotonic()
+	assert mutant.logs is not None
+	verdicts = mutants_lkdtm.boot_step(checker, wt, mutant.logs, base.cpio)
+	killed = mutants_lkdtm.killed_on(base, verdicts)
+	if killed:
+		mutant.verdict = MutantVerdict.KILLED
+		mutant.detail = f'LKDTM: {"; ".join(killed)} (KUnit: {mutant.detail})'
+		mutant.lkdtm = ('survived KUnit; LKDTM: killed on ' +
+				', '.join(k.split(':')[0] for k in killed))
+	else:
+		mutant.detail += f'; LKDTM: {len(base.ok)} boots ok'
+		mutant.lkdtm = f'LKDTM: {len(base.ok)} boots ok'
+	return time.monotonic() - start
 
 def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
@@ -290,8 +315,10 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	before = object_hashes(checker.build_dirs(wt, checker.matrix),
 			       sorted({o for m in mutants for o in m.objects()}))
 	# The baseline, and the mutants that are not pending, build and boot.
-	eta = progress.Eta(1 + sum(len(m.pending_suites(landed)) < len(m.must_fail) for m in mutants))
-	eta.done(baseline.elapsed)
+	checked = [m for m in mutants if len(m.pending_suites(landed)) < len(m.must_fail)]
+	lkdtm = mutants_lkdtm.baseline(checker, wt, baseline_logs(wt), [m.files for m in checked])
+	eta = progress.Eta(1 + len(checked))
+	eta.done(baseline.elapsed + (lkdtm.elapsed if lkdtm else 0.0))
 	for number, mutant in enumerate(mutants, 1):
 		start = time.monotonic()
 		pending = mutant.pending_suites(landed)
@@ -310,12 +337,14 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 			else:
 				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',
 						    eta.text())
-				elapsed = judge_by_groups(checker, wt, mutant, number, landed, before)
+				elapsed = judge_by_groups(checker, wt, mutant, number, landed, before,
+							  lkdtm)
 				eta.done(elapsed)
 		mutant.elapsed = time.monotonic() - start
 		left = eta.text()
 		logs = f'; logs: {mutant.logs}' if mutant.logs else ''
-		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict} '
+		judged_by = f'; {mutant.lkdtm}' if mutant.lkdtm else ''
+		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict}{judged_by} '
 		      f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
 	progress.get().task('')
 	worktree.reset(wt, tree.PREPARED_REF)

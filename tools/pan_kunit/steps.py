@@ -133,6 +133,10 @@ class Checker:
 	options: runner.KunitOptions = field(default_factory=runner.KunitOptions)
 	# Kconfig files merged into every step's kunitconfig.
 	fragments: Sequence[str] = ()
+	# The source of the LKDTM boots' init (lkdtm.INIT_SOURCE in the repo),
+	# for `mutants` to boot a mutant of the PAN fault path under LKDTM;
+	# None: no LKDTM boot.
+	lkdtm_init: Optional[str] = None
 
 	def run_step(self, worktree: str, step: Step, logs: str,
 		     configs: Optional[List[QemuConfig]]=None, fresh: bool=True) -> None:

@@ -186,7 +186,10 @@ def matrix(request: 'BootRequest', repo: str,
 def checker(request: 'BootRequest', target: Target, repo: str,
 	    kunitconfig: Optional[bytes]=None) -> steps.Checker:
 	"""What checks a step of @target's tree (bisect, mutants, export)."""
+	# Here, not at the top: lkdtm.py imports this module.
+	from pan_kunit import lkdtm
 	loaded = matrix(request, repo, kunit_tool.directory(target.tree))
 	return steps.Checker(target.tree, loaded, request.timeout, request.jobs,
 			     kunitconfig=kunitconfig, options=request.options,
-			     fragments=fragments(repo, target.kernel))
+			     fragments=fragments(repo, target.kernel),
+			     lkdtm_init=os.path.join(repo, lkdtm.INIT_SOURCE))
