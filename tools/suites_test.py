@@ -4,7 +4,9 @@
 # Tests of the suites as their sources name them, and of where a console
 # cut short stopped (pan_kunit.suites).
 
+import glob
 import os
+import re
 import unittest
 from typing import Dict, List
 
@@ -39,6 +41,58 @@ class KnownTest(unittest.TestCase):
 			suites.check_glob('arm64_pan_enabel', known)
 		suites.check_glob('', known)
 		suites.check_glob('anything', {})  # no sources: nothing to check against
+
+# An assertion macro, and how many of its arguments after test are the
+# condition KUnit prints when it fails.
+_ASSERTION = re.compile(r'KUNIT_(?:EXPECT|ASSERT)_([A-Z_]+?)(?:_MSG)?\(')
+_ONE = {'TRUE', 'FALSE', 'NULL', 'NOT_NULL', 'NOT_ERR_OR_NULL', 'ERR'}
+# A call with a macro constant among its arguments (NULL reads as itself).
+_CALL_OF_MACRO = re.compile(r'\w\s*\([^()]*\b(?!NULL\b)[A-Z][A-Z0-9_]{2,}\b')
+
+def _arguments(text: str, start: int) -> List[str]:
+	"""The arguments of the call whose '(' ends at @start, split at the
+	commas outside brackets."""
+	found: List[str] = []
+	depth, current = 0, ''
+	for c in text[start:]:
+		if c == ')' and depth == 0:
+			return found + [current]
+		depth += (c in '([{') - (c in ')]}')
+		if c == ',' and depth == 0:
+			found.append(current)
+			current = ''
+		else:
+			current += c
+	return found
+
+class SourcesTest(unittest.TestCase):
+
+	def test_no_condition_passes_a_macro_constant_to_a_call(self) -> None:
+		# KUnit prints a failed condition as the preprocessor left it:
+		# has_cpuid_feature(&entry, SCOPE_SYSTEM) reads
+		# has_cpuid_feature(&entry, ((u16)((((1UL))) << (1)))). A suite
+		# names the value in a variable (or its message) instead.
+		found = []
+		for path in sorted(glob.glob(os.path.join(REPO, 'kunit', '**', '*.[ch]'),
+					     recursive=True)):
+			text = read(path)
+			for match in _ASSERTION.finditer(text):
+				count = 1 if match.group(1) in _ONE else 2
+				for argument in _arguments(text, match.end())[1:1 + count]:
+					if _CALL_OF_MACRO.search(argument):
+						line = text.count('\n', 0, match.start()) + 1
+						found.append(f'{os.path.relpath(path, REPO)}:{line}: '
+							     f'{" ".join(argument.split())}')
+		self.assertEqual(found, [])
+
+	def test_the_check_sees_a_macro_in_a_call(self) -> None:
+		text = 'KUNIT_EXPECT_EQ_MSG(test, has_cpuid_feature(&entry, SCOPE_SYSTEM), want, "x");'
+		match = _ASSERTION.search(text)
+		assert match is not None
+		condition = _arguments(text, match.end())[1]
+		self.assertEqual(condition.strip(), 'has_cpuid_feature(&entry, SCOPE_SYSTEM)')
+		self.assertIsNotNone(_CALL_OF_MACRO.search(condition))
+		self.assertIsNone(_CALL_OF_MACRO.search(' stop_machine(fn, call, NULL)'))
 
 class StoppedTest(unittest.TestCase):
 

@@ -116,10 +116,12 @@ static void alt_apply_region(struct kunit *test, int nr, unsigned long *mask)
 		.end = alt_apply_buf.entries + nr,
 	};
 	DECLARE_BITMAP(applied, ARM64_NCAPS);
+	bool same;
 
 	bitmap_copy(applied, applied_alternatives, ARM64_NCAPS);
 	alt_apply_call(test, &region, mask);
-	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(applied, applied_alternatives, ARM64_NCAPS),
+	same = bitmap_equal(applied, applied_alternatives, ARM64_NCAPS);
+	KUNIT_EXPECT_TRUE_MSG(test, same,
 			      "a module's region changed the applied capabilities: %*pb, were %*pb",
 			      ARM64_NCAPS, applied_alternatives, ARM64_NCAPS, applied);
 }
@@ -142,9 +144,10 @@ static void alt_apply_expect_site(struct kunit *test, int site, int insns, bool 
 /* Every instruction of each site of the region, one and three long. */
 static void __apply_alternatives_patches_every_instruction(struct kunit *test)
 {
+	bool always_system = cpus_have_cap(ARM64_ALWAYS_SYSTEM);
 	DECLARE_BITMAP(mask, ARM64_NCAPS);
 
-	KUNIT_ASSERT_TRUE(test, cpus_have_cap(ARM64_ALWAYS_SYSTEM));
+	KUNIT_ASSERT_TRUE(test, always_system);
 	bitmap_fill(mask, ARM64_NCAPS);
 	alt_apply_reset();
 	alt_apply_entry(0, ARM64_ALWAYS_SYSTEM, 1, NULL);
@@ -182,10 +185,12 @@ static void __apply_alternatives_stops_at_region_end(struct kunit *test)
  */
 static void __apply_alternatives_skips_cap_not_in_mask(struct kunit *test)
 {
+	bool always_system = cpus_have_cap(ARM64_ALWAYS_SYSTEM);
+	bool always_boot = cpus_have_cap(ARM64_ALWAYS_BOOT);
 	DECLARE_BITMAP(mask, ARM64_NCAPS);
 
-	KUNIT_ASSERT_TRUE(test, cpus_have_cap(ARM64_ALWAYS_SYSTEM));
-	KUNIT_ASSERT_TRUE(test, cpus_have_cap(ARM64_ALWAYS_BOOT));
+	KUNIT_ASSERT_TRUE(test, always_system);
+	KUNIT_ASSERT_TRUE(test, always_boot);
 	bitmap_fill(mask, ARM64_NCAPS);
 	clear_bit(ARM64_ALWAYS_SYSTEM, mask);
 	alt_apply_reset();

@@ -215,9 +215,10 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 	const struct alt_instr *alt = NULL;
 	size_t bytes = (site->end - site->begin) * sizeof(u32);
 	int entries = alt_test_entries(site->begin, &alt);
+	bool both = IS_ENABLED(CONFIG_KUNIT) &&
+		    !IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER);
 
-	KUNIT_ASSERT_TRUE_MSG(test, IS_ENABLED(CONFIG_KUNIT) &&
-			      !IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER),
+	KUNIT_ASSERT_TRUE_MSG(test, both,
 			      "both polarities need CONFIG_KUNIT=y and CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER=n");
 
 	if (!site->emitted) {

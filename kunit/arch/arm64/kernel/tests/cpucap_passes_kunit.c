@@ -234,19 +234,20 @@ static int passes_init(struct kunit *test)
  */
 static void passes_exit(struct kunit *test)
 {
+	bool same_caps = bitmap_equal(passes_saved_hwcaps, PASSES_SYSTEM_CAPS, ARM64_NCAPS);
+	bool same_boot = bitmap_equal(passes_saved_boot_caps, PASSES_BOOT_CAPS, ARM64_NCAPS);
+	bool same_elf = bitmap_equal(passes_saved_elf_hwcap, elf_hwcap, MAX_CPU_FEATURES);
+
 	passes_ctx = NULL;
 	passes_late_cpu_restore();
-	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_hwcaps, PASSES_SYSTEM_CAPS,
-						 ARM64_NCAPS),
+	KUNIT_EXPECT_TRUE_MSG(test, same_caps,
 			      "%s changed: was %*pb, now %*pb", __stringify(PASSES_SYSTEM_CAPS),
 			      ARM64_NCAPS, passes_saved_hwcaps, ARM64_NCAPS, PASSES_SYSTEM_CAPS);
-	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_boot_caps, PASSES_BOOT_CAPS,
-						 ARM64_NCAPS),
+	KUNIT_EXPECT_TRUE_MSG(test, same_boot,
 			      "%s changed: was %*pb, now %*pb", __stringify(PASSES_BOOT_CAPS),
 			      ARM64_NCAPS, passes_saved_boot_caps,
 			      ARM64_NCAPS, PASSES_BOOT_CAPS);
-	KUNIT_EXPECT_TRUE_MSG(test, bitmap_equal(passes_saved_elf_hwcap, elf_hwcap,
-						 MAX_CPU_FEATURES),
+	KUNIT_EXPECT_TRUE_MSG(test, same_elf,
 			      "elf_hwcap changed");
 }
 
@@ -1003,8 +1004,8 @@ static void update_cpu_capabilities_match_all_early_cpus(struct kunit *test)
 {
 	const struct passes_match_all *m = test->param_value;
 	struct passes_ctx *ctx = test->priv;
+	bool detected, no_boot_caps;
 	char cpus[64];
-	bool detected;
 	int i;
 
 	snprintf(cpus, sizeof(cpus), "boot CPU %s it", passes_has(m->boot));
@@ -1029,7 +1030,8 @@ static void update_cpu_capabilities_match_all_early_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, ctx->log.match_scopes[0], (u16)SCOPE_LOCAL_CPU,
 			    "type %#x, %s: scopes matches() was asked for",
 			    ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, cpus);
-	KUNIT_EXPECT_TRUE_MSG(test, bitmap_empty(ctx->boot_caps, PASSES_NCAPS),
+	no_boot_caps = bitmap_empty(ctx->boot_caps, PASSES_NCAPS);
+	KUNIT_EXPECT_TRUE_MSG(test, no_boot_caps,
 			      "type %#x, %s: boot CPU capabilities %*pbl",
 			      ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, cpus, PASSES_NCAPS,
 			      ctx->boot_caps);

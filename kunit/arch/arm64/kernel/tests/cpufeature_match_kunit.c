@@ -534,6 +534,7 @@ static void has_cpuid_feature_live_thresholds(struct kunit *test)
 	};
 	struct match_cpu_read r = { .reg = f->reg };
 	int val, min, cpu;
+	bool system;
 
 	/* Thresholds are taken around CPU0's value; QEMU's CPUs are alike. */
 	smp_call_function_single(0, match_read_on_cpu, &r, 1);
@@ -551,7 +552,8 @@ static void has_cpuid_feature_live_thresholds(struct kunit *test)
 					    cpu, f->name, val, c.reg, min);
 		}
 		cpus_read_unlock();
-		KUNIT_EXPECT_EQ_MSG(test, has_cpuid_feature(&entry, SCOPE_SYSTEM), val >= min,
+		system = has_cpuid_feature(&entry, SCOPE_SYSTEM);
+		KUNIT_EXPECT_EQ_MSG(test, system, val >= min,
 				    "%s = %d, min %d, SCOPE_SYSTEM", f->name, val, min);
 	}
 }
@@ -565,6 +567,7 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
 	const struct match_row *row = &match_rows[0];
 	const struct arm64_cpu_capabilities *cap;
 	struct match_cpu_read r = { .reg = MATCH_ID_AA64MMFR1_EL1 };
+	bool system, has_pan;
 	int cpu;
 
 	KUNIT_ASSERT_EQ(test, row->id, ARM64_HAS_PAN);
@@ -582,10 +585,12 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
 				      "CPU%d: ID_AA64MMFR1_EL1 = %#018llx", cpu, c.reg);
 	}
 	cpus_read_unlock();
-	KUNIT_EXPECT_TRUE_MSG(test, cap->matches(cap, SCOPE_SYSTEM),
-			      "sanitised ID_AA64MMFR1_EL1 = %#018llx",
+	system = cap->matches(cap, SCOPE_SYSTEM);
+	KUNIT_EXPECT_TRUE_MSG(test, system,
+			      "matches(SCOPE_SYSTEM): sanitised ID_AA64MMFR1_EL1 = %#018llx",
 			      read_sanitised_ftr_reg(cap->sys_reg));
-	KUNIT_EXPECT_TRUE(test, cpus_have_cap(ARM64_HAS_PAN));
+	has_pan = cpus_have_cap(ARM64_HAS_PAN);
+	KUNIT_EXPECT_TRUE_MSG(test, has_pan, "cpus_have_cap(ARM64_HAS_PAN)");
 }
 
 /*

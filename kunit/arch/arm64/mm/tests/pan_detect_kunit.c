@@ -19,22 +19,21 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 	u64 raw = read_sysreg(id_aa64mmfr1_el1);
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
 	bool want = pant_mmfr1_pan(raw) >= PANT_PAN_FEAT_PAN;
+	bool has_pan = cpus_have_cap(ARM64_HAS_PAN);
+	bool sw_ttbr0 = IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN);
 
 	KUNIT_EXPECT_EQ_MSG(test, pant_mmfr1_pan(san), pant_mmfr1_pan(raw),
 			    "ID_AA64MMFR1_EL1 raw %#llx, sanitised %#llx", raw, san);
-	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_PAN), want,
+	KUNIT_EXPECT_EQ_MSG(test, has_pan, want,
 			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
-	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_PAN),
-			    pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN,
+	KUNIT_EXPECT_EQ_MSG(test, has_pan, pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN,
 			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u", san,
 			    pant_mmfr1_pan(san));
 	KUNIT_EXPECT_EQ_MSG(test, system_uses_hw_pan(), want,
 			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
-	KUNIT_EXPECT_EQ_MSG(test, system_uses_ttbr0_pan(),
-			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN) && !want,
+	KUNIT_EXPECT_EQ_MSG(test, system_uses_ttbr0_pan(), sw_ttbr0 && !want,
 			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u, CONFIG_ARM64_SW_TTBR0_PAN=%d",
-			    raw, pant_mmfr1_pan(raw),
-			    IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN));
+			    raw, pant_mmfr1_pan(raw), sw_ttbr0);
 }
 
 /*
@@ -46,8 +45,9 @@ static void has_epan_needs_pan_field_3(struct kunit *test)
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
 	bool want = IS_ENABLED(CONFIG_ARM64_EPAN) &&
 		    pant_mmfr1_pan(san) >= PANT_PAN_FEAT_EPAN;
+	bool has_epan = cpus_have_cap(ARM64_HAS_EPAN);
 
-	KUNIT_EXPECT_EQ_MSG(test, cpus_have_cap(ARM64_HAS_EPAN), want,
+	KUNIT_EXPECT_EQ_MSG(test, has_epan, want,
 			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u, CONFIG_ARM64_EPAN=%d",
 			    san, pant_mmfr1_pan(san), IS_ENABLED(CONFIG_ARM64_EPAN));
 }

@@ -560,7 +560,7 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 	struct pant_user *u = &ctx->user;
 	char str[PANT_PARTIAL_LEN], dst[PANT_PARTIAL_LEN + 1];
 	unsigned int i;
-	long ret;
+	long ret, len;
 
 	pant_user_attach(test, u);
 	for (i = 0; i < ARRAY_SIZE(pant_partial_heads); i++) {
@@ -581,7 +581,8 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 			KUNIT_EXPECT_STREQ_MSG(test, dst, str,
 					       "strncpy_from_user(%#lx, %u), NUL at byte %u",
 					       (unsigned long)start, PANT_PARTIAL_LEN, head - 1);
-		KUNIT_EXPECT_EQ_MSG(test, strnlen_user(start, PANT_PARTIAL_LEN), (long)head,
+		len = strnlen_user(start, PANT_PARTIAL_LEN);
+		KUNIT_EXPECT_EQ_MSG(test, len, (long)head,
 				    "strnlen_user(%#lx, %u), NUL at byte %u", (unsigned long)start,
 				    PANT_PARTIAL_LEN, head - 1);
 		pant_expect_closed(test, u->mm, "strnlen_user()");
@@ -594,7 +595,8 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ret, (long)-EFAULT,
 				    "strncpy_from_user(%#lx, %u), no NUL in the %u mapped bytes",
 				    (unsigned long)start, PANT_PARTIAL_LEN, head);
-		KUNIT_EXPECT_EQ_MSG(test, strnlen_user(start, PANT_PARTIAL_LEN), 0L,
+		len = strnlen_user(start, PANT_PARTIAL_LEN);
+		KUNIT_EXPECT_EQ_MSG(test, len, 0L,
 				    "strnlen_user(%#lx, %u), no NUL in the %u mapped bytes",
 				    (unsigned long)start, PANT_PARTIAL_LEN, head);
 		pant_expect_closed(test, u->mm, "strnlen_user() into the unmapped page");
@@ -605,7 +607,8 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ret, (long)head,
 				    "strncpy_from_user(%#lx, %u), no NUL in the %u mapped bytes",
 				    (unsigned long)start, head, head);
-		KUNIT_EXPECT_GT_MSG(test, strnlen_user(start, head), (long)head,
+		len = strnlen_user(start, head);
+		KUNIT_EXPECT_GT_MSG(test, len, (long)head,
 				    "strnlen_user(%#lx, %u), no NUL in the %u mapped bytes",
 				    (unsigned long)start, head, head);
 	}
@@ -814,8 +817,10 @@ static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 			MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(pages), "vm_mmap() of 9 pages: %ld",
 			       (long)pages);
-	for (i = 1; i < 9; i += 2)
-		KUNIT_ASSERT_EQ(test, vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE), 0);
+	for (i = 1; i < 9; i += 2) {
+		ret = vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE);
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
 	event = perf_event_create_kernel_counter(&attr, -1, current, pant_fault_overflow, seen);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
 			       "perf_event_create_kernel_counter(page faults): %pe", event);
