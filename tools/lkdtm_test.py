@@ -43,12 +43,15 @@ class LkdtmRunTest(FakeKunitTestCase):
 		# build configured, and does not configure it again.
 		self.assertEqual([kunitconfigs(a) for a in self.traced('argv build')],
 				 [kunitconfigs(argv)] * 2)
-		self.assertTrue(output.endswith('lkdtm: 4 passed, 0 failed\n'), output)
-		self.assertEqual(output.count('lkdtm: 4 passed'), 1, output)  # the closing line, once
+		self.assertTrue(output.endswith('lkdtm: 6 passed, 0 failed\n'), output)
+		self.assertEqual(output.count('lkdtm: 6 passed'), 1, output)  # the closing line, once
 		self.assertIn('pass_pan (max,pauth-impdef=on, PAN by CPU):\n'
 			      '    ACCESS_USERSPACE   ok   caught: "Unable to handle kernel access', output)
 		self.assertIn('skip_nopan (cortex-a57, no PAN):\n'
 			      '    ACCESS_USERSPACE   ok   survived, as without PAN', output)
+		for config in ('pass_pan', 'skip_nopan'):
+			self.assertRegex(output, rf'\n{config} \([^)]*\):\n(    .*\n){{2}}'
+					 f'    ACCESS_NULL        ok   caught: "{lkdtm.NULL_CAUGHT}"\n')
 		# One build, into the directory run built, with LKDTM's kconfig merged in.
 		self.assertEqual([b[2] for b in self.traced('build')], [run_build[2]] * 2)
 		self.assertIn('CONFIG_LKDTM=y', read(os.path.join(run_build[2], '.kunitconfig')))
@@ -58,7 +61,8 @@ class LkdtmRunTest(FakeKunitTestCase):
 		# -append that replaces kunit.py's (and its kunit_shutdown=reboot).
 		self.assertEqual(boots, [['-initrd', cpio, '-append',
 					  f'console=ttyAMA0 panic=-1 kunit.enable=0 pankunit_crash={crash}']
-					 for crash in ('ACCESS_USERSPACE', 'ACCESS_USERSPACE',
+					 for crash in ('ACCESS_NULL', 'ACCESS_NULL',
+						       'ACCESS_USERSPACE', 'ACCESS_USERSPACE',
 						       'EXEC_USERSPACE', 'EXEC_USERSPACE')])
 		# A line per boot, as run prints its boots.
 		for config in ('pass_pan', 'skip_nopan'):
@@ -124,16 +128,25 @@ class LkdtmRunTest(FakeKunitTestCase):
 			status, output = self.run_cli('lkdtm', '--config', 'pass_pan')
 		self.assertEqual(status, 1, output)
 		self.assertIn('    ACCESS_USERSPACE   FAIL init never provoked', output)
-		self.assertTrue(output.endswith('lkdtm: 0 passed, 2 failed\n'), output)
-		self.assertEqual(read(tally), 'lkdtm: 0 passed, 2 failed\n')
+		self.assertTrue(output.endswith('lkdtm: 0 passed, 3 failed\n'), output)
+		self.assertEqual(read(tally), 'lkdtm: 0 passed, 3 failed\n')
 
 	def test_build_failure_fails(self) -> None:
 		status, output = self.run_cli('lkdtm', '--config', 'builderror_pan', '--config', 'pass_pan')
 		self.assertEqual(status, 1, output)
 		self.assertIn('builderror_pan (max,pauth-impdef=on, PAN by CPU):\n'
 			      '    ACCESS_USERSPACE   FAIL build failed\n'
-			      '    EXEC_USERSPACE     FAIL build failed\n', output)
-		self.assertTrue(output.endswith('lkdtm: 2 passed, 2 failed\n'), output)
+			      '    EXEC_USERSPACE     FAIL build failed\n'
+			      '    ACCESS_NULL        FAIL build failed\n', output)
+		self.assertTrue(output.endswith('lkdtm: 3 passed, 3 failed\n'), output)
+
+	def test_access_null_is_a_pan_fault_where_pan_is_sw_ttbr0s(self) -> None:
+		status, output = self.run_cli('lkdtm', '--config', 'pass_ttbr0')
+		self.assertEqual(status, 0, output)
+		self.assertIn('pass_ttbr0 (cortex-a57, PAN by SW TTBR0):\n'
+			      '    ACCESS_USERSPACE   ok   caught: "Unable to handle kernel access', output)
+		self.assertIn(f'    ACCESS_NULL        ok   caught: "{lkdtm.PAN_CAUGHT} at virtual '
+			      'address 0000000000000000"\n', output)
 
 	def test_timeout_fails_whatever_the_console_says(self) -> None:
 		exec_dir = os.path.join(self.tmp, 'exec')
@@ -141,14 +154,16 @@ class LkdtmRunTest(FakeKunitTestCase):
 		with mock.patch.object(runner, 'CONSOLE', 'console.txt'):
 			write(os.path.join(exec_dir, 'console.txt'),
 			      read(test_data_path('lkdtm', 'access_caught.log')))
-			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
 					    results.Exit(1, False, 3.0), 60)
-			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', True,
+			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
 					      results.Exit(1, True, 120.0), 60)
 		self.assertTrue(ok.ok, ok.summary)
 		self.assertFalse(late.ok)
 		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)
 		self.assertIsNotNone(late.log)
+
+CPU, SW_TTBR0 = lkdtm.PanSource.CPU, lkdtm.PanSource.SW_TTBR0
 
 class LkdtmTest(unittest.TestCase):
 	"""The verdicts of `pan-kunit lkdtm`, from console fixtures."""
@@ -187,54 +202,105 @@ class LkdtmTest(unittest.TestCase):
 			lkdtm.has_pan(self.config('a64fx', sw))
 
 	def test_access_userspace_caught_with_pan(self) -> None:
-		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', True)
+		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', CPU)
 		self.assertTrue(verdict.ok)
 		self.assertEqual(verdict.summary, 'caught: "Unable to handle kernel access to user '
 				 'memory outside uaccess routines at virtual address 0000ffff9c4f0000"')
+		# Whoever provides PAN.
+		self.assertTrue(lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE',
+					    SW_TTBR0).ok)
+		self.assertEqual(lkdtm.expected('ACCESS_USERSPACE', SW_TTBR0), lkdtm.PAN_CAUGHT)
 
 	def test_init_line_cut_off_by_the_panic(self) -> None:
 		# init's line never left the tty's buffer; LKDTM's printk says it ran.
 		verdict = lkdtm.judge(self.console('access_caught_unflushed.log'), 'ACCESS_USERSPACE',
-				      True)
+				      CPU)
 		self.assertTrue(verdict.ok, verdict.summary)
 		self.assertIn('caught: "Unable to handle kernel access to user memory', verdict.summary)
 		verdict = lkdtm.judge(self.console('access_caught_unflushed.log'), 'EXEC_USERSPACE',
-				      True)
+				      CPU)
 		self.assertEqual(verdict.summary, 'init never provoked EXEC_USERSPACE')
 
 	def test_access_userspace_survives_without_pan(self) -> None:
-		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', False)
+		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', None)
 		self.assertTrue(verdict.ok)
 		self.assertIn('"lkdtm: FAIL: survived bad read"', verdict.summary)
 
 	def test_access_userspace_surviving_with_pan_fails(self) -> None:
-		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', True)
+		verdict = lkdtm.judge(self.console('access_survived.log'), 'ACCESS_USERSPACE', CPU)
 		self.assertFalse(verdict.ok)
 		self.assertIn('survived; expected "Unable to handle kernel access to user memory',
 			      verdict.summary)
 		self.assertIn('FAIL: survived bad write', verdict.log or '')
 
 	def test_access_userspace_caught_without_pan_fails(self) -> None:
-		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', False)
+		verdict = lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE', None)
 		self.assertFalse(verdict.ok)
 
 	def test_exec_userspace_caught_either_way(self) -> None:
-		for pan in (True, False):
+		for pan in (CPU, SW_TTBR0, None):
 			verdict = lkdtm.judge(self.console('exec_caught.log'), 'EXEC_USERSPACE', pan)
 			self.assertTrue(verdict.ok, verdict.summary)
 			self.assertIn('execution of user memory', verdict.summary)
 
-	def test_wrong_crash_type_or_nothing_provoked_fails(self) -> None:
-		verdict = lkdtm.judge(self.console('exec_caught.log'), 'ACCESS_USERSPACE', True)
-		self.assertEqual(verdict.summary, 'init never provoked ACCESS_USERSPACE')
-		verdict = lkdtm.judge(self.console('no_debugfs.log'), 'EXEC_USERSPACE', True)
+	def test_access_null_is_a_null_dereference_on_cpu_pan_and_without_pan(self) -> None:
+		for pan in (CPU, None):
+			verdict = lkdtm.judge(self.console('null_caught.log'), 'ACCESS_NULL', pan)
+			self.assertTrue(verdict.ok, verdict.summary)
+			self.assertEqual(verdict.summary, 'caught: "Unable to handle kernel NULL pointer '
+					 'dereference at virtual address 0000000000000000"')
+			# Not the PAN fault SW TTBR0 PAN takes it for.
+			self.assertFalse(lkdtm.judge(self.console('null_pan_caught.log'), 'ACCESS_NULL',
+						     pan).ok)
+
+	def test_access_null_is_a_pan_fault_with_sw_ttbr0_pan(self) -> None:
+		verdict = lkdtm.judge(self.console('null_pan_caught.log'), 'ACCESS_NULL', SW_TTBR0)
+		self.assertTrue(verdict.ok, verdict.summary)
+		self.assertEqual(verdict.summary, f'caught: "{lkdtm.PAN_CAUGHT} at virtual address '
+				 '0000000000000000"')
+		verdict = lkdtm.judge(self.console('null_caught.log'), 'ACCESS_NULL', SW_TTBR0)
 		self.assertFalse(verdict.ok)
-		self.assertFalse(lkdtm.judge(None, 'EXEC_USERSPACE', True).ok)
+		self.assertEqual(verdict.summary, f'expected "{lkdtm.PAN_CAUGHT}", not found')
+		# Where the CPU provides PAN, address 0 is no PAN fault: TTBR0 holds
+		# the task's tables, where it is not mapped.
+		verdict = lkdtm.judge(self.console('null_pan_caught.log'), 'ACCESS_NULL', CPU)
+		self.assertFalse(verdict.ok)
+		self.assertEqual(lkdtm.expected('ACCESS_NULL', CPU), lkdtm.NULL_CAUGHT)
+
+	def test_access_null_at_another_address_fails(self) -> None:
+		# __do_kernel_fault(esr, addr, regs): the ESR printed as the address.
+		for pan in (CPU, None):
+			verdict = lkdtm.judge(self.console('null_args_swapped.log'), 'ACCESS_NULL', pan)
+			self.assertFalse(verdict.ok)
+			self.assertEqual(verdict.summary, f'expected "{lkdtm.NULL_CAUGHT}", not found')
+			self.assertIn('paging request at virtual address 0000000096000006',
+				      verdict.log or '')
+
+	def test_access_null_surviving_fails(self) -> None:
+		for pan in (CPU, SW_TTBR0, None):
+			verdict = lkdtm.judge(self.console('null_survived.log'), 'ACCESS_NULL', pan)
+			self.assertFalse(verdict.ok)
+			self.assertTrue(verdict.summary.startswith('survived; expected "Unable to handle'),
+					verdict.summary)
+		# The read survived, the write did not: the same line, yet not caught.
+		for pan in (CPU, None):
+			verdict = lkdtm.judge(self.console('null_read_survived.log'), 'ACCESS_NULL', pan)
+			self.assertFalse(verdict.ok)
+			self.assertEqual(verdict.summary,
+					 f'survived the read; expected "{lkdtm.NULL_CAUGHT}"')
+
+	def test_wrong_crash_type_or_nothing_provoked_fails(self) -> None:
+		verdict = lkdtm.judge(self.console('exec_caught.log'), 'ACCESS_USERSPACE', CPU)
+		self.assertEqual(verdict.summary, 'init never provoked ACCESS_USERSPACE')
+		verdict = lkdtm.judge(self.console('no_debugfs.log'), 'EXEC_USERSPACE', CPU)
+		self.assertFalse(verdict.ok)
+		self.assertFalse(lkdtm.judge(None, 'EXEC_USERSPACE', CPU).ok)
 
 	def test_report_lines_and_total(self) -> None:
 		cfg = self.config('cortex-a57')
 		verdicts = {('c', 'ACCESS_USERSPACE'): lkdtm.BootVerdict(True, 'survived', None),
-			    ('c', 'EXEC_USERSPACE'): lkdtm.BootVerdict(False, 'timed out', 'x\ny')}
+			    ('c', 'EXEC_USERSPACE'): lkdtm.BootVerdict(False, 'timed out', 'x\ny'),
+			    ('c', 'ACCESS_NULL'): lkdtm.BootVerdict(True, 'caught', None)}
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
 			self.assertFalse(lkdtm.print_report([cfg], verdicts))
@@ -242,7 +308,8 @@ class LkdtmTest(unittest.TestCase):
 		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
 		self.assertIn('    y', lines)
 		self.assertIn('c (cortex-a57, no PAN):', lines)
-		self.assertEqual(lines[-1], '    EXEC_USERSPACE     FAIL timed out')
+		self.assertEqual(lines[-2:], ['    EXEC_USERSPACE     FAIL timed out',
+					      '    ACCESS_NULL        ok   caught'])
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
 			lkdtm.print_report([self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),

@@ -20,7 +20,7 @@ from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase
 		     setUpModule, tearDownModule)
 
 FAULT_C = 'arch/arm64/mm/fault.c'
-ACCESS, EXEC = lkdtm.CRASH_TYPES
+ACCESS, EXEC, NULL = lkdtm.CRASH_TYPES
 
 def qemu_config(name: str, cpu: str) -> configs.QemuConfig:
 	return configs.QemuConfig(name=name, path=f'/r/qemu_configs/{name}.py', kconfig='',
@@ -29,7 +29,9 @@ def qemu_config(name: str, cpu: str) -> configs.QemuConfig:
 # What a kernel as it should be prints for each crash type, with PAN
 # (config "pan") and without it (config "nopan").
 GOOD = {('pan', ACCESS): 'access_caught.log', ('pan', EXEC): 'exec_caught.log',
-	('nopan', ACCESS): 'access_survived.log', ('nopan', EXEC): 'exec_caught.log'}
+	('pan', NULL): 'null_caught.log',
+	('nopan', ACCESS): 'access_survived.log', ('nopan', EXEC): 'exec_caught.log',
+	('nopan', NULL): 'null_caught.log'}
 
 class LkdtmJudgeTest(TempDirTestCase):
 	"""mutants.judge_by_groups() of a mutant that survives the KUnit boots
@@ -98,6 +100,35 @@ class LkdtmJudgeTest(TempDirTestCase):
 		self.assertTrue(os.readlink(os.path.join(boot, 'Image')).startswith(
 			os.path.join(self.wt, '.pan-kunit', 'build') + os.sep))
 
+	def test_swapped_arguments_of_do_kernel_fault_are_killed_by_access_null(self) -> None:
+		# do_page_fault() calls __do_kernel_fault(esr, addr, regs): a read
+		# of address 0 dies as a paging request at the ESR's value.
+		self.consoles['pan', NULL] = 'null_args_swapped.log'
+		self.consoles['nopan', NULL] = 'null_args_swapped.log'
+		mutant = self.judge([FAULT_C], set(GOOD))
+		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
+		self.assertEqual(mutant.detail, 'LKDTM: nopan ACCESS_NULL: expected '
+				 f'"{lkdtm.NULL_CAUGHT}", not found; pan ACCESS_NULL: expected '
+				 f'"{lkdtm.NULL_CAUGHT}", not found (KUnit: no case of arm64_s failed)')
+		self.assertEqual(mutant.lkdtm, 'survived KUnit; LKDTM: killed on nopan ACCESS_NULL, '
+				 'pan ACCESS_NULL')
+
+	def test_a_sw_ttbr0_config_takes_access_null_for_a_pan_fault(self) -> None:
+		self.matrix = [configs.QemuConfig(name='ttbr0', path='/r/qemu_configs/ttbr0.py',
+						  kconfig='CONFIG_ARM64_SW_TTBR0_PAN=y',
+						  kernel_path='Image', cpu='cortex-a57')]
+		self.consoles = {('ttbr0', ACCESS): 'access_caught.log',
+				 ('ttbr0', EXEC): 'exec_caught.log',
+				 ('ttbr0', NULL): 'null_pan_caught.log'}
+		mutant = self.judge([FAULT_C], set(self.consoles))
+		self.assertEqual(mutant.verdict, mutants.MutantVerdict.SURVIVED)
+		self.assertEqual(mutant.lkdtm, 'LKDTM: 3 boots ok')
+		# A NULL dereference there is not what SW TTBR0 PAN makes of it.
+		self.consoles['ttbr0', NULL] = 'null_caught.log'
+		mutant = self.judge([FAULT_C], set(self.consoles))
+		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
+		self.assertEqual(mutant.lkdtm, 'survived KUnit; LKDTM: killed on ttbr0 ACCESS_NULL')
+
 	def test_a_generated_mutant_is_judged_too(self) -> None:
 		self.consoles['nopan', EXEC] = 'no_debugfs.log'
 		mutant = self.judge(['arch/arm64/kernel/entry-common.c'], set(GOOD),
@@ -107,10 +138,10 @@ class LkdtmJudgeTest(TempDirTestCase):
 
 	def test_all_boots_ok_it_survives(self) -> None:
 		mutant = self.judge(['arch/arm64/kernel/entry.S'], set(GOOD))
-		self.assertEqual(len(self.booted), 4)
+		self.assertEqual(len(self.booted), 6)
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.SURVIVED)
-		self.assertEqual(mutant.detail, 'no case of arm64_s failed; LKDTM: 4 boots ok')
-		self.assertEqual(mutant.lkdtm, 'LKDTM: 4 boots ok')
+		self.assertEqual(mutant.detail, 'no case of arm64_s failed; LKDTM: 6 boots ok')
+		self.assertEqual(mutant.lkdtm, 'LKDTM: 6 boots ok')
 
 	def test_a_mutant_of_another_file_gets_no_boot(self) -> None:
 		self.consoles['pan', ACCESS] = 'access_survived.log'
@@ -127,7 +158,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		self.consoles['pan', ACCESS] = 'access_survived.log'
 		mutant = self.judge([FAULT_C], set(GOOD) - {('pan', ACCESS)})
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.SURVIVED)
-		self.assertEqual(mutant.detail, 'no case of arm64_s failed; LKDTM: 3 boots ok')
+		self.assertEqual(mutant.detail, 'no case of arm64_s failed; LKDTM: 5 boots ok')
 
 class LkdtmBaselineTest(TempDirTestCase):
 	"""mutants_lkdtm.baseline(): whether, and how, the baseline is booted."""
@@ -216,17 +247,17 @@ class LkdtmMutantsTest(CheckTestCase):
 		status, output = self.run_cli('mutants', '--only', 'pan-fault-gone', '--only', 'killed',
 					      '--json', report)
 		self.assertEqual(status, 0, output)
-		self.assertRegex(output, r'\nbaseline LKDTM: 4 boots ok \([0-9.]+ s; logs: [^)]*\)\n')
+		self.assertRegex(output, r'\nbaseline LKDTM: 6 boots ok \([0-9.]+ s; logs: [^)]*\)\n')
 		self.assertRegex(output, r'\nmutant 2/2 pan-fault-gone: killed; survived KUnit; LKDTM: '
 				 r'killed on pass_pan ACCESS_USERSPACE \([0-9.]+ s; logs: ')
 		verdicts = {m['name']: m for m in json.loads(read(report))['mutants']}
 		self.assertTrue(verdicts['pan-fault-gone']['detail'].startswith(
 			'LKDTM: pass_pan ACCESS_USERSPACE: survived; expected'))
-		# Packed once for the run; the baseline's 4 boots and the
-		# surviving mutant's 4, none for the one KUnit killed.
+		# Packed once for the run; the baseline's 6 boots and the
+		# surviving mutant's 6, none for the one KUnit killed.
 		self.pack.assert_called_once()
 		self.assertEqual(self.pack.call_args[0][1], os.path.join(self.repo, lkdtm.INIT_SOURCE))
-		self.assertEqual(len(self.traced('qemu_args')), 8)
+		self.assertEqual(len(self.traced('qemu_args')), 12)
 		# The kernels the KUnit steps built (one group: the baseline's and
 		# each mutant's), no build of their own.
 		self.assertEqual(len(self.traced('build')), 3)

@@ -119,8 +119,8 @@ TREE_HELP = ('one kernel tree, of the kernel it holds: a tree pan-kunit prepares
 COMMANDS = {
 	'setup': 'install the needed Debian packages and prepare the tree',
 	'run': 'setup, then build and boot every QEMU config and report',
-	'lkdtm': 'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE and '
-		 'EXEC_USERSPACE, one boot each, on every QEMU config',
+	'lkdtm': 'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE, '
+		 'EXEC_USERSPACE and ACCESS_NULL, one boot each, on every QEMU config',
 	'coverage': 'setup, then build with gcov profiling of the code under test, '
 		    'run the suites once per QEMU config and report line and branch '
 		    'coverage of each function under test (lcov HTML too)',

@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 
 KCONFIG = targets.LKDTM_KCONFIG
 INIT_SOURCE = os.path.join(initramfs.GUEST_DIR, 'lkdtm_init.c')
-CRASH_TYPES = ['ACCESS_USERSPACE', 'EXEC_USERSPACE']
+# ACCESS_USERSPACE: PAN stops a read of a user page; EXEC_USERSPACE: user
+# pages are PXN; ACCESS_NULL: a read of address 0 goes down the fault
+# path of an unmapped address (__do_kernel_fault()) unless SW TTBR0 PAN
+# takes it for a PAN fault.
+CRASH_TYPES = ['ACCESS_USERSPACE', 'EXEC_USERSPACE', 'ACCESS_NULL']
 
 # Whether QEMU 7.2's CPU models implement FEAT_PAN (ID_AA64MMFR1_EL1.PAN
 # non-zero); what the boot must show is decided from this and from the
@@ -37,6 +41,11 @@ CPU_HAS_PAN = {
 # The kernel's own lines: arch/arm64/mm/fault.c and drivers/misc/lkdtm.
 PAN_CAUGHT = 'Unable to handle kernel access to user memory outside uaccess routines'
 PXN_CAUGHT = 'Unable to handle kernel execution of user memory'
+# die_kernel_fault()'s line for a read of address 0 that is no PAN fault:
+# the address it prints is __do_kernel_fault()'s, so arguments gone wrong
+# print another (e.g. "paging request at virtual address 0000000096000006").
+NULL_CAUGHT = ('Unable to handle kernel NULL pointer dereference at virtual address '
+	       '0000000000000000')
 SURVIVED_READ = 'lkdtm: FAIL: survived bad read'
 # LKDTM's printk as it starts the crash type it was given.
 LKDTM_PROVOKED = 'lkdtm: Performing direct entry '
@@ -76,11 +85,17 @@ def pan_source(config: QemuConfig) -> Optional[PanSource]:
 def has_pan(config: QemuConfig) -> bool:
 	return pan_source(config) is not None
 
-def expected(crash: str, pan: bool) -> str:
-	"""The console line that shows the right outcome."""
+def expected(crash: str, pan: Optional[PanSource]) -> str:
+	"""The console line that shows the right outcome, where @pan (None:
+	no PAN) provides PAN."""
 	if crash == 'EXEC_USERSPACE':
 		return PXN_CAUGHT  # user pages are PXN, with or without PAN
-	return PAN_CAUGHT if pan else SURVIVED_READ
+	if crash == 'ACCESS_NULL':
+		# Address 0 is a user address, never mapped: a translation fault,
+		# which is a PAN fault only when TTBR0 holds the reserved tables
+		# and the emulated PSTATE.PAN is set.
+		return PAN_CAUGHT if pan == PanSource.SW_TTBR0 else NULL_CAUGHT
+	return PAN_CAUGHT if pan is not None else SURVIVED_READ
 
 def _find(lines: List[str], text: str) -> Optional[str]:
 	for line in lines:
@@ -88,7 +103,7 @@ def _find(lines: List[str], text: str) -> Optional[str]:
 			return line[line.index(text):].strip()
 	return None
 
-def judge(console: Optional[str], crash: str, pan: bool) -> BootVerdict:
+def judge(console: Optional[str], crash: str, pan: Optional[PanSource]) -> BootVerdict:
 	lines = (console or '').splitlines()
 	want = expected(crash, pan)
 	caught = want != SURVIVED_READ
@@ -99,12 +114,16 @@ def judge(console: Optional[str], crash: str, pan: bool) -> BootVerdict:
 	found = _find(lines, want)
 	survived = _find(lines, INIT_SURVIVED + crash)
 	other = _find(lines, 'Unable to handle kernel') if not caught else None
-	if found and caught and not survived:
-		return BootVerdict(True, f'caught: "{found}"', None)
-	if found and not caught and survived and not other:
-		return BootVerdict(True, f'survived, as without PAN: "{found}"', None)
 	if caught and survived:
 		return BootVerdict(False, f'survived; expected "{want}"', console)
+	# A read of address 0 that survived, then a write that died, prints
+	# the line of a read that died.
+	if crash == 'ACCESS_NULL' and _find(lines, SURVIVED_READ):
+		return BootVerdict(False, f'survived the read; expected "{want}"', console)
+	if found and caught:
+		return BootVerdict(True, f'caught: "{found}"', None)
+	if found and survived and not other:
+		return BootVerdict(True, f'survived, as without PAN: "{found}"', None)
 	return BootVerdict(False, f'expected "{want}", not found', console)
 
 def boot_cmdline(config: QemuConfig, crash: str) -> str:
@@ -122,7 +141,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	boots each built config once per crash type, with a line per boot as
 	`run` prints them."""
 	for config in configs:
-		has_pan(config)  # a CPU of no known PAN level fails before any work
+		pan_source(config)  # a CPU of no known PAN level fails before any work
 	if os.path.join(repo, KCONFIG) not in fragments:
 		raise Error(f'lkdtm: the kernels would be built without {KCONFIG}')
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
@@ -163,7 +182,7 @@ def boot(tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Bui
 	directory, once per crash type with the initramfs @cpio, all at once;
 	the verdicts, by (config, crash).  A line per boot unless @quiet (a
 	mutant, which has a line of its own)."""
-	pans = {config.name: has_pan(config) for config, _ in built}
+	pans = {config.name: pan_source(config) for config, _ in built}
 	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
 	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
 	for config, build in built:
@@ -197,7 +216,7 @@ def boot(tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Bui
 			progress.get().boots_ended()
 	return verdicts
 
-def _verdict(exec_dir: str, crash: str, pan: bool, outcome: results.Exit,
+def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: results.Exit,
 	     timeout: int) -> BootVerdict:
 	"""The verdict of a boot that ended, from the console it wrote."""
 	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE))

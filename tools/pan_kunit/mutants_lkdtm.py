@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # LKDTM's boots (lkdtm.py) as a judge of `mutants`: KUnit never provokes a
-# PAN fault, so a mutant of the path such a fault takes (do_page_fault()'s
-# die on an EL1 permission fault on a user address, the exception entry
-# and return) survives every suite.  A mutant of LKDTM_FILES that survives
-# the KUnit boots is booted once more per config and crash type, on the
-# kernels its step just built, and is killed when a boot that was ok on
-# the baseline is not.
+# PAN fault, or any kernel fault that dies, so a mutant of the path such a
+# fault takes (do_page_fault()'s die on an EL1 permission fault on a user
+# address, its __do_kernel_fault() for an unmapped one, which ACCESS_NULL
+# reaches, the exception entry and return) survives every suite.  A
+# mutant of LKDTM_FILES that survives the KUnit boots is booted once more
+# per config and crash type, on the kernels its step just built, and is
+# killed when a boot that was ok on the baseline is not.
 
 import os
 import shutil

@@ -27,11 +27,11 @@
 # Any other mode builds and passes.  An exec whose kernel command line
 # (the last -append of --qemu_args, else --kernel_args) has
 # pankunit_crash=TYPE is an LKDTM boot: its console is one of lkdtm/'s,
-# as a CPU with PAN (pass mode) or without it takes TYPE (noboot mode:
-# none, as when QEMU does not start).  A file
-# fake_mode at the top of the tree, holding a mode, overrides the
-# config's.  build writes the --kunitconfig files it was given (kunit.py
-# takes several and merges them) one after the other into
+# as a CPU with PAN (pass mode; by SW TTBR0 when the config's kconfig
+# says so) or without it takes TYPE (noboot mode: none, as when QEMU does
+# not start).  A file fake_mode at the top of the tree, holding a mode,
+# overrides the config's.  build writes the --kunitconfig files it was
+# given (kunit.py takes several and merges them) one after the other into
 # BUILD_DIR/.kunitconfig, prints the line kunit.py prints when make
 # starts, and writes OBJECTS into BUILD_DIR.
 #
@@ -141,6 +141,11 @@ def lkdtm(args: Args, mode: str, crash: str) -> int:
 		return 1
 	if crash == 'EXEC_USERSPACE':
 		console = 'exec_caught.log'
+	elif crash == 'ACCESS_NULL':
+		# A PAN fault where PAN is SW TTBR0's, a NULL dereference elsewhere.
+		with open(args.qemu_config) as f:
+			ttbr0 = 'CONFIG_ARM64_SW_TTBR0_PAN=y' in f.read()
+		console = 'null_pan_caught.log' if mode == 'pass' and ttbr0 else 'null_caught.log'
 	else:
 		console = 'access_caught.log' if mode == 'pass' else 'access_survived.log'
 	copyfile(os.path.join(os.environ['FAKE_KUNIT_DATA'], 'lkdtm', console),
