@@ -457,7 +457,7 @@ def _collect(config: QemuConfig, kunit_dir: str, outputs: Outputs, build_dir: st
 	result = results.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=status,
-		elapsed=None if outcome is None else round(outcome.elapsed, 1),
+		elapsed=None if outcome is None else round(outcome.elapsed, 3),
 		skip_reasons={case: reason for text in consoles
 			      for case, reason in results.skip_reasons(text).items()}, kunit=kunit,
 		console_log=os.path.join(exec_dir, CONSOLE), exec_log=outputs.exec_log(config),
