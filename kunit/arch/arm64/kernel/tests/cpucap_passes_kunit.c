@@ -46,16 +46,18 @@
  * 6.5: the cpucap naming series (which also renamed struct
  * alt_instr.cpufeature to .cpucap, see alternative_kunit.c) renamed the
  * system's capability bitmaps: cpu_hwcaps is system_cpucaps and
- * boot_capabilities is boot_cpucaps. Patch 0003 names the set made of
- * them system_cpucaps on 6.1 and system_cpucap_set on 6.12; this suite
- * does not use it.
+ * boot_capabilities is boot_cpucaps. Patch 0004 names the set made of
+ * them system_cpucaps on 6.1 and system_cpucap_set from 6.5, which the
+ * late CPU hook (late_cpu_set) points at outside a case.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define PASSES_SYSTEM_CAPS	system_cpucaps
 #define PASSES_BOOT_CAPS	boot_cpucaps
+#define PASSES_SYSTEM_SET	(&system_cpucap_set)
 #else
 #define PASSES_SYSTEM_CAPS	cpu_hwcaps
 #define PASSES_BOOT_CAPS	boot_capabilities
+#define PASSES_SYSTEM_SET	(&system_cpucaps)
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
@@ -196,7 +198,7 @@ static void passes_panic(void)
 /* The hooks of verify_local_cpu_caps() as boot left them. */
 static void passes_late_cpu_restore(void)
 {
-	late_cpu_set = &system_cpucap_set;
+	late_cpu_set = PASSES_SYSTEM_SET;
 	late_cpu_park = cpu_die_early;
 	late_cpu_panic = cpu_panic_kernel;
 }
