@@ -47,17 +47,15 @@
  * alt_instr.cpufeature to .cpucap, see alternative_kunit.c) renamed the
  * system's capability bitmaps: cpu_hwcaps is system_cpucaps and
  * boot_capabilities is boot_cpucaps. Patch 0004 names the set made of
- * them system_cpucaps on 6.1 and system_cpucap_set from 6.5, which the
- * late CPU hook (late_cpu_set) points at outside a case.
+ * them system_cpucaps on 6.1 and system_cpucap_set on 6.12; this suite
+ * does not use it.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define PASSES_SYSTEM_CAPS	system_cpucaps
 #define PASSES_BOOT_CAPS	boot_cpucaps
-#define PASSES_SYSTEM_SET	(&system_cpucap_set)
 #else
 #define PASSES_SYSTEM_CAPS	cpu_hwcaps
 #define PASSES_BOOT_CAPS	boot_capabilities
-#define PASSES_SYSTEM_SET	(&system_cpucaps)
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
@@ -195,14 +193,6 @@ static void passes_panic(void)
 	atomic_inc(&passes_panicked);
 }
 
-/* The hooks of verify_local_cpu_caps() as boot left them. */
-static void passes_late_cpu_restore(void)
-{
-	late_cpu_set = PASSES_SYSTEM_SET;
-	late_cpu_park = cpu_die_early;
-	late_cpu_panic = cpu_panic_kernel;
-}
-
 /*
  * Each case gets a fresh fake table and private bitmaps; the system's
  * capability bitmaps and elf_hwcap are saved for .exit.
@@ -241,7 +231,6 @@ static void passes_exit(struct kunit *test)
 	bool same_elf = bitmap_equal(passes_saved_elf_hwcap, elf_hwcap, MAX_CPU_FEATURES);
 
 	passes_ctx = NULL;
-	passes_late_cpu_restore();
 	KUNIT_EXPECT_TRUE_MSG(test, same_caps,
 			      "%s changed: was %*pb, now %*pb", __stringify(PASSES_SYSTEM_CAPS),
 			      ARM64_NCAPS, passes_saved_hwcaps, ARM64_NCAPS, PASSES_SYSTEM_CAPS);
@@ -811,6 +800,10 @@ static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
 static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
 {
 	const struct passes_late_rule *r = test->param_value;
+	/* The hooks as boot left them, put back right after the check. */
+	const struct cpucap_set *boot_set = late_cpu_set;
+	void (*boot_park)(void) = late_cpu_park;
+	void (*boot_panic)(void) = late_cpu_panic;
 	struct passes_ctx *ctx = test->priv;
 	int parked, panicked;
 
@@ -825,7 +818,9 @@ static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
 	preempt_disable();
 	check_local_cpu_capabilities();
 	preempt_enable();
-	passes_late_cpu_restore();
+	late_cpu_set = boot_set;
+	late_cpu_park = boot_park;
+	late_cpu_panic = boot_panic;
 	parked = atomic_read(&passes_parked);
 	panicked = atomic_read(&passes_panicked);
 
