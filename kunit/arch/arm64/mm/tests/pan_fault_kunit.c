@@ -338,17 +338,15 @@ static void pant_fsc_row_desc(const struct pant_fsc_row *row, char *desc)
 
 KUNIT_ARRAY_PARAM(pant_fsc, pant_fsc_rows, pant_fsc_row_desc);
 
-/* The fault status codes of pant_fsc_rows[], and FEAT_D128's level -2 translation fault. */
-static bool pant_fsc_is_mmu_fault(unsigned int fsc)
+/* The row of pant_fsc_rows[] of fault status code @fsc, NULL if none. */
+static const struct pant_fsc_row *pant_fsc_row_of(unsigned int fsc)
 {
 	unsigned int i;
 
-	if (fsc == PANT_FSC_TRANS_LM2)
-		return true;
 	for (i = 0; i < ARRAY_SIZE(pant_fsc_rows); i++)
 		if (pant_fsc_rows[i].fsc == fsc)
-			return true;
-	return false;
+			return &pant_fsc_rows[i];
+	return NULL;
 }
 
 /*
@@ -442,7 +440,7 @@ static void is_el1_permission_fault_other_fsc(struct kunit *test)
 	char name[16];
 
 	for (fsc = 0; fsc <= PANT_FSC_MASK; fsc++) {
-		if (pant_fsc_is_mmu_fault(fsc))
+		if (fsc == PANT_FSC_TRANS_LM2 || pant_fsc_row_of(fsc))
 			continue;
 		snprintf(name, sizeof(name), "FSC %#04x", fsc);
 		pant_check_places(test, name, PANT_ESR(PANT_EC_DABT_CUR, fsc), false, false);
@@ -459,7 +457,7 @@ static void is_el1_permission_fault_other_fsc(struct kunit *test)
 static void esr_fsc_is_fault_every_code(struct kunit *test)
 {
 	bool trans, perm, af;
-	unsigned int fsc, i;
+	unsigned int fsc;
 
 	if (!pant_fsc_helpers(0, &trans, &perm, &af)) {
 		/* is_el1_permission_fault_every_level checks its open-coded test */
@@ -469,20 +467,16 @@ static void esr_fsc_is_fault_every_code(struct kunit *test)
 	for (fsc = 0; fsc <= PANT_FSC_MASK; fsc++) {
 		u64 esr = PANT_ESR(PANT_EC_DABT_CUR,
 				   fsc | PANT_ISS_WNR | PANT_ISS_S1PTW | PANT_ISS_CM);
-		/* none of the three kinds the helpers name */
-		enum pant_fsc_kind kind = PANT_FSC_ADDR_SIZE;
+		const struct pant_fsc_row *row = pant_fsc_row_of(fsc);
 
 		if (fsc == PANT_FSC_TRANS_LM2)	/* FEAT_D128 */
 			continue;
-		for (i = 0; i < ARRAY_SIZE(pant_fsc_rows); i++)
-			if (pant_fsc_rows[i].fsc == fsc)
-				kind = pant_fsc_rows[i].kind;
 		pant_fsc_helpers(esr, &trans, &perm, &af);
-		KUNIT_EXPECT_EQ_MSG(test, trans, kind == PANT_FSC_TRANSLATION,
+		KUNIT_EXPECT_EQ_MSG(test, trans, row && row->kind == PANT_FSC_TRANSLATION,
 				    "esr_fsc_is_translation_fault(%#llx), FSC %#04x", esr, fsc);
-		KUNIT_EXPECT_EQ_MSG(test, perm, kind == PANT_FSC_PERMISSION,
+		KUNIT_EXPECT_EQ_MSG(test, perm, row && row->kind == PANT_FSC_PERMISSION,
 				    "esr_fsc_is_permission_fault(%#llx), FSC %#04x", esr, fsc);
-		KUNIT_EXPECT_EQ_MSG(test, af, kind == PANT_FSC_ACCESS_FLAG,
+		KUNIT_EXPECT_EQ_MSG(test, af, row && row->kind == PANT_FSC_ACCESS_FLAG,
 				    "esr_fsc_is_access_flag_fault(%#llx), FSC %#04x", esr, fsc);
 	}
 }
