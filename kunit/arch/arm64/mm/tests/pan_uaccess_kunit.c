@@ -416,6 +416,25 @@ static const unsigned int pant_partial_heads[] = { 1, 3, 8, 15, 16, 17, 40 };
 #define PANT_PARTIAL_SHORT	15
 
 /*
+ * What a copy of @len bytes from @start, @head of them mapped, that
+ * returned @left reports copied: at least one byte, and no more than are
+ * mapped. False when it reports more, and its bytes cannot be compared.
+ */
+static bool pant_expect_partial(struct kunit *test, const char *what, const void __user *start,
+				size_t len, unsigned int head, unsigned long left)
+{
+	unsigned long done = len - left;
+
+	KUNIT_EXPECT_GT_MSG(test, done, 0UL,
+			    "%s(%#lx, %zu) with %u bytes mapped: returned %lu, no progress",
+			    what, (unsigned long)start, len, head, left);
+	KUNIT_EXPECT_LE_MSG(test, done, (unsigned long)head,
+			    "%s(%#lx, %zu) with %u bytes mapped: returned %lu",
+			    what, (unsigned long)start, len, head, left);
+	return done <= head;
+}
+
+/*
  * copy_to_user() across the end of the mapping, from each of
  * pant_partial_heads[] bytes before it. The uaccess contract
  * (include/linux/uaccess.h, above raw_copy_from_user()): a copy that
@@ -445,13 +464,7 @@ static void copy_to_user_partial_reports_rest(struct kunit *test)
 		left = copy_to_user(start, src, sizeof(src));
 		pant_expect_closed(test, u->mm, "copy_to_user() across the end of the mapping");
 		done = sizeof(src) - left;
-		KUNIT_EXPECT_GT_MSG(test, done, 0UL,
-				    "copy_to_user(%#lx, %zu) with %u bytes mapped: returned %lu, no progress",
-				    (unsigned long)start, sizeof(src), head, left);
-		KUNIT_EXPECT_LE_MSG(test, done, (unsigned long)head,
-				    "copy_to_user(%#lx, %zu) with %u bytes mapped: returned %lu",
-				    (unsigned long)start, sizeof(src), head, left);
-		if (done > head)
+		if (!pant_expect_partial(test, "copy_to_user", start, sizeof(src), head, left))
 			continue;
 		memset(back, 0, sizeof(back));
 		KUNIT_ASSERT_EQ(test, copy_from_user(back, start, head), 0UL);
@@ -492,13 +505,7 @@ static void copy_from_user_partial_reports_rest(struct kunit *test)
 		left = copy_from_user(dst, start, len);
 		pant_expect_closed(test, u->mm, "copy_from_user() across the end of the mapping");
 		done = len - left;
-		KUNIT_EXPECT_GT_MSG(test, done, 0UL,
-				    "copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu, no progress",
-				    (unsigned long)start, len, head, left);
-		KUNIT_EXPECT_LE_MSG(test, done, (unsigned long)head,
-				    "copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu",
-				    (unsigned long)start, len, head, left);
-		if (done > head)
+		if (!pant_expect_partial(test, "copy_from_user", start, len, head, left))
 			continue;
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(dst, pattern, done), 0,
 				    "copy_from_user(%#lx, %zu) with %u bytes mapped: returned %lu, but the first %lu bytes are not the user's",
