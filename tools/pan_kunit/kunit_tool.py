@@ -14,12 +14,16 @@
 # toolchain reconfigures the build, as plain kunit.py would, and says so.
 
 import contextlib
+import hashlib
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import shlex
 import sys
-from types import ModuleType
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from types import CodeType, ModuleType
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error, proc
 
@@ -143,6 +147,38 @@ def command(kunit_dir: str, subcommand: str) -> List[str]:
 		return [sys.executable, BUILD, script(kunit_dir), subcommand]
 	return [sys.executable, script(kunit_dir), subcommand]
 
+# Code compiled from a kunit_tool module, by the SHA-256 of its source:
+# the trees of one kernel have the same kunit_parser.py, which need not be
+# compiled again in each (no __pycache__ is written into a tree).
+_compiled: Dict[bytes, CodeType] = {}
+
+def _named(code: CodeType, path: str) -> CodeType:
+	"""@code, with its functions', as compiled from @path (tracebacks)."""
+	return code.replace(co_filename=path, co_consts=tuple(
+		_named(c, path) if isinstance(c, CodeType) else c for c in code.co_consts))
+
+class _Loader(importlib.machinery.SourceFileLoader):
+	"""A kunit_tool module's loader: its code compiled once per source."""
+	def get_code(self, fullname: str) -> CodeType:
+		source = self.get_data(self.path)
+		key = hashlib.sha256(source).digest()
+		if key not in _compiled:
+			_compiled[key] = compile(source, self.path, 'exec', dont_inherit=True)
+		code = _compiled[key]
+		return code if code.co_filename == self.path else _named(code, self.path)
+
+class _Finder(importlib.abc.MetaPathFinder):
+	"""Finds @modules in @kunit_dir alone, for _Loader to load."""
+	def __init__(self, kunit_dir: str, modules: Sequence[str]) -> None:
+		self.kunit_dir, self.modules = kunit_dir, set(modules)
+
+	def find_spec(self, name: str, path: Any=None, target: Any=None) -> Any:
+		source = os.path.join(self.kunit_dir, name + '.py')
+		if name not in self.modules or not os.path.isfile(source):
+			return None
+		return importlib.util.spec_from_file_location(name, source,
+							      loader=_Loader(name, source))
+
 @contextlib.contextmanager
 def importable(kunit_dir: Optional[str], modules: Sequence[str]) -> Iterator[None]:
 	"""While in it, the @modules of @kunit_dir's kunit_tool (None: of
@@ -150,13 +186,18 @@ def importable(kunit_dir: Optional[str], modules: Sequence[str]) -> Iterator[Non
 	tree is reused, none is left in sys.modules after, no __pycache__ is
 	written into the tree (or the repo)."""
 	saved = {name: sys.modules.pop(name) for name in modules if name in sys.modules}
+	finder = None
 	if kunit_dir is not None:
 		sys.path.insert(0, kunit_dir)
+		finder = _Finder(kunit_dir, modules)
+		sys.meta_path.insert(0, finder)
 	dont_write_bytecode = sys.dont_write_bytecode
 	sys.dont_write_bytecode = True
 	try:
 		yield
 	finally:
+		if finder is not None:
+			sys.meta_path.remove(finder)
 		if kunit_dir is not None:
 			sys.path.remove(kunit_dir)
 		sys.dont_write_bytecode = dont_write_bytecode
