@@ -30,6 +30,15 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual(args.jobs, os.cpu_count())
 		self.assertIsNone(args.json)
 
+	def test_one_parse_leaves_nothing_to_the_next(self) -> None:
+		# The parser is built once; what one command line gave (appended
+		# lists included) must not reach the next.
+		first = cli.parse_args(['run', '--config', 'b', '--kernel', '6.1', '--json', 'r.json'])
+		second = cli.parse_args(['run'])
+		self.assertEqual((first.config, first.json), (['b'], 'r.json'))
+		self.assertEqual((second.config, second.kernel, second.json), ([], [], None))
+		self.assertIs(cli._parser(), cli._parser())
+
 	def test_each_command_gets_a_request_of_its_own(self) -> None:
 		args = cli.parse_args(['run', 'arm64_*', '--kconfig_add', 'CONFIG_X=y', '--json', 'r.json',
 				       '--config', 'a'])

@@ -13,6 +13,7 @@
 # and setup errors (refusals, missing packages, a patch that does not apply).
 
 import argparse
+import functools
 import os
 import re
 import signal
@@ -225,7 +226,9 @@ def add_mutants_opts(parser: argparse.ArgumentParser) -> None:
 		help='leave out the mutants that change a header: nearly every object includes '
 		'it, so each is a build from scratch (minutes, where the others take seconds)')
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+@functools.lru_cache(maxsize=None)
+def _parser() -> argparse.ArgumentParser:
+	"""pan-kunit's parser, built once: parsing leaves it as it was."""
 	parser = argparse.ArgumentParser(
 		prog='pan-kunit', epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
 		description='Prepares Debian linux-source-VERSION trees (one per kernel of '
@@ -254,7 +257,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	add_export_opts(sub['export'])
 	add_mutants_opts(sub['mutants'])
 	selftest.add_opts(sub['selftest'])
-	return parser.parse_args(argv)
+	return parser
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+	return _parser().parse_args(argv)
 
 # What a command is asked to do, from its arguments, as kunit.py's
 # KunitRequest and its kin are: parse_args() reads the command line, and
@@ -351,33 +357,6 @@ def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
 			     no_build=args.no_build)
 
-def check_destinations(request: ReportRequest) -> None:
-	"""Refuses a --json or --junit FILE that cannot be written, before
-	anything runs: its directory must exist and be writable, and the two
-	must not be one file."""
-	if request.json and request.junit and (
-			os.path.abspath(request.json) == os.path.abspath(request.junit) or
-			os.path.exists(request.json) and os.path.exists(request.junit) and
-			os.path.samefile(request.json, request.junit)):
-		raise Error(f'--json {request.json} and --junit {request.junit} are one file: '
-			    'give each its own')
-	for option, path in (('json', request.json), ('junit', request.junit)):
-		if not path:
-			continue
-		directory = os.path.dirname(os.path.abspath(path))
-		why = None
-		if os.path.isdir(path):
-			why = 'it is a directory'
-		elif not os.path.exists(directory):
-			why = f'no such directory: {directory}'
-		elif not os.path.isdir(directory):
-			why = f'{directory} is not a directory'
-		elif not os.access(directory, os.W_OK | os.X_OK) or (
-				os.path.exists(path) and not os.access(path, os.W_OK)):
-			why = 'permission denied'
-		if why:
-			raise Error(f'cannot write --{option} {path}: {why}')
-
 def _interrupt(signum: int, frame: object) -> None:
 	raise KeyboardInterrupt
 
@@ -408,7 +387,7 @@ def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str
 
 def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = run_request(args)
-	check_destinations(request)  # before anything runs
+	report.check_destinations(request.json, request.junit)  # before anything runs
 	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)  # a wrong name or a broken config fails before setup
 	_check_targets(target_list, repo)
@@ -433,7 +412,7 @@ def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: 
 
 def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = bisect_request(args)
-	check_destinations(request)
+	report.check_destinations(request.json, request.junit)
 	targets.check_kunit_filter(request.options, target_list, repo)
 	targets.matrix(request, repo, None)
 	for target in target_list:
@@ -444,7 +423,7 @@ def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 
 def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
 	request = mutants_request(args)
-	check_destinations(request)
+	report.check_destinations(request.json, request.junit)
 	targets.matrix(request, repo, None)
 	kernel_list = [t.kernel for t in target_list]
 	found: Dict[KernelSpec, List[mutants.Mutant]] = {}

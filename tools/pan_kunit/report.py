@@ -12,7 +12,7 @@ import shutil
 import sys
 from typing import Dict, List, Optional
 
-from pan_kunit import StrEnum, ktap, suites
+from pan_kunit import Error, StrEnum, ktap, suites
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import (CONSOLE_LOG_LINES, ConfigResult, Status, align, print_tail,
 			       read_text, several_kernels, total_lines)
@@ -269,3 +269,30 @@ def _skip_name(leaf: ktap.Case) -> str:
 
 def _cut(line: str, width: int) -> str:
 	return line if len(line) <= width else line[:width - 4] + ' ...'
+
+def check_destinations(json: Optional[str], junit: Optional[str]) -> None:
+	"""Refuses a --json or --junit FILE that cannot be written, before
+	anything runs: its directory must exist and be writable, and the two
+	must not be one file."""
+	if json and junit and (
+			os.path.abspath(json) == os.path.abspath(junit) or
+			os.path.exists(json) and os.path.exists(junit) and
+			os.path.samefile(json, junit)):
+		raise Error(f'--json {json} and --junit {junit} are one file: '
+			    'give each its own')
+	for option, path in (('json', json), ('junit', junit)):
+		if not path:
+			continue
+		directory = os.path.dirname(os.path.abspath(path))
+		why = None
+		if os.path.isdir(path):
+			why = 'it is a directory'
+		elif not os.path.exists(directory):
+			why = f'no such directory: {directory}'
+		elif not os.path.isdir(directory):
+			why = f'{directory} is not a directory'
+		elif not os.access(directory, os.W_OK | os.X_OK) or (
+				os.path.exists(path) and not os.access(path, os.W_OK)):
+			why = 'permission denied'
+		if why:
+			raise Error(f'cannot write --{option} {path}: {why}')
