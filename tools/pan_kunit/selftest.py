@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `pan-kunit selftest`: the unit tests of this tool, tools/*_test.py, each
-# file in a process of its own, as many at a time as there are CPUs, as
-# the kernel's tools/testing/kunit/run_checks.py runs its checks.  The
+# file in a process of its own, two at a time per CPU (the end-to-end
+# files spend a third of their time waiting for the gits and fake
+# kunit.py processes they start), as the kernel's
+# tools/testing/kunit/run_checks.py runs its checks in parallel.  The
 # process is a copy of selftest's (proc.Fork), which has imported the
 # tool and unittest.mock once for all the files: a new Python for each
-# would spend more time importing them than most files spend testing.  A file's tests run:
+# would spend more time importing them than most files spend testing.
+# A file's tests run:
 #
 #   - without the variables that point git at a repository
 #     (gitcmd.GIT_LOCAL_ENV): run from a git hook or `git rebase -x`, the
@@ -96,7 +99,7 @@ def scratch_dir() -> Optional[str]:
 	return RAM_DIR if os.access(RAM_DIR, os.W_OK | os.X_OK) else None
 
 def _jobs() -> int:
-	return len(os.sched_getaffinity(0)) or 1
+	return 2 * (len(os.sched_getaffinity(0)) or 1)
 
 class _Stream(io.StringIO):
 	"""sys.stderr, as unittest's results write to it (a TextIO, with
