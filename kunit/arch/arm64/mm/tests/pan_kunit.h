@@ -334,9 +334,10 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	 * cpu_do_switch_mm() installed the mm's tables, with CnP as the
 	 * system has it (never for the reserved ASID). Under TTBR0 PAN it is
 	 * uaccess_ttbr0_enable() that installs them, from the thread's saved
-	 * TTBR0 value, without CnP: only the CPU's PAN shows the former.
+	 * TTBR0 value, without CnP: only a kernel without it, or a CPU whose
+	 * PAN wins, shows the former.
 	 */
-	if (w.mm_tables && kind == PANT_HW && pant_want_cnp(&cnp))
+	if (w.mm_tables && kind != PANT_TTBR0 && pant_want_cnp(&cnp))
 		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, cnp,
 				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu",
 				    where, what, s.ttbr0_cnp, s.asid, cnp,
