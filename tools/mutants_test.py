@@ -187,6 +187,26 @@ class MutantsTest(CheckTestCase):
 		status, output = self.run_cli('mutants', '--only', 'header', '--no-header-mutants')
 		self.assertEqual(status, 0, output)
 		self.assertIn('mutants: none to check on linux-source-6.1', output)
+		# A run of their own, outside CI: the header mutants alone.
+		status, output = self.run_cli('mutants', '--only', 'killed', '--only', 'header',
+					      '--only-header-mutants')
+		self.assertIn('mutants of 6.1: left out, as they change no header '
+			      '(--only-header-mutants): killed\n', output)
+		self.assertIn('mutant 1/1 header: ', output)
+		self.assertNotIn('mutant 1/1 killed', output)
+		stderr = io.StringIO()
+		with contextlib.redirect_stderr(stderr), self.assertRaises(SystemExit) as e:
+			cli.parse_args(['mutants', '--no-header-mutants', '--only-header-mutants'])
+		self.assertEqual(e.exception.code, 2)
+		self.assertIn('argument --only-header-mutants: not allowed with argument '
+			      '--no-header-mutants', stderr.getvalue())
+
+	def test_header_mutants_wanted_by_choice(self) -> None:
+		want = mutants.HeaderMutants
+		self.assertEqual([(c.wants(False), c.wants(True)) for c in want],
+				 [(True, True), (True, False), (False, True)])
+		self.assertEqual([c.option() for c in want],
+				 ['', '--no-header-mutants', '--only-header-mutants'])
 
 	def test_header_is_required(self) -> None:
 		write(os.path.join(self.repo, 'mutants', '6.1', 'bare.patch'), 'diff --git a/x b/x\n')

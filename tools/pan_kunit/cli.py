@@ -221,10 +221,15 @@ def add_mutants_opts(parser: argparse.ArgumentParser) -> None:
 			    f'{score.DEFAULT_SAMPLE}; 0: all)')
 	parser.add_argument('--seed', type=int, default=1, metavar='S',
 			    help='with --generate: the seed of the sample (default: 1)')
-	parser.add_argument(
-		'--no-header-mutants', action='store_true',
+	headers = parser.add_mutually_exclusive_group()
+	headers.add_argument(
+		'--no-header-mutants', action='store_const', dest='headers',
+		const=mutants.HeaderMutants.WITHOUT, default=mutants.HeaderMutants.WITH,
 		help='leave out the mutants that change a header: nearly every object includes '
 		'it, so each is a build from scratch (minutes, where the others take seconds)')
+	headers.add_argument('--only-header-mutants', action='store_const', dest='headers',
+			     const=mutants.HeaderMutants.ONLY,
+			     help='check those alone, as a run of their own outside CI')
 
 @functools.lru_cache(maxsize=None)
 def _parser() -> argparse.ArgumentParser:
@@ -293,7 +298,7 @@ class BisectRequest(ReportRequest):
 @dataclass
 class MutantsRequest(ReportRequest):
 	only: List[str]        # the mutants to check, by name; none: all
-	headers: bool = True   # also the mutants that change a header
+	headers: mutants.HeaderMutants = mutants.HeaderMutants.WITH  # by whether they change one
 	generate: Optional[score.GenerateRequest] = None  # generated ones, not mutants/'s
 
 @dataclass
@@ -347,11 +352,11 @@ def mutants_request(args: argparse.Namespace) -> MutantsRequest:
 			raise Error('--only names mutants of mutants/; --generate makes its own: give one')
 		generate = score.GenerateRequest(
 			sample=None if args.sample == 0 else args.sample or score.DEFAULT_SAMPLE,
-			seed=args.seed, headers=not args.no_header_mutants)
+			seed=args.seed, headers=args.headers)
 	elif args.sample is not None or args.seed != 1:
 		raise Error('--sample and --seed choose among generated mutants: give --generate too')
 	return MutantsRequest(**_report_fields(args), only=args.only,
-			      headers=not args.no_header_mutants, generate=generate)
+			      headers=args.headers, generate=generate)
 
 def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),

@@ -47,6 +47,22 @@ class MutantVerdict(StrEnum):
 	# equivalence): no test can tell them apart, and none need try.
 	EQUIVALENT = 'equivalent'
 
+class HeaderMutants(StrEnum):
+	"""Which mutants to check by whether they change a header, each a
+	build from scratch (Mutant.of_header()): CI leaves them out, and a
+	run of its own, outside CI, takes them alone."""
+	WITH = 'with'
+	WITHOUT = 'without'    # --no-header-mutants
+	ONLY = 'only'          # --only-header-mutants
+
+	def wants(self, of_header: bool) -> bool:
+		return (self == HeaderMutants.WITH or
+			of_header == (self == HeaderMutants.ONLY))
+
+	def option(self) -> str:
+		return {HeaderMutants.WITH: '', HeaderMutants.WITHOUT: '--no-header-mutants',
+			HeaderMutants.ONLY: '--only-header-mutants'}[self]
+
 # A Must-Fail: of generated mutants (mutagen.py): any suite, any case.
 ANY_SUITE = '*'
 
@@ -378,14 +394,14 @@ def of_kernel(request: 'MutantsRequest', kernel: KernelSpec, repo: str,
 
 def _headers_left_out(request: 'MutantsRequest', kernel: KernelSpec,
 		      found: List[Mutant]) -> List[Mutant]:
-	"""@found, less the mutants of headers with --no-header-mutants."""
-	if request.headers:
-		return found
-	left_out = [m.name for m in found if m.of_header()]
+	"""@found, less the mutants of headers with --no-header-mutants, or
+	the others with --only-header-mutants."""
+	left_out = [m.name for m in found if not request.headers.wants(m.of_header())]
 	if left_out:
-		print(f'mutants of {kernel.name}: left out, as they change a header '
-		      f'(--no-header-mutants): {", ".join(left_out)}')
-	return [m for m in found if not m.of_header()]
+		print(f'mutants of {kernel.name}: left out, as they change ' +
+		      ('a header' if request.headers == HeaderMutants.WITHOUT else 'no header') +
+		      f' ({request.headers.option()}): {", ".join(left_out)}')
+	return [m for m in found if request.headers.wants(m.of_header())]
 
 def junit_check(mutant: Mutant) -> junit.Check:
 	"""A mutant as JUnit shows it: a killed one passes, a pending one is

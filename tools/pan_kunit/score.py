@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, runner,
 		       summary, targets, worktree)
+from pan_kunit.mutants import HeaderMutants
 from pan_kunit.steps import Checker, Step
 from pan_kunit.targets import Target
 
@@ -35,7 +36,7 @@ class GenerateRequest:
 	"""mutants --generate's own options."""
 	sample: Optional[int]   # None: every generated mutant
 	seed: int
-	headers: bool           # also the mutants of header inlines
+	headers: HeaderMutants  # with, without or only the mutants of header inlines
 
 @dataclass
 class Score:
@@ -169,11 +170,13 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 	sites = mutagen.generate(tree, functions, commands, lines)
 	claims = mutagen.load_equivalent(os.path.join(repo, 'mutants', kernel, mutagen.EQUIVALENT))
 	candidates = [s for s in sites if s.node() not in claims and
-		      (request.headers or s.source.endswith('.c'))]
+		      request.headers.wants(not s.source.endswith('.c'))]
 	chosen = mutagen.sample(candidates, request.sample, request.seed)
 	in_headers = sum(not s.source.endswith('.c') for s in sites)
 	print(f'generated {len(sites)} mutants of {len(functions)} functions of {kernel} '
-	      f'({in_headers} in header inlines' + ('' if request.headers else ', left out') + '; '
+	      f'({in_headers} in header inlines' +
+	      {HeaderMutants.WITH: '', HeaderMutants.WITHOUT: ', left out',
+	       HeaderMutants.ONLY: ', alone checked'}[request.headers] + '; '
 	      + ('on the lines the last coverage run reached' if lines is not None else
 		 'on every line: no coverage run yet') + f'); {len(sites) - len(candidates)} '
 	      f'claimed equivalent or left out; checking {len(chosen)} (seed {request.seed})')
