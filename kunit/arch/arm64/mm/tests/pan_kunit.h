@@ -197,17 +197,16 @@ static inline u64 pant_asid(void)
 }
 
 /*
- * TTBR0_EL1.CnP of a user mm's tables: set when every CPU implements
- * FEAT_TTCNP (the sanitised ID_AA64MMFR2_EL1.CnP). Returns false when
- * there is nothing to expect: the CPUs have it, yet the kernel declined
- * it (CONFIG_ARM64_CNP=n, a kdump kernel, or an erratum's workaround).
+ * TTBR0_EL1.CnP of a user mm's tables: set only when every CPU implements
+ * FEAT_TTCNP (the sanitised ID_AA64MMFR2_EL1.CnP) and the kernel uses it
+ * (ARM64_HAS_CNP: not with CONFIG_ARM64_CNP=n, in a kdump kernel, or
+ * under an erratum's workaround); clear when either says no.
  */
-static inline bool pant_want_cnp(u64 *want)
+static inline u64 pant_want_cnp(void)
 {
 	u64 mmfr2 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1);
 
-	*want = mmfr2 & PANT_MMFR2_CNP_MASK ? PANT_TTBR_CNP : 0;
-	return !*want || cpus_have_cap(ARM64_HAS_CNP);
+	return mmfr2 & PANT_MMFR2_CNP_MASK && cpus_have_cap(ARM64_HAS_CNP) ? PANT_TTBR_CNP : 0;
 }
 
 /* The ASID the kernel gave @mm: the low 16 bits of its context id. */
@@ -337,12 +336,13 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	 * TTBR0 value, without CnP: only a kernel without it, or a CPU whose
 	 * PAN wins, shows the former.
 	 */
-	if (w.mm_tables && kind != PANT_TTBR0 && pant_want_cnp(&cnp))
+	cnp = pant_want_cnp();
+	if (w.mm_tables && kind != PANT_TTBR0)
 		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, cnp,
-				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu",
+				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu, ARM64_HAS_CNP %d",
 				    where, what, s.ttbr0_cnp, s.asid, cnp,
 				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) &
-				    PANT_MMFR2_CNP_MASK);
+				    PANT_MMFR2_CNP_MASK, cpus_have_cap(ARM64_HAS_CNP));
 	if (w.check_tables)
 		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
 				      s.ttbr0_baddr_after == w.ttbr0_baddr &&

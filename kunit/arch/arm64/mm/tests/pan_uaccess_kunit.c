@@ -13,9 +13,9 @@
  *   TTBR0_EL1 points at reserved_pg_dir, and the ASID of the TTBR that
  *   TCR_EL1.A1 names (TTBR1_EL1) is the reserved one, 0; open, they hold
  *   the mm's pgd and ASID;
- * - not at all: there is no window to open or close, and the SPSR's PAN
- *   bit is 0; the routines must still keep the uaccess contract, and
- *   TTBR0_EL1 holds the mm's tables (with CnP only if the CPUs have it).
+ * - not at all: there is no window to open or close (the SPSR's PAN bit
+ *   is RES0); the routines must still keep the uaccess contract, and
+ *   TTBR0_EL1 holds the mm's tables (with CnP only if the system uses it).
  * In the first two, an interrupt taken on the CPU saves the PAN state of
  * the interrupted context in bit 22 of its SPSR (emulated by the entry
  * code for TTBR0 PAN), which the tests read from the interrupt handler;
@@ -154,8 +154,8 @@ struct pant_uaccess_ctx {
 
 /*
  * Every case runs without any PAN too (neither the CPU's nor SW TTBR0
- * PAN): the routines then run with no window around them, and must
- * neither leave a PAN bit behind nor break the uaccess contract.
+ * PAN): the routines then run with no window around them, and must still
+ * keep the uaccess contract, on the tables cpu_do_switch_mm() installed.
  */
 static int pant_uaccess_init(struct kunit *test)
 {
@@ -348,7 +348,7 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
  * the exception table makes a uaccess fault rather than a PAN violation.
  * Each ends in its routine's fixup, -EFAULT, with user access closed. None
  * of them can hang on wrong tables: no fault handling makes such a page
- * accessible. Last, under the CPU's PAN, a get_user() from an untouched
+ * accessible. Last, but under TTBR0 PAN, a get_user() from an untouched
  * read-only page, which the fault maps.
  */
 static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
@@ -384,11 +384,11 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	 * at EL1, which the VMA's VM_READ allows, so do_page_fault() maps the
 	 * page and get_user() reads 0. A read taken for a write (or for a
 	 * guarded control stack access) would find no VM_WRITE and fail.
-	 * Only under the CPU's PAN, where TTBR0_EL1 always holds the mm's
-	 * tables: under TTBR0 PAN, wrong tables left by an exception return
-	 * would fault again on the page the handler mapped, for ever.
+	 * Not under TTBR0 PAN: there, wrong tables left by an exception
+	 * return would fault again on the page the handler mapped, for ever;
+	 * elsewhere TTBR0_EL1 always holds the mm's tables.
 	 */
-	if (pant_get_kind() != PANT_HW)
+	if (pant_get_kind() == PANT_TTBR0)
 		goto out;
 	ro = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(ro), "vm_mmap() of a read-only page: %ld",
@@ -401,6 +401,73 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	vm_munmap(ro, PAGE_SIZE);
 out:
 	pagefault_disable();
+	pant_user_put(test, u);
+}
+
+/* The vmf->flags a special mapping's fault handler saw, which refuses the page. */
+struct pant_fault_flags {
+	struct vm_special_mapping spec;
+	unsigned int flags;
+	int calls;
+};
+
+static vm_fault_t pant_record_fault_flags(const struct vm_special_mapping *sm,
+					  struct vm_area_struct *vma, struct vm_fault *vmf)
+{
+	struct pant_fault_flags *seen = container_of(sm, struct pant_fault_flags, spec);
+
+	seen->flags = vmf->flags;
+	seen->calls++;
+	return VM_FAULT_SIGBUS;
+}
+
+/*
+ * What do_page_fault() tells the fault handler of a VMA about a fault
+ * that get_user() takes at EL1: not a fault of user mode (FAULT_FLAG_USER,
+ * "the fault originated in userspace", include/linux/mm_types.h), nor a
+ * write. The VMA is a special mapping whose fault handler records
+ * vmf->flags and refuses the page, so get_user() ends in its fixup. The
+ * record is the case's resource: the mapping, and its pointer to it, go
+ * with the mm, also when an assertion ends the case's thread.
+ */
+static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	struct pant_fault_flags *seen;
+	struct vm_area_struct *vma;
+	u32 val = 0;
+	int ret;
+
+	seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	seen->spec.name = "[pan-kunit]";
+	seen->spec.fault = pant_record_fault_flags;
+
+	pant_user_attach(test, u);
+	mmap_write_lock(u->mm);
+	vma = _install_special_mapping(u->mm, u->unmapped, PAGE_SIZE, VM_READ | VM_MAYREAD,
+				       &seen->spec);
+	mmap_write_unlock(u->mm);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(vma), "_install_special_mapping() at %#lx: %pe",
+			       u->unmapped, vma);
+
+	pagefault_enable();
+	ret = get_user(val, (u32 __user *)u->unmapped);
+	pagefault_disable();
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT,
+			    "get_user() from %#lx, whose fault handler refuses the page",
+			    u->unmapped);
+	KUNIT_ASSERT_GT_MSG(test, seen->calls, 0,
+			    "get_user() from %#lx: the VMA's fault handler was never called",
+			    u->unmapped);
+	KUNIT_EXPECT_FALSE_MSG(test, seen->flags & FAULT_FLAG_USER,
+			       "get_user() from %#lx, a fault at EL1: vmf->flags %#x has FAULT_FLAG_USER",
+			       u->unmapped, seen->flags);
+	KUNIT_EXPECT_FALSE_MSG(test, seen->flags & FAULT_FLAG_WRITE,
+			       "get_user() from %#lx, a read: vmf->flags %#x has FAULT_FLAG_WRITE",
+			       u->unmapped, seen->flags);
+	pant_expect_closed(test, u->mm, "get_user() from a mapping whose fault is refused");
 	pant_user_put(test, u);
 }
 
@@ -789,8 +856,8 @@ static void pant_expect_faults_kept_pan(struct kunit *test, struct pant_faults_s
  * fault on the page at an instruction with a fixup must have PAN set. An
  * access that faults more than PANT_FAULT_RETRIES times (wrong tables in
  * TTBR0_EL1 after an exception return) is made to fail, by disabling page
- * faults from the handler, instead of hanging the boot. With TTBR0 PAN
- * there is no PSTATE.PAN to keep and the case skips; without
+ * faults from the handler, instead of hanging the boot. Without the CPU's
+ * PAN there is no PSTATE.PAN to keep and the case skips; without
  * CONFIG_PERF_EVENTS, which the kunitconfig sets, it skips too.
  */
 static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
@@ -811,9 +878,12 @@ static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 	int ret, i;
 	u32 val;
 
-	if (pant_get_kind() != PANT_HW)
+	if (pant_get_kind() == PANT_TTBR0)
 		kunit_skip(test,
-			   "%s: no PSTATE.PAN for the routines to keep (TTBR0 PAN: the other cases check their TTBR0_EL1 window)",
+			   "%s: no PSTATE.PAN for the routines to keep, under TTBR0 PAN (the other cases check its TTBR0_EL1 window)",
+			   PANT_NO_PAN_REASON);
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, "%s: no PSTATE.PAN for the routines to keep",
 			   PANT_NO_PAN_REASON);
 
 	pant_user_attach(test, u);
@@ -887,6 +957,7 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_user_page_pan_restored),
 	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
 	KUNIT_CASE(uaccess_fault_handled_efault_pan_restored),
+	KUNIT_CASE(do_page_fault_uaccess_not_a_user_fault),
 	KUNIT_CASE(copy_to_user_partial_reports_rest),
 	KUNIT_CASE(copy_from_user_partial_reports_rest),
 	KUNIT_CASE(clear_user_partial_reports_rest),
