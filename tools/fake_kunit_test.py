@@ -10,17 +10,24 @@ import contextlib
 import importlib.util
 import io
 import shlex
+import sys
 import unittest
 from typing import Any, List
 
 from testlib import test_data_path, setUpModule, tearDownModule
 
 def _load() -> Any:
+	"""The fake kunit.py as a module, with no __pycache__ written into
+	test_data (which the fake source tarball is packed from)."""
 	spec = importlib.util.spec_from_file_location('fake_kunit',
 						      test_data_path('fake_kunit', 'kunit.py'))
 	assert spec is not None and spec.loader is not None
 	module = importlib.util.module_from_spec(spec)
-	spec.loader.exec_module(module)
+	dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+	try:
+		spec.loader.exec_module(module)
+	finally:
+		sys.dont_write_bytecode = dont_write_bytecode
 	return module
 
 FAKE = _load()

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of how pan_kunit is laid out: modules small enough to read, and
-# one process layer (proc.py, which gitcmd.py and kunit_tool.py use).
+# Tests of how pan_kunit is laid out: modules small enough to read, one
+# process layer (proc.py, which gitcmd.py and kunit_tool.py use), and
+# fixtures no test writes into.
 
 import ast
 import glob
@@ -35,6 +36,14 @@ class LayoutTest(unittest.TestCase):
 				  if isinstance(node, ast.ImportFrom)}
 			if os.path.basename(path) not in PROCESS_LAYER:
 				self.assertNotIn('subprocess', names, os.path.basename(path))
+
+	def test_no_pycache_in_test_data(self) -> None:
+		# The fixtures are packed into tarballs and stand for trees'
+		# kunit_tool: no test may write its bytecode there (this finds
+		# what an earlier run left).
+		data = os.path.join(os.path.dirname(PACKAGE), 'test_data')
+		left = [root for root, dirs, _ in os.walk(data) if '__pycache__' in dirs]
+		self.assertEqual(left, [])
 
 if __name__ == '__main__':
 	unittest.main()

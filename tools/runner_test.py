@@ -8,7 +8,6 @@
 import builtins
 import contextlib
 import fcntl
-import importlib
 import io
 import json
 import os
@@ -174,17 +173,10 @@ class KunitBuildTest(unittest.TestCase):
 
 	def load(self, kernel: str) -> Any:
 		"""kunit_kernel of @kernel, imported afresh with its own kunit_config
-		and qemu_config."""
-		saved = {name: sys.modules.pop(name) for name in ('kunit_kernel', 'kunit_config', 'qemu_config')
-			 if name in sys.modules}
-		sys.path.insert(0, kunit_tool_of(kernel))
-		try:
-			return importlib.import_module('kunit_kernel')
-		finally:
-			sys.path.remove(kunit_tool_of(kernel))
-			for name in ('kunit_kernel', 'kunit_config', 'qemu_config'):
-				sys.modules.pop(name, None)
-			sys.modules.update(saved)
+		and qemu_config, as pan-kunit imports a tree's modules: without a
+		__pycache__ written into test_data."""
+		return kunit_tool.load(kunit_tool_of(kernel), 'kunit_kernel',
+				       ['kunit_config', 'qemu_config'])
 
 	def test_kunit_py_runs_as_python_runs_a_script(self) -> None:
 		# What kunit.py may rely on: its own __main__ module, found in

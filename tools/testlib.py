@@ -313,8 +313,12 @@ class FakeKunitTestCase(TempDirTestCase):
 		write(self.trace, '')
 		# What packages.ensure() and require() were asked.
 		self.ensure, self.require = mock.MagicMock(), mock.MagicMock()
+		# The trees a command looks at beside its own (the default trees
+		# of the other kernels, for the first run's estimate) are the
+		# test's: never the developer's ~/.cache/pan-kunit.
 		patchers: List[Any] = [
 			mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': os.path.dirname(self.tarball),
+						     'PAN_KUNIT_CACHE': os.path.join(self.tmp, 'cache'),
 						     'FAKE_KUNIT_DATA': TEST_DATA,
 						     'FAKE_KUNIT_TRACE': self.trace}),
 			mock.patch.object(packages, 'ensure', self.ensure),
