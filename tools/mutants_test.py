@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import unittest
@@ -200,6 +201,36 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual(e.exception.code, 2)
 		self.assertIn('argument --only-header-mutants: not allowed with argument '
 			      '--no-header-mutants', stderr.getvalue())
+
+	def test_a_seeded_sample_of_the_written_mutants(self) -> None:
+		# What CI checks: N of them, the same N for a seed, whatever order
+		# the files were read in; all of them without --sample.
+		status, output = self.run_cli('mutants', '--sample', '2', '--seed', '3')
+		checked = sorted(re.findall(r'^mutant [12]/2 (\S+):', output, re.M))
+		self.assertEqual(len(checked), 2, output)
+		self.assertIn('mutants of 6.1: checking 2 of 6, drawn with seed 3 '
+			      '(--sample 2 --seed 3); without --sample, all\n', output)
+		kernel = mock.Mock()
+		kernel.name = '6.1'
+		found: List[Any] = [mock.Mock() for _ in range(6)]
+		for mutant, name in zip(found, ['crash', 'half', 'killed', 'pending', 'stale',
+						'survived']):
+			mutant.name = name
+		request = cli.mutants_request(cli.parse_args(['mutants', '--sample', '2',
+							      '--seed', '3']))
+		with contextlib.redirect_stdout(io.StringIO()):
+			forward = [m.name for m in mutants._sampled(request, kernel, found)]
+			backward = [m.name for m in mutants._sampled(request, kernel, found[::-1])]
+		self.assertEqual(forward, checked)
+		self.assertEqual(backward, checked)
+		request = cli.mutants_request(cli.parse_args(['mutants']))
+		self.assertEqual(mutants._sampled(request, kernel, found), found)
+		for argv, error in ((['--sample', '2', '--only', 'killed'],
+				     '--only names the mutants to check; --sample draws them: give one'),
+				    (['--seed', '3'], '--seed seeds the sample: give --sample N too')):
+			status, output = self.run_cli('mutants', *argv)
+			self.assertEqual(status, 2, output)
+			self.assertIn(error, output)
 
 	def test_header_mutants_wanted_by_choice(self) -> None:
 		want = mutants.HeaderMutants

@@ -217,10 +217,10 @@ def add_mutants_opts(parser: argparse.ArgumentParser) -> None:
 		'calls, swapped arguments) on the lines the last coverage run reached, judge a '
 		'sample, and print the mutation score and every survivor')
 	parser.add_argument('--sample', type=int, metavar='N',
-			    help=f'with --generate: check N of them, drawn at random (default: '
-			    f'{score.DEFAULT_SAMPLE}; 0: all)')
+			    help='check N of the mutants, drawn at random (with --generate: default '
+			    f'{score.DEFAULT_SAMPLE}; 0: all; without it, all by default)')
 	parser.add_argument('--seed', type=int, default=1, metavar='S',
-			    help='with --generate: the seed of the sample (default: 1)')
+			    help='the seed of the sample (default: 1)')
 	headers = parser.add_mutually_exclusive_group()
 	headers.add_argument(
 		'--no-header-mutants', action='store_const', dest='headers',
@@ -300,6 +300,8 @@ class MutantsRequest(ReportRequest):
 	only: List[str]        # the mutants to check, by name; none: all
 	headers: mutants.HeaderMutants = mutants.HeaderMutants.WITH  # by whether they change one
 	generate: Optional[score.GenerateRequest] = None  # generated ones, not mutants/'s
+	sample: Optional[int] = None  # of mutants/'s: check this many, drawn with seed
+	seed: int = 1
 
 @dataclass
 class ExportRequest(BootRequest):
@@ -353,10 +355,14 @@ def mutants_request(args: argparse.Namespace) -> MutantsRequest:
 		generate = score.GenerateRequest(
 			sample=None if args.sample == 0 else args.sample or score.DEFAULT_SAMPLE,
 			seed=args.seed, headers=args.headers)
-	elif args.sample is not None or args.seed != 1:
-		raise Error('--sample and --seed choose among generated mutants: give --generate too')
+	elif args.sample is not None and args.only:
+		raise Error('--only names the mutants to check; --sample draws them: give one')
+	elif args.sample is None and args.seed != 1:
+		raise Error('--seed seeds the sample: give --sample N too')
 	return MutantsRequest(**_report_fields(args), only=args.only,
-			      headers=args.headers, generate=generate)
+			      headers=args.headers, generate=generate,
+			      sample=None if args.generate or not args.sample else args.sample,
+			      seed=args.seed)
 
 def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),

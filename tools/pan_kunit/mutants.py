@@ -13,6 +13,7 @@
 import difflib
 import hashlib
 import os
+import random
 import re
 import statistics
 import time
@@ -377,7 +378,8 @@ def of_kernel(request: 'MutantsRequest', kernel: KernelSpec, repo: str,
 	has; a name of --only is refused when no kernel of @kernel_list has it."""
 	directory = os.path.join(repo, kernel.mutants_dir())
 	if not request.only:
-		return _headers_left_out(request, kernel, load(directory, []))
+		return _sampled(request, kernel, _headers_left_out(request, kernel,
+								 load(directory, [])))
 	known = {k.name: names(os.path.join(repo, k.mutants_dir())) for k in kernel_list}
 	unknown = sorted(set(request.only) - {n for found in known.values() for n in found})
 	if unknown:
@@ -391,6 +393,18 @@ def of_kernel(request: 'MutantsRequest', kernel: KernelSpec, repo: str,
 			    ', '.join(os.path.join(repo, 'mutants', k) for k in known) + ')')
 	here = [n for n in request.only if n in names(directory)]
 	return _headers_left_out(request, kernel, load(directory, here) if here else [])
+
+def _sampled(request: 'MutantsRequest', kernel: KernelSpec,
+	     found: List[Mutant]) -> List[Mutant]:
+	"""@found, or a seeded random sample of --sample N of them, by name."""
+	if request.sample is None or request.sample >= len(found):
+		return found
+	chosen = random.Random(request.seed).sample(sorted(found, key=lambda m: m.name),
+						     request.sample)
+	print(f'mutants of {kernel.name}: checking {len(chosen)} of {len(found)}, drawn with '
+	      f'seed {request.seed} (--sample {request.sample} --seed {request.seed}); '
+	      'without --sample, all')
+	return sorted(chosen, key=lambda m: m.name)
 
 def _headers_left_out(request: 'MutantsRequest', kernel: KernelSpec,
 		      found: List[Mutant]) -> List[Mutant]:
