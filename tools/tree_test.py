@@ -15,7 +15,7 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import Error, progress, sources, targets, tree
+from pan_kunit import Error, progress, sources, targets, tree, worktree
 from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H, USER_GIT_ENV,
 		     test_data_path, read, write, mtimes, TempDirTestCase, end_to_end, setUpModule,
 		     tearDownModule)
@@ -46,6 +46,21 @@ class SourcesTest(TempDirTestCase):
 
 @end_to_end
 class TreeSetupTest(TempDirTestCase):
+
+	def test_kernel_of_names_commit_and_branch_detached_or_not(self) -> None:
+		self.setup_tree()
+		on_branch = tree.kernel_of(self.tree, [])
+		self.assertEqual((on_branch.commit, on_branch.branch),
+				 (self.git('rev-parse', 'HEAD'), 'pan-kunit'))
+		self.assertEqual(on_branch.package, 'linux-source-6.1')
+		self.git('checkout', '-q', '--detach')
+		self.assertIsNone(tree.kernel_of(self.tree, []).branch)
+		# A worktree's git directory, read from its .git file, is git's.
+		wt = os.path.join(self.tmp, 'wt')
+		self.git('worktree', 'add', '-q', '--detach', wt)
+		self.assertEqual(worktree._git_dir(wt), tree.git(
+			wt, 'rev-parse', '--absolute-git-dir').stdout.strip())
+		self.assertEqual(worktree._git_dir(self.tree), os.path.join(self.tree, '.git'))
 
 	def test_fresh_extraction(self) -> None:
 		output = self.setup_tree()

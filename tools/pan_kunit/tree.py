@@ -69,10 +69,11 @@ def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
 	now; @changed: its changed_files(), if the caller has them."""
 	changed = changed_files(tree) if changed is None else changed
 	base = kernels.BASE_SUBJECT.match(base_subject(tree))
-	branch = git(tree, 'symbolic-ref', '-q', '--short', 'HEAD', check=False).stdout.strip()
+	# One git for both: the commit, and the branch ("HEAD" when detached).
+	commit, branch = git(tree, 'rev-parse', 'HEAD', '--abbrev-ref', 'HEAD').stdout.split()
 	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
 		      package_version=base.group(2) if base else None,
-		      commit=head(tree), branch=branch or None,
+		      commit=commit, branch=None if branch == 'HEAD' else branch,
 		      dirty=bool(changed), edits=tuple(changed))
 
 def base_subject(tree: str) -> str:

@@ -45,6 +45,15 @@ def locked(tree_dir: str) -> Iterator[None]:
 			fcntl.flock(f, fcntl.LOCK_UN)
 
 def _git_dir(worktree: str) -> str:
+	"""The git directory of @worktree, from its .git file ("gitdir: DIR",
+	as git worktree add writes it) without a git, else git's answer."""
+	try:
+		with open(os.path.join(worktree, '.git')) as f:
+			line = f.read().strip()
+	except OSError:  # a directory (a main tree), or none
+		line = ''
+	if line.startswith('gitdir: '):
+		return os.path.normpath(os.path.join(worktree, line[len('gitdir: '):]))
 	return tree.git(worktree, 'rev-parse', '--absolute-git-dir').stdout.strip()
 
 def reset(worktree: str, rev: str) -> None:
