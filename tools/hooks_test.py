@@ -147,24 +147,32 @@ class HooksTest(unittest.TestCase):
 		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
 				 (cpufeature.old or b'').decode())
 
-	def test_0005_late_cpu_hook_goes_with_its_suite(self) -> None:
+	def test_0005_hooks_go_with_their_suites(self) -> None:
 		# The hook of verify_local_cpu_caps(): an #ifdef block of the
 		# passes' symbol, then the lines it replaces in the function
-		# below, each a hunk of its own that names no suite.
+		# below, each a hunk of its own that names no suite. The split
+		# of update_cpu_features(), whose comment names the sanitise
+		# suite's file, far from any #ifdef: a hunk for each half.
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
-				_, hook, _ = self.changes(
+				changes = self.changes(
 					'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch',
 					kernel)
-				text = b''.join(l for item in hook.items() for l in item.lines)
-				self.assertIn(b'late_cpu_park();', text)
-				self.assertEqual([sorted(item.suites) for item in hook.items()],
-						 [['arm64_cpucap_passes']] * len(hook.items()))
+				def cut(text: bytes) -> List[List[str]]:
+					found = [c for c in changes if text in b''.join(
+						l for item in c.items() for l in item.lines)]
+					self.assertTrue(found, text)
+					return [sorted(i.suites) for c in found for i in c.items()]
+				passes = cut(b'late_cpu_park();')
+				self.assertEqual(passes, [['arm64_cpucap_passes']] * len(passes))
+				split = cut(b'__update_cpu_features(')
+				self.assertEqual(split, [['arm64_cpufeature_sanitise']] * len(split))
+				self.assertGreaterEqual(len(split), 4)
 
 	def test_0005_cut_passes_then_table(self) -> None:
-		kconfig, _, cpufeature = self.changes(
-			'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+		changes = self.changes('0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+		kconfig, cpufeature = changes[0], changes[-1]
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
 		# The blank line before each #ifdef goes with it: none is left at the end.
 		self.assertTrue(first.endswith('#include "tests/cpufeature_match_kunit.c"\n#endif\n'

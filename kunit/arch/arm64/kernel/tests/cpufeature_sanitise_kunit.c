@@ -2,8 +2,10 @@
 /*
  * KUnit tests for the making of the system-wide ("sanitised") ID register
  * values: init_cpu_ftr_reg(), which starts a register from the boot CPU's
- * value and an idreg override, and check_update_ftr_reg(), which folds a
- * secondary CPU's value in and says whether it differs in a strict field.
+ * value and an idreg override, check_update_ftr_reg(), which folds a
+ * secondary CPU's value in and says whether it differs in a strict field,
+ * and update_cpu_features(), which does so for every register a secondary
+ * CPU's bring-up sanitises and taints the kernel on a strict difference.
  * Every case checks whole 64-bit values: the field a rule writes, and
  * every other bit of the register.
  *
@@ -24,6 +26,8 @@
 
 #include <kunit/test.h>
 #include <linux/stop_machine.h>
+#include <linux/version.h>
+#include <asm/cpu.h>
 
 /* The fields of the lent register, and their masks. */
 #define SAN_U0		GENMASK_ULL(3, 0)	/* unsigned, strict, visible, lower safe */
@@ -255,10 +259,275 @@ static void check_update_ftr_reg_by_rule(struct kunit *test)
 			    row->boot, row->val, call.ret, row->ret);
 }
 
+/*
+ * __update_cpu_features(), what update_cpu_features() calls for a
+ * secondary CPU with its ID registers and the boot CPU's: it folds each
+ * register the kernel sanitises on a secondary into the system-wide
+ * value, and returns non-zero on a strict difference, for which
+ * update_cpu_features() warns and taints the kernel (the case does
+ * neither). Every register of arm64_ftr_regs[] is lent, inside one
+ * stop_machine(), the description above and a state of the case's own,
+ * and given back as it was. The boot CPU's value of register i has bits
+ * [55:48] = i + 1, a secondary's the same, so that a value folded into
+ * the wrong register shows. A strict difference prints the kernel's own
+ * "SANITY CHECK: Unexpected variation in pan-kunit lent register" line,
+ * one per register that differs: the lent state's, not the CPU's.
+ *
+ * The values keep the secondary from the registers the kernel folds only
+ * under a condition: ID_AA64PFR0_EL1.EL0 (field U0) is never 2, so there
+ * is no AArch32 at EL0 and the AArch32 registers are left alone; the
+ * fields that say SVE, SME, MPAM and MTE (ID_AA64PFR0_EL1 [35:32],
+ * [43:40]; ID_AA64PFR1_EL1 [11:8], [19:16], [27:24]) are 0, so no
+ * ZCR_EL1, SMCR_EL1, MPAMIDR_EL1 or GMID_EL1 is read or folded (DDI 0487
+ * J.a, D19.2, the field tables of ID_AA64PFR0_EL1 and ID_AA64PFR1_EL1).
+ */
+
+/* A register update_cpu_features() folds, and its struct cpuinfo_arm64 field. */
+struct san_folded {
+	u32 sys_id;
+	const char *name;
+	size_t offset;
+};
+
+#define SAN_FOLDED(reg, field)	\
+	{ SYS_##reg, #reg, offsetof(struct cpuinfo_arm64, field) }
+
+static const struct san_folded san_folded[] = {
+	SAN_FOLDED(CTR_EL0, reg_ctr),
+	SAN_FOLDED(DCZID_EL0, reg_dczid),
+	SAN_FOLDED(CNTFRQ_EL0, reg_cntfrq),
+	SAN_FOLDED(ID_AA64DFR0_EL1, reg_id_aa64dfr0),
+	SAN_FOLDED(ID_AA64DFR1_EL1, reg_id_aa64dfr1),
+	SAN_FOLDED(ID_AA64ISAR0_EL1, reg_id_aa64isar0),
+	SAN_FOLDED(ID_AA64ISAR1_EL1, reg_id_aa64isar1),
+	SAN_FOLDED(ID_AA64ISAR2_EL1, reg_id_aa64isar2),
+	SAN_FOLDED(ID_AA64MMFR0_EL1, reg_id_aa64mmfr0),
+	SAN_FOLDED(ID_AA64MMFR1_EL1, reg_id_aa64mmfr1),
+	SAN_FOLDED(ID_AA64MMFR2_EL1, reg_id_aa64mmfr2),
+	SAN_FOLDED(ID_AA64PFR0_EL1, reg_id_aa64pfr0),
+	SAN_FOLDED(ID_AA64PFR1_EL1, reg_id_aa64pfr1),
+	SAN_FOLDED(ID_AA64ZFR0_EL1, reg_id_aa64zfr0),
+	SAN_FOLDED(ID_AA64SMFR0_EL1, reg_id_aa64smfr0),
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	/*
+	 * Kernel difference: 6.1 has none of these four, 6.12 folds them
+	 * all. Checked from 6.12 on; a tree between the two has those it
+	 * folds unchecked.
+	 */
+	SAN_FOLDED(ID_AA64ISAR3_EL1, reg_id_aa64isar3),
+	SAN_FOLDED(ID_AA64MMFR3_EL1, reg_id_aa64mmfr3),
+	SAN_FOLDED(ID_AA64PFR2_EL1, reg_id_aa64pfr2),
+	SAN_FOLDED(ID_AA64FPFR0_EL1, reg_id_aa64fpfr0),
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+	/*
+	 * Kernel difference: 6.12 describes ID_AA64MMFR4_EL1 in
+	 * arm64_ftr_regs[] (its E2H0 field strict) but does not fold a
+	 * secondary's value, which san_kept[] checks there; 7.3 does. A
+	 * tree between the two may need this bound moved.
+	 */
+	SAN_FOLDED(ID_AA64MMFR4_EL1, reg_id_aa64mmfr4),
+#endif
+};
+
+/*
+ * Registers folded only under a condition no row meets, or not at all:
+ * they stay as they were (a register san_folded[] has is checked there).
+ */
+static const u32 san_kept[] = {
+	SYS_ID_PFR0_EL1, SYS_ID_PFR1_EL1, SYS_ID_PFR2_EL1, SYS_ID_DFR0_EL1,
+	SYS_ID_DFR1_EL1, SYS_ID_MMFR0_EL1, SYS_ID_MMFR1_EL1, SYS_ID_MMFR2_EL1,
+	SYS_ID_MMFR3_EL1, SYS_ID_MMFR4_EL1, SYS_ID_MMFR5_EL1, SYS_ID_ISAR0_EL1,
+	SYS_ID_ISAR1_EL1, SYS_ID_ISAR2_EL1, SYS_ID_ISAR3_EL1, SYS_ID_ISAR4_EL1,
+	SYS_ID_ISAR5_EL1, SYS_ID_ISAR6_EL1, SYS_MVFR0_EL1, SYS_MVFR1_EL1,
+	SYS_MVFR2_EL1, SYS_ZCR_EL1, SYS_SMCR_EL1, SYS_GMID_EL1,
+#ifdef SYS_MPAMIDR_EL1
+	SYS_MPAMIDR_EL1,
+#endif
+#ifdef SYS_ID_AA64MMFR4_EL1
+	/* Unless san_folded[] has it: 6.12 describes it, but folds no secondary's. */
+	SYS_ID_AA64MMFR4_EL1,
+#endif
+};
+
+#define SAN_NR_REGS	ARRAY_SIZE(arm64_ftr_regs)
+#define SAN_REG_TAG(i)	((u64)((i) + 1) << 48)
+
+/* One call of update_cpu_features() on every register lent. */
+struct san_fold_call {
+	struct cpuinfo_arm64 boot, info;
+	u64 lent[SAN_NR_REGS];		/* each register's boot value */
+	u64 after[SAN_NR_REGS];		/* and its sanitised value after */
+	struct arm64_ftr_reg saved[SAN_NR_REGS];
+	struct arm64_ftr_override override;
+	int ret;			/* non-zero: a strict difference */
+};
+
+static int san_fold_fn(void *data)
+{
+	struct san_fold_call *call = data;
+	size_t i;
+
+	for (i = 0; i < SAN_NR_REGS; i++) {
+		struct arm64_ftr_reg *reg = arm64_ftr_regs[i].reg;
+
+		call->saved[i] = *reg;
+		reg->name = "pan-kunit lent register";
+		reg->ftr_bits = san_bits;
+		reg->sys_val = call->lent[i];
+		reg->strict_mask = ~(SAN_S4 | SAN_H12);
+		reg->user_mask = SAN_U0 | SAN_H12;
+		reg->user_val = 0;
+		reg->override = &call->override;
+	}
+	call->ret = __update_cpu_features(1, &call->info, &call->boot);
+	for (i = 0; i < SAN_NR_REGS; i++) {
+		call->after[i] = arm64_ftr_regs[i].reg->sys_val;
+		*arm64_ftr_regs[i].reg = call->saved[i];
+	}
+	return 0;
+}
+
+static int san_reg_index(u32 sys_id)
+{
+	int i;
+
+	for (i = 0; i < SAN_NR_REGS; i++)
+		if (arm64_ftr_regs[i].sys_id == sys_id)
+			return i;
+	return -1;
+}
+
+static bool san_is_folded(u32 sys_id)
+{
+	int j;
+
+	for (j = 0; j < ARRAY_SIZE(san_folded); j++)
+		if (san_folded[j].sys_id == sys_id)
+			return true;
+	return false;
+}
+
+static u64 *san_field(struct cpuinfo_arm64 *info, const struct san_folded *f)
+{
+	return (u64 *)((u8 *)info + f->offset);
+}
+
+/*
+ * Runs __update_cpu_features() with @boot and @val (patterns without the
+ * register tags) for the registers of san_folded[] (all but @only's
+ * boot value, if @only), and checks every register: a folded one holds
+ * @want (@boot for all but @only), a kept one its boot value; and the
+ * verdict is @strict, whether a strict field differed.
+ */
+static void san_fold_check(struct kunit *test, u64 boot, u64 val, u64 want,
+			   const struct san_folded *only, bool strict)
+{
+	struct san_fold_call *call;
+	int i, j;
+
+	call = kunit_kzalloc(test, sizeof(*call), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, call);
+	for (i = 0; i < SAN_NR_REGS; i++)
+		call->lent[i] = boot | SAN_REG_TAG(i);
+	for (j = 0; j < ARRAY_SIZE(san_folded); j++) {
+		const struct san_folded *f = &san_folded[j];
+
+		i = san_reg_index(f->sys_id);
+		KUNIT_ASSERT_GE_MSG(test, i, 0, "%s: no arm64_ftr_regs[] entry", f->name);
+		*san_field(&call->boot, f) = boot | SAN_REG_TAG(i);
+		*san_field(&call->info, f) = (only && only != f ? boot : val) | SAN_REG_TAG(i);
+	}
+
+	KUNIT_ASSERT_EQ(test, stop_machine(san_fold_fn, call, NULL), 0);
+
+	for (j = 0; j < ARRAY_SIZE(san_folded); j++) {
+		const struct san_folded *f = &san_folded[j];
+		u64 reg_want;
+
+		i = san_reg_index(f->sys_id);
+		reg_want = (only && only != f ? boot : want) | SAN_REG_TAG(i);
+		KUNIT_EXPECT_EQ_MSG(test, call->after[i], reg_want,
+				    "%s: boot CPU %#018llx, CPU1 %#018llx: sanitised %#018llx, want %#018llx",
+				    f->name, *san_field(&call->boot, f), *san_field(&call->info, f),
+				    call->after[i], reg_want);
+	}
+	for (j = 0; j < ARRAY_SIZE(san_kept); j++) {
+		i = san_reg_index(san_kept[j]);
+		if (i < 0 || san_is_folded(san_kept[j]))
+			continue;	/* not described by this kernel, or folded */
+		KUNIT_EXPECT_EQ_MSG(test, call->after[i], call->lent[i],
+				    "arm64_ftr_regs[%d] (sys_id %#x), folded only under a condition no CPU here meets: sanitised %#018llx, want it kept at %#018llx",
+				    i, san_kept[j], call->after[i], call->lent[i]);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, !!call->ret, strict,
+			    "verdict %d, want %s (a strict field differs%s%s)", call->ret,
+			    strict ? "non-zero" : "0", only ? " in " : " in no register",
+			    only ? only->name : "");
+}
+
+/* Whole registers for update_cpu_features(): boot, secondary, sanitised. */
+struct san_fold_row {
+	const char *name;
+	u64 boot, val, want;
+	bool strict;		/* a strict field differs */
+};
+
+static const struct san_fold_row san_fold_rows[] = {
+	{ "same_values_kept",
+	  SAN_VAL(3, 1, 0, 3, 4, 0), SAN_VAL(3, 1, 0, 3, 4, 0), SAN_VAL(3, 1, 0, 3, 4, 0), false },
+	{ "non_strict_signed_minus_one_and_higher",
+	  SAN_VAL(3, 1, 0, 3, 4, 0), SAN_VAL(3, 0xf, 0, 5, 4, 0), SAN_VAL(3, 0xf, 0, 5, 4, 0),
+	  false },
+	{ "strict_lower",
+	  SAN_VAL(3, 1, 0, 3, 4, 0), SAN_VAL(1, 1, 0, 3, 4, 0), SAN_VAL(1, 1, 0, 3, 4, 0), true },
+	{ "strict_undescribed_bit_boot_kept",
+	  SAN_VAL(3, 1, 0, 3, 4, 0), SAN_VAL(3, 1, 0, 3, 4, BIT_ULL(58)),
+	  SAN_VAL(3, 1, 0, 3, 4, 0), true },
+};
+
+static void san_fold_desc(const struct san_fold_row *row, char *desc)
+{
+	strscpy(desc, row->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(san_fold, san_fold_rows, san_fold_desc);
+
+/* Each row of san_fold_rows[], on every register a secondary's bring-up folds. */
+static void update_cpu_features_folds_every_register(struct kunit *test)
+{
+	const struct san_fold_row *row = test->param_value;
+
+	san_fold_check(test, row->boot, row->val, row->want, NULL, row->strict);
+}
+
+static void san_folded_desc(const struct san_folded *f, char *desc)
+{
+	strscpy(desc, f->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(san_folded, san_folded, san_folded_desc);
+
+/*
+ * One register of a secondary lower than the boot CPU's in a strict field
+ * (U0, lower safe), every other register the same: that register alone
+ * is lowered, and the verdict says so, whichever register it is (one that
+ * a later register's verdict overwrote would lose the taint).
+ */
+static void update_cpu_features_one_strict_difference(struct kunit *test)
+{
+	const struct san_folded *f = test->param_value;
+
+	san_fold_check(test, SAN_VAL(3, 1, 0, 3, 4, 0), SAN_VAL(1, 1, 0, 3, 4, 0),
+		       SAN_VAL(1, 1, 0, 3, 4, 0), f, true);
+}
+
 static struct kunit_case arm64_cpufeature_sanitise_cases[] = {
 	KUNIT_CASE(init_cpu_ftr_reg_keeps_described_fields),
 	KUNIT_CASE_PARAM(init_cpu_ftr_reg_by_override, san_override_gen_params),
 	KUNIT_CASE_PARAM(check_update_ftr_reg_by_rule, san_update_gen_params),
+	KUNIT_CASE_PARAM(update_cpu_features_folds_every_register, san_fold_gen_params),
+	KUNIT_CASE_PARAM(update_cpu_features_one_strict_difference, san_folded_gen_params),
 	{}
 };
 
