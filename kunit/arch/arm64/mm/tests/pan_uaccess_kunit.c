@@ -41,6 +41,7 @@
 
 #include <kunit/test.h>
 #include <linux/extable.h>
+#include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/perf_event.h>
@@ -468,6 +469,86 @@ static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
 			       "get_user() from %#lx, a read: vmf->flags %#x has FAULT_FLAG_WRITE",
 			       u->unmapped, seen->flags);
 	pant_expect_closed(test, u->mm, "get_user() from a mapping whose fault is refused");
+	pant_user_put(test, u);
+}
+
+/* Another thread's hold of an mm's mmap_lock for writing, for a while. */
+struct pant_lock_holder {
+	struct mm_struct *mm;
+	struct completion locked, done, released;
+	bool done_while_held;	/* the case's access ended before the release */
+};
+
+#define PANT_LOCK_HOLD_MS	500
+
+static int pant_hold_mmap_lock(void *data)
+{
+	struct pant_lock_holder *h = data;
+
+	mmap_write_lock(h->mm);
+	complete(&h->locked);
+	h->done_while_held = wait_for_completion_timeout(&h->done,
+							 msecs_to_jiffies(PANT_LOCK_HOLD_MS));
+	mmap_write_unlock(h->mm);
+	complete(&h->released);
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * A fault that get_user() takes at EL1 is handled under the mm's
+ * mmap_lock, never under the lock of its VMA alone (per-VMA locking, from
+ * 6.4, is for faults of user mode; before it, every fault takes the
+ * mmap_lock): while another thread holds the mmap_lock for writing, a
+ * read of an untouched page cannot end. The holder lets it go after
+ * PANT_LOCK_HOLD_MS and notes whether the read ended first. Not under
+ * TTBR0 PAN, where a fault that repeats would hang the case (see
+ * uaccess_fault_handled_efault_pan_restored()).
+ */
+static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	struct pant_lock_holder h = {};
+	struct task_struct *holder;
+	unsigned long page;
+	u32 val = 1;
+	int ret;
+
+	if (pant_get_kind() == PANT_TTBR0)
+		kunit_skip(test, "TTBR0 PAN: a fault on an untouched page that repeats would hang");
+
+	pant_user_attach(test, u);
+	page = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(page), "vm_mmap() of a read-only page: %ld",
+			       (long)page);
+	h.mm = u->mm;
+	init_completion(&h.locked);
+	init_completion(&h.done);
+	init_completion(&h.released);
+	holder = kthread_run(pant_hold_mmap_lock, &h, "pan-kunit-mmap-lock");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(holder), "kthread_run(): %pe", holder);
+
+	wait_for_completion(&h.locked);
+	pagefault_enable();
+	ret = get_user(val, (u32 __user *)page);
+	pagefault_disable();
+	complete(&h.done);
+	wait_for_completion(&h.released);
+	kthread_stop(holder);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "get_user() from an untouched read-only page at %#lx",
+			    page);
+	KUNIT_EXPECT_EQ(test, val, 0U);
+	KUNIT_EXPECT_FALSE_MSG(test, h.done_while_held,
+			       "get_user() from %#lx, a fault at EL1, ended while another thread held the mmap_lock for writing: it was handled under the VMA's lock alone",
+			       page);
+	vm_munmap(page, PAGE_SIZE);
 	pant_user_put(test, u);
 }
 
@@ -958,6 +1039,7 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_unmapped_efault_pan_restored),
 	KUNIT_CASE(uaccess_fault_handled_efault_pan_restored),
 	KUNIT_CASE(do_page_fault_uaccess_not_a_user_fault),
+	KUNIT_CASE(do_page_fault_uaccess_waits_for_mmap_lock),
 	KUNIT_CASE(copy_to_user_partial_reports_rest),
 	KUNIT_CASE(copy_from_user_partial_reports_rest),
 	KUNIT_CASE(clear_user_partial_reports_rest),
