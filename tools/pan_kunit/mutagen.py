@@ -32,7 +32,6 @@ import difflib
 import hashlib
 import math
 import os
-import random
 import re
 import sys
 from dataclasses import dataclass
@@ -299,10 +298,7 @@ def load_equivalent(path: str) -> Dict[str, str]:
 def sample(sites: Sequence[Site], size: Optional[int], seed: int) -> List[Site]:
 	"""A seeded random sample of @size sites (all of them if None, or if
 	there are fewer), in source order."""
-	if size is None or size >= len(sites):
-		return list(sites)
-	chosen = random.Random(seed).sample(list(sites), size)
-	return sorted(chosen, key=lambda s: (s.source, s.start))
+	return mutants.draw(sites, size, seed, lambda s: (s.source, s.start))
 
 def wilson(killed: int, total: int) -> Tuple[float, float]:
 	"""The 95% Wilson score interval of killed/total, in percent."""

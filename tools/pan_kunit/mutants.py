@@ -18,7 +18,7 @@ import re
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
 
 from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, results, runner,
 		       summary, targets, tree, worktree)
@@ -63,6 +63,8 @@ class HeaderMutants(StrEnum):
 	def option(self) -> str:
 		return {HeaderMutants.WITH: '', HeaderMutants.WITHOUT: '--no-header-mutants',
 			HeaderMutants.ONLY: '--only-header-mutants'}[self]
+
+T = TypeVar('T')
 
 # A Must-Fail: of generated mutants (mutagen.py): any suite, any case.
 ANY_SUITE = '*'
@@ -394,17 +396,26 @@ def of_kernel(request: 'MutantsRequest', kernel: KernelSpec, repo: str,
 	here = [n for n in request.only if n in names(directory)]
 	return _headers_left_out(request, kernel, load(directory, here) if here else [])
 
+def draw(items: Sequence[T], size: Optional[int], seed: int,
+	 order: Callable[[T], Any]) -> List[T]:
+	"""A seeded random sample of @size of @items, in @order; all of them,
+	as they are, if @size is None or not below their number. The same
+	@items, @size and @seed draw the same sample."""
+	if size is None or size >= len(items):
+		return list(items)
+	return sorted(random.Random(seed).sample(list(items), size), key=order)
+
 def _sampled(request: 'MutantsRequest', kernel: KernelSpec,
 	     found: List[Mutant]) -> List[Mutant]:
 	"""@found, or a seeded random sample of --sample N of them, by name."""
 	if request.sample is None or request.sample >= len(found):
 		return found
-	chosen = random.Random(request.seed).sample(sorted(found, key=lambda m: m.name),
-						     request.sample)
+	by_name: Callable[[Mutant], str] = lambda m: m.name
+	chosen = draw(sorted(found, key=by_name), request.sample, request.seed, by_name)
 	print(f'mutants of {kernel.name}: checking {len(chosen)} of {len(found)}, drawn with '
 	      f'seed {request.seed} (--sample {request.sample} --seed {request.seed}); '
 	      'without --sample, all')
-	return sorted(chosen, key=lambda m: m.name)
+	return chosen
 
 def _headers_left_out(request: 'MutantsRequest', kernel: KernelSpec,
 		      found: List[Mutant]) -> List[Mutant]:
