@@ -17,7 +17,7 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, mutants, packages, runner, targets
+from pan_kunit import Error, cli, configs, kernels, mutants, packages, runner, score, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -51,6 +51,17 @@ class ArgsTest(unittest.TestCase):
 		self.assertEqual((request.series, request.step, request.timeout), ('rel/series', 2, 9))
 		self.assertEqual(cli.mutants_request(cli.parse_args(['mutants', '--only', 'x'])).timeout,
 				 mutants.TIMEOUT)
+		# One sample and seed, of the written or the generated mutants.
+		for argv, want in ((['mutants'], (False, None, 1)),
+				   (['mutants', '--sample', '0'], (False, None, 1)),
+				   (['mutants', '--sample', '20', '--seed', '3'], (False, 20, 3)),
+				   (['mutants', '--generate'], (True, score.DEFAULT_SAMPLE, 1)),
+				   (['mutants', '--generate', '--sample', '0', '--seed', '2'],
+				    (True, None, 2)),
+				   (['mutants', '--generate', '--no-header-mutants', '--sample', '7'],
+				    (True, 7, 1))):
+			request = cli.mutants_request(cli.parse_args(argv))
+			self.assertEqual((request.generate, request.sample, request.seed), want, argv)
 		export = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
 		self.assertEqual((export.out, export.no_build, export.options),
 				 (os.path.abspath('out'), True, runner.KunitOptions()))

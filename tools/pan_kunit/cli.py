@@ -299,8 +299,8 @@ class BisectRequest(ReportRequest):
 class MutantsRequest(ReportRequest):
 	only: List[str]        # the mutants to check, by name; none: all
 	headers: mutants.HeaderMutants = mutants.HeaderMutants.WITH  # by whether they change one
-	generate: Optional[score.GenerateRequest] = None  # generated ones, not mutants/'s
-	sample: Optional[int] = None  # of mutants/'s: check this many, drawn with seed
+	generate: bool = False  # generated ones (score.py), not mutants/'s
+	sample: Optional[int] = None  # check this many, drawn with seed; None: all
 	seed: int = 1
 
 @dataclass
@@ -348,21 +348,17 @@ def bisect_request(args: argparse.Namespace) -> BisectRequest:
 	return BisectRequest(**_report_fields(args), series=args.series, step=args.step)
 
 def mutants_request(args: argparse.Namespace) -> MutantsRequest:
-	generate = None
-	if args.generate:
-		if args.only:
-			raise Error('--only names mutants of mutants/; --generate makes its own: give one')
-		generate = score.GenerateRequest(
-			sample=None if args.sample == 0 else args.sample or score.DEFAULT_SAMPLE,
-			seed=args.seed, headers=args.headers)
-	elif args.sample is not None and args.only:
+	if args.generate and args.only:
+		raise Error('--only names mutants of mutants/; --generate makes its own: give one')
+	if args.sample is not None and args.only:
 		raise Error('--only names the mutants to check; --sample draws them: give one')
-	elif args.sample is None and args.seed != 1:
+	if not args.generate and args.sample is None and args.seed != 1:
 		raise Error('--seed seeds the sample: give --sample N too')
-	return MutantsRequest(**_report_fields(args), only=args.only,
-			      headers=args.headers, generate=generate,
-			      sample=None if args.generate or not args.sample else args.sample,
-			      seed=args.seed)
+	# 0: all; none given: all of mutants/, a default sample of the generated.
+	sample = None if args.sample == 0 else (
+		args.sample or (score.DEFAULT_SAMPLE if args.generate else None))
+	return MutantsRequest(**_report_fields(args), only=args.only, headers=args.headers,
+			      generate=args.generate, sample=sample, seed=args.seed)
 
 def export_request(args: argparse.Namespace) -> ExportRequest:
 	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
@@ -441,7 +437,7 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 	for target in target_list:
 		targets.check_tree(target)
 		sources.load(repo, target.kernel)
-		if request.generate is not None:
+		if request.generate:
 			found[target.kernel] = []
 			continue
 		found[target.kernel] = mutants.of_kernel(request, target.kernel, repo, kernel_list)
@@ -449,7 +445,7 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 			mutants.check_kill_on(mutant, configs.available(repo))
 	targets.ensure_packages([t for t in target_list if found[t.kernel] or request.generate],
 				[mutagen.PACKAGE] if request.generate else [])
-	if request.generate is not None:
+	if request.generate:
 		mutagen.load_bindings()  # before any build: names the package if it is missing
 		return targets.each(target_list, lambda t: score.run_generated(request, t, repo))
 	return targets.each(target_list,

@@ -32,13 +32,6 @@ GOAL = 90.0
 MAX_SHOWN = 20
 
 @dataclass
-class GenerateRequest:
-	"""mutants --generate's own options."""
-	sample: Optional[int]   # None: every generated mutant
-	seed: int
-	headers: HeaderMutants  # with, without or only the mutants of header inlines
-
-@dataclass
 class Score:
 	killed: int
 	survived: int
@@ -156,7 +149,7 @@ def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mu
 		      'mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap for a case')
 
 def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str, str]],
-	request: GenerateRequest,
+	request: 'MutantsRequest',
 	own_tree: bool=False) -> Tuple[Step, List[mutagen.Site], List[mutants.Mutant], Score]:
 	"""Generates, samples, judges and reports the mutants of @functions
 	on the checker's tree; the baseline, the sample, their verdicts and
@@ -188,23 +181,22 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 
 def run_generated(request: 'MutantsRequest', target: Target, repo: str) -> int:
 	"""mutants --generate: the mutation score of the suites on a kernel."""
-	assert request.generate is not None
+	assert request.generate
 	targets.setup(target, repo, 'mutants')
 	with worktree.locked(target.tree):
-		return _score(request, request.generate, target, repo)
+		return _score(request, target, repo)
 
-def _score(request: 'MutantsRequest', generate: GenerateRequest, target: Target,
-	   repo: str) -> int:
+def _score(request: 'MutantsRequest', target: Target, repo: str) -> int:
 	tree_dir = target.tree
 	checker = targets.checker(request, target, repo)
 	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
 		     if not f.kernels or target.kernel.name in f.kernels]
 	baseline, sites, judged, total = run(checker, repo, target.kernel.name, functions,
-					     generate, own_tree=target.user is not None)
+					     request, own_tree=target.user is not None)
 	summary.report(summary.Tally('mutants', total.killed, total.survived))
 	if request.json:
 		results.write_json(request.json, {
-			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': generate.seed,
+			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': request.seed,
 			'score': {'killed': total.killed, 'survived': total.survived,
 				  'did_not_build': total.dropped},
 			'baseline': baseline.to_json(),
