@@ -60,8 +60,8 @@ class ArgsTest(unittest.TestCase):
 				    (True, None, 2)),
 				   (['mutants', '--generate', '--no-header-mutants', '--sample', '7'],
 				    (True, 7, 1))):
-			request = cli.mutants_request(cli.parse_args(argv))
-			self.assertEqual((request.generate, request.sample, request.seed), want, argv)
+			drawn = cli.mutants_request(cli.parse_args(argv))
+			self.assertEqual((drawn.generate, drawn.sample, drawn.seed), want, argv)
 		export = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
 		self.assertEqual((export.out, export.no_build, export.options),
 				 (os.path.abspath('out'), True, runner.KunitOptions()))
