@@ -17,7 +17,7 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, mutants, packages, runner, score, targets
+from pan_kunit import Error, cli, configs, kernels, listing, mutants, packages, runner, score, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -208,6 +208,29 @@ class ListTest(unittest.TestCase):
 			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
 			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
 				      'regression one of its two suites misses\n', self.list(repo, False))
+
+	def test_a_build_is_stale_against_what_the_repo_merges_into_it(self) -> None:
+		# The kconfig fragments (kconfig/) and the guest's C (guest/),
+		# as well as the suites, patches and QEMU configs.
+		with tempfile.TemporaryDirectory() as tmp:
+			repo, tree_dir = os.path.join(tmp, 'repo'), os.path.join(tmp, 'tree')
+			write(os.path.join(tree_dir, 'arch/arm64/kernel/tests/.kunitconfig'), '')
+			image = os.path.join(tree_dir, '.pan-kunit', 'build', 'k', 'arch/arm64/boot/Image')
+			write(image, 'Image')
+			built = os.path.getmtime(image)
+			for path in ('kconfig/lean.config', 'guest/lkdtm_init.c', 'kunitconfig',
+				     'qemu_configs/arm64_pan.py', 'patches/6.1/series',
+				     'kunit/arch/arm64/mm/tests/pan_kunit.h'):
+				write(os.path.join(repo, path), '')
+				os.utime(os.path.join(repo, path), (built - 5, built - 5))
+			self.assertEqual(listing.tree_lines(tree_dir, repo, [])[1:],
+					 [f'build k (other options): built just now'])
+			for path in ('kconfig/lean.config', 'guest/lkdtm_init.c'):
+				os.utime(os.path.join(repo, path), (built + 5, built + 5))
+				self.assertEqual(listing.tree_lines(tree_dir, repo, [])[1:], [
+					f'build k (other options): built just now; stale: the repo\'s {path} '
+					'is newer'])
+				os.utime(os.path.join(repo, path), (built - 5, built - 5))
 
 	def test_trees_their_builds_and_a_broken_config(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,8 @@ import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, configs, kernels, mutants, packages, results, runner, suites
+from pan_kunit import (Error, configs, initramfs, kernels, mutants, packages, results, runner,
+		       suites)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.sources import TREE_KUNITCONFIG
@@ -22,7 +23,8 @@ from pan_kunit.sources import TREE_KUNITCONFIG
 # tree, where the code under test and the suites are, or in the repo,
 # what setup installs or every build merges.
 TREE_INPUTS = ('arch/arm64', 'lib/kunit', 'include/kunit')
-REPO_INPUTS = ('kunit', 'kunitconfig', 'lean.config', 'qemu_configs', 'patches', 'lkdtm')
+REPO_INPUTS = ('kunit', 'kunitconfig', kernels.KCONFIG_DIR, 'qemu_configs', 'patches',
+	       initramfs.GUEST_DIR)
 
 def _kernel_state(kernel: KernelSpec, repo: str) -> str:
 	tarball = kernel.tarball()
