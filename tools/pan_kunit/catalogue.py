@@ -13,16 +13,13 @@ import re
 import sys
 from typing import Dict, List, Sequence, Tuple
 
-from pan_kunit import export, hooks, kernels, sources
+from pan_kunit import export, hooks, kernels, sources, suites
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUTPUT = os.path.join('docs', 'suites.md')
 COMMAND = 'cd tools && python3 -m pan_kunit.catalogue > ../docs/suites.md'
 _SECTION = re.compile(r'^diff --git a/\S+ b/(\S+)\n', re.M)
 _PROMPT = re.compile(r'^\s+(?:bool|tristate|def_bool|def_tristate)\s+(?:"(.*)")?')
-_CASES = re.compile(r'struct kunit_case\s+(?:\w+\s+)*?\w+\[\]\s*=\s*\{(.*?)\n\};', re.S)
-_CASE = re.compile(r'KUNIT_CASE(\w*)\(\s*(\w+)')
-_SUITE = re.compile(r'struct kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};', re.S)
 _HOOK = re.compile(r'\.(init|exit|suite_init|suite_exit)\s*=\s*(\w+)')
 _BOILERPLATE = ('For more information on KUnit', 'If unsure, say N.')
 _CODE = re.compile(r'[_*<>=]|\(\)|->')
@@ -50,12 +47,12 @@ def _kconfig(text: str) -> Kconfig:
 	kept = [p for p in paragraphs if p.strip() and not p.startswith(_BOILERPLATE)]
 	return (f' ({"; ".join(said)})' if said else ''), '\n\n'.join(kept).splitlines()
 
-def hook_symbols(patches: Sequence[str], suites: List[export.Suite]
+def hook_symbols(patches: Sequence[str], every: List[export.Suite]
 		 ) -> Tuple[Dict[str, List[str]], Dict[str, Kconfig]]:
-	"""Per suite, the symbols of its hook lines (its object, its #include),
-	and every Kconfig entry the patches add."""
-	patterns = hooks.file_patterns({s.name: s.paths for s in suites})
-	built: Dict[str, List[str]] = {s.name: [] for s in suites}
+	"""Per suite of @every, the symbols of its hook lines (its object, its
+	#include), and every Kconfig entry the patches add."""
+	patterns = hooks.file_patterns({s.name: s.paths for s in every})
+	built: Dict[str, List[str]] = {s.name: [] for s in every}
 	entries: Dict[str, Kconfig] = {}
 	for patch in patches:
 		with open(patch, errors='replace') as f:
@@ -130,7 +127,7 @@ def markdown(lines: List[str], indent: str='') -> List[str]:
 
 def _cases(text: str) -> List[Tuple[str, str]]:
 	"""The kunit_case array's cases, with their notes: parameterised, kernels."""
-	found = _CASES.search(text)
+	found = suites.CASES_ARRAY.search(text)
 	cases: List[Tuple[str, str]] = []
 	since: List[str] = []
 	for line in (found.group(1) if found else '').splitlines():
@@ -141,7 +138,7 @@ def _cases(text: str) -> List[Tuple[str, str]]:
 			since[-1] = 'before ' + since[-1][:-len(' and later')]
 		elif line.strip().startswith('#endif') and since:
 			since.pop()
-		for case in _CASE.finditer(line):
+		for case in suites.CASE.finditer(line):
 			notes = ['parameterised'] * (case.group(1) == '_PARAM') + since
 			cases.append((case.group(2), f' ({", ".join(notes)})' if notes else ''))
 	return cases
@@ -165,7 +162,7 @@ def suite_markdown(suite: export.Suite, source: sources.Sources, built: List[str
 	for symbol in built + sorted(s for s in entries if f'CONFIG_{s}' in text and s not in built):
 		about, help_lines = entries.get(symbol, ('', []))
 		out += once(symbol, f'`CONFIG_{symbol}`{about}', markdown(help_lines, '> '))
-	suite_struct = _SUITE.search(text)
+	suite_struct = suites.SUITE_STRUCT.search(text)
 	for hook, function in _HOOK.findall(suite_struct.group(1) if suite_struct else ''):
 		out += once(function, f'`.{hook}`, `{function}()`',
 			    markdown(comment_above(text + shared, function), '  '))
@@ -178,8 +175,8 @@ def catalogue(repo: str=REPO) -> str:
 	"""docs/suites.md as the suites say it now."""
 	kernel = kernels.newest(kernels.supported(repo))
 	source = sources.load(repo, kernel)
-	suites = export.suites(source)
-	built, entries = hook_symbols(source.patches, suites)
+	every = export.suites(source)
+	built, entries = hook_symbols(source.patches, every)
 	out = ['# The suites', '', f'<!-- Written by `{COMMAND}`:',
 	       '     edit the suites\' comments and Kconfig help, not this file. -->', '']
 	out += export._wrap(
@@ -188,7 +185,7 @@ def catalogue(repo: str=REPO) -> str:
 		'..." and "If unsure, say N."), and the comment above its `.init`, `.exit` and '
 		'each case. Back to the [map](index.md).').splitlines() + ['']
 	said: List[str] = []
-	for suite in suites:
+	for suite in every:
 		out += suite_markdown(suite, source, built[suite.name], entries, said)
 	return '\n'.join(out).rstrip('\n') + '\n'
 

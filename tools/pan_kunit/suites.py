@@ -20,10 +20,13 @@ from pan_kunit import Error
 from pan_kunit.leaves import SUBTEST_HEADER
 
 SOURCES = os.path.join('kunit', 'arch', 'arm64', '**', 'tests', '*_kunit.c')
-_SUITE = re.compile(r'struct kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};', re.S)
+# A suite's struct kunit_suite, its name, its kunit_case array and each
+# case of it (the KUNIT_CASE variant, '' or _PARAM, and the case): also
+# what catalogue.py reads the sources with.
+SUITE_STRUCT = re.compile(r'struct kunit_suite\s+\w+\s*=\s*\{(.*?)\n\};', re.S)
 _NAME = re.compile(r'\.name\s*=\s*"([^"]+)"')
-_CASES = re.compile(r'struct kunit_case\s+(?:\w+\s+)*?\w+\[\]\s*=\s*\{(.*?)\n\};', re.S)
-_CASE = re.compile(r'KUNIT_CASE\w*\(\s*(\w+)')
+CASES_ARRAY = re.compile(r'struct kunit_case\s+(?:\w+\s+)*?\w+\[\]\s*=\s*\{(.*?)\n\};', re.S)
+CASE = re.compile(r'KUNIT_CASE(\w*)\(\s*(\w+)')
 
 def known(repo: str) -> Dict[str, List[str]]:
 	"""Each suite of the repo's sources, by name, with its cases in the
@@ -33,11 +36,12 @@ def known(repo: str) -> Dict[str, List[str]]:
 	for path in sorted(glob.glob(os.path.join(repo, SOURCES), recursive=True)):
 		with open(path, errors='replace') as f:
 			text = f.read()
-		suite = _SUITE.search(text)
+		suite = SUITE_STRUCT.search(text)
 		name = _NAME.search(suite.group(1)) if suite else None
-		cases = _CASES.search(text)
+		cases = CASES_ARRAY.search(text)
 		if name:
-			found[name.group(1)] = _CASE.findall(cases.group(1)) if cases else []
+			found[name.group(1)] = [case for _, case in
+						CASE.findall(cases.group(1) if cases else '')]
 	return found
 
 def matches(glob_text: str, suites: Dict[str, List[str]]) -> bool:
