@@ -95,6 +95,23 @@ static void san_call(struct kunit *test, struct san_call *call)
 }
 
 /*
+ * The state of a register lent to a fold, as init_cpu_ftr_reg() leaves
+ * it for san_bits[] with @sys_val: strict but for the two non-strict
+ * fields, visible to user space in the two visible ones.
+ */
+static void san_lend(struct arm64_ftr_reg *reg, u64 sys_val,
+		     struct arm64_ftr_override *override)
+{
+	reg->name = "pan-kunit lent register";
+	reg->ftr_bits = san_bits;
+	reg->sys_val = sys_val;
+	reg->strict_mask = ~(SAN_S4 | SAN_H12);
+	reg->user_mask = SAN_U0 | SAN_H12;
+	reg->user_val = 0;
+	reg->override = override;
+}
+
+/*
  * A boot CPU's value: the sanitised value keeps the described fields as
  * they are and clears every other bit; a field is strict unless described
  * non-strict (bits nobody describes stay strict), visible to user space
@@ -247,9 +264,7 @@ static void check_update_ftr_reg_by_rule(struct kunit *test)
 	const struct san_update_row *row = test->param_value;
 	struct san_call call = { .boot = row->boot, .val = row->val };
 
-	call.state.sys_val = row->boot;
-	call.state.strict_mask = ~(SAN_S4 | SAN_H12);
-	call.state.user_mask = SAN_U0 | SAN_H12;
+	san_lend(&call.state, row->boot, &call.override);
 	san_call(test, &call);
 	KUNIT_EXPECT_EQ_MSG(test, call.state.sys_val, row->want,
 			    "boot CPU %#018llx, CPU1 %#018llx: sanitised %#018llx, want %#018llx",
@@ -372,13 +387,7 @@ static int san_fold_fn(void *data)
 		struct arm64_ftr_reg *reg = arm64_ftr_regs[i].reg;
 
 		call->saved[i] = *reg;
-		reg->name = "pan-kunit lent register";
-		reg->ftr_bits = san_bits;
-		reg->sys_val = call->lent[i];
-		reg->strict_mask = ~(SAN_S4 | SAN_H12);
-		reg->user_mask = SAN_U0 | SAN_H12;
-		reg->user_val = 0;
-		reg->override = &call->override;
+		san_lend(reg, call->lent[i], &call->override);
 	}
 	call->ret = __update_cpu_features(1, &call->info, &call->boot);
 	for (i = 0; i < SAN_NR_REGS; i++) {
