@@ -32,7 +32,8 @@ class AptSuitesTest(unittest.TestCase):
 		out = io.StringIO()
 		assert K73 is not None and K612 is not None
 		with contextlib.redirect_stdout(out):
-			changed = apt_suites.ensure([K612, K73], root, euid=lambda: euid)
+			changed = apt_suites.ensure({'trixie-backports': [K73.package]}, root,
+						    euid=lambda: euid)
 		return f'{changed}\n{out.getvalue()}'
 
 	def test_7_3_comes_from_trixie_backports(self) -> None:
@@ -98,9 +99,13 @@ class AptSuitesTest(unittest.TestCase):
 		self.assertIn('linux-source-7.3 comes from Debian\'s trixie-backports', str(e.exception))
 		self.assertIn('names no Debian archive', str(e.exception))
 
-	def test_no_kernel_of_another_suite_touches_nothing(self) -> None:
-		assert K612 is not None
-		self.assertEqual(apt_suites.files([K612], self.root('none')), {})
+	def test_no_package_of_another_suite_touches_nothing(self) -> None:
+		self.assertEqual(apt_suites.files({}, self.root('none')), {})
+		self.assertEqual(apt_suites.files({'bookworm-backports': []}, self.root('none')), {})
+
+	def test_the_release_is_read_from_os_release(self) -> None:
+		self.assertEqual(apt_suites.codename(self.root('deb822')), 'bookworm')
+		self.assertIsNone(apt_suites.codename(self.root('deb822') + '/nowhere'))
 
 if __name__ == '__main__':
 	unittest.main()

@@ -7,23 +7,52 @@
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
-from typing import Any, Callable, List, Sequence, Set
+from typing import Any, Callable, Dict, List, Sequence
 from unittest import mock
 
 from pan_kunit import Error, cli, coverage, packages, tree
 from testlib import REAL_REQUIRE, test_data_path, setUpModule, tearDownModule
 
-def lacking(*names: str) -> Callable[[Sequence[str]], Set[str]]:
-	"""A packages.installed() that has every package but @names."""
-	return lambda wanted: {p for p in wanted if p not in names}
+def lacking(*names: str, qemu: str='1:10.0.2') -> Callable[[Sequence[str]], Dict[str, str]]:
+	"""A packages.installed_versions() that has every package but @names,
+	QEMU's at version @qemu, the others at 1.0."""
+	return lambda wanted: {p: qemu if p in packages.QEMU.packages else '1.0'
+			       for p in wanted if p not in names}
+
+# Debian version order, for the versions these tests use.
+ORDER = ['1.0', '1:7.2+dfsg-7', '1:10.0', '1:10.0.2']
+
+def older(version: str, minimum: str) -> bool:
+	return ORDER.index(version) < ORDER.index(minimum)
+
+APT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'apt')
 
 class PackagesTest(unittest.TestCase):
 
 	def setUp(self) -> None:
 		self.apt_calls: List[List[str]] = []
+
+	def ensure(self, sources: Sequence[str]=(), extra: Sequence[str]=(), *,
+		   installed: Callable[[Sequence[str]], Dict[str, str]], euid: int,
+		   release: str='bookworm', root: str='/nowhere') -> str:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out):
+			packages.ensure(sources, extra, installed=installed, euid=lambda: euid,
+					apt_get=self.apt_get, release=lambda: release, older=older,
+					root=root)
+		return out.getvalue()
+
+	def apt_root(self) -> str:
+		"""A copy of the bookworm machine of test_data/apt/deb822, as /."""
+		tmp = tempfile.mkdtemp()
+		self.addCleanup(shutil.rmtree, tmp)
+		root = os.path.join(tmp, 'root')
+		shutil.copytree(os.path.join(APT_DATA, 'deb822'), root)
+		return root
 
 	def apt_get(self, args: List[str]) -> int:
 		self.apt_calls.append(args)
@@ -31,39 +60,94 @@ class PackagesTest(unittest.TestCase):
 
 	def test_missing_as_user_names_the_command(self) -> None:
 		with self.assertRaises(Error) as e:
-			packages.ensure(installed=lacking('bc', 'qemu-system-arm'),
-					euid=lambda: 1000, apt_get=self.apt_get)
+			self.ensure(installed=lacking('bc', 'gcc'), euid=1000)
 		self.assertIn('run as root: apt-get install -y --no-install-recommends '
-			      'qemu-system-arm bc', str(e.exception))
+			      'bc gcc', str(e.exception))
 		self.assertEqual(self.apt_calls, [])
 
 	def test_missing_as_root_installs_them(self) -> None:
-		with contextlib.redirect_stdout(io.StringIO()):
-			packages.ensure(installed=lacking('bc', 'qemu-system-arm'),
-					euid=lambda: 0, apt_get=self.apt_get)
+		self.ensure(installed=lacking('bc', 'gcc'), euid=0)
 		self.assertEqual(self.apt_calls, [
 			['update'],
-			['install', '-y', '--no-install-recommends', 'qemu-system-arm', 'bc']])
+			['install', '-y', '--no-install-recommends', 'bc', 'gcc']])
 
 	def test_failing_apt_get_is_an_error(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(Error) as e:
 			packages.ensure(installed=lacking('flex'), euid=lambda: 0,
-					apt_get=lambda args: 100 if args[0] == 'install' else 0)
+					apt_get=lambda args: 100 if args[0] == 'install' else 0,
+					release=lambda: 'bookworm', older=older)
 		self.assertIn('apt-get install -y --no-install-recommends flex failed', str(e.exception))
 
 	def test_a_commands_extra_packages_are_installed_with_the_rest(self) -> None:
-		with contextlib.redirect_stdout(io.StringIO()):
-			packages.ensure(['linux-source-6.12'], coverage.PACKAGES,
-					installed=lambda wanted: set(wanted) & set(packages.NEEDED),
-					euid=lambda: 0, apt_get=self.apt_get)
+		have = lacking()
+		self.ensure(['linux-source-6.12'], coverage.PACKAGES, euid=0,
+			    installed=lambda wanted: {p: v for p, v in have(wanted).items()
+						      if p in packages.NEEDED + list(packages.QEMU.packages)})
 		self.assertEqual(self.apt_calls[-1], ['install', '-y', '--no-install-recommends',
 						      'linux-source-6.12', 'lcov'])
 
 	def test_all_present_runs_nothing(self) -> None:
 		euid = mock.Mock(return_value=1000)
-		packages.ensure(installed=set, euid=euid, apt_get=self.apt_get)
+		packages.ensure(installed=lacking(), euid=euid, apt_get=self.apt_get,
+				release=lambda: 'bookworm', older=older)
 		euid.assert_not_called()
 		self.assertEqual(self.apt_calls, [])
+
+	def test_root_upgrades_qemu_from_bookworm_backports(self) -> None:
+		root = self.apt_root()
+		output = self.ensure(installed=lacking(qemu='1:7.2+dfsg-7'), euid=0, root=root)
+		pref = os.path.join(root, 'etc/apt/preferences.d/pan-kunit-bookworm-backports.pref')
+		with open(pref) as f:
+			text = f.read()
+		for package in ('qemu-system-arm', 'qemu-system-common', 'qemu-system-data'):
+			self.assertIn(f'Package: {package}\nPin: release n=bookworm-backports\n'
+				      'Pin-Priority: 500\n', text)
+		self.assertIn('Package: *\nPin: release n=bookworm-backports\nPin-Priority: -1\n', text)
+		self.assertTrue(os.path.exists(os.path.join(
+			root, 'etc/apt/sources.list.d/pan-kunit-bookworm-backports.sources')))
+		self.assertEqual(self.apt_calls, [
+			['update'],
+			['install', '-y', '--no-install-recommends',
+			 'qemu-system-arm', 'qemu-system-common', 'qemu-system-data']])
+		self.assertIn('installing Debian packages: qemu-system-arm', output)
+
+	def test_user_with_an_old_qemu_goes_on_with_the_commands(self) -> None:
+		root = self.apt_root()
+		output = self.ensure(installed=lacking(qemu='1:7.2+dfsg-7'), euid=1000, root=root)
+		self.assertIn('note: qemu-system-arm older than 1:10.0: its max CPU has no FEAT_PAN3, '
+			      'and the EPAN cases skip; bookworm-backports has a newer one; as root, '
+			      'run:\ncat > ' + root + '/etc/apt/sources.list.d/'
+			      'pan-kunit-bookworm-backports.sources', output)
+		self.assertTrue(output.rstrip().endswith(
+			'apt-get update\napt-get install -y --no-install-recommends '
+			'qemu-system-arm qemu-system-common qemu-system-data'), output)
+		self.assertEqual(self.apt_calls, [])
+		self.assertFalse(os.path.exists(os.path.join(root, 'etc/apt/preferences.d')))
+
+	def test_user_missing_qemu_is_told_its_suite_too(self) -> None:
+		root = self.apt_root()
+		with self.assertRaises(Error) as e:
+			self.ensure(installed=lacking('bc', *packages.QEMU.packages), euid=1000, root=root)
+		message = str(e.exception)
+		self.assertIn('missing Debian packages: qemu-system-arm bc\nrun as root: cat > ',
+			      message)
+		self.assertTrue(message.endswith('apt-get install -y --no-install-recommends '
+						 'qemu-system-arm bc qemu-system-common qemu-system-data'),
+				message)
+
+	def test_a_recent_qemu_is_kept(self) -> None:
+		output = self.ensure(installed=lacking(qemu='1:10.0'), euid=0)
+		self.assertEqual((output, self.apt_calls), ('', []))
+
+	def test_another_release_keeps_its_qemu_with_a_note(self) -> None:
+		output = self.ensure(installed=lacking(qemu='1:7.2+dfsg-7'), euid=0, release='sid')
+		self.assertEqual(output, 'note: qemu-system-arm 1:7.2+dfsg-7 is older than 1:10.0: '
+				 'its max CPU has no FEAT_PAN3, and the EPAN cases skip\n')
+		self.assertEqual(self.apt_calls, [])
+
+	def test_older_asks_dpkg(self) -> None:
+		self.assertTrue(packages.older('1:7.2+dfsg-7+deb12u18+b3', packages.QEMU.minimum))
+		self.assertFalse(packages.older('1:10.0.2+ds-2+deb13u1~bpo12+1', packages.QEMU.minimum))
 
 	def fake_dpkg(self, **env: str) -> Any:
 		fake = test_data_path('fake_dpkg')
@@ -81,12 +165,14 @@ class PackagesTest(unittest.TestCase):
 			self.assertEqual([c.args[0][0] for c in run.call_args_list], ['dpkg', 'dpkg-query'])
 			self.assertTrue(packages.is_installed('bc'))
 			self.assertFalse(packages.is_installed('lcov'))
+			self.assertEqual(packages.installed_versions(['bc', 'make']),
+					 {'bc': '1.07.1-3+b1', 'make': ''})
 		self.assertEqual(packages.installed([]), set())
 
 	def test_a_failing_dpkg_query_is_an_error(self) -> None:
 		# Not "every package is missing", which would install them all.
 		with self.fake_dpkg(FAKE_DPKG_BROKEN='1'), self.assertRaises(Error) as e:
-			packages.ensure(euid=lambda: 0, apt_get=self.apt_get)
+			packages.ensure(euid=lambda: 0, apt_get=self.apt_get, older=older)
 		self.assertEqual(str(e.exception), "dpkg-query -W failed (exit 2): dpkg-query: error: "
 				 "parsing file '/var/lib/dpkg/status' near line 7: newline in field "
 				 "name '#padding'")

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# A kernel source package from another suite of the Debian archive this
-# machine already uses: linux-source-7.3 is in trixie-backports, and
-# installs on Debian 12 (it needs only binutils and xz-utils).  Before
-# installing such a package, setup adds its suite for it alone:
+# Packages from another suite of the Debian archive this machine already
+# uses: linux-source-7.3 is in trixie-backports, and installs on Debian 12
+# (it needs only binutils and xz-utils); QEMU 10, whose max CPU has
+# FEAT_PAN3, is in bookworm-backports (packages.QEMU).  Before installing
+# such a package, setup adds its suite for it alone:
 #
 #   etc/apt/sources.list.d/pan-kunit-SUITE.sources
 #       the suite, at the address (and with the Signed-By key) of the
 #       machine's own Debian archive: no host is written in this repo
 #   etc/apt/preferences.d/pan-kunit-SUITE.pref
 #       every package of the suite at priority -1, so that nothing is
-#       installed or upgraded from it, but the kernel source packages
-#       that come from it, at 500
+#       installed or upgraded from it, but the packages pan-kunit takes
+#       from it, at 500
 #
 # and says what it wrote.  Files that already say so are left alone; as
 # another user than root it writes nothing and prints the commands.
@@ -20,10 +21,9 @@ import glob
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pan_kunit import Error
-from pan_kunit.kernels import KernelSpec
 
 SOURCES_DIR = os.path.join('etc', 'apt', 'sources.list.d')
 PREFERENCES_DIR = os.path.join('etc', 'apt', 'preferences.d')
@@ -39,7 +39,7 @@ class Archive:
 	signed_by: Optional[str]
 	where: str   # the file that names it
 
-def _codename(root: str) -> Optional[str]:
+def codename(root: str='/') -> Optional[str]:
 	try:
 		with open(os.path.join(root, 'etc', 'os-release')) as f:
 			for line in f:
@@ -89,7 +89,7 @@ def archive(root: str='/') -> Optional[Archive]:
 	"""The machine's Debian archive: the first deb entry of its APT
 	sources with a suite of its own release (bookworm, bookworm-updates),
 	and not one of pan-kunit's own files; None without one."""
-	codename = _codename(root)
+	release = codename(root)
 	apt = os.path.join(root, 'etc', 'apt')
 	paths = [os.path.join(apt, 'sources.list')] + sorted(
 		glob.glob(os.path.join(apt, 'sources.list.d', '*.list')) +
@@ -104,8 +104,8 @@ def archive(root: str='/') -> Optional[Archive]:
 			continue
 		entries = _deb822(path, text) if path.endswith('.sources') else _one_line(path, text)
 		for entry, suites in entries:
-			if any(_RELEASE_SUITE.match(s) and (codename is None or
-							    s.split('-')[0] == codename)
+			if any(_RELEASE_SUITE.match(s) and (release is None or
+							    s.split('-')[0] == release)
 			       for s in suites):
 				return entry
 	return None
@@ -116,7 +116,7 @@ def _come(packages: Iterable[str]) -> str:
 
 def sources_text(suite: str, found: Archive) -> str:
 	signed = f'Signed-By: {found.signed_by}\n' if found.signed_by else ''
-	return (f'# pan-kunit: {suite}, for the kernel sources its pin allows\n'
+	return (f'# pan-kunit: {suite}, for the packages its pin allows\n'
 		f'# (the archive of {found.where})\n'
 		f'Types: deb\nURIs: {found.uri}\nSuites: {suite}\nComponents: main\n{signed}')
 
@@ -128,12 +128,10 @@ def pin_text(suite: str, packages: Sequence[str]) -> str:
 		text += f'\nPackage: {package}\nPin: release n={suite}\nPin-Priority: 500\n'
 	return text
 
-def files(kernels: Sequence[KernelSpec], root: str='/') -> Dict[str, str]:
-	"""The files that add the suites of @kernels: path -> contents."""
-	suites: Dict[str, List[str]] = {}
-	for kernel in kernels:
-		if kernel.suite:
-			suites.setdefault(kernel.suite, []).append(kernel.package)
+def files(wanted: Mapping[str, Sequence[str]], root: str='/') -> Dict[str, str]:
+	"""The files that add each suite of @wanted for its packages alone:
+	path -> contents."""
+	suites = {suite: list(dict.fromkeys(p)) for suite, p in wanted.items() if p}
 	if not suites:
 		return {}
 	found = archive(root)
@@ -143,13 +141,13 @@ def files(kernels: Sequence[KernelSpec], root: str='/') -> Dict[str, str]:
 			    'this machine\'s Debian archive, and ' +
 			    os.path.join(root, 'etc', 'apt') + ' names no Debian archive of this '
 			    'release (a deb entry with its suites, e.g. bookworm)')
-	wanted = {}
+	paths = {}
 	for suite, packages in suites.items():
-		wanted[os.path.join(root, SOURCES_DIR, f'pan-kunit-{suite}.sources')] = \
+		paths[os.path.join(root, SOURCES_DIR, f'pan-kunit-{suite}.sources')] = \
 			sources_text(suite, found)
-		wanted[os.path.join(root, PREFERENCES_DIR, f'pan-kunit-{suite}.pref')] = \
+		paths[os.path.join(root, PREFERENCES_DIR, f'pan-kunit-{suite}.pref')] = \
 			pin_text(suite, packages)
-	return wanted
+	return paths
 
 def _stale(wanted: Dict[str, str]) -> Dict[str, str]:
 	stale = {}
@@ -163,20 +161,28 @@ def _stale(wanted: Dict[str, str]) -> Dict[str, str]:
 		stale[path] = text
 	return stale
 
-def ensure(kernels: Sequence[KernelSpec], root: str='/',
+def commands(stale: Mapping[str, str]) -> str:
+	"""The shell commands that write @stale and update APT's lists."""
+	return (''.join(f"cat > {path} <<'EOF'\n{text}EOF\n" for path, text in stale.items()) +
+		'apt-get update')
+
+def missing(wanted: Mapping[str, Sequence[str]], root: str='/') -> Dict[str, str]:
+	"""The files of files(@wanted) that are absent or say otherwise."""
+	return _stale(files(wanted, root))
+
+def ensure(wanted: Mapping[str, Sequence[str]], root: str='/',
 	   euid: Callable[[], int]=os.geteuid) -> bool:
-	"""Adds the suites of @kernels (those whose packages are missing) to
-	APT as root, or refuses with the commands that would; True when it
-	wrote anything (apt-get update must run)."""
-	stale = _stale(files(kernels, root))
+	"""Adds each suite of @wanted for its packages to APT as root, or
+	refuses with the commands that would; True when it wrote anything
+	(apt-get update must run)."""
+	stale = missing(wanted, root)
 	if not stale:
 		return False
 	if euid() != 0:
-		raise Error(_come(k.package for k in kernels if k.suite) + ' ' +
-			    ' and '.join(sorted({k.suite or '' for k in kernels} - {''})) +
+		raise Error(_come(p for ps in wanted.values() for p in ps) + ' ' +
+			    ' and '.join(s for s, p in wanted.items() if p) +
 			    ', which APT here does not install from; as root, run:\n' +
-			    ''.join(f"cat > {path} <<'EOF'\n{text}EOF\n" for path, text in stale.items()) +
-			    'apt-get update')
+			    commands(stale))
 	for path, text in stale.items():
 		os.makedirs(os.path.dirname(path), exist_ok=True)
 		with open(path, 'w') as f:

@@ -125,7 +125,11 @@ def ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None:
 		except packages.NotDebian:
 			pass  # packages.ensure() names what is needed
 		else:
-			apt_suites.ensure([k for k in suited if k.package not in present])
+			wanted: Dict[str, List[str]] = {}
+			for k in suited:
+				if k.package not in present and k.suite:
+					wanted.setdefault(k.suite, []).append(k.package)
+			apt_suites.ensure(wanted)
 	packages.ensure([k.package for k in kernel_list], extra)
 
 def each(target_list: List[Target], work: Callable[[Target], int]) -> int:
