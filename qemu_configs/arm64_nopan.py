@@ -2,8 +2,8 @@
 #
 # kunit_tool QEMU config: a CPU without FEAT_PAN.
 #
-# QEMU 7.2's Cortex-A57 reports ID_AA64MMFR1_EL1.PAN = 0 (an Armv8.0
-# core), so every PAN-dependent case must skip with its reason.
+# QEMU's Cortex-A57 reports ID_AA64MMFR1_EL1.PAN = 0 (an Armv8.0 core),
+# so every PAN-dependent case must skip with its reason.
 # panic=-1 makes a panicking kernel reboot at once, which -no-reboot
 # (added by kunit_tool) turns into a QEMU exit instead of a hang.
 # thread=single runs both vCPUs in one host thread.  The matrix boots its

@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# kunit_tool QEMU config: a CPU that implements FEAT_PAN (and FEAT_PAN2).
+# kunit_tool QEMU config: a CPU that implements FEAT_PAN, FEAT_PAN2 and
+# FEAT_PAN3 (EPAN).
 #
-# QEMU 7.2's "max" CPU reports ID_AA64MMFR1_EL1.PAN = 2.  The
+# QEMU 10's "max" CPU reports ID_AA64MMFR1_EL1.PAN = 3, and the kernel
+# detects ARM64_HAS_EPAN; QEMU 7.2's (Debian 12's own) stops at PAN = 2,
+# and the EPAN cases skip (tools/pan-kunit setup installs QEMU 10 from
+# bookworm-backports).  The
 # implementation-defined pointer authentication algorithm keeps TCG fast;
 # the architected QARMA5 one is several times slower to emulate.
 # panic=-1 makes a panicking kernel reboot at once, which -no-reboot

@@ -4,6 +4,10 @@
 # with CONFIG_ARM64_SW_TTBR0_PAN=y, as distributions and the Kernel
 # Self-Protection Project recommend.
 #
+# QEMU's Neoverse-N1 (Armv8.2) reports ID_AA64MMFR1_EL1.PAN = 2: FEAT_PAN
+# and FEAT_PAN2, not FEAT_PAN3.  It is the matrix's CPU with PAN and
+# without EPAN, on every QEMU: the kernel must not detect ARM64_HAS_EPAN.
+#
 # The CPU's PAN must win: system_uses_ttbr0_pan() is false, the uaccess
 # windows toggle PSTATE.PAN and never switch TTBR0_EL1, which holds the
 # current mm's tables. It shares the kconfig, and so the build, of
@@ -34,7 +38,7 @@ CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
 			   kernel_path='arch/arm64/boot/Image',
 			   kernel_command_line='console=ttyAMA0 panic=-1',
 			   extra_qemu_params=['-machine', 'virt',
-					      '-cpu', 'max,pauth-impdef=on',
+					      '-cpu', 'neoverse-n1',
 					      '-accel', 'tcg,thread=single',
 					      '-icount', 'shift=auto',
 					      '-smp', '2'])

@@ -2,8 +2,7 @@
 #
 # kunit_tool QEMU config: PAN emulated in software on a CPU without FEAT_PAN.
 #
-# QEMU 7.2's Cortex-A57 reports ID_AA64MMFR1_EL1.PAN = 0 (an Armv8.0
-# core). With CONFIG_ARM64_SW_TTBR0_PAN the kernel keeps TTBR0_EL1 on
+# QEMU's Cortex-A57 reports ID_AA64MMFR1_EL1.PAN = 0 (an Armv8.0 core). With CONFIG_ARM64_SW_TTBR0_PAN the kernel keeps TTBR0_EL1 on
 # reserved_pg_dir outside uaccess windows, so a kernel access to user
 # memory faults as it would with FEAT_PAN. PSTATE.PAN cases skip; the
 # uaccess windows are checked through TTBR0_EL1 instead.

@@ -183,7 +183,7 @@ class ListTest(unittest.TestCase):
 			      '    config              cpu                  kconfig group  shares its build with\n'
 			      f'    arm64_nopan         cortex-a57           {key}   arm64_pan\n'
 			      f'    arm64_pan           max,pauth-impdef=on  {key}   arm64_nopan\n'
-			      f'    arm64_pan_sw_ttbr0  max,pauth-impdef=on  {ttbr0}   arm64_ttbr0_pan\n'
+			      f'    arm64_pan_sw_ttbr0  neoverse-n1          {ttbr0}   arm64_ttbr0_pan\n'
 			      f'    arm64_ttbr0_pan     cortex-a57           {ttbr0}   arm64_pan_sw_ttbr0\n',
 			      output)
 		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '

@@ -41,7 +41,7 @@ class ConfigsTest(unittest.TestCase):
 			  for name in configs.select(REPO, [])]
 		self.assertEqual({c.name: c.cpu for c in loaded},
 				 {'arm64_nopan': 'cortex-a57', 'arm64_pan': 'max,pauth-impdef=on',
-				  'arm64_pan_sw_ttbr0': 'max,pauth-impdef=on',
+				  'arm64_pan_sw_ttbr0': 'neoverse-n1',
 				  'arm64_ttbr0_pan': 'cortex-a57'})
 		# Each kconfig is built once, for a CPU with PAN and one without.
 		groups = configs.group_by_kconfig(loaded)
