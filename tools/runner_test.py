@@ -17,12 +17,13 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 import types
 import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, runner, tree
+from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, proc, runner, tree
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
 		     setUpModule, tearDownModule)
 
@@ -147,6 +148,18 @@ class OlddefconfigTest(unittest.TestCase):
 		self.assertEqual(self.build()[0], {})  # noted once it built
 		os.unlink(os.path.join(self.bin, 'pahole'))
 		self.assertEqual(self.build()[0], {'PAN_KUNIT_OLDDEFCONFIG': '1'})
+
+	def test_probed_once_while_the_tools_stay_the_same(self) -> None:
+		# Across commands too: the tests run hundreds in one process.
+		with mock.patch.object(proc, 'run', wraps=proc.run) as run:
+			first = kunit_tool.toolchain('aarch64-linux-gnu-', [])
+			with kunit_tool.olddefconfig(False):
+				self.assertEqual(kunit_tool.toolchain('aarch64-linux-gnu-', []), first)
+			self.assertEqual(run.call_count, 4)
+			time.sleep(0.01)  # a modification time of its own
+			self.tool('pahole', 'pahole 1.1')
+			self.assertIn('pahole: pahole 1.1\n', kunit_tool.toolchain('aarch64-linux-gnu-', []))
+			self.assertEqual(run.call_count, 8)
 
 	def test_a_failed_build_notes_nothing(self) -> None:
 		with mock.patch.object(shutil, 'which', return_value=None), \

@@ -42,7 +42,9 @@ class _Settings:
 	def __init__(self) -> None:
 		self.keep = False       # --olddefconfig
 		self.announced = True   # outside cli.main(), nothing is announced
-		self.toolchains: Dict[Tuple[str, ...], str] = {}  # toolchain()'s, once a command
+
+# toolchain()'s probes, by the tools asked for and the files they are.
+_toolchains: Dict[Tuple[Any, ...], str] = {}
 
 _settings = _Settings()
 
@@ -51,12 +53,12 @@ def olddefconfig(keep: bool) -> Iterator[None]:
 	"""While in it, builds keep kunit.py's olddefconfig if @keep (the
 	command's --olddefconfig) or OLDDEFCONFIG_ENV says so; else the first
 	build says, in one line, that it leaves it out."""
-	saved = (_settings.keep, _settings.announced, _settings.toolchains)
-	_settings.keep, _settings.announced, _settings.toolchains = keep, False, {}
+	saved = (_settings.keep, _settings.announced)
+	_settings.keep, _settings.announced = keep, False
 	try:
 		yield
 	finally:
-		_settings.keep, _settings.announced, _settings.toolchains = saved
+		_settings.keep, _settings.announced = saved
 
 def keeps_olddefconfig() -> bool:
 	return _settings.keep or os.environ.get(OLDDEFCONFIG_ENV, '') not in ('', '0')
@@ -65,23 +67,51 @@ def _make_variable(make_options: Sequence[str], name: str) -> Optional[str]:
 	values = [o.split('=', 1)[1] for o in make_options if o.startswith(name + '=')]
 	return values[-1] if values else None
 
+def _tools(cross_compile: str, make_options: Sequence[str]) -> List[str]:
+	llvm = _make_variable(make_options, 'LLVM') is not None
+	return [_make_variable(make_options, 'CC') or ('clang' if llvm else cross_compile + 'gcc'),
+		cross_compile + 'as',
+		_make_variable(make_options, 'LD') or ('ld.lld' if llvm else cross_compile + 'ld'),
+		'pahole']
+
+def _files(tools: Sequence[str]) -> Tuple[Any, ...]:
+	"""What each word of @tools is on PATH now: the file, with its inode,
+	size and modification time, which an upgrade of its package changes."""
+	found: List[Any] = []
+	for word in (w for tool in tools for w in shlex.split(tool)):
+		path = _on_path(word)
+		try:
+			st = os.stat(path) if path else None
+		except OSError:
+			st = None
+		found.append((word, path) + ((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+					     if st else ()))
+	return tuple(found)
+
+def _on_path(word: str) -> Optional[str]:
+	"""The file PATH finds for @word, as the shell would run it."""
+	if os.sep in word:
+		return word
+	for directory in os.environ.get('PATH', os.defpath).split(os.pathsep):
+		path = os.path.join(directory or '.', word)
+		if os.path.isfile(path) and os.access(path, os.X_OK):
+			return path
+	return None
+
 def toolchain(cross_compile: str, make_options: Sequence[str]) -> str:
 	"""The first line of `--version` of each tool whose version Kconfig
 	reads into a .config and kbuild does not track: the compiler (make's
 	CC, else LLVM's clang, else @cross_compile gcc), the assembler, the
 	linker and pahole; a tool that is not installed as missing.  Probed
-	once a command (a bisect's steps build in seconds each)."""
-	key = (cross_compile,) + tuple(make_options)
-	if key not in _settings.toolchains:
-		_settings.toolchains[key] = _probe(cross_compile, make_options)
-	return _settings.toolchains[key]
+	once while the files those tools are stay the same (a bisect's steps
+	build in seconds each)."""
+	tools = _tools(cross_compile, make_options)
+	key = (tuple(tools), _files(tools))
+	if key not in _toolchains:
+		_toolchains[key] = _probe(tools)
+	return _toolchains[key]
 
-def _probe(cross_compile: str, make_options: Sequence[str]) -> str:
-	llvm = _make_variable(make_options, 'LLVM') is not None
-	tools = [_make_variable(make_options, 'CC') or ('clang' if llvm else cross_compile + 'gcc'),
-		 cross_compile + 'as',
-		 _make_variable(make_options, 'LD') or ('ld.lld' if llvm else cross_compile + 'ld'),
-		 'pahole']
+def _probe(tools: Sequence[str]) -> str:
 	lines = []
 	for tool in tools:
 		try:
