@@ -248,9 +248,10 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 /*
  * Every site with code returns 1, and holds MOVZ W0, #1, exactly when
  * cpus_have_cap() says the CPU has its capability: ARM64_HAS_PAN;
- * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which no
- * QEMU 7.2 CPU has; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability, whose
- * sites only apply_boot_alternatives() patches (QEMU's max CPU has it).
+ * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which only
+ * QEMU 10's max CPU has; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability,
+ * whose sites only apply_boot_alternatives() patches (QEMU's max CPU has
+ * it).
  */
 static void alternative_patches_by_capability(struct kunit *test)
 {

@@ -3,7 +3,8 @@
  * KUnit tests of the enabling of Privileged Access Never (PAN) on a CPU
  * with FEAT_PAN: cpu_enable_pan() clears SCTLR_EL1.SPAN and sets
  * PSTATE.PAN on every CPU, so that every exception taken to EL1 sets
- * PSTATE.PAN, and the kernel runs with it set.
+ * PSTATE.PAN, and the kernel runs with it set; on a CPU with FEAT_PAN3,
+ * the SCTLR_EL1 the kernel's MMU enable writes has EPAN set.
  */
 
 #include <kunit/test.h>
@@ -88,9 +89,46 @@ static void el1_exception_sets_pan(struct kunit *test)
 	}
 }
 
+/*
+ * The SCTLR_EL1 value __enable_mmu() writes (INIT_SCTLR_EL1_MMU_ON, on the
+ * boot CPU and on each secondary) sets EPAN, so that PAN also stops
+ * privileged accesses to user memory that is executable at EL0: without
+ * it, an execute-only user mapping would be a way around PAN. Checked on
+ * every online CPU that has FEAT_PAN3 (its own ID_AA64MMFR1_EL1.PAN is 3
+ * or more); on the others the bit is RES0.
+ */
+static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
+{
+	struct pant_cpu_state st;
+	unsigned int cpu, checked = 0, unread = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		st.cpu = -1;
+		/* No assertion here: it would end the thread with the lock held. */
+		if (work_on_cpu(cpu, pant_cpu_state_fn, &st) || st.cpu != (int)cpu) {
+			KUNIT_FAIL(test, "CPU%u: no work item ran there", cpu);
+			unread++;
+			continue;
+		}
+		if (pant_mmfr1_pan(st.mmfr1) < PANT_PAN_FEAT_EPAN)
+			continue;
+		KUNIT_EXPECT_TRUE_MSG(test, st.sctlr & PANT_SCTLR_EPAN,
+				      "CPU%u: ID_AA64MMFR1_EL1 %#llx (PAN=%u), SCTLR_EL1 %#llx has EPAN clear",
+				      cpu, st.mmfr1, pant_mmfr1_pan(st.mmfr1), st.sctlr);
+		checked++;
+	}
+	cpus_read_unlock();
+	if (!checked && !unread)
+		kunit_skip(test,
+			   "no CPU has FEAT_PAN3 (ID_AA64MMFR1_EL1.PAN=%u): SCTLR_EL1.EPAN is RES0",
+			   pant_mmfr1_pan(st.mmfr1));
+}
+
 static struct kunit_case arm64_pan_enable_cases[] = {
 	KUNIT_CASE(cpu_enable_pan_every_cpu),
 	KUNIT_CASE(el1_exception_sets_pan),
+	KUNIT_CASE(enable_mmu_sets_epan_every_cpu),
 	{}
 };
 

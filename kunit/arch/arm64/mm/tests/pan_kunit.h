@@ -34,6 +34,8 @@
 #define PANT_PSTATE_PAN		BIT_ULL(22)
 /* DDI 0487 J.a, D19.2.118 SCTLR_EL1: SPAN, bit [23]. */
 #define PANT_SCTLR_SPAN		BIT_ULL(23)
+/* DDI 0487 J.a, D19.2.118 SCTLR_EL1: EPAN, bit [57], with FEAT_PAN3; else RES0. */
+#define PANT_SCTLR_EPAN		BIT_ULL(57)
 
 /* How this kernel on this CPU keeps the kernel out of user memory. */
 enum pant_kind {
@@ -57,6 +59,17 @@ static inline const char *pant_kind_name(enum pant_kind kind)
 static inline unsigned int pant_mmfr1_pan(u64 mmfr1)
 {
 	return (mmfr1 >> PANT_MMFR1_PAN_SHIFT) & PANT_MMFR1_PAN_MASK;
+}
+
+/*
+ * Whether the kernel must use EPAN: built with CONFIG_ARM64_EPAN, and every
+ * CPU has FEAT_PAN3 (the sanitised ID_AA64MMFR1_EL1.PAN is 3 or more).
+ */
+static inline bool pant_want_epan(void)
+{
+	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
+
+	return IS_ENABLED(CONFIG_ARM64_EPAN) && pant_mmfr1_pan(san) >= PANT_PAN_FEAT_EPAN;
 }
 
 static inline bool pant_cpu_has_pan(void)
@@ -133,12 +146,16 @@ static inline bool pant_take_irq(struct pant_irq_probe *probe)
 	return smp_load_acquire(&probe->done);
 }
 
-/* SCTLR_EL1.SPAN and PSTATE.PAN in process context on a given CPU. */
+/*
+ * SCTLR_EL1, PSTATE.PAN and the CPU's own ID_AA64MMFR1_EL1 in process
+ * context on a given CPU.
+ */
 struct pant_cpu_state {
 	int cpu;
 	bool in_task;
 	u64 sctlr;
 	u64 pan;
+	u64 mmfr1;
 };
 
 static inline long pant_cpu_state_fn(void *arg)
@@ -149,6 +166,7 @@ static inline long pant_cpu_state_fn(void *arg)
 	st->in_task = in_task();
 	st->sctlr = read_sysreg(sctlr_el1);
 	st->pan = pant_read_pan();
+	st->mmfr1 = read_sysreg_s(SYS_ID_AA64MMFR1_EL1);
 	return 0;
 }
 

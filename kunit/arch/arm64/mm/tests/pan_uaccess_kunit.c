@@ -3,7 +3,8 @@
  * KUnit tests of the uaccess windows of Privileged Access Never (PAN):
  * the privileged helpers open user access and close it again, and
  * get_user(), put_user(), copy_{to,from}_user(), clear_user() and the
- * futex helpers leave it closed, on a mapped page and on an unmapped one.
+ * futex helpers leave it closed, on a mapped page and on an unmapped one;
+ * and a read of an execute-only mapping gets what EPAN decides.
  *
  * How "user access is closed" is seen depends on how PAN is provided:
  * - by the CPU (FEAT_PAN): PSTATE.PAN is 1, and TTBR0_EL1 keeps the
@@ -469,6 +470,108 @@ static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
 			       "get_user() from %#lx, a read: vmf->flags %#x has FAULT_FLAG_WRITE",
 			       u->unmapped, seen->flags);
 	pant_expect_closed(test, u->mm, "get_user() from a mapping whose fault is refused");
+	pant_user_put(test, u);
+}
+
+/*
+ * Whether do_page_fault() passes a read of an execute-only VMA (VM_EXEC
+ * without VM_READ) at @addr to the VMA's fault handler: a special mapping
+ * whose handler records the call and refuses the page, so that get_user()
+ * ends in its fixup whatever the verdict, and no fault can repeat for
+ * ever on a page that the handler mapped but the read cannot use.
+ */
+static bool pant_exec_only_read_reaches_vma(struct kunit *test, struct pant_user *u)
+{
+	struct pant_fault_flags *seen;
+	struct vm_area_struct *vma;
+	u32 val = 0;
+	int ret;
+
+	seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	seen->spec.name = "[pan-kunit-xo]";
+	seen->spec.fault = pant_record_fault_flags;
+
+	mmap_write_lock(u->mm);
+	vma = _install_special_mapping(u->mm, u->unmapped, PAGE_SIZE,
+				       VM_EXEC | VM_MAYEXEC | VM_MAYREAD, &seen->spec);
+	mmap_write_unlock(u->mm);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(vma), "_install_special_mapping() at %#lx: %pe",
+			       u->unmapped, vma);
+
+	pagefault_enable();
+	ret = get_user(val, (u32 __user *)u->unmapped);
+	pagefault_disable();
+	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT,
+			    "get_user() from %#lx, whose fault handler refuses the page",
+			    u->unmapped);
+	pant_expect_closed(test, u->mm, "get_user() from an execute-only mapping");
+	return seen->calls > 0;
+}
+
+/*
+ * "Exec implies read" unless the kernel uses EPAN: without FEAT_PAN3 an
+ * execute-only user page could not be kept from a privileged access by
+ * PAN, so the kernel never makes one, and do_page_fault() treats a read of
+ * a VM_EXEC VMA as allowed; with EPAN (ARM64_HAS_EPAN, decided from the
+ * sanitised ID_AA64MMFR1_EL1.PAN) it refuses the read before the VMA's
+ * fault handler.
+ */
+static void do_page_fault_exec_implies_read_without_epan(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	bool epan = pant_want_epan();
+	bool reached;
+
+	pant_user_attach(test, u);
+	reached = pant_exec_only_read_reaches_vma(test, u);
+	KUNIT_EXPECT_EQ_MSG(test, reached, !epan,
+			    "get_user() from %#lx, VM_EXEC without VM_READ: the VMA's fault handler was %s, with EPAN %s (sanitised ID_AA64MMFR1_EL1.PAN=%u, CONFIG_ARM64_EPAN=%d)",
+			    u->unmapped, reached ? "called" : "never called",
+			    epan ? "in use" : "not in use",
+			    pant_mmfr1_pan(read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1)),
+			    IS_ENABLED(CONFIG_ARM64_EPAN));
+	pant_user_put(test, u);
+}
+
+/*
+ * The protection vm_get_page_prot() gives a PROT_EXEC mapping: with EPAN,
+ * execute-only, so that get_user() (LDTR, checked as an access from EL0:
+ * DDI 0487 J.a, C6.2 LDTR) takes a permission fault on the populated
+ * page and do_page_fault() refuses the read; without EPAN, readable, and
+ * get_user() reads the zero page without a fault. When do_page_fault()
+ * itself would let that read through, the permission fault would repeat
+ * for ever: the case then stops before it, on the check of
+ * do_page_fault_exec_implies_read_without_epan().
+ */
+static void vm_get_page_prot_exec_only_with_epan(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	bool epan = pant_want_epan();
+	unsigned long xo;
+	u32 val = 1;
+	int ret;
+
+	pant_user_attach(test, u);
+	KUNIT_ASSERT_EQ_MSG(test, pant_exec_only_read_reaches_vma(test, u), !epan,
+			    "do_page_fault() %s reads of execute-only VMAs, with EPAN %s",
+			    epan ? "allows" : "refuses", epan ? "in use" : "not in use");
+	xo = vm_mmap(NULL, 0, PAGE_SIZE, PROT_EXEC, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(xo), "vm_mmap() of an execute-only page: %ld",
+			       (long)xo);
+	pagefault_enable();
+	ret = get_user(val, (u32 __user *)xo);
+	pagefault_disable();
+	KUNIT_EXPECT_EQ_MSG(test, ret, epan ? -EFAULT : 0,
+			    "get_user() from %#lx, a populated PROT_EXEC page, with EPAN %s (sanitised ID_AA64MMFR1_EL1.PAN=%u)",
+			    xo, epan ? "in use" : "not in use",
+			    pant_mmfr1_pan(read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1)));
+	if (!epan)
+		KUNIT_EXPECT_EQ(test, val, 0U);
+	pant_expect_closed(test, u->mm, "get_user() from an execute-only page");
+	vm_munmap(xo, PAGE_SIZE);
 	pant_user_put(test, u);
 }
 
@@ -1040,6 +1143,8 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_fault_handled_efault_pan_restored),
 	KUNIT_CASE(do_page_fault_uaccess_not_a_user_fault),
 	KUNIT_CASE(do_page_fault_uaccess_waits_for_mmap_lock),
+	KUNIT_CASE(do_page_fault_exec_implies_read_without_epan),
+	KUNIT_CASE(vm_get_page_prot_exec_only_with_epan),
 	KUNIT_CASE(copy_to_user_partial_reports_rest),
 	KUNIT_CASE(copy_from_user_partial_reports_rest),
 	KUNIT_CASE(clear_user_partial_reports_rest),
