@@ -149,6 +149,9 @@ static const struct alt_test_site alt_test_sites[] = {
 		      IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER)),
 	ALT_TEST_SITE(alt_test_asm_insn_off, ARM64_ALWAYS_SYSTEM, false),
 	ALT_TEST_SITE(alt_test_asm_pan, ARM64_HAS_PAN, true),
+	ALT_TEST_SITE(alt_test_asm_if_always, ARM64_ALWAYS_SYSTEM, true),
+	ALT_TEST_SITE(alt_test_asm_if_pan, ARM64_HAS_PAN, true),
+	ALT_TEST_SITE(alt_test_asm_if_not_pan, ARM64_HAS_PAN, true),
 };
 
 static void alt_test_site_desc(const struct alt_test_site *site, char *desc)
@@ -200,7 +203,8 @@ static int __init alt_test_entries(const u32 *begin, const struct alt_instr **fo
 
 /*
  * Every site, written with ALTERNATIVE(old, new, cap, CONFIG_X) in C and
- * in assembler, or with alternative_insn ... enable. With its option off
+ * in assembler, with alternative_insn ... enable, or as an
+ * alternative_if / alternative_if_not block. With its option off
  * (CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER, or alternative_insn without
  * enable): the labels around it are 0 bytes apart, no .altinstructions
  * entry points at it, and calling it runs nothing. With its option on

@@ -23,6 +23,9 @@ ALT_TEST_DECLARE(alt_test_asm_cfg_on);
 ALT_TEST_DECLARE(alt_test_asm_cfg_off);
 ALT_TEST_DECLARE(alt_test_asm_insn_off);
 ALT_TEST_DECLARE(alt_test_asm_pan);
+ALT_TEST_DECLARE(alt_test_asm_if_always);
+ALT_TEST_DECLARE(alt_test_asm_if_pan);
+ALT_TEST_DECLARE(alt_test_asm_if_not_pan);
 
 /* The ADRP site: the 4KB page of alt_test_adrp_target once patched, else 0. */
 unsigned long alt_test_asm_adrp(void);

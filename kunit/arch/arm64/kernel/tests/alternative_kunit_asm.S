@@ -38,6 +38,31 @@ ALT_TEST_ASM_SITE(alt_test_asm_pan,
 	alternative_insn "mov w0, #0", "mov w0, #1", ARM64_HAS_PAN)
 
 /*
+ * The block forms: alternative_if CAP puts the new instructions (before
+ * alternative_else) out of line and keeps the old ones (after it) at the
+ * site; alternative_if_not CAP keeps the old ones (before alternative_else)
+ * at the site. Either way the site holds MOVZ W0, #0 until patched.
+ */
+ALT_TEST_ASM_SITE(alt_test_asm_if_always,
+	alternative_if ARM64_ALWAYS_SYSTEM;
+	mov	w0, 1;
+	alternative_else;
+	mov	w0, 0;
+	alternative_endif)
+ALT_TEST_ASM_SITE(alt_test_asm_if_pan,
+	alternative_if ARM64_HAS_PAN;
+	mov	w0, 1;
+	alternative_else;
+	mov	w0, 0;
+	alternative_endif)
+ALT_TEST_ASM_SITE(alt_test_asm_if_not_pan,
+	alternative_if_not ARM64_HAS_PAN;
+	mov	w0, 0;
+	alternative_else;
+	mov	w0, 1;
+	alternative_endif)
+
+/*
  * An ADRP among the new instructions: it is assembled elsewhere (the
  * .subsection 1 that follows this object's code), and patching must
  * re-encode its immediate for the site, or the site computes the page of
