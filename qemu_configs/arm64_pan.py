@@ -5,8 +5,8 @@
 #
 # QEMU 10's "max" CPU reports ID_AA64MMFR1_EL1.PAN = 3, and the kernel
 # detects ARM64_HAS_EPAN; QEMU 7.2's (Debian 12's own) stops at PAN = 2,
-# and the EPAN cases skip (tools/pan-kunit setup installs QEMU 10 from
-# bookworm-backports).  The
+# and the EPAN cases check only the kernel without EPAN (tools/pan-kunit
+# setup installs QEMU 10 from bookworm-backports).  The
 # implementation-defined pointer authentication algorithm keeps TCG fast;
 # the architected QARMA5 one is several times slower to emulate.
 # panic=-1 makes a panicking kernel reboot at once, which -no-reboot

@@ -115,7 +115,8 @@ class PackagesTest(unittest.TestCase):
 		root = self.apt_root()
 		output = self.ensure(installed=lacking(qemu='1:7.2+dfsg-7'), euid=1000, root=root)
 		self.assertIn('note: qemu-system-arm older than 1:10.0: its max CPU has no FEAT_PAN3, '
-			      'and the EPAN cases skip; bookworm-backports has a newer one; as root, '
+			      'and what the kernel does with EPAN goes untested; bookworm-backports has '
+			      'a newer one; as root, '
 			      'run:\ncat > ' + root + '/etc/apt/sources.list.d/'
 			      'pan-kunit-bookworm-backports.sources', output)
 		self.assertTrue(output.rstrip().endswith(
@@ -142,7 +143,8 @@ class PackagesTest(unittest.TestCase):
 	def test_another_release_keeps_its_qemu_with_a_note(self) -> None:
 		output = self.ensure(installed=lacking(qemu='1:7.2+dfsg-7'), euid=0, release='sid')
 		self.assertEqual(output, 'note: qemu-system-arm 1:7.2+dfsg-7 is older than 1:10.0: '
-				 'its max CPU has no FEAT_PAN3, and the EPAN cases skip\n')
+				 'its max CPU has no FEAT_PAN3, and what the kernel does with EPAN goes '
+				 'untested\n')
 		self.assertEqual(self.apt_calls, [])
 
 	def test_older_asks_dpkg(self) -> None:

@@ -43,10 +43,10 @@ class Backport:
 
 # QEMU 7.2 (Debian 12) models FEAT_PAN2 on its max CPU, QEMU 10.0 FEAT_PAN3
 # (ID_AA64MMFR1_EL1.PAN = 3, SCTLR_EL1.EPAN): with 7.2 a kernel never
-# detects ARM64_HAS_EPAN, and the EPAN cases skip.  The three packages of
+# detects ARM64_HAS_EPAN, and what it does with EPAN goes untested.  The three packages of
 # the emulator move together.
 QEMU = Backport(('qemu-system-arm', 'qemu-system-common', 'qemu-system-data'), '1:10.0',
-		'its max CPU has no FEAT_PAN3, and the EPAN cases skip',
+		'its max CPU has no FEAT_PAN3, and what the kernel does with EPAN goes untested',
 		{'bookworm': 'bookworm-backports'})
 BACKPORTS = (QEMU,)
 

@@ -252,8 +252,8 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 /*
  * Every site with code returns 1, and holds MOVZ W0, #1, exactly when
  * cpus_have_cap() says the CPU has its capability: ARM64_HAS_PAN;
- * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which only
- * QEMU 10's max CPU has; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability,
+ * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which QEMU
+ * 10.0's max CPU has and QEMU 7.2's CPUs lack; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability,
  * whose sites only apply_boot_alternatives() patches (QEMU's max CPU has
  * it).
  */

@@ -38,7 +38,7 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 
 /*
  * ARM64_HAS_EPAN only when the field is 3 or more (FEAT_PAN3), which
- * QEMU 10's max CPU reports, and its Neoverse-N1 (2) and Cortex-A57 (0)
+ * QEMU 10.0's max CPU reports, and its Neoverse-N1 (2) and Cortex-A57 (0)
  * do not.
  */
 static void has_epan_needs_pan_field_3(struct kunit *test)

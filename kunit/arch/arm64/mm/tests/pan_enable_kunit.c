@@ -111,7 +111,7 @@ static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
 			unread++;
 			continue;
 		}
-		if (pant_mmfr1_pan(st.mmfr1) < PANT_PAN_FEAT_EPAN)
+		if (pant_mmfr1_pan(st.mmfr1) < PANT_PAN_FEAT_PAN3)
 			continue;
 		KUNIT_EXPECT_TRUE_MSG(test, st.sctlr & PANT_SCTLR_EPAN,
 				      "CPU%u: ID_AA64MMFR1_EL1 %#llx (PAN=%u), SCTLR_EL1 %#llx has EPAN clear",
@@ -121,8 +121,8 @@ static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
 	cpus_read_unlock();
 	if (!checked && !unread)
 		kunit_skip(test,
-			   "no CPU has FEAT_PAN3 (ID_AA64MMFR1_EL1.PAN=%u): SCTLR_EL1.EPAN is RES0",
-			   pant_mmfr1_pan(st.mmfr1));
+			   "none of %u CPUs has FEAT_PAN3 (ID_AA64MMFR1_EL1.PAN<3): SCTLR_EL1.EPAN is RES0",
+			   num_online_cpus());
 }
 
 static struct kunit_case arm64_pan_enable_cases[] = {

@@ -27,9 +27,9 @@
 /* DDI 0487 J.a, D19.2.65 ID_AA64MMFR1_EL1: PAN, bits [23:20]. */
 #define PANT_MMFR1_PAN_SHIFT	20
 #define PANT_MMFR1_PAN_MASK	0xfULL
-/* FEAT_PAN: PAN >= 0b0001; FEAT_EPAN: PAN >= 0b0011. */
+/* FEAT_PAN: PAN >= 0b0001; FEAT_PAN3 (EPAN): PAN >= 0b0011. */
 #define PANT_PAN_FEAT_PAN	1
-#define PANT_PAN_FEAT_EPAN	3
+#define PANT_PAN_FEAT_PAN3	3
 /* DDI 0487 J.a, C5.2 Special-purpose registers: PAN, and SPSR_EL1.PAN, bit [22]. */
 #define PANT_PSTATE_PAN		BIT_ULL(22)
 /* DDI 0487 J.a, D19.2.118 SCTLR_EL1: SPAN, bit [23]. */
@@ -69,7 +69,7 @@ static inline bool pant_want_epan(void)
 {
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
 
-	return IS_ENABLED(CONFIG_ARM64_EPAN) && pant_mmfr1_pan(san) >= PANT_PAN_FEAT_EPAN;
+	return IS_ENABLED(CONFIG_ARM64_EPAN) && pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN3;
 }
 
 static inline bool pant_cpu_has_pan(void)
