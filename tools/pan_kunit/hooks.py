@@ -233,13 +233,7 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 		item.suites = files or {symbols[s] for s in syms if s in symbols}
 	for change in changes:
 		for hunk in change.hunks:
-			orphans = [i for i, item in enumerate(hunk.items) if not item.suites]
-			for i in orphans:
-				after = [item for item in hunk.items[i + 1:] if item.suites]
-				before = [item for item in hunk.items[:i] if item.suites]
-				nearest = _nearest(hunk.items[i], before, after)
-				if nearest is not None:
-					hunk.items[i].suites = set(nearest.suites)
+			_adopt(hunk.items)
 	# An item left with no suite in its hunk (git diff -U0 makes a hunk of
 	# each line a hook replaces) looks through the whole file the same way.
 	# The changes of a file are in its order, each hunk's items too.
@@ -247,13 +241,19 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 	for change in changes:
 		by_path.setdefault(change.path, []).extend(change.items())
 	for ordered in by_path.values():
-		for i, item in enumerate(ordered):
-			if item.suites:
-				continue
-			nearest = _nearest(item, [other for other in ordered[:i] if other.suites],
-					   [other for other in ordered[i + 1:] if other.suites])
-			if nearest is not None:
-				item.suites = set(nearest.suites)
+		_adopt(ordered)
+
+def _adopt(ordered: List[Item]) -> None:
+	"""Gives each item of @ordered that names no suite the suites of the
+	nearest one that does (_nearest()), in order: an item adopted early
+	counts for those after it."""
+	for i, item in enumerate(ordered):
+		if item.suites:
+			continue
+		nearest = _nearest(item, [other for other in ordered[:i] if other.suites],
+				   [other for other in ordered[i + 1:] if other.suites])
+		if nearest is not None:
+			item.suites = set(nearest.suites)
 
 def _nearest(item: Item, before: List[Item], after: List[Item]) -> Optional[Item]:
 	"""The item whose suites an item that names none takes: a comment or a
