@@ -72,6 +72,14 @@ class TableTest(unittest.TestCase):
 		with mock.patch.dict(os.environ, {'COLUMNS': '80'}):
 			self.assertEqual(report.width(), 80)
 
+	def test_a_log_cut_short_names_the_file_with_the_rest(self) -> None:
+		# parse has no parsed log of a boot (parsed_log ''): the console.
+		result = matrix()[1]
+		out = io.StringIO()
+		with mock.patch('sys.stdout', out):
+			report.print_report([result], totals=False)
+		self.assertRegex(out.getvalue(), r'\n        \.\.\. [0-9]+ more lines in /t/test\.log\n')
+
 	def test_report_keeps_to_the_width(self) -> None:
 		for columns in (80, 120):
 			out = io.StringIO()

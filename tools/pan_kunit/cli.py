@@ -37,11 +37,16 @@ def resolve_targets(args: argparse.Namespace, repo: str) -> List[Target]:
 	return targets.resolve(repo, getattr(args, 'kernel', None) or [],
 			       targets.given_tree(args.tree), bool(newest_only))
 
-def _positive_int(text: str) -> int:
-	value = int(text)
-	if value < 1:
-		raise argparse.ArgumentTypeError(f'must be at least 1, not {value}')
-	return value
+def _at_least(minimum: int) -> Callable[[str], int]:
+	def number(text: str) -> int:
+		value = int(text)
+		if value < minimum:
+			raise argparse.ArgumentTypeError(f'must be at least {minimum}, not {value}')
+		return value
+	number.__name__ = 'int'   # argparse's "invalid int value" for a non-number
+	return number
+
+_positive_int, _non_negative_int = _at_least(1), _at_least(0)
 
 # kunit_tool's kunit_config patterns: what kunit.py takes as a --kconfig_add.
 _KCONFIG_LINE = re.compile(r'^(?:CONFIG_(\w+)=(\S+|".*")|# CONFIG_(\w+) is not set)$')
@@ -164,16 +169,25 @@ def add_boot_opts(parser: argparse.ArgumentParser, timeout: int) -> None:
 			    'a build leaves it out while the compiler, assembler, linker and pahole '
 			    'are those it last built with (1.5 s of CPU a build)')
 
-def add_report_opts(parser: argparse.ArgumentParser) -> None:
+# What each reporting command's --json and --junit FILE hold.
+_REPORT_FILES = {
+	'run': ('the results, each config\'s as a KernelCI record (kunit_tool\'s JSON with '
+		'the kernel, commit, config and CPU)',
+		'a testsuite per kernel, config and suite, a testcase per case'),
+	'bisect': ('a record per step, with its logs directory and each config\'s record as '
+		   'run --json writes it',
+		   'a testsuite bisect with a testcase per step, and a testsuite per step, kernel, '
+		   'config and suite'),
+	'mutants': ('a record per mutant: its verdict, the suites that must fail and its logs',
+		    'a testsuite mutants with a testcase per mutant, and the baseline\'s testsuites'),
+}
+
+def add_report_opts(parser: argparse.ArgumentParser, command: str) -> None:
 	"""The files a command that reports results also writes them into."""
-	parser.add_argument(
-		'--json', metavar='FILE',
-		help='also write the results, each config\'s as a KernelCI record (kunit_tool\'s '
-		'JSON with the kernel, commit, config and CPU), to FILE')
-	parser.add_argument(
-		'--junit', metavar='FILE',
-		help='also write the results as JUnit XML to FILE: a testsuite per kernel, '
-		'config and suite, a testcase per case')
+	json_text, junit_text = _REPORT_FILES[command]
+	parser.add_argument('--json', metavar='FILE', help=f'also write {json_text}, to FILE')
+	parser.add_argument('--junit', metavar='FILE',
+			    help=f'also write JUnit XML to FILE: {junit_text}')
 
 def add_run_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
@@ -216,7 +230,7 @@ def add_mutants_opts(parser: argparse.ArgumentParser) -> None:
 		'logical, bitwise and shift operators, constants +-1, negated conditions, deleted '
 		'calls, swapped arguments) on the lines the last coverage run reached, judge a '
 		'sample, and print the mutation score and every survivor')
-	parser.add_argument('--sample', type=int, metavar='N',
+	parser.add_argument('--sample', type=_non_negative_int, metavar='N',
 			    help='check N of the mutants, drawn at random (with --generate: default '
 			    f'{score.DEFAULT_SAMPLE}; 0: all; without it, all by default)')
 	parser.add_argument('--seed', type=int, default=1, metavar='S',
@@ -247,11 +261,12 @@ def _parser() -> argparse.ArgumentParser:
 		add_tree_opts(sub[name])
 	for name in ('setup', 'run', 'lkdtm', 'coverage', 'bisect', 'mutants', 'export'):
 		add_kernel_opts(sub[name], 'the newest supported one' if name == 'export' else
-				'every supported one; bisect SERIES: the newest')
+				'every supported one; with SERIES: the newest' if name == 'bisect' else
+				'every supported one')
 	for name in ('run', 'lkdtm', 'coverage', 'bisect', 'mutants', 'export'):
 		add_boot_opts(sub[name], mutants.TIMEOUT if name == 'mutants' else 300)
 	for name in ('run', 'bisect', 'mutants'):
-		add_report_opts(sub[name])
+		add_report_opts(sub[name], name)
 	add_run_opts(sub['run'])
 	add_kunit_opts(sub['bisect'], filter_glob=True, isolated=True)
 	add_kunit_opts(sub['coverage'], filter_glob=True)

@@ -7,7 +7,7 @@ import os
 import tempfile
 from typing import TYPE_CHECKING, List, Optional
 
-from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner, suites
+from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner, suites, summary
 
 if TYPE_CHECKING:
 	from pan_kunit.cli import ParseRequest
@@ -48,9 +48,13 @@ def run_parse(request: 'ParseRequest', trees: List[str], repo: str) -> int:
 	status = results.classify(kunit, console, results.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)
 	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
-	report.print_report([results.ConfigResult(
+	result = results.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,
-		param_skips=results.param_skips(console))], known=suites.known(repo))
+		param_skips=results.param_skips(console))
+	report.print_report([result], totals=False, known=suites.known(repo))
+	# Closed as every command is: a line of its own name.
+	passed, failed, skipped = results.totals([result])
+	summary.report(summary.Tally('parse', passed, failed, skipped))
 	return 0 if status == results.Status.PASS else 1

@@ -119,7 +119,7 @@ def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
 			print('        ' + line)
 		if len(case.log) > CASE_LOG_LINES:
 			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
-			      f'{result.parsed_log}')
+			      f'{result.parsed_log or result.console_log}')
 	if len(failed) > max(logs, 0):
 		print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
 		      f'table; their logs: {result.parsed_log or result.console_log}')
