@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kunit_tool QEMU config: a CPU that implements FEAT_PAN, in a kernel built
-# with CONFIG_ARM64_SW_TTBR0_PAN=y, as distributions and the Kernel
-# Self-Protection Project recommend.
+# with CONFIG_ARM64_SW_TTBR0_PAN=y, as the kernel's hardening.config and
+# the Kernel Self-Protection Project recommend.
 #
 # QEMU's Neoverse-N1 (Armv8.2) reports ID_AA64MMFR1_EL1.PAN = 2: FEAT_PAN
 # and FEAT_PAN2, not FEAT_PAN3.  It is the matrix's CPU with PAN and
