@@ -171,12 +171,14 @@ class ArgsTest(unittest.TestCase):
 
 class ListTest(unittest.TestCase):
 
-	def list(self, repo: str, installed: bool) -> str:
+	def list(self, repo: str, installed: bool, columns: str='1000') -> str:
 		out = io.StringIO()
+		# Wide enough that no temporary path folds a line; the width has
+		# its own checks, on this repo.
+		env = {'PAN_KUNIT_TARBALL_DIR': '/nonexistent', 'COLUMNS': columns}
 		with mock.patch.object(packages, 'is_installed', return_value=installed), \
 		     mock.patch.object(packages, 'version', return_value=VERSION), \
-		     mock.patch.dict(os.environ, {'PAN_KUNIT_TARBALL_DIR': '/nonexistent'}), \
-		     contextlib.redirect_stdout(out):
+		     mock.patch.dict(os.environ, env), contextlib.redirect_stdout(out):
 			self.assertEqual(cli.main(['list'], repo=repo), 0)
 		return out.getvalue()
 
@@ -194,13 +196,24 @@ class ListTest(unittest.TestCase):
 		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
 			      'package, 6.1.192-3 installed; /nonexistent/linux-source-6.1.tar.xz '
 			      '(missing)\n', output)
+		# At 120 columns, folded at a "; ".
+		at_120 = self.list(REPO, installed=True, columns='120')
+		self.assertLessEqual(max(map(len, at_120.splitlines())), 120)
+		self.assertIn('\nkernels:\n    6.1 (linux-source-6.1): series patches/6.1/series; Debian '
+			      'package, 6.1.192-3 installed;\n        /nonexistent/linux-source-6.1.tar.xz '
+			      '(missing)\n', at_120)
+		self.assertIn('\n    pan-row-field-moved: arm64_pan_detect, arm64_cpufeature_match, '
+			      'arm64_cpucap_table\n        cpufeature: the ARM64_HAS_PAN row reads '
+			      'ID_AA64MMFR1_EL1 bits [27:24]\n', output)
+		narrow = self.list(REPO, installed=True, columns='80')
+		self.assertLessEqual(max(map(len, narrow.splitlines())), 80, narrow)
+		self.assertEqual(' '.join(narrow.split()), ' '.join(output.split()))  # nothing lost
 		# The suites and their cases, from their sources.
 		self.assertIn('\nsuites (', output)
 		self.assertIn('\n    arm64_pan_enable\n        cpu_enable_pan_every_cpu\n', output)
 		self.assertIn('\n    6.12 (linux-source-6.12): ', output)
-		self.assertRegex(output, r'\n    pan-span-left-set +arm64_pan_enable, arm64_pan_hotplug +'
-				 r'cpu_enable_pan\(\) leaves '
-				 r'SCTLR_EL1.SPAN set\n')
+		self.assertIn('\n    pan-span-left-set: arm64_pan_enable, arm64_pan_hotplug\n'
+			      '        cpu_enable_pan() leaves SCTLR_EL1.SPAN set\n', output)
 		with tempfile.TemporaryDirectory() as tmp:
 			repo = os.path.join(tmp, 'repo')
 			shutil.copytree(test_data_path('fake_repo'), repo)
@@ -208,11 +221,12 @@ class ListTest(unittest.TestCase):
 			self.assertIn('(linux-source-6.1): series patches/6.1/series; Debian package, not '
 				      'installed', output)
 			self.assertIn('6.12 (linux-source-6.12): not supported: no patches/6.12/series', output)
-			self.assertTrue(output.endswith(f'mutants of 6.1 ({repo}/mutants/6.1):\n    (none)\n'),
+			self.assertTrue(output.endswith(f'mutants of 6.1 ({repo}/mutants/6.1), each with the '
+							'suites that must fail:\n    (none)\n'),
 					output)
 			shutil.copytree(test_data_path('mutants'), os.path.join(repo, 'mutants', '6.1'))
-			self.assertIn('    half      arm64_cpufeature_match, arm64_cpufeature_field  a '
-				      'regression one of its two suites misses\n', self.list(repo, False))
+			self.assertIn('\n    half: arm64_cpufeature_match, arm64_cpufeature_field\n'
+				      '        a regression one of its two suites misses\n', self.list(repo, False))
 
 	def test_a_build_is_stale_against_what_the_repo_merges_into_it(self) -> None:
 		# The kconfig fragments (kconfig/) and the guest's C (guest/),
@@ -256,6 +270,7 @@ class ListTest(unittest.TestCase):
 			write(os.path.join(repo, 'qemu_configs', 'broken.py'), 'QEMU_ARCH = None\n')
 			out, err = io.StringIO(), io.StringIO()
 			with mock.patch.object(packages, 'is_installed', return_value=False), \
+			     mock.patch.dict(os.environ, {'COLUMNS': '1000'}), \
 			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
 				self.assertEqual(cli.main(['list', '--tree', tree_dir], repo=repo), 2)
 			output = out.getvalue()
@@ -272,7 +287,8 @@ class ListTest(unittest.TestCase):
 			self.assertIn('\nsuites (0 cases in 0 suites of ', output)
 			shutil.rmtree(os.path.join(tree_dir, 'arch'))
 			out = io.StringIO()
-			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
+			     mock.patch.dict(os.environ, {'COLUMNS': '1000'}):
 				cli.main(['list', '--tree', tree_dir], repo=repo)
 			self.assertIn(f'\n    6.1 {tree_dir}: not prepared: tools/pan-kunit setup prepares '
 				      'it\n', out.getvalue())

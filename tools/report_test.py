@@ -80,6 +80,20 @@ class TableTest(unittest.TestCase):
 			report.print_report([result], totals=False)
 		self.assertRegex(out.getvalue(), r'\n        \.\.\. [0-9]+ more lines in /t/test\.log\n')
 
+	def test_fold_keeps_to_the_width_and_loses_nothing(self) -> None:
+		line = ('    6.12 (linux-source-6.12): series patches/6.12/series; Debian package, '
+			'6.12.118-1~deb12u1 installed; /usr/src/linux-source-6.12.tar.xz (present)')
+		self.assertEqual(report.fold(line, 200), [line])
+		folded = report.fold(line, 80)
+		self.assertEqual(folded, [
+			'    6.12 (linux-source-6.12): series patches/6.12/series;',
+			'        Debian package, 6.12.118-1~deb12u1 installed;',
+			'        /usr/src/linux-source-6.12.tar.xz (present)'])
+		for width in (40, 60, 100):
+			folded = report.fold(line, width)
+			self.assertLessEqual(max(map(len, folded)), width)
+			self.assertEqual(' '.join(' '.join(folded).split()), ' '.join(line.split()))
+
 	def test_report_keeps_to_the_width(self) -> None:
 		for columns in (80, 120):
 			out = io.StringIO()

@@ -13,8 +13,8 @@ import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import (Error, configs, initramfs, kernels, mutants, packages, results, runner,
-		       suites)
+from pan_kunit import (Error, configs, initramfs, kernels, mutants, packages, report, results,
+		       runner, suites)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.sources import TREE_KUNITCONFIG
@@ -103,42 +103,46 @@ def _trees(repo: str, given: Optional[str]) -> List[Tuple[str, str]]:
 
 def run_list(repo: str, given: Optional[str]=None) -> int:
 	"""What a run can be made of: configs, kernels and trees, suites,
-	mutants.  Exit 2 when a QEMU config is broken, after the rest."""
+	mutants, kept to the terminal's width as run's report is (a long
+	state folded at its "; ", a mutant's subject cut).  Exit 2 when a
+	QEMU config is broken, after the rest."""
+	width = report.width()
+	out: List[str] = []
 	matrix, broken = _configs(repo)
 	groups = configs.group_by_kconfig(matrix)
 	rows = [['config', 'cpu', 'kconfig group', 'shares its build with']]
 	for config in matrix:
 		others = [c.name for c in groups[config.build_key()] if c is not config]
 		rows.append([config.name, config.cpu, config.build_key(), ', '.join(others) or '-'])
-	print(f'QEMU configs ({os.path.join(repo, configs.CONFIGS_DIR)}):')
-	for line in results.align(rows):
-		print('    ' + line)
-	for name, why in broken.items():
-		print(f'    {name}: broken: {why}')
-	print('\nkernels:')
-	for kernel in kernels.KNOWN:
-		print(f'    {kernel.name} ({kernel.package}): {_kernel_state(kernel, repo)}')
-	print('\ntrees:')
+	out.append(f'QEMU configs ({os.path.join(repo, configs.CONFIGS_DIR)}):')
+	out += ['    ' + line for line in results.align(rows)]
+	out += [f'    {name}: broken: {why}' for name, why in broken.items()]
+	out += ['', 'kernels:']
+	out += [f'    {kernel.name} ({kernel.package}): {_kernel_state(kernel, repo)}'
+		for kernel in kernels.KNOWN]
+	out += ['', 'trees:']
 	for name, tree in _trees(repo, given):
 		state = tree_lines(tree, repo, matrix)
-		print(f'    {name} {tree}: {state[0]}')
-		for line in state[1:]:
-			print('        ' + line)
+		out.append(f'    {name} {tree}: {state[0]}')
+		out += ['        ' + line for line in state[1:]]
 	known = suites.known(repo)
-	print(f'\nsuites ({sum(map(len, known.values()))} cases in {len(known)} suites of '
-	      f'{suites.SOURCES}):')
+	out += ['', f'suites ({sum(map(len, known.values()))} cases in {len(known)} suites of '
+		f'{suites.SOURCES}):']
 	for suite in sorted(known):
-		print(f'    {suite}')
-		for case in known[suite]:
-			print(f'        {case}')
+		out.append(f'    {suite}')
+		out += [f'        {case}' for case in known[suite]]
 	for kernel in kernels.supported(repo):
 		directory = os.path.join(repo, kernel.mutants_dir())
 		found = mutants.load(directory, []) if os.path.isdir(directory) else []
-		print(f'\nmutants of {kernel.name} ({directory}):')
-		rows = [['mutant', 'must fail', 'subject']] + [
-			[m.name, ', '.join(m.must_fail), m.subject] for m in found]
-		for line in results.align(rows) if found else ['(none)']:
-			print('    ' + line)
+		out += ['', f'mutants of {kernel.name} ({directory}), each with the suites that '
+			'must fail:']
+		for m in found:
+			out += [f'    {m.name}: {", ".join(m.must_fail)}', f'        {m.subject}']
+		if not found:
+			out.append('    (none)')
+	for line in out:
+		for part in report.fold(line, width):
+			print(part)
 	if broken:
 		print(f'pan-kunit: error: broken QEMU configs: {", ".join(broken)} (see above)',
 		      file=sys.stderr)

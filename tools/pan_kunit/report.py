@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import sys
+import textwrap
 from typing import Dict, List, Optional
 
 from pan_kunit import Error, StrEnum, ktap, suites
@@ -251,9 +252,9 @@ def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 	order = sorted(by_reason.items(), key=lambda item: (-sum(map(len, item[1].values())), item[0]))
 	for reason, where in order:
 		count = sum(len(cases) for cases in where.values())
-		lines.append(_cut(f'{count:>4}  {reason}', width))
+		lines.append(cut(f'{count:>4}  {reason}', width))
 		for config, cases in where.items():
-			lines.append(_cut(f'        {config}: {", ".join(dict.fromkeys(cases))}', width))
+			lines.append(cut(f'        {config}: {", ".join(dict.fromkeys(cases))}', width))
 	return lines
 
 # The reason of a skip whose SKIP line gives none.
@@ -267,8 +268,25 @@ def _skip_name(leaf: ktap.Case) -> str:
 		return f'{".".join(leaf.path[:-1])}[{unnamed.group(1)} unnamed]'
 	return leaf.key()
 
-def _cut(line: str, width: int) -> str:
+def cut(line: str, width: int) -> str:
 	return line if len(line) <= width else line[:width - 4] + ' ...'
+
+def fold(line: str, width: int, sep: str='; ') -> List[str]:
+	"""@line in lines of @width at most, losing nothing: broken after each
+	@sep that would overflow, the rest indented under its start by four
+	more; a part too long alone is wrapped at its spaces."""
+	indent = ' ' * (len(line) - len(line.lstrip()) + 4)
+	parts = line.split(sep)
+	lines = [parts[0]]
+	for part in parts[1:]:
+		joined = lines[-1] + sep + part
+		lines[-1:] = [joined] if len(joined) <= width else [lines[-1] + sep.rstrip(),
+								   indent + part]
+	folded: List[str] = []
+	for text in lines:
+		folded += [text] if len(text) <= width else textwrap.wrap(
+			text, width, subsequent_indent=indent, break_on_hyphens=False)
+	return folded
 
 def check_destinations(json: Optional[str], junit: Optional[str]) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before
