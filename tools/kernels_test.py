@@ -99,6 +99,12 @@ class KernelsTest(TempDirTestCase):
 			self.targets('--tree', new, 'setup')
 		self.assertEqual(self.targets('--tree', new, 'setup', '--kernel', '6.12'),
 				 [('6.12', new)])
+		# In a directory that does not exist either: that first, since
+		# --kernel would not do.
+		nowhere = os.path.join(self.tmp, 'nowhere', 'new')
+		with self.assertRaisesRegex(Error, f'^the tree {nowhere} does not exist, nor does its '
+					    'directory'):
+			self.targets('--tree', nowhere, 'run')
 		# A Debian tree that is no pan-kunit tree yet: its Makefile's.
 		plain = os.path.join(self.tmp, 'plain')
 		shutil.copytree(test_data_path('fake_source', 'linux-source-6.1'), plain)

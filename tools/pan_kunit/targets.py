@@ -84,6 +84,8 @@ def resolve(repo: str, names: List[str], given: Optional[str], newest_only: bool
 		# No tree of a known kernel: setup refuses it, with the reason.
 		return [Target(chosen[0], path, True)]
 	if len(chosen) > 1:
+		# Its directory's problem first: --kernel would not be enough.
+		tree.check_location(path, True)
 		raise Error(f'the tree {path} does not exist yet, so it holds no kernel to read: '
 			    'name the one setup should extract into it with --kernel (' +
 			    ', '.join(k.name for k in chosen) + ')')
