@@ -208,8 +208,8 @@ class ListTest(unittest.TestCase):
 		narrow = self.list(REPO, installed=True, columns='80')
 		self.assertLessEqual(max(map(len, narrow.splitlines())), 80, narrow)
 		# Nothing lost; a build's age may have moved on a minute since.
-		words = lambda text: re.sub(r'built (just now|[0-9]+ \w+ ago)', 'built',
-					    ' '.join(text.split()))
+		def words(text: str) -> str:
+			return re.sub(r'built (just now|[0-9]+ \w+ ago)', 'built', ' '.join(text.split()))
 		self.assertEqual(words(narrow), words(output))
 		# The suites and their cases, from their sources.
 		self.assertIn('\nsuites (', output)
