@@ -424,18 +424,19 @@ static vm_fault_t pant_record_fault_flags(const struct vm_special_mapping *sm,
 }
 
 /*
- * What do_page_fault() tells the fault handler of a VMA about a fault
- * that get_user() takes at EL1: not a fault of user mode (FAULT_FLAG_USER,
- * "the fault originated in userspace", include/linux/mm_types.h), nor a
- * write. The VMA is a special mapping whose fault handler records
- * vmf->flags and refuses the page, so get_user() ends in its fixup. The
- * record is the case's resource: the mapping, and its pointer to it, go
- * with the mm, also when an assertion ends the case's thread.
+ * get_user() from @u's unmapped address, with page faults enabled, once a
+ * special mapping with @vm_flags is there, whose fault handler records
+ * each call and vmf->flags and refuses the page: whatever do_page_fault()
+ * decides, get_user() ends in its fixup (-EFAULT) with user access closed,
+ * and no fault can repeat for ever on a page the handler mapped but the
+ * read cannot use. The record is the case's resource: the mapping, and
+ * its pointer to it, go with the mm, also when an assertion ends the
+ * case's thread.
  */
-static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
+static struct pant_fault_flags *
+pant_read_refused_mapping(struct kunit *test, struct pant_user *u, vm_flags_t vm_flags,
+			  const char *what)
 {
-	struct pant_uaccess_ctx *ctx = test->priv;
-	struct pant_user *u = &ctx->user;
 	struct pant_fault_flags *seen;
 	struct vm_area_struct *vma;
 	u32 val = 0;
@@ -446,10 +447,8 @@ static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
 	seen->spec.name = "[pan-kunit]";
 	seen->spec.fault = pant_record_fault_flags;
 
-	pant_user_attach(test, u);
 	mmap_write_lock(u->mm);
-	vma = _install_special_mapping(u->mm, u->unmapped, PAGE_SIZE, VM_READ | VM_MAYREAD,
-				       &seen->spec);
+	vma = _install_special_mapping(u->mm, u->unmapped, PAGE_SIZE, vm_flags, &seen->spec);
 	mmap_write_unlock(u->mm);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(vma), "_install_special_mapping() at %#lx: %pe",
 			       u->unmapped, vma);
@@ -458,8 +457,26 @@ static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
 	ret = get_user(val, (u32 __user *)u->unmapped);
 	pagefault_disable();
 	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT,
-			    "get_user() from %#lx, whose fault handler refuses the page",
-			    u->unmapped);
+			    "get_user() from %#lx, %s whose fault handler refuses the page",
+			    u->unmapped, what);
+	pant_expect_closed(test, u->mm, what);
+	return seen;
+}
+
+/*
+ * What do_page_fault() tells the fault handler of a VMA about a fault
+ * that get_user() takes at EL1: not a fault of user mode (FAULT_FLAG_USER,
+ * "the fault originated in userspace", include/linux/mm_types.h), nor a
+ * write.
+ */
+static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	struct pant_fault_flags *seen;
+
+	pant_user_attach(test, u);
+	seen = pant_read_refused_mapping(test, u, VM_READ | VM_MAYREAD, "a readable mapping");
 	KUNIT_ASSERT_GT_MSG(test, seen->calls, 0,
 			    "get_user() from %#lx: the VMA's fault handler was never called",
 			    u->unmapped);
@@ -469,44 +486,7 @@ static void do_page_fault_uaccess_not_a_user_fault(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, seen->flags & FAULT_FLAG_WRITE,
 			       "get_user() from %#lx, a read: vmf->flags %#x has FAULT_FLAG_WRITE",
 			       u->unmapped, seen->flags);
-	pant_expect_closed(test, u->mm, "get_user() from a mapping whose fault is refused");
 	pant_user_put(test, u);
-}
-
-/*
- * Whether do_page_fault() passes a read of an execute-only VMA (VM_EXEC
- * without VM_READ) at @u's unmapped address to the VMA's fault handler: a special mapping
- * whose handler records the call and refuses the page, so that get_user()
- * ends in its fixup whatever the verdict, and no fault can repeat for
- * ever on a page that the handler mapped but the read cannot use.
- */
-static bool pant_exec_only_read_reaches_vma(struct kunit *test, struct pant_user *u)
-{
-	struct pant_fault_flags *seen;
-	struct vm_area_struct *vma;
-	u32 val = 0;
-	int ret;
-
-	seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
-	seen->spec.name = "[pan-kunit-xo]";
-	seen->spec.fault = pant_record_fault_flags;
-
-	mmap_write_lock(u->mm);
-	vma = _install_special_mapping(u->mm, u->unmapped, PAGE_SIZE,
-				       VM_EXEC | VM_MAYEXEC | VM_MAYREAD, &seen->spec);
-	mmap_write_unlock(u->mm);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(vma), "_install_special_mapping() at %#lx: %pe",
-			       u->unmapped, vma);
-
-	pagefault_enable();
-	ret = get_user(val, (u32 __user *)u->unmapped);
-	pagefault_disable();
-	KUNIT_EXPECT_EQ_MSG(test, ret, -EFAULT,
-			    "get_user() from %#lx, whose fault handler refuses the page",
-			    u->unmapped);
-	pant_expect_closed(test, u->mm, "get_user() from an execute-only mapping");
-	return seen->calls > 0;
 }
 
 /*
@@ -525,7 +505,8 @@ static void do_page_fault_exec_implies_read_without_epan(struct kunit *test)
 	bool reached;
 
 	pant_user_attach(test, u);
-	reached = pant_exec_only_read_reaches_vma(test, u);
+	reached = pant_read_refused_mapping(test, u, VM_EXEC | VM_MAYEXEC | VM_MAYREAD,
+					    "an execute-only mapping")->calls > 0;
 	KUNIT_EXPECT_EQ_MSG(test, reached, !epan,
 			    "get_user() from %#lx, VM_EXEC without VM_READ: the VMA's fault handler was %s, with EPAN %s (sanitised ID_AA64MMFR1_EL1.PAN=%u, CONFIG_ARM64_EPAN=%d)",
 			    u->unmapped, reached ? "called" : "never called",
