@@ -98,6 +98,48 @@ static inline u64 pant_read_pan(void)
 	return pan & PANT_PSTATE_PAN;
 }
 
+/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
+#define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
+/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: CnP, bit [0] (with FEAT_TTCNP). */
+#define PANT_TTBR_CNP		BIT_ULL(0)
+/* DDI 0487 J.a, D19.2.66 ID_AA64MMFR2_EL1: CnP, bits [3:0]; 1: FEAT_TTCNP. */
+#define PANT_MMFR2_CNP_MASK	0xfULL
+/* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
+#define PANT_TTBR_ASID_SHIFT	48
+/*
+ * DDI 0487 J.a, D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID
+ * defines the ASID, 0 when TTBR0_EL1.ASID does.
+ */
+#define PANT_TCR_A1		BIT_ULL(22)
+/* The ASID that SW TTBR0 PAN installs while user access is closed. */
+#define PANT_RESERVED_ASID	0
+
+/* Where TTBR0_EL1 points while user access is closed under TTBR0 PAN. */
+static inline u64 pant_reserved_baddr(void)
+{
+	return __pa_symbol(reserved_pg_dir);
+}
+
+/* Whether @ttbr0_baddr and @asid are the tables of closed user access. */
+static inline bool pant_tables_reserved(u64 ttbr0_baddr, u64 asid)
+{
+	return ttbr0_baddr == pant_reserved_baddr() && asid == PANT_RESERVED_ASID;
+}
+
+static inline u64 pant_ttbr0_baddr(void)
+{
+	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
+}
+
+/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
+static inline u64 pant_asid(void)
+{
+	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
+							read_sysreg(ttbr0_el1);
+
+	return ttbr >> PANT_TTBR_ASID_SHIFT;
+}
+
 /* An interrupt taken on this CPU, and what its handler saw. */
 struct pant_irq_probe {
 	struct irq_work work;
@@ -107,6 +149,8 @@ struct pant_irq_probe {
 	int cpu;
 	u64 pan;		/* PSTATE.PAN in the handler */
 	u64 saved_pstate;	/* SPSR_EL1 of the interrupted context */
+	u64 ttbr0_baddr;	/* TTBR0_EL1 in the handler */
+	u64 asid;		/* and the ASID of user translations there */
 };
 
 static inline void pant_irq_probe_fn(struct irq_work *work)
@@ -116,6 +160,8 @@ static inline void pant_irq_probe_fn(struct irq_work *work)
 
 	probe->cpu = smp_processor_id();
 	probe->pan = probe->read_pan ? pant_read_pan() : 0;
+	probe->ttbr0_baddr = pant_ttbr0_baddr();
+	probe->asid = pant_asid();
 	probe->has_regs = !!regs;
 	probe->saved_pstate = regs ? regs->pstate : 0;
 	/* Publishes the fields above to pant_take_irq()'s acquire. */
@@ -184,36 +230,6 @@ static inline void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
 			    "CPU%u: PSTATE.PAN is 0 in process context", cpu);
 }
 
-/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
-#define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
-/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: CnP, bit [0] (with FEAT_TTCNP). */
-#define PANT_TTBR_CNP		BIT_ULL(0)
-/* DDI 0487 J.a, D19.2.66 ID_AA64MMFR2_EL1: CnP, bits [3:0]; 1: FEAT_TTCNP. */
-#define PANT_MMFR2_CNP_MASK	0xfULL
-/* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
-#define PANT_TTBR_ASID_SHIFT	48
-/*
- * DDI 0487 J.a, D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID
- * defines the ASID, 0 when TTBR0_EL1.ASID does.
- */
-#define PANT_TCR_A1		BIT_ULL(22)
-/* The ASID that SW TTBR0 PAN installs while user access is closed. */
-#define PANT_RESERVED_ASID	0
-
-static inline u64 pant_ttbr0_baddr(void)
-{
-	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
-}
-
-/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
-static inline u64 pant_asid(void)
-{
-	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
-							read_sysreg(ttbr0_el1);
-
-	return ttbr >> PANT_TTBR_ASID_SHIFT;
-}
-
 /*
  * TTBR0_EL1.CnP of a user mm's tables: set only when every CPU implements
  * FEAT_TTCNP (the sanitised ID_AA64MMFR2_EL1.CnP) and the kernel uses it
@@ -240,6 +256,9 @@ struct pant_sample {
 	int irq_cpu;
 	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
 	u64 saved_pan;		/* PAN bit of the SPSR saved by the IRQ */
+	u64 irq_pan;		/* PSTATE.PAN in the IRQ handler, FEAT_PAN only */
+	u64 irq_ttbr0_baddr;	/* TTBR0_EL1 in the IRQ handler */
+	u64 irq_asid;
 	u64 ttbr0_baddr;
 	u64 ttbr0_cnp;
 	u64 asid;
@@ -268,6 +287,9 @@ static inline void pant_sample(struct pant_sample *s, struct mm_struct *mm)
 	preempt_enable();
 	s->irq_cpu = probe.cpu;
 	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
+	s->irq_pan = probe.pan;
+	s->irq_ttbr0_baddr = probe.ttbr0_baddr;
+	s->irq_asid = probe.asid;
 }
 
 /* What the registers must hold, before an IRQ and after it returned. */
@@ -294,7 +316,7 @@ static inline void pant_want_tables(struct pant_want *w, enum pant_kind kind,
 	if (kind == PANT_TTBR0 && !open) {
 		w->check_tables = true;
 		w->tables = "reserved_pg_dir and the reserved ASID";
-		w->ttbr0_baddr = __pa_symbol(reserved_pg_dir);
+		w->ttbr0_baddr = pant_reserved_baddr();
 		w->asid = PANT_RESERVED_ASID;
 	} else if (mm) {
 		w->check_tables = true;
@@ -315,7 +337,10 @@ static inline void pant_want_tables(struct pant_want *w, enum pant_kind kind,
  *   open, they are @mm's; the SPSR an IRQ saves has the emulated PAN bit;
  * - no PAN: the SPSR's PAN bit is 0.
  * The registers are read before the IRQ and again after it returned: the
- * exception entry and exit code must give the window back as it was.
+ * exception entry and exit code must give the window back as it was. In
+ * the IRQ handler itself user access is closed, open window or not: the
+ * exception set PSTATE.PAN (SCTLR_EL1.SPAN is 0), or the entry code put
+ * reserved_pg_dir and the reserved ASID in place.
  */
 static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool open,
 				     const char *what)
@@ -342,6 +367,15 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	KUNIT_EXPECT_EQ_MSG(test, s.saved_pan, w.saved_pan,
 			    "%s %s (%s): SPSR.PAN=%d, want %d", where, what,
 			    pant_kind_name(kind), !!s.saved_pan, !!w.saved_pan);
+	if (kind == PANT_HW)
+		KUNIT_EXPECT_EQ_MSG(test, s.irq_pan, PANT_PSTATE_PAN,
+				    "%s %s (%s): PSTATE.PAN=0 in an IRQ handler",
+				    where, what, pant_kind_name(kind));
+	if (kind == PANT_TTBR0)
+		KUNIT_EXPECT_TRUE_MSG(test, pant_tables_reserved(s.irq_ttbr0_baddr, s.irq_asid),
+				      "%s %s (%s): in an IRQ handler TTBR0_EL1.BADDR=%#llx ASID=%#llx; want reserved_pg_dir and the reserved ASID, %#llx %#x",
+				      where, what, pant_kind_name(kind), s.irq_ttbr0_baddr,
+				      s.irq_asid, pant_reserved_baddr(), PANT_RESERVED_ASID);
 	if (w.check_pan)
 		KUNIT_EXPECT_TRUE_MSG(test, s.pan == w.pan && s.pan_after == w.pan,
 				      "%s %s (%s): PSTATE.PAN=%d, %d after an IRQ, want %d",

@@ -19,9 +19,10 @@
  *   TTBR0_EL1 holds the mm's tables (with CnP only if the system uses it).
  * In the first two, an interrupt taken on the CPU saves the PAN state of
  * the interrupted context in bit 22 of its SPSR (emulated by the entry
- * code for TTBR0 PAN), which the tests read from the interrupt handler;
- * PSTATE.PAN, TTBR0_EL1 and the ASID are read before the interrupt and
- * again after it returned.
+ * code for TTBR0 PAN), which the tests read from the interrupt handler,
+ * where user access must be closed whatever the context had; PSTATE.PAN,
+ * TTBR0_EL1 and the ASID are read before the interrupt and again after it
+ * returned.
  *
  * get_user() and friends access user memory with LDTR/STTR, unprivileged
  * accesses, checked as if made at EL0 while PSTATE.UAO is 0 (which these
