@@ -4,7 +4,9 @@
  * the privileged helpers open user access and close it again, and
  * get_user(), put_user(), copy_{to,from}_user(), clear_user() and the
  * futex helpers leave it closed, on a mapped page and on an unmapped one;
- * and a read of an execute-only mapping gets what EPAN decides.
+ * a page fault inside a window is handled with user access closed and
+ * the access retried with it open again; and a read of an execute-only
+ * mapping gets what EPAN decides.
  *
  * How "user access is closed" is seen depends on how PAN is provided:
  * - by the CPU (FEAT_PAN): PSTATE.PAN is 1, and TTBR0_EL1 keeps the
@@ -136,15 +138,25 @@ static void pant_user_put(struct kunit *test, struct pant_user *u)
 	pant_expect_closed(test, NULL, "dropping the test mm");
 }
 
-/* A routine's page faults at EL1, as the software page fault event saw them. */
+/*
+ * A routine's page faults at EL1, as the software page fault event saw
+ * them from inside do_page_fault(): the PAN bit of the SPSR each saved
+ * (emulated under TTBR0 PAN: the entry code's reading of the ASID in
+ * TTBR0_EL1 when the access faulted), and the tables the handler runs on.
+ */
 struct pant_faults_seen {
-	unsigned long start, end;	/* the user pages the routine faults on */
+	unsigned long start, end;	/* the user page the routine faults on */
+	enum pant_kind kind;
+	u64 want_pan;		/* the SPSR.PAN each must have */
 	unsigned int faults;	/* at EL1, at an instruction with a fixup, in [start, end) */
-	bool pan_clear;		/* one of them had SPSR.PAN clear */
+	unsigned int wrong_pan;	/* of them, with another SPSR.PAN */
 	bool gave_up;		/* too many: page faults disabled, the access fails */
-	unsigned long pc;	/* the first with SPSR.PAN clear, else the last */
+	unsigned long pc;	/* the first with another SPSR.PAN, else the last */
 	unsigned long addr;
 	u64 pstate;
+	bool handler_open;	/* TTBR0 PAN: the handler ran on other tables than the reserved */
+	u64 handler_ttbr0_baddr;	/* the first such, else the last fault's */
+	u64 handler_asid;
 	unsigned long other_pc;	/* the last EL1 fault not counted, and its address */
 	unsigned long other_addr;
 };
@@ -154,6 +166,14 @@ struct pant_uaccess_ctx {
 	struct perf_event *fault_event;	/* until released, by the case or .exit */
 	struct pant_faults_seen seen;
 };
+
+static void pant_fault_event_stop(struct pant_uaccess_ctx *ctx)
+{
+	if (!ctx->fault_event)
+		return;
+	perf_event_release_kernel(ctx->fault_event);
+	ctx->fault_event = NULL;
+}
 
 /*
  * Every case runs without any PAN too (neither the CPU's nor SW TTBR0
@@ -199,10 +219,7 @@ static void pant_uaccess_exit(struct kunit *test)
 	/* .exit also runs after .init failed. */
 	if (!ctx)
 		return;
-	if (ctx->fault_event) {
-		perf_event_release_kernel(ctx->fault_event);
-		ctx->fault_event = NULL;
-	}
+	pant_fault_event_stop(ctx);
 	if (held) {
 		KUNIT_EXPECT_EQ_MSG(test, pant_mm_users_left(held), 0,
 				    "the test mm is still in use after the case");
@@ -210,6 +227,127 @@ static void pant_uaccess_exit(struct kunit *test)
 		ctx->user.held = NULL;
 	}
 	pant_exit_closed(test);
+}
+
+/*
+ * Retries of one access after which it is taken for one that will never
+ * complete: with the wrong tables in TTBR0_EL1, do_page_fault() maps the
+ * page in the mm and the access faults again, for ever.
+ */
+#define PANT_FAULT_RETRIES	8
+
+#ifdef CONFIG_PERF_EVENTS
+static void pant_fault_overflow(struct perf_event *event, struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+	struct pant_faults_seen *seen = event->overflow_handler_context;
+	unsigned long pc = instruction_pointer(regs);
+	u64 ttbr0_baddr, asid;
+
+	if (user_mode(regs))
+		return;
+	if (data->addr < seen->start || data->addr >= seen->end ||
+	    !search_exception_tables(pc)) {
+		seen->other_pc = pc;
+		seen->other_addr = data->addr;
+		return;
+	}
+	if (++seen->faults > PANT_FAULT_RETRIES && !seen->gave_up) {
+		/* This task's next fault goes to the fixup: -EFAULT. */
+		seen->gave_up = true;
+		pagefault_disable();
+	}
+	ttbr0_baddr = pant_ttbr0_baddr();
+	asid = pant_asid();
+	if (seen->kind == PANT_TTBR0 && !seen->handler_open) {
+		seen->handler_open = !pant_tables_reserved(ttbr0_baddr, asid);
+		seen->handler_ttbr0_baddr = ttbr0_baddr;
+		seen->handler_asid = asid;
+	}
+	if (seen->wrong_pan)
+		return;
+	seen->wrong_pan = (regs->pstate & PANT_PSTATE_PAN) != seen->want_pan;
+	seen->pc = pc;
+	seen->addr = data->addr;
+	seen->pstate = regs->pstate;
+}
+
+/*
+ * A software page fault event (PERF_COUNT_SW_PAGE_FAULTS, sample period
+ * 1) on the case's thread, whose overflow handler gets the registers
+ * do_page_fault() got, and runs in it. It also ends an access that would
+ * fault for ever: past PANT_FAULT_RETRIES faults it disables page faults,
+ * and the next fault goes to the routine's fixup.
+ */
+static void pant_fault_event_start(struct kunit *test, struct pant_uaccess_ctx *ctx)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+	};
+	struct perf_event *event;
+
+	memset(&ctx->seen, 0, sizeof(ctx->seen));
+	event = perf_event_create_kernel_counter(&attr, -1, current, pant_fault_overflow,
+						 &ctx->seen);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
+			       "perf_event_create_kernel_counter(page faults): %pe", event);
+	ctx->fault_event = event;
+}
+#else
+static void pant_fault_event_start(struct kunit *test, struct pant_uaccess_ctx *ctx)
+{
+	kunit_skip(test,
+		   "CONFIG_PERF_EVENTS=n: no page fault event to see an access's faults, or to end one that would fault for ever");
+}
+#endif
+
+/*
+ * Before a routine faults on the page at @page, which nothing touched yet:
+ * each of its faults must have the SPSR.PAN of an access inside a routine,
+ * as the kind of PAN makes it: set by the CPU's PAN, which the routines'
+ * unprivileged accesses never clear; clear under TTBR0 PAN, whose routines
+ * open a window first (with it closed the fault is a PAN violation); RES0
+ * without PAN.
+ */
+static void pant_faults_watch(struct pant_faults_seen *seen, unsigned long page)
+{
+	memset(seen, 0, sizeof(*seen));
+	seen->start = page;
+	seen->end = page + PAGE_SIZE;
+	seen->kind = pant_get_kind();
+	seen->want_pan = seen->kind == PANT_HW ? PANT_PSTATE_PAN : 0;
+}
+
+/*
+ * After @what: it faulted once on the page, do_page_fault() mapped it in,
+ * and the retried access completed, the SPSR.PAN at the fault as
+ * pant_faults_watch() wants it, and under TTBR0 PAN the handler ran with
+ * user access closed (reserved_pg_dir, the reserved ASID): the exception
+ * entry closed the window the access had open, and the exit gave it back.
+ */
+static void pant_expect_faulted_once(struct kunit *test, struct pant_faults_seen *seen,
+				     const char *what)
+{
+	if (seen->gave_up)
+		pagefault_enable();
+	KUNIT_EXPECT_FALSE_MSG(test, seen->gave_up,
+			       "%s: %u faults at %pS on %#lx, the access never completed: wrong tables in TTBR0_EL1 after the exception return?",
+			       what, seen->faults, (void *)seen->pc, seen->addr);
+	KUNIT_EXPECT_EQ_MSG(test, seen->faults, 1U,
+			    "%s: page faults on [%#lx, %#lx) at an instruction with a fixup, want 1 (last other EL1 fault: %pS on %#lx)",
+			    what, seen->start, seen->end, (void *)seen->other_pc,
+			    seen->other_addr);
+	KUNIT_EXPECT_EQ_MSG(test, seen->wrong_pan, 0U,
+			    "%s (%s): faulted at %pS on %#lx with SPSR %#llx: SPSR.PAN=%d inside the routine, want %d",
+			    what, pant_kind_name(seen->kind), (void *)seen->pc, seen->addr,
+			    seen->pstate, !!(seen->pstate & PANT_PSTATE_PAN), !!seen->want_pan);
+	KUNIT_EXPECT_FALSE_MSG(test, seen->handler_open,
+			       "%s (%s): do_page_fault() ran with TTBR0_EL1.BADDR=%#llx ASID=%#llx; want reserved_pg_dir and the reserved ASID, %#llx %#x",
+			       what, pant_kind_name(seen->kind), seen->handler_ttbr0_baddr,
+			       seen->handler_asid, pant_reserved_baddr(), PANT_RESERVED_ASID);
 }
 
 /*
@@ -351,8 +489,8 @@ static void uaccess_unmapped_efault_pan_restored(struct kunit *test)
  * the exception table makes a uaccess fault rather than a PAN violation.
  * Each ends in its routine's fixup, -EFAULT, with user access closed. None
  * of them can hang on wrong tables: no fault handling makes such a page
- * accessible. Last, but under TTBR0 PAN, a get_user() from an untouched
- * read-only page, which the fault maps.
+ * accessible. Last, a get_user() from an untouched read-only page, which
+ * the fault maps.
  */
 static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 {
@@ -387,19 +525,30 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	 * at EL1, which the VMA's VM_READ allows, so do_page_fault() maps the
 	 * page and get_user() reads 0. A read taken for a write (or for a
 	 * guarded control stack access) would find no VM_WRITE and fail.
-	 * Not under TTBR0 PAN: there, wrong tables left by an exception
-	 * return would fault again on the page the handler mapped, for ever;
-	 * elsewhere TTBR0_EL1 always holds the mm's tables.
+	 * Under TTBR0 PAN, where wrong tables left by the exception return
+	 * would make the read fault again on the page the handler mapped, for
+	 * ever, the page fault event watches it and ends it (without
+	 * CONFIG_PERF_EVENTS, the read is left out); elsewhere TTBR0_EL1
+	 * always holds the mm's tables.
 	 */
-	if (pant_get_kind() == PANT_TTBR0)
-		goto out;
+	if (pant_get_kind() == PANT_TTBR0) {
+		if (!IS_ENABLED(CONFIG_PERF_EVENTS))
+			goto out;
+		pant_fault_event_start(test, ctx);
+	}
 	ro = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(ro), "vm_mmap() of a read-only page: %ld",
 			       (long)ro);
+	pant_faults_watch(&ctx->seen, ro);
 	val = 1;
 	KUNIT_EXPECT_EQ_MSG(test, get_user(val, (u32 __user *)ro), 0,
 			    "get_user() from an untouched read-only page at %#lx", ro);
 	KUNIT_EXPECT_EQ(test, val, 0U);
+	if (ctx->fault_event) {
+		pant_expect_faulted_once(test, &ctx->seen,
+					 "get_user() from an untouched read-only page");
+		pant_fault_event_stop(ctx);
+	}
 	pant_expect_closed(test, u->mm, "get_user() from an untouched read-only page");
 	vm_munmap(ro, PAGE_SIZE);
 out:
@@ -588,9 +737,12 @@ static int pant_hold_mmap_lock(void *data)
  * 6.4, is for faults of user mode; before it, every fault takes the
  * mmap_lock): while another thread holds the mmap_lock for writing, a
  * read of an untouched page cannot end. The holder lets it go after
- * PANT_LOCK_HOLD_MS and notes whether the read ended first. Not under
- * TTBR0 PAN, where a fault that repeats would hang the case (see
- * uaccess_fault_handled_efault_pan_restored()).
+ * PANT_LOCK_HOLD_MS and notes whether the read ended first. Under TTBR0
+ * PAN the fault sleeps inside the window get_user() opened, and the
+ * thread is switched out and in again before the exception returns: the
+ * page fault event checks that the window came back (one fault, the
+ * handler on the reserved tables), and ends the read if it faults again
+ * and again instead of hanging the case.
  */
 static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
 {
@@ -599,16 +751,17 @@ static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
 	struct pant_lock_holder h = {};
 	struct task_struct *holder;
 	unsigned long page;
+	bool ttbr0 = pant_get_kind() == PANT_TTBR0;
 	u32 val = 1;
 	int ret;
 
-	if (pant_get_kind() == PANT_TTBR0)
-		kunit_skip(test, "TTBR0 PAN: a fault on an untouched page that repeats would hang");
-
+	if (ttbr0)
+		pant_fault_event_start(test, ctx);
 	pant_user_attach(test, u);
 	page = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(page), "vm_mmap() of a read-only page: %ld",
 			       (long)page);
+	pant_faults_watch(&ctx->seen, page);
 	h.mm = u->mm;
 	init_completion(&h.locked);
 	init_completion(&h.done);
@@ -630,6 +783,11 @@ static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, h.done_while_held,
 			       "get_user() from %#lx, a fault at EL1, ended while another thread held the mmap_lock for writing: it was handled under the VMA's lock alone",
 			       page);
+	if (ttbr0) {
+		pant_expect_faulted_once(test, &ctx->seen, "get_user() waiting for the mmap_lock");
+		pant_fault_event_stop(ctx);
+	}
+	pant_expect_closed(test, u->mm, "get_user() waiting for the mmap_lock");
 	vm_munmap(page, PAGE_SIZE);
 	pant_user_put(test, u);
 }
@@ -945,110 +1103,26 @@ static void arch_futex_atomic_op_inuser_unwritable_efault(struct kunit *test)
 	pant_user_put(test, u);
 }
 
-#ifdef CONFIG_PERF_EVENTS
 /*
- * Retries of one access after which it is taken for one that will never
- * complete: with the wrong tables in TTBR0_EL1, do_page_fault() maps the
- * page in the mm and the access faults again, for ever.
+ * get_user(), put_user(), copy_{to,from}_user() and clear_user() each on a
+ * page of their own that nothing touched yet, with page faults enabled:
+ * each faults once, do_page_fault() maps the page in, and the access is
+ * retried and completes, as pant_expect_faulted_once() checks, with user
+ * access closed after it. Each page is a VMA of its own, so that no fault
+ * maps in the next routine's page.
  */
-#define PANT_FAULT_RETRIES	8
-
-static void pant_fault_overflow(struct perf_event *event, struct perf_sample_data *data,
-				struct pt_regs *regs)
-{
-	struct pant_faults_seen *seen = event->overflow_handler_context;
-	unsigned long pc = instruction_pointer(regs);
-
-	if (user_mode(regs))
-		return;
-	if (data->addr < seen->start || data->addr >= seen->end ||
-	    !search_exception_tables(pc)) {
-		seen->other_pc = pc;
-		seen->other_addr = data->addr;
-		return;
-	}
-	if (++seen->faults > PANT_FAULT_RETRIES && !seen->gave_up) {
-		/* This task's next fault goes to the fixup: -EFAULT. */
-		seen->gave_up = true;
-		pagefault_disable();
-	}
-	if (seen->pan_clear)
-		return;
-	seen->pan_clear = !(regs->pstate & PANT_PSTATE_PAN);
-	seen->pc = pc;
-	seen->addr = data->addr;
-	seen->pstate = regs->pstate;
-}
-
-/* Before a routine faults on the page at @page, which nothing touched yet. */
-static void pant_faults_watch(struct pant_faults_seen *seen, unsigned long page)
-{
-	memset(seen, 0, sizeof(*seen));
-	seen->start = page;
-	seen->end = page + PAGE_SIZE;
-}
-
-/* After @what: its faults kept PSTATE.PAN set. */
-static void pant_expect_faults_kept_pan(struct kunit *test, struct pant_faults_seen *seen,
-					const char *what)
-{
-	if (seen->gave_up)
-		pagefault_enable();
-	KUNIT_EXPECT_FALSE_MSG(test, seen->gave_up,
-			       "%s: %u faults at %pS on %#lx, the access never completed: wrong tables in TTBR0_EL1?",
-			       what, seen->faults, (void *)seen->pc, seen->addr);
-	KUNIT_EXPECT_GT_MSG(test, seen->faults, 0U,
-			    "%s: no page fault on [%#lx, %#lx) at an instruction with a fixup (last other EL1 fault: %pS on %#lx)",
-			    what, seen->start, seen->end, (void *)seen->other_pc,
-			    seen->other_addr);
-	KUNIT_EXPECT_FALSE_MSG(test, seen->pan_clear,
-			       "%s: faulted at %pS on %#lx with SPSR %#llx: PSTATE.PAN=0 inside the routine, whose unprivileged accesses need no window",
-			       what, (void *)seen->pc, seen->addr, seen->pstate);
-}
-
-/*
- * get_user(), put_user(), copy_{to,from}_user() and clear_user() each take
- * a page fault on a page of their own that nothing touched before (page
- * faults enabled: do_page_fault() maps it in and the access is retried).
- * The fault's saved PSTATE is the one the access ran with: PAN set, as the
- * routines never open a privileged window. Each page is a VMA of its own,
- * so that no fault maps in the next routine's page.
- *
- * A software page fault event (PERF_COUNT_SW_PAGE_FAULTS, sample period 1)
- * hands its overflow handler the registers do_page_fault() got; every
- * fault on the page at an instruction with a fixup must have PAN set. An
- * access that faults more than PANT_FAULT_RETRIES times (wrong tables in
- * TTBR0_EL1 after an exception return) is made to fail, by disabling page
- * faults from the handler, instead of hanging the boot. Without the CPU's
- * PAN there is no PSTATE.PAN to keep and the case skips; without
- * CONFIG_PERF_EVENTS, which the kunitconfig sets, it skips too.
- */
-static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
+static void pant_routines_fault_once(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
 	struct pant_faults_seen *seen = &ctx->seen;
 	struct pant_user *u = &ctx->user;
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_PAGE_FAULTS,
-		.sample_period = 1,
-	};
 	const size_t len = 64;
-	struct perf_event *event;
 	unsigned long pages, page, left;
 	u8 out[64], in[64];
 	int ret, i;
 	u32 val;
 
-	if (pant_get_kind() == PANT_TTBR0)
-		kunit_skip(test,
-			   "%s: no PSTATE.PAN for the routines to keep, under TTBR0 PAN (the other cases check its TTBR0_EL1 window)",
-			   PANT_NO_PAN_REASON);
-	if (pant_get_kind() == PANT_NONE)
-		kunit_skip(test, "%s: no PSTATE.PAN for the routines to keep",
-			   PANT_NO_PAN_REASON);
-
+	pant_fault_event_start(test, ctx);
 	pant_user_attach(test, u);
 	pagefault_enable();
 	/* Pages 0, 2, 4, 6 and 8 of 9, none touched yet: each access faults. */
@@ -1060,10 +1134,6 @@ static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 		ret = vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE);
 		KUNIT_ASSERT_EQ(test, ret, 0);
 	}
-	event = perf_event_create_kernel_counter(&attr, -1, current, pant_fault_overflow, seen);
-	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
-			       "perf_event_create_kernel_counter(page faults): %pe", event);
-	ctx->fault_event = event;
 	memset(out, 0x5a, sizeof(out));
 
 	page = pages;
@@ -1072,19 +1142,22 @@ static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 	ret = get_user(val, (u32 __user *)page);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "get_user() from %#lx", page);
 	KUNIT_EXPECT_EQ(test, val, 0U);
-	pant_expect_faults_kept_pan(test, seen, "get_user()");
+	pant_expect_faulted_once(test, seen, "get_user()");
+	pant_expect_closed(test, u->mm, "get_user() from an untouched page");
 
 	page += 2 * PAGE_SIZE;
 	pant_faults_watch(seen, page);
 	ret = put_user(0x12345678U, (u32 __user *)page);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "put_user() to %#lx", page);
-	pant_expect_faults_kept_pan(test, seen, "put_user()");
+	pant_expect_faulted_once(test, seen, "put_user()");
+	pant_expect_closed(test, u->mm, "put_user() to an untouched page");
 
 	page += 2 * PAGE_SIZE;
 	pant_faults_watch(seen, page);
 	left = copy_to_user((void __user *)page, out, len);
 	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "copy_to_user() to %#lx", page);
-	pant_expect_faults_kept_pan(test, seen, "copy_to_user()");
+	pant_expect_faulted_once(test, seen, "copy_to_user()");
+	pant_expect_closed(test, u->mm, "copy_to_user() to an untouched page");
 
 	page += 2 * PAGE_SIZE;
 	pant_faults_watch(seen, page);
@@ -1092,28 +1165,65 @@ static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 	left = copy_from_user(in, (void __user *)page, len);
 	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "copy_from_user() from %#lx", page);
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(in, 0, len), NULL);
-	pant_expect_faults_kept_pan(test, seen, "copy_from_user()");
+	pant_expect_faulted_once(test, seen, "copy_from_user()");
+	pant_expect_closed(test, u->mm, "copy_from_user() from an untouched page");
 
 	page += 2 * PAGE_SIZE;
 	pant_faults_watch(seen, page);
 	left = clear_user((void __user *)page, len);
 	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "clear_user() of %#lx", page);
-	pant_expect_faults_kept_pan(test, seen, "clear_user()");
+	pant_expect_faulted_once(test, seen, "clear_user()");
+	pant_expect_closed(test, u->mm, "clear_user() of an untouched page");
 
-	ctx->fault_event = NULL;
-	perf_event_release_kernel(event);
+	pant_fault_event_stop(ctx);
 	for (i = 0; i < 9; i += 2)
 		vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE);
 	pagefault_disable();
 	pant_user_put(test, u);
 }
-#else
+
+/*
+ * get_user(), put_user(), copy_{to,from}_user() and clear_user() each
+ * fault once on a page nothing touched yet, and complete once
+ * do_page_fault() has mapped it (pant_routines_fault_once(), which
+ * watches the faults with a software page fault event). Under the CPU's
+ * PAN each fault's saved PSTATE, the one the access ran with, has PAN
+ * set: the routines access user memory with LDTR/STTR, which need no
+ * window, so they never clear it. Without the CPU's PAN there is no
+ * PSTATE.PAN to keep and the case skips.
+ */
 static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
 {
-	kunit_skip(test,
-		   "CONFIG_PERF_EVENTS=n: no page fault event to see the PSTATE an access faults with");
+	if (pant_get_kind() == PANT_TTBR0)
+		kunit_skip(test,
+			   "%s: no PSTATE.PAN for the routines to keep, under TTBR0 PAN (uaccess_fault_in_ttbr0_window_retried checks its window)",
+			   PANT_NO_PAN_REASON);
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, "%s: no PSTATE.PAN for the routines to keep",
+			   PANT_NO_PAN_REASON);
+	pant_routines_fault_once(test);
 }
-#endif
+
+/*
+ * The same routines and faults under TTBR0 PAN, where each routine opens
+ * a window and faults inside it: the entry code saw the window open (the
+ * mm's ASID in TTBR0_EL1) and saved the SPSR with the emulated PAN bit
+ * clear; do_page_fault() ran on the reserved tables; and the exception
+ * return gave the mm's tables back, so that the retried access completed
+ * after one fault. Without TTBR0 PAN the routines open no such window and
+ * the case skips.
+ */
+static void uaccess_fault_in_ttbr0_window_retried(struct kunit *test)
+{
+	if (pant_get_kind() == PANT_HW)
+		kunit_skip(test,
+			   "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): the routines open no TTBR0 window",
+			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)));
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
+			   PANT_NO_PAN_REASON);
+	pant_routines_fault_once(test);
+}
 
 static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_privileged_toggles_pan),
@@ -1130,6 +1240,7 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(strncpy_from_user_end_of_mapping),
 	KUNIT_CASE(arch_futex_atomic_op_inuser_unwritable_efault),
 	KUNIT_CASE(uaccess_unprivileged_fault_pan_kept),
+	KUNIT_CASE(uaccess_fault_in_ttbr0_window_retried),
 	{}
 };
 
