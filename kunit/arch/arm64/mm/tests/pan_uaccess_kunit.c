@@ -5,8 +5,9 @@
  * get_user(), put_user(), copy_{to,from}_user(), clear_user() and the
  * futex helpers leave it closed, on a mapped page and on an unmapped one;
  * a page fault inside a window is handled with user access closed and
- * the access retried with it open again; and a read of an execute-only
- * mapping gets what EPAN decides.
+ * the access retried with it open again; a thread without an mm opens its
+ * window on nothing; and a read of an execute-only mapping gets what EPAN
+ * decides.
  *
  * How "user access is closed" is seen depends on how PAN is provided:
  * - by the CPU (FEAT_PAN): PSTATE.PAN is 1, and TTBR0_EL1 keeps the
@@ -1225,6 +1226,51 @@ static void uaccess_fault_in_ttbr0_window_retried(struct kunit *test)
 	pant_routines_fault_once(test);
 }
 
+/*
+ * Under TTBR0 PAN a uaccess window installs the thread's saved TTBR0 value
+ * (thread_info.ttbr0). A thread left without an mm gets the reserved
+ * tables there from enter_lazy_tlb(): when kthread_unuse_mm() drops its
+ * mm, and each time the scheduler switches it in. A window it opens then
+ * shows reserved_pg_dir and the reserved ASID; anything else is the
+ * tables of an mm it no longer holds (its pgd may be freed) or the
+ * kernel's. Checked right after kthread_unuse_mm(), and again after a
+ * sleep. Nothing is accessed through the window.
+ */
+static void enter_lazy_tlb_window_reserved(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	static const char * const when[] = {
+		"after kthread_unuse_mm()", "after a sleep, without an mm",
+	};
+	u64 ttbr0_baddr, asid;
+	int i;
+
+	if (pant_get_kind() == PANT_HW)
+		kunit_skip(test,
+			   "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): a uaccess window leaves TTBR0_EL1 as it is",
+			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)));
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
+			   PANT_NO_PAN_REASON);
+
+	pant_user_attach(test, u);
+	pant_user_put(test, u);
+	for (i = 0; i < ARRAY_SIZE(when); i++) {
+		if (i)
+			schedule_timeout_uninterruptible(1);
+		uaccess_enable_privileged();
+		ttbr0_baddr = pant_ttbr0_baddr();
+		asid = pant_asid();
+		uaccess_disable_privileged();
+		KUNIT_EXPECT_TRUE_MSG(test, pant_tables_reserved(ttbr0_baddr, asid),
+				      "a window opened %s: TTBR0_EL1.BADDR=%#llx ASID=%#llx; want reserved_pg_dir and the reserved ASID, %#llx %#x",
+				      when[i], ttbr0_baddr, asid, pant_reserved_baddr(),
+				      PANT_RESERVED_ASID);
+		pant_expect_closed(test, NULL, when[i]);
+	}
+}
+
 static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_privileged_toggles_pan),
 	KUNIT_CASE(uaccess_user_page_pan_restored),
@@ -1241,6 +1287,7 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(arch_futex_atomic_op_inuser_unwritable_efault),
 	KUNIT_CASE(uaccess_unprivileged_fault_pan_kept),
 	KUNIT_CASE(uaccess_fault_in_ttbr0_window_retried),
+	KUNIT_CASE(enter_lazy_tlb_window_reserved),
 	{}
 };
 
