@@ -146,11 +146,12 @@ struct pant_irq_probe {
 	bool read_pan;		/* the CPU has FEAT_PAN: read PSTATE.PAN */
 	bool done;
 	bool has_regs;
+	bool nested;		/* it interrupted softirqs, not the caller */
 	int cpu;
 	u64 pan;		/* PSTATE.PAN in the handler */
 	u64 saved_pstate;	/* SPSR_EL1 of the interrupted context */
 	u64 ttbr0_baddr;	/* TTBR0_EL1 in the handler */
-	u64 asid;		/* and the ASID of user translations there */
+	u64 asid;		/* and the ASID of user translations there, TCR_EL1.A1's TTBR */
 };
 
 static inline void pant_irq_probe_fn(struct irq_work *work)
@@ -164,15 +165,18 @@ static inline void pant_irq_probe_fn(struct irq_work *work)
 	probe->asid = pant_asid();
 	probe->has_regs = !!regs;
 	probe->saved_pstate = regs ? regs->pstate : 0;
+	/*
+	 * The caller never runs with softirqs disabled: this IRQ came in
+	 * while the exit of an earlier one ran softirqs with IRQs unmasked,
+	 * and @regs are theirs.
+	 */
+	probe->nested = softirq_count() != 0;
 	/* Publishes the fields above to pant_take_irq()'s acquire. */
 	smp_store_release(&probe->done, true);
 }
 
-/*
- * Raises a self-IPI and waits for it, so that the interrupted context is
- * the caller's: must be called with preemption disabled and interrupts on.
- */
-static inline bool pant_take_irq(struct pant_irq_probe *probe)
+/* Raises a self-IPI and waits for it. */
+static inline bool pant_take_irq_once(struct pant_irq_probe *probe)
 {
 	int us;
 
@@ -190,6 +194,27 @@ static inline bool pant_take_irq(struct pant_irq_probe *probe)
 	irq_work_sync(&probe->work);
 	/* Pairs with the release in pant_irq_probe_fn(). */
 	return smp_load_acquire(&probe->done);
+}
+
+/* Tries at an IRQ that interrupts the caller rather than softirqs. */
+#define PANT_IRQ_TRIES	3
+
+/*
+ * Takes an IRQ on this CPU whose interrupted context is the caller's:
+ * must be called with preemption disabled and interrupts on. False if
+ * none came, or each interrupted softirqs instead.
+ */
+static inline bool pant_take_irq(struct pant_irq_probe *probe)
+{
+	int i;
+
+	for (i = 0; i < PANT_IRQ_TRIES; i++) {
+		if (!pant_take_irq_once(probe))
+			return false;
+		if (!probe->nested)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -360,7 +385,7 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	if (w.mm_tables)
 		w.asid = s.mm_asid;
 	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
-			      "%s %s: no IRQ taken on CPU%d (ran on %d)",
+			      "%s %s: no IRQ interrupted it on CPU%d (the last ran on %d)",
 			      where, what, s.cpu, s.irq_cpu);
 	if (!s.irq_taken || s.irq_cpu != s.cpu)
 		return;
