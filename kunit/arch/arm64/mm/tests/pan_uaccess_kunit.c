@@ -129,16 +129,28 @@ static void pant_user_attach(struct kunit *test, struct pant_user *u)
 	pagefault_disable();
 }
 
-/* At the end of a case, in its thread: no mm left, user access closed. */
-static void pant_user_put(struct kunit *test, struct pant_user *u)
+/* Detaches the test mm from the case's thread; @u keeps its reference. */
+static void pant_user_unuse(struct pant_user *u)
 {
 	pagefault_enable();
 	vm_munmap(u->addr, PAGE_SIZE);
 	kthread_unuse_mm(u->mm);
+}
+
+/* Then drops the reference: no mm left, user access closed. */
+static void pant_user_drop(struct kunit *test, struct pant_user *u)
+{
 	mmput(u->mm);
 	u->mm = NULL;
 	KUNIT_EXPECT_PTR_EQ_MSG(test, current->mm, NULL, "the case's thread still has an mm");
 	pant_expect_closed(test, NULL, "dropping the test mm");
+}
+
+/* At the end of a case, in its thread. */
+static void pant_user_put(struct kunit *test, struct pant_user *u)
+{
+	pant_user_unuse(u);
+	pant_user_drop(test, u);
 }
 
 /*
@@ -1244,23 +1256,42 @@ static void uaccess_fault_in_ttbr0_window_retried(struct kunit *test)
 }
 
 /*
+ * The tables a uaccess window opened now shows, read with IRQs off: the
+ * entry and exit of an IRQ in the window would take what the window holds
+ * for closed when its ASID is the reserved one, and a task that ran in
+ * between could leave other tables behind.
+ */
+static void pant_read_window(u64 *ttbr0_baddr, u64 *asid)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	uaccess_enable_privileged();
+	*ttbr0_baddr = pant_ttbr0_baddr();
+	*asid = pant_asid();
+	uaccess_disable_privileged();
+	local_irq_restore(flags);
+}
+
+/*
  * Under TTBR0 PAN a uaccess window installs the thread's saved TTBR0 value
  * (thread_info.ttbr0). A thread left without an mm gets the reserved
- * tables there from enter_lazy_tlb(): when kthread_unuse_mm() drops its
+ * tables there from enter_lazy_tlb(): when kthread_unuse_mm() detaches its
  * mm, and each time the scheduler switches it in. A window it opens then
  * shows reserved_pg_dir and the reserved ASID; anything else is the
- * tables of an mm it no longer holds (its pgd may be freed) or the
- * kernel's. Checked right after kthread_unuse_mm(), and again after a
- * sleep. Nothing is accessed through the window.
+ * tables of an mm it no longer holds (whose pgd may be freed) or the
+ * kernel's. Read right after kthread_unuse_mm() (the mm still held, so
+ * that nothing in between sleeps), and again after the mm is dropped and
+ * the thread has slept. Nothing is accessed through the window.
  */
 static void enter_lazy_tlb_window_reserved(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
 	struct pant_user *u = &ctx->user;
 	static const char * const when[] = {
-		"after kthread_unuse_mm()", "after a sleep, without an mm",
+		"right after kthread_unuse_mm()", "after a sleep, without an mm",
 	};
-	u64 ttbr0_baddr, asid;
+	u64 ttbr0_baddr[ARRAY_SIZE(when)], asid[ARRAY_SIZE(when)];
 	int i;
 
 	if (pant_get_kind() == PANT_HW)
@@ -1272,20 +1303,18 @@ static void enter_lazy_tlb_window_reserved(struct kunit *test)
 			   PANT_NO_PAN_REASON);
 
 	pant_user_attach(test, u);
-	pant_user_put(test, u);
-	for (i = 0; i < ARRAY_SIZE(when); i++) {
-		if (i)
-			schedule_timeout_uninterruptible(1);
-		uaccess_enable_privileged();
-		ttbr0_baddr = pant_ttbr0_baddr();
-		asid = pant_asid();
-		uaccess_disable_privileged();
-		KUNIT_EXPECT_TRUE_MSG(test, pant_tables_reserved(ttbr0_baddr, asid),
+	pant_user_unuse(u);
+	pant_read_window(&ttbr0_baddr[0], &asid[0]);
+	pant_user_drop(test, u);
+	schedule_timeout_uninterruptible(1);
+	pant_read_window(&ttbr0_baddr[1], &asid[1]);
+
+	for (i = 0; i < ARRAY_SIZE(when); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, pant_tables_reserved(ttbr0_baddr[i], asid[i]),
 				      "a window opened %s: TTBR0_EL1.BADDR=%#llx ASID=%#llx; want reserved_pg_dir and the reserved ASID, %#llx %#x",
-				      when[i], ttbr0_baddr, asid, pant_reserved_baddr(),
+				      when[i], ttbr0_baddr[i], asid[i], pant_reserved_baddr(),
 				      PANT_RESERVED_ASID);
-		pant_expect_closed(test, NULL, when[i]);
-	}
+	pant_expect_closed(test, NULL, "the windows opened without an mm");
 }
 
 static struct kunit_case arm64_pan_uaccess_cases[] = {
