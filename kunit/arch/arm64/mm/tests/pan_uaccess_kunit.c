@@ -1317,6 +1317,89 @@ static void enter_lazy_tlb_window_reserved(struct kunit *test)
 	pant_expect_closed(test, NULL, "the windows opened without an mm");
 }
 
+/* Another kernel thread with a user mm of its own, on the case's CPU. */
+struct pant_other_mm {
+	struct pant_user user;
+	int ret;
+	u64 baddr;		/* its pgd, for the message */
+	struct completion attached, go, ran, finished;
+};
+
+static int pant_run_with_other_mm(void *data)
+{
+	struct pant_other_mm *o = data;
+
+	o->ret = pant_user_get(&o->user);
+	if (!o->ret)
+		o->baddr = virt_to_phys(o->user.mm->pgd);
+	complete(&o->attached);
+	wait_for_completion(&o->go);
+	/* Switched to from the case's thread, with this mm attached. */
+	complete(&o->ran);
+	if (!o->ret) {
+		vm_munmap(o->user.addr, PAGE_SIZE);
+		kthread_unuse_mm(o->user.mm);
+		mmput(o->user.mm);
+		mmdrop(o->user.held);
+	}
+	kthread_complete_and_exit(&o->finished, 0);
+}
+
+/*
+ * switch_mm() updates the saved TTBR0 value of the task it switches to
+ * (its @tsk argument), which its next uaccess window installs. The
+ * scheduler calls it while the task it switches from is still current:
+ * so the case's thread, with its mm attached, lets another thread with an
+ * mm of its own run on its CPU, and a window it opens once it is back
+ * must show its own mm's pgd and ASID, never the other's. Read with IRQs
+ * off; nothing is accessed through the window.
+ */
+static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
+{
+	struct pant_uaccess_ctx *ctx = test->priv;
+	struct pant_user *u = &ctx->user;
+	struct pant_other_mm o = {};
+	struct task_struct *other;
+	u64 ttbr0_baddr, asid, want_baddr;
+
+	if (pant_get_kind() == PANT_HW)
+		kunit_skip(test,
+			   "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): a uaccess window leaves TTBR0_EL1 as it is",
+			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)));
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
+			   PANT_NO_PAN_REASON);
+
+	pant_user_attach(test, u);
+	init_completion(&o.attached);
+	init_completion(&o.go);
+	init_completion(&o.ran);
+	init_completion(&o.finished);
+	migrate_disable();
+	other = kthread_create(pant_run_with_other_mm, &o, "pan-kunit-other-mm");
+	if (IS_ERR(other)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "kthread_create(): %pe", other);
+		pant_user_put(test, u);
+		return;
+	}
+	kthread_bind(other, smp_processor_id());
+	wake_up_process(other);
+	wait_for_completion(&o.attached);
+	complete(&o.go);
+	wait_for_completion(&o.ran);
+	pant_read_window(&ttbr0_baddr, &asid);
+	wait_for_completion(&o.finished);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ_MSG(test, o.ret, 0, "the other thread's mm: %d", o.ret);
+	want_baddr = virt_to_phys(u->mm->pgd);
+	KUNIT_EXPECT_TRUE_MSG(test, ttbr0_baddr == want_baddr && asid == pant_mm_asid(u->mm),
+			      "a window opened after another thread with an mm ran on this CPU: TTBR0_EL1.BADDR=%#llx ASID=%#llx; want the case's mm's, %#llx %#llx (the other's pgd: %#llx)",
+			      ttbr0_baddr, asid, want_baddr, pant_mm_asid(u->mm), o.baddr);
+	pant_user_put(test, u);
+}
+
 static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_privileged_toggles_pan),
 	KUNIT_CASE(uaccess_user_page_pan_restored),
@@ -1334,6 +1417,7 @@ static struct kunit_case arm64_pan_uaccess_cases[] = {
 	KUNIT_CASE(uaccess_unprivileged_fault_pan_kept),
 	KUNIT_CASE(uaccess_fault_in_ttbr0_window_retried),
 	KUNIT_CASE(enter_lazy_tlb_window_reserved),
+	KUNIT_CASE(switch_mm_saved_ttbr0_of_next_task),
 	{}
 };
 
