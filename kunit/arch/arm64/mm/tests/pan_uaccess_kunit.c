@@ -1134,6 +1134,21 @@ static void arch_futex_atomic_op_inuser_unwritable_efault(struct kunit *test)
 }
 
 /*
+ * Skips a case about SW TTBR0 PAN's windows where there are none: with
+ * the CPU's PAN, which the kernel uses instead (@why says what that
+ * changes), or without any PAN.
+ */
+static void pant_require_ttbr0_pan(struct kunit *test, const char *why)
+{
+	if (pant_get_kind() == PANT_HW)
+		kunit_skip(test, "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): %s",
+			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)), why);
+	if (pant_get_kind() == PANT_NONE)
+		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
+			   PANT_NO_PAN_REASON);
+}
+
+/*
  * get_user(), put_user(), copy_{to,from}_user() and clear_user() each on a
  * page of their own that nothing touched yet, with page faults enabled:
  * each faults, do_page_fault() maps the page in, and the access is retried
@@ -1245,13 +1260,7 @@ static void uaccess_unprivileged_fault_pan_kept(struct kunit *test)
  */
 static void uaccess_fault_in_ttbr0_window_retried(struct kunit *test)
 {
-	if (pant_get_kind() == PANT_HW)
-		kunit_skip(test,
-			   "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): the routines open no TTBR0 window",
-			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)));
-	if (pant_get_kind() == PANT_NONE)
-		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
-			   PANT_NO_PAN_REASON);
+	pant_require_ttbr0_pan(test, "the routines open no TTBR0 window");
 	pant_routines_fault(test);
 }
 
@@ -1294,13 +1303,7 @@ static void enter_lazy_tlb_window_reserved(struct kunit *test)
 	u64 ttbr0_baddr[ARRAY_SIZE(when)], asid[ARRAY_SIZE(when)];
 	int i;
 
-	if (pant_get_kind() == PANT_HW)
-		kunit_skip(test,
-			   "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): a uaccess window leaves TTBR0_EL1 as it is",
-			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)));
-	if (pant_get_kind() == PANT_NONE)
-		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
-			   PANT_NO_PAN_REASON);
+	pant_require_ttbr0_pan(test, "a uaccess window leaves TTBR0_EL1 as it is");
 
 	pant_user_attach(test, u);
 	pant_user_unuse(u);
@@ -1362,13 +1365,7 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	struct task_struct *other;
 	u64 ttbr0_baddr, asid, want_baddr;
 
-	if (pant_get_kind() == PANT_HW)
-		kunit_skip(test,
-			   "PAN by the CPU (ID_AA64MMFR1_EL1.PAN=%u): a uaccess window leaves TTBR0_EL1 as it is",
-			   pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)));
-	if (pant_get_kind() == PANT_NONE)
-		kunit_skip(test, "%s, CONFIG_ARM64_SW_TTBR0_PAN=n: no TTBR0 window",
-			   PANT_NO_PAN_REASON);
+	pant_require_ttbr0_pan(test, "a uaccess window leaves TTBR0_EL1 as it is");
 
 	pant_user_attach(test, u);
 	init_completion(&o.attached);
