@@ -32,7 +32,7 @@ class CcacheTest(unittest.TestCase):
 	def test_builds_go_through_ccache_with_the_tree_as_base_dir(self) -> None:
 		fake = FakeJobs()
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'), fake.patch():
+		     mock.patch.object(runner, 'ccache', return_value='/usr/bin/ccache'), fake.patch():
 			with contextlib.redirect_stdout(io.StringIO()):
 				runner.build_all(tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
 						 2, quiet=True)
@@ -46,7 +46,7 @@ class CcacheTest(unittest.TestCase):
 
 	def test_the_users_compiler_wins(self) -> None:
 		env = {'CCACHE_BASEDIR': os.path.realpath('/t')}
-		with mock.patch.object(shutil, 'which', return_value='/usr/bin/ccache'):
+		with mock.patch.object(runner, 'ccache', return_value='/usr/bin/ccache'):
 			self.assertEqual(runner.ccache_options('/t', ['W=1']),
 					 (['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'], env))
 			self.assertEqual(runner.ccache_options('/t', ['W=1', 'LLVM=1']),
@@ -65,7 +65,7 @@ class CcacheTest(unittest.TestCase):
 		self.assertEqual(len({key(), key('W=1'), key('LLVM=1'), key('W=1', 'LLVM=1')}), 4)
 
 	def test_without_ccache_builds_plainly(self) -> None:
-		with mock.patch.object(shutil, 'which', return_value=None):
+		with mock.patch.object(runner, 'ccache', return_value=None):
 			self.assertEqual(runner.ccache_options('/t'), ([], {}))
 
 class OlddefconfigTest(unittest.TestCase):
@@ -98,7 +98,7 @@ class OlddefconfigTest(unittest.TestCase):
 		fake = FakeJobs()
 		out = io.StringIO()
 		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
-		with mock.patch.object(shutil, 'which', return_value=None), fake.patch(), \
+		with mock.patch.object(runner, 'ccache', return_value=None), fake.patch(), \
 		     kunit_tool.olddefconfig(keep), contextlib.redirect_stdout(out):
 			runner.build_all(self.tmp, '/kunit',
 					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2, quiet=True)
@@ -162,7 +162,7 @@ class OlddefconfigTest(unittest.TestCase):
 			self.assertEqual(run.call_count, 8)
 
 	def test_a_failed_build_notes_nothing(self) -> None:
-		with mock.patch.object(shutil, 'which', return_value=None), \
+		with mock.patch.object(runner, 'ccache', return_value=None), \
 		     FakeJobs(2, 'make: *** [all] Error 2\n').patch(), \
 		     contextlib.redirect_stdout(io.StringIO()):
 			runner.build_all(self.tmp, '/kunit',
@@ -317,7 +317,7 @@ class BuildLockTest(unittest.TestCase):
 		fake = FakeJobs()
 		started = fake.started
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(shutil, 'which', return_value=None), fake.patch(), \
+		     mock.patch.object(runner, 'ccache', return_value=None), fake.patch(), \
 		     contextlib.redirect_stdout(Out()):
 			build = runner.Build('k', [qemu_config(tmp)], '/kc')
 			os.makedirs(build.build_dir(tmp))

@@ -21,6 +21,7 @@ import importlib.machinery
 import importlib.util
 import os
 import shlex
+import shutil
 import sys
 from types import CodeType, ModuleType
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -79,7 +80,7 @@ def _files(tools: Sequence[str]) -> Tuple[Any, ...]:
 	size and modification time, which an upgrade of its package changes."""
 	found: List[Any] = []
 	for word in (w for tool in tools for w in shlex.split(tool)):
-		path = _on_path(word)
+		path = shutil.which(word)
 		try:
 			st = os.stat(path) if path else None
 		except OSError:
@@ -87,16 +88,6 @@ def _files(tools: Sequence[str]) -> Tuple[Any, ...]:
 		found.append((word, path) + ((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 					     if st else ()))
 	return tuple(found)
-
-def _on_path(word: str) -> Optional[str]:
-	"""The file PATH finds for @word, as the shell would run it."""
-	if os.sep in word:
-		return word
-	for directory in os.environ.get('PATH', os.defpath).split(os.pathsep):
-		path = os.path.join(directory or '.', word)
-		if os.path.isfile(path) and os.access(path, os.X_OK):
-			return path
-	return None
 
 def toolchain(cross_compile: str, make_options: Sequence[str]) -> str:
 	"""The first line of `--version` of each tool whose version Kconfig

@@ -169,6 +169,10 @@ def build_options(options: KunitOptions) -> List[str]:
 	return ([f'--kconfig_add={line}' for line in options.kconfig_add] +
 		[f'--make_options={option}' for option in options.make_options])
 
+def ccache() -> Optional[str]:
+	"""The ccache PATH finds, through which builds go if there is one."""
+	return shutil.which('ccache')
+
 def ccache_options(tree: str, make_options: Sequence[str]=()) -> Tuple[List[str], Dict[str, str]]:
 	"""kunit.py options and environment that compile through ccache, when
 	it is installed.  With base_dir at the tree, the paths ccache hashes
@@ -179,7 +183,7 @@ def ccache_options(tree: str, make_options: Sequence[str]=()) -> Tuple[List[str]
 	edit of the vDSO.  A make CC= overrides the compiler LLVM= chooses, so
 	with the user's LLVM=1 it is clang through ccache, and with the
 	user's own CC= or another LLVM= (a prefix or suffix) there is none."""
-	if not shutil.which('ccache'):
+	if not ccache():
 		return [], {}
 	given = {option.split('=', 1)[0] for option in make_options}
 	if 'CC' in given or ('LLVM' in given and 'LLVM=1' not in make_options):
