@@ -166,11 +166,10 @@ static inline void pant_irq_probe_fn(struct irq_work *work)
 	probe->has_regs = !!regs;
 	probe->saved_pstate = regs ? regs->pstate : 0;
 	/*
-	 * The caller never runs with softirqs disabled: this IRQ came in
-	 * while the exit of an earlier one ran softirqs with IRQs unmasked,
-	 * and @regs are theirs.
+	 * Serving softirqs here, the IRQ came in while the exit of an
+	 * earlier one ran them with IRQs unmasked, and regs are theirs.
 	 */
-	probe->nested = softirq_count() != 0;
+	probe->nested = in_serving_softirq();
 	/* Publishes the fields above to pant_take_irq()'s acquire. */
 	smp_store_release(&probe->done, true);
 }
@@ -277,6 +276,7 @@ static inline u64 pant_mm_asid(struct mm_struct *mm)
 /* The PAN state of the calling context, seen directly and by an IRQ. */
 struct pant_sample {
 	bool irq_taken;
+	bool irq_nested;	/* each IRQ tried interrupted softirqs */
 	int cpu;
 	int irq_cpu;
 	u64 pan;		/* PSTATE.PAN, FEAT_PAN only */
@@ -311,6 +311,7 @@ static inline void pant_sample(struct pant_sample *s, struct mm_struct *mm)
 	s->asid_after = pant_asid();
 	preempt_enable();
 	s->irq_cpu = probe.cpu;
+	s->irq_nested = probe.nested;
 	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
 	s->irq_pan = probe.pan;
 	s->irq_ttbr0_baddr = probe.ttbr0_baddr;
@@ -385,8 +386,9 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	if (w.mm_tables)
 		w.asid = s.mm_asid;
 	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
-			      "%s %s: no IRQ interrupted it on CPU%d (the last ran on %d)",
-			      where, what, s.cpu, s.irq_cpu);
+			      "%s %s: no IRQ interrupted it on CPU%d (the last ran on %d%s)",
+			      where, what, s.cpu, s.irq_cpu,
+			      s.irq_nested ? ", interrupting softirqs" : "");
 	if (!s.irq_taken || s.irq_cpu != s.cpu)
 		return;
 	KUNIT_EXPECT_EQ_MSG(test, s.saved_pan, w.saved_pan,
