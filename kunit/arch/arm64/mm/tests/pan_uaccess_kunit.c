@@ -350,7 +350,7 @@ static void pant_faults_watch(struct pant_faults_seen *seen, unsigned long page)
  * the exit gave it back). Usually after one fault; up to
  * PANT_FAULT_RETRIES are allowed, since arm64's update_mmu_cache() leaves
  * out the barrier that would make the new PTE visible to the retried
- * access at once, and takes a spurious fault instead.
+ * access at once: the access may fault again, spuriously.
  */
 static void pant_expect_fault_handled(struct kunit *test, struct pant_faults_seen *seen,
 				      const char *what)
@@ -370,8 +370,8 @@ static void pant_expect_fault_handled(struct kunit *test, struct pant_faults_see
 			       seen->pstate, !!(seen->pstate & PANT_PSTATE_PAN), !!seen->want_pan);
 	if (seen->kind == PANT_HW)
 		KUNIT_EXPECT_FALSE_MSG(test, seen->handler_open,
-				       "%s (%s): do_page_fault() ran with PSTATE.PAN=0",
-				       what, pant_kind_name(seen->kind));
+				       "%s (%s): do_page_fault() ran with PSTATE.PAN=%d",
+				       what, pant_kind_name(seen->kind), !!seen->handler_pan);
 	if (seen->kind == PANT_TTBR0)
 		KUNIT_EXPECT_FALSE_MSG(test, seen->handler_open,
 				       "%s (%s): do_page_fault() ran with TTBR0_EL1.BADDR=%#llx ASID=%#llx; want reserved_pg_dir and the reserved ASID, %#llx %#x",
@@ -1264,21 +1264,30 @@ static void uaccess_fault_in_ttbr0_window_retried(struct kunit *test)
 	pant_routines_fault(test);
 }
 
+/* What a uaccess window shows, and the ASID of the thread's mm then. */
+struct pant_window {
+	u64 ttbr0_baddr;
+	u64 asid;
+	u64 mm_asid;
+};
+
 /*
  * The tables a uaccess window opened now shows, read with IRQs off: the
  * entry and exit of an IRQ in the window would take what the window holds
  * for closed when its ASID is the reserved one, and a task that ran in
- * between could leave other tables behind.
+ * between could leave other tables behind. With @mm (the thread's), its
+ * ASID, read with them.
  */
-static void pant_read_window(u64 *ttbr0_baddr, u64 *asid)
+static void pant_read_window(struct pant_window *w, struct mm_struct *mm)
 {
 	unsigned long flags;
 
 	local_irq_save(flags);
 	uaccess_enable_privileged();
-	*ttbr0_baddr = pant_ttbr0_baddr();
-	*asid = pant_asid();
+	w->ttbr0_baddr = pant_ttbr0_baddr();
+	w->asid = pant_asid();
 	uaccess_disable_privileged();
+	w->mm_asid = mm ? pant_mm_asid(mm) : 0;
 	local_irq_restore(flags);
 }
 
@@ -1290,8 +1299,8 @@ static void pant_read_window(u64 *ttbr0_baddr, u64 *asid)
  * shows reserved_pg_dir and the reserved ASID; anything else is the
  * tables of an mm it no longer holds (whose pgd may be freed) or the
  * kernel's. Read right after kthread_unuse_mm() (the mm still held, so
- * that nothing in between sleeps), and again after the mm is dropped and
- * the thread has slept. Nothing is accessed through the window.
+ * that no mmput() comes in between), and again after the mm is dropped
+ * and the thread has slept. Nothing is accessed through the window.
  */
 static void enter_lazy_tlb_window_reserved(struct kunit *test)
 {
@@ -1300,25 +1309,32 @@ static void enter_lazy_tlb_window_reserved(struct kunit *test)
 	static const char * const when[] = {
 		"right after kthread_unuse_mm()", "after a sleep, without an mm",
 	};
-	u64 ttbr0_baddr[ARRAY_SIZE(when)], asid[ARRAY_SIZE(when)];
+	struct pant_window w[ARRAY_SIZE(when)];
 	int i;
 
 	pant_require_ttbr0_pan(test, "a uaccess window leaves TTBR0_EL1 as it is");
 
 	pant_user_attach(test, u);
 	pant_user_unuse(u);
-	pant_read_window(&ttbr0_baddr[0], &asid[0]);
+	pant_read_window(&w[0], NULL);
 	pant_user_drop(test, u);
 	schedule_timeout_uninterruptible(1);
-	pant_read_window(&ttbr0_baddr[1], &asid[1]);
+	pant_read_window(&w[1], NULL);
 
 	for (i = 0; i < ARRAY_SIZE(when); i++)
-		KUNIT_EXPECT_TRUE_MSG(test, pant_tables_reserved(ttbr0_baddr[i], asid[i]),
+		KUNIT_EXPECT_TRUE_MSG(test, pant_tables_reserved(w[i].ttbr0_baddr, w[i].asid),
 				      "a window opened %s: TTBR0_EL1.BADDR=%#llx ASID=%#llx; want reserved_pg_dir and the reserved ASID, %#llx %#x",
-				      when[i], ttbr0_baddr[i], asid[i], pant_reserved_baddr(),
+				      when[i], w[i].ttbr0_baddr, w[i].asid, pant_reserved_baddr(),
 				      PANT_RESERVED_ASID);
 	pant_expect_closed(test, NULL, "the windows opened without an mm");
 }
+
+/*
+ * Times the case's thread hands its CPU to the other thread: the
+ * scheduler usually switches straight from one to the other, but may run
+ * a third task in between.
+ */
+#define PANT_SWITCH_ROUNDS	4
 
 /* Another kernel thread with a user mm of its own, on the case's CPU. */
 struct pant_other_mm {
@@ -1331,20 +1347,23 @@ struct pant_other_mm {
 static int pant_run_with_other_mm(void *data)
 {
 	struct pant_other_mm *o = data;
+	int i;
 
 	o->ret = pant_user_get(&o->user);
 	if (!o->ret)
 		o->baddr = virt_to_phys(o->user.mm->pgd);
 	complete(&o->attached);
-	wait_for_completion(&o->go);
-	/* Switched to from the case's thread, with this mm attached. */
-	complete(&o->ran);
-	if (!o->ret) {
-		vm_munmap(o->user.addr, PAGE_SIZE);
-		kthread_unuse_mm(o->user.mm);
-		mmput(o->user.mm);
-		mmdrop(o->user.held);
+	if (o->ret)
+		kthread_complete_and_exit(&o->finished, 0);
+	for (i = 0; i < PANT_SWITCH_ROUNDS; i++) {
+		wait_for_completion(&o->go);
+		/* Runs with this mm attached, the case's thread waiting. */
+		complete(&o->ran);
 	}
+	vm_munmap(o->user.addr, PAGE_SIZE);
+	kthread_unuse_mm(o->user.mm);
+	mmput(o->user.mm);
+	mmdrop(o->user.held);
 	kthread_complete_and_exit(&o->finished, 0);
 }
 
@@ -1353,17 +1372,20 @@ static int pant_run_with_other_mm(void *data)
  * (its @tsk argument), which its next uaccess window installs. The
  * scheduler calls it while the task it switches from is still current:
  * so the case's thread, with its mm attached, lets another thread with an
- * mm of its own run on its CPU, and a window it opens once it is back
- * must show its own mm's pgd and ASID, never the other's. Read with IRQs
- * off; nothing is accessed through the window.
+ * mm of its own run on its CPU, PANT_SWITCH_ROUNDS times, and each time a
+ * window it opens once it is back must show its own mm's pgd and ASID,
+ * never the other's. Read with IRQs off; nothing is accessed through the
+ * window.
  */
 static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 {
 	struct pant_uaccess_ctx *ctx = test->priv;
 	struct pant_user *u = &ctx->user;
+	struct pant_window w[PANT_SWITCH_ROUNDS];
 	struct pant_other_mm o = {};
 	struct task_struct *other;
-	u64 ttbr0_baddr, asid, want_baddr;
+	u64 want_baddr;
+	int i;
 
 	pant_require_ttbr0_pan(test, "a uaccess window leaves TTBR0_EL1 as it is");
 
@@ -1373,7 +1395,7 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	init_completion(&o.ran);
 	init_completion(&o.finished);
 	migrate_disable();
-	other = kthread_create(pant_run_with_other_mm, &o, "pan-kunit-other-mm");
+	other = kthread_create(pant_run_with_other_mm, &o, "pan-kunit-mm");
 	if (IS_ERR(other)) {
 		migrate_enable();
 		KUNIT_FAIL(test, "kthread_create(): %pe", other);
@@ -1383,17 +1405,22 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	kthread_bind(other, smp_processor_id());
 	wake_up_process(other);
 	wait_for_completion(&o.attached);
-	complete(&o.go);
-	wait_for_completion(&o.ran);
-	pant_read_window(&ttbr0_baddr, &asid);
+	for (i = 0; !o.ret && i < PANT_SWITCH_ROUNDS; i++) {
+		complete(&o.go);
+		wait_for_completion(&o.ran);
+		pant_read_window(&w[i], u->mm);
+	}
 	wait_for_completion(&o.finished);
 	migrate_enable();
+	KUNIT_ASSERT_EQ_MSG(test, o.ret, 0, "the other thread's mm: %d", o.ret);
 
-	KUNIT_EXPECT_EQ_MSG(test, o.ret, 0, "the other thread's mm: %d", o.ret);
 	want_baddr = virt_to_phys(u->mm->pgd);
-	KUNIT_EXPECT_TRUE_MSG(test, ttbr0_baddr == want_baddr && asid == pant_mm_asid(u->mm),
-			      "a window opened after another thread with an mm ran on this CPU: TTBR0_EL1.BADDR=%#llx ASID=%#llx; want the case's mm's, %#llx %#llx (the other's pgd: %#llx)",
-			      ttbr0_baddr, asid, want_baddr, pant_mm_asid(u->mm), o.baddr);
+	for (i = 0; i < PANT_SWITCH_ROUNDS; i++)
+		KUNIT_EXPECT_TRUE_MSG(test, w[i].ttbr0_baddr == want_baddr &&
+				      w[i].asid == w[i].mm_asid,
+				      "a window opened after another thread with an mm ran on this CPU (round %d): TTBR0_EL1.BADDR=%#llx ASID=%#llx; want the case's mm's, %#llx %#llx (the other's pgd: %#llx)",
+				      i, w[i].ttbr0_baddr, w[i].asid, want_baddr, w[i].mm_asid,
+				      o.baddr);
 	pant_user_put(test, u);
 }
 
