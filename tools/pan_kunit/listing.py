@@ -103,9 +103,10 @@ def _trees(repo: str, given: Optional[str]) -> List[Tuple[str, str]]:
 
 def run_list(repo: str, given: Optional[str]=None) -> int:
 	"""What a run can be made of: configs, kernels and trees, suites,
-	mutants, kept to the terminal's width as run's report is (a long
-	state folded at its "; ", a mutant's subject cut).  Exit 2 when a
-	QEMU config is broken, after the rest."""
+	mutants, kept to the terminal's width without losing a word: a line
+	too long is folded at its "; ", else at its spaces (report.fold()),
+	and a mutant's subject has a line of its own.  Exit 2 when a QEMU
+	config is broken, after the rest."""
 	width = report.width()
 	out: List[str] = []
 	matrix, broken = _configs(repo)
