@@ -39,6 +39,41 @@ class SourcesTest(TempDirTestCase):
 		self.assertEqual(before.patches_digest(), after.patches_digest())
 		self.assertNotEqual(before.suites_digest(), after.suites_digest())
 
+	def _compat(self, *parts: str) -> str:
+		return os.path.join(self.repo, 'compat', '6.1', *parts)
+
+	def test_compat_patches_and_files_backport_the_suites(self) -> None:
+		newest = sources.load(self.repo, KERNEL).suites
+		old = newest[SUITE_H].decode()
+		new = old.replace('\n', '\n/* 6.1 */\n', 1)
+		write(self._compat('0001-backport.patch'),
+		      f'--- a/{SUITE_H}\n+++ b/{SUITE_H}\n@@ -1,{old.count(chr(10))} +1,{new.count(chr(10))} @@\n' +
+		      ''.join(('+' if line == '/* 6.1 */' else ' ') + line + '\n'
+			      for line in new.splitlines()))
+		write(self._compat('series'), '0001-backport.patch\n')
+		write(self._compat('tree', 'include', 'kunit', 'shim.h'), '/* shim */\n')
+		loaded = sources.load(self.repo, KERNEL)
+		self.assertEqual(loaded.suites[SUITE_H].decode(), new)
+		self.assertEqual(loaded.suites['include/kunit/shim.h'], b'/* shim */\n')
+		self.assertEqual(loaded.suites[SUITE_C], newest[SUITE_C])
+		# A tree prepared with the suites alone is not current.
+		self.assertNotEqual(loaded.suites_digest(), sources.Sources('', [], newest).suites_digest())
+		# The repo's kunit/ is untouched.
+		self.assertEqual(read(os.path.join(self.repo, 'kunit', SUITE_H)), old)
+
+	def test_compat_patch_that_does_not_apply_is_named(self) -> None:
+		write(self._compat('0001-stale.patch'),
+		      f'--- a/{SUITE_H}\n+++ b/{SUITE_H}\n@@ -1,1 +1,1 @@\n-no such line\n+a line\n')
+		write(self._compat('series'), '0001-stale.patch\n')
+		with self.assertRaisesRegex(Error, r'compat/6\.1/0001-stale\.patch does not apply to '
+					    r'the suites of kunit/: (.|\n)*Refresh it'):
+			sources.load(self.repo, KERNEL)
+
+	def test_compat_file_may_not_replace_a_suite(self) -> None:
+		write(self._compat('tree', SUITE_C), '/* replaced */\n')
+		with self.assertRaisesRegex(Error, r'clashes with kunit/'):
+			sources.load(self.repo, KERNEL)
+
 	def test_missing_patch(self) -> None:
 		write(os.path.join(self.repo, 'patches', '6.1', 'series'), 'nope.patch\n')
 		with self.assertRaisesRegex(Error, r'series:1: no such patch: .*nope\.patch'):

@@ -46,6 +46,11 @@ class KernelSpec:
 		it lacks), beside the common fragments.  Optional."""
 		return os.path.join(KCONFIG_DIR, self.name + '.config')
 
+	def compat_dir(self) -> str:
+		"""What this kernel lacks of the newest one, for the suites,
+		relative to the repo (sources.py).  Optional."""
+		return os.path.join('compat', self.name)
+
 	def mutants_dir(self) -> str:
 		return os.path.join('mutants', self.name)
 
