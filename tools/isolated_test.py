@@ -13,7 +13,7 @@ import unittest
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, isolated, kernels, results
+from pan_kunit import cli, isolated, kernels, kunit_json, results
 from pan_kunit.results import Exit
 from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
 
@@ -55,7 +55,7 @@ class MergeTest(unittest.TestCase):
 		assert merged is not None
 		self.assertEqual(merged['arch'], 'arm64')
 		self.assertEqual([g['name'] for g in merged['sub_groups']], ['s', 't'])
-		self.assertEqual(results.leaf_statuses(merged),
+		self.assertEqual(kunit_json.statuses(merged),
 				 {'s.a': 'PASS', 's.b': 'FAIL', 't.c': 'SKIP'})
 		# The boots' own JSON is left as it was.
 		self.assertEqual(len(one['sub_groups'][0]['test_cases']), 1)
@@ -110,8 +110,8 @@ class RunOptionsTest(FakeKunitTestCase):
 			      output)
 		before, after = self.records(plain), self.records(report)
 		for name in ('pass_pan', 'fail_pan'):
-			self.assertEqual(results.leaf_statuses(after[name]),
-					 results.leaf_statuses(before[name]), name)
+			self.assertEqual(kunit_json.statuses(after[name]),
+					 kunit_json.statuses(before[name]), name)
 			self.assertEqual(after[name]['status'], before[name]['status'])
 		# Every boot's console is in the config's, after a line naming it.
 		console = read(after['pass_pan']['files']['console'])

@@ -27,9 +27,10 @@ import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, initramfs, kunit_tool, lcov, packages, progress, results, runner,
-		       summary, targets)
+from pan_kunit import (Error, initramfs, kunit_json, kunit_tool, lcov, packages, progress, results,
+		       runner, summary, targets)
 from pan_kunit.configs import QemuConfig
+from pan_kunit.ktap import CaseStatus
 from pan_kunit.targets import Target
 
 if TYPE_CHECKING:
@@ -369,10 +370,11 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE)) or ''
 	if outcome.hit_timeout(timeout):
 		return Boot(config, False, f'timed out after {timeout} s')
-	statuses = list(results.leaf_statuses(
+	statuses = list(kunit_json.statuses(
 		results.read_json(os.path.join(exec_dir, runner.KUNIT_JSON))).values())
 	counts = {word: statuses.count(status) for word, status in
-		  (('passed', 'PASS'), ('failed', 'FAIL'), ('skipped', 'SKIP'), ('crashed', 'ERROR'))}
+		  (('passed', CaseStatus.PASS), ('failed', CaseStatus.FAIL),
+		   ('skipped', CaseStatus.SKIP), ('crashed', CaseStatus.ERROR))}
 	tally = ', '.join(f'{n} {word}' for word, n in counts.items() if n or word != 'crashed')
 	suites_ok = bool(statuses) and not counts['failed'] and not counts['crashed']
 	if baseline:

@@ -53,7 +53,7 @@ class Case:
 
 	def key(self) -> str:
 		"""SUITE.CASE or SUITE.CASE.PARAM, as leaves.skip_reasons() and
-		results.leaf_statuses() name it."""
+		kunit_json.statuses() name it."""
 		return '.'.join(self.path)
 
 	def failed(self) -> bool:

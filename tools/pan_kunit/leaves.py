@@ -24,8 +24,6 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from pan_kunit import ktap
 from pan_kunit.ktap import Case, CaseStatus
 
-JsonObj = Dict[str, object]
-
 # The reason of a skip that 6.1 counts and does not explain.
 UNSAID = '6.1 says neither which parameters skipped nor why (its tally counts them)'
 # The reason of a parameter of a case that skipped every one on 6.1, but
@@ -86,22 +84,6 @@ def skip_reasons(console: str) -> Dict[str, str]:
 			name = '.'.join([t[1] for t in open_tests if t[0] <= indent] + [skip.group(2)])
 			reasons[name] = skip.group(3)
 	return reasons
-
-def _from_group(group: JsonObj, path: List[str], found: List[Case]) -> None:
-	for case in group.get('test_cases', []) or []:  # type: ignore[attr-defined]
-		found.append(Case(path + [case.get('name') or ktap.UNNAMED],
-				  CaseStatus(case.get('status')) if case.get('status') in
-				  list(CaseStatus) else CaseStatus.FAIL, []))
-	for sub in group.get('sub_groups', []) or []:  # type: ignore[attr-defined]
-		_from_group(sub, path + [sub.get('name') or ktap.UNNAMED], found)
-
-def from_kunit_json(kunit: Optional[JsonObj]) -> List[Case]:
-	"""The leaves of kunit_tool's JSON, for a boot whose console was not
-	parsed (they have no log)."""
-	found: List[Case] = []
-	if kunit:
-		_from_group(kunit, [], found)
-	return found
 
 def _said(group: List[Case], skipped: int, case_reason: Optional[str]) -> List[Case]:
 	"""@group, the leaves of one parameterised case, with the @skipped

@@ -10,13 +10,13 @@ import os
 import re
 import socket
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from pan_kunit import Error, StrEnum, ktap, leaves
+from pan_kunit import Error, StrEnum, ktap, kunit_json, leaves
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.tree import Kernel
 
-JsonObj = Dict[str, Any]
+JsonObj = kunit_json.JsonObj
 
 class Status(StrEnum):
 	"""A config's status: what its report line, its record's "status"
@@ -45,27 +45,10 @@ param_skips = leaves.param_skips
 skip_reasons = leaves.skip_reasons
 Counts = leaves.Counts
 
-def _leaves(group: JsonObj, prefix: str, found: Dict[str, str]) -> None:
-	for case in group.get('test_cases', []):
-		found[prefix + (case.get('name') or UNNAMED)] = case.get('status', '')
-	for sub_group in group.get('sub_groups', []):
-		_leaves(sub_group, prefix + sub_group.get('name', '') + '.', found)
-
-def leaf_statuses(kunit: Optional[JsonObj]) -> Dict[str, str]:
-	"""Every leaf test case, SUITE.CASE or SUITE.CASE.PARAM, with its
-	kunit_tool status (PASS, FAIL, SKIP, ERROR)."""
-	found: Dict[str, str] = {}
-	if kunit:
-		for suite in kunit.get('sub_groups', []):
-			_leaves(suite, suite.get('name', '') + '.', found)
-		for case in kunit.get('test_cases', []):
-			found[case.get('name') or UNNAMED] = case.get('status', '')
-	return found
-
 def suite_counts(kunit: JsonObj, tallies: Optional[Dict[str, int]]=None) -> Dict[str, Counts]:
 	"""Counts per suite of kunit_tool's JSON, with the skipped parameters
 	of the console's 6.1 @tallies (param_skips()): see leaves.py."""
-	return leaves.suite_counts(leaves.resolve(leaves.from_kunit_json(kunit), tallies or {}, {}))
+	return leaves.suite_counts(leaves.resolve(kunit_json.leaves(kunit), tallies or {}, {}))
 
 @dataclass
 class Exit:
@@ -157,7 +140,7 @@ class ConfigResult:
 		cases, parsed from the console or else read from kunit_tool's
 		JSON, each skip with its reason, 6.1's skipped parameters
 		counted."""
-		return leaves.resolve(self.cases or leaves.from_kunit_json(self.kunit),
+		return leaves.resolve(self.cases or kunit_json.leaves(self.kunit),
 				      self.param_skips, self.skip_reasons)
 
 	def suites(self) -> Dict[str, Counts]:

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional
 
-from pan_kunit import (Error, junit, progress, results, runner, series, sources, summary,
-		       targets, tree, usertree, worktree)
+from pan_kunit import (Error, junit, kunit_json, progress, results, runner, series, sources,
+		       summary, targets, tree, usertree, worktree)
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
 from pan_kunit.series import Patch
@@ -34,7 +34,7 @@ def regressions(before: List[results.ConfigResult],
 	"""What passed in @before and does not in @after, config by config."""
 	found = []
 	for old, new in zip(before, after):
-		old_leaves = results.leaf_statuses(old.kunit)
+		old_leaves = kunit_json.statuses(old.kunit)
 		passed = sorted(c for c, s in old_leaves.items() if s == CaseStatus.PASS)
 		if new.status in BROKEN and old.status not in BROKEN:
 			found.append(f'{new.name}: {new.status}')
@@ -42,7 +42,7 @@ def regressions(before: List[results.ConfigResult],
 		if new.status == Status.NO_TESTS and passed:
 			found.append(f'{new.name}: {new.status}')
 			continue
-		new_leaves = results.leaf_statuses(new.kunit)
+		new_leaves = kunit_json.statuses(new.kunit)
 		found.extend(f'{new.name}: {case} {new_leaves[case]}' for case in passed
 			     if new_leaves.get(case) in FAILED)
 	return found
@@ -53,7 +53,7 @@ def broken(step: Step) -> List[str]:
 
 def passed_any(step: Step) -> bool:
 	return any(s == CaseStatus.PASS for r in step.configs
-		   for s in results.leaf_statuses(r.kunit).values())
+		   for s in kunit_json.statuses(r.kunit).values())
 
 def print_step(step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from pan_kunit import Error, kunit_tool, results, runner, tree
+from pan_kunit import Error, kunit_json, kunit_tool, results, runner, tree
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
@@ -64,7 +64,7 @@ def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]
 	return sorted(wanted - defined)
 
 def failed_cases(result: results.ConfigResult) -> List[str]:
-	return sorted(c for c, s in results.leaf_statuses(result.kunit).items() if s in FAILED)
+	return sorted(c for c, s in kunit_json.statuses(result.kunit).items() if s in FAILED)
 
 def abbreviate(items: List[str]) -> str:
 	more = f', and {len(items) - MAX_CASES} more' if len(items) > MAX_CASES else ''
