@@ -10,7 +10,7 @@ import difflib
 import os
 import unittest
 
-from pan_kunit import catalogue, export
+from pan_kunit import catalogue, suites
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'catalogue')
 
@@ -44,7 +44,7 @@ class CatalogueTest(unittest.TestCase):
 		for directory, _, names in os.walk(top):
 			for name in [n for n in names if n.endswith('_kunit.c')]:
 				source = read(os.path.join(directory, name))
-				suite = export.SUITE_NAME.search(source)
+				suite = suites.SUITE_NAME.search(source)
 				assert suite
 				self.assertIn(f'\n## {suite.group(1)}\n', text)
 				for case, _ in catalogue._cases(source):

@@ -15,7 +15,7 @@ import unittest
 from typing import List, Optional
 from unittest import mock
 
-from pan_kunit import Error, cli, export, gitcmd, packages, sources, tree
+from pan_kunit import Error, cli, export, gitcmd, packages, sources, suites, tree
 from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
 		     mailinfo, setUpModule, tearDownModule)
 
@@ -49,7 +49,7 @@ class ExportMessageTest(unittest.TestCase):
 		self.assertIn(gitcmd.NO_GIT, out.getvalue())
 
 	def test_subject_prefixes(self) -> None:
-		found = export.suites(sources.load(REPO, KERNEL))
+		found = suites.grouped(sources.load(REPO, KERNEL))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
 			'arm64_alternative': 'alternative', 'arm64_alternative_apply': 'alternative',
 			'arm64_cpucap_passes': 'cpucap', 'arm64_cpucap_table': 'cpucap',

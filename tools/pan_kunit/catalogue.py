@@ -2,7 +2,7 @@
 #
 # docs/suites.md, the catalogue of the suites, from what the suites say
 # of themselves, not a second copy: each suite as export groups its
-# files, the header comment of its C file and of the header it shares,
+# files (suites.grouped()), the header comment of its C file and of the header it shares,
 # the Kconfig entries of the newest series that build it (cut from the
 # patches by hooks.split_run(), as export cuts them), and its .init,
 # .exit and cases, each with the comment above its function.
@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Dict, List, Sequence, Tuple
 
-from pan_kunit import export, hooks, kernels, sources, suites
+from pan_kunit import hooks, kernels, sources, suites
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUTPUT = os.path.join('docs', 'suites.md')
@@ -47,7 +47,7 @@ def _kconfig(text: str) -> Kconfig:
 	kept = [p for p in paragraphs if p.strip() and not p.startswith(_BOILERPLATE)]
 	return (f' ({"; ".join(said)})' if said else ''), '\n\n'.join(kept).splitlines()
 
-def hook_symbols(patches: Sequence[str], every: List[export.Suite]
+def hook_symbols(patches: Sequence[str], every: List[suites.Suite]
 		 ) -> Tuple[Dict[str, List[str]], Dict[str, Kconfig]]:
 	"""Per suite of @every, the symbols of its hook lines (its object, its
 	#include), and every Kconfig entry the patches add."""
@@ -119,7 +119,7 @@ def markdown(lines: List[str], indent: str='') -> List[str]:
 			out.append(indent.rstrip())
 		after_item = item
 		words = ' '.join(block)[2 if item else 0:].split()
-		text = export._wrap(' '.join(map(_code, words)), 72 - len(indent) - 2 * item)
+		text = suites.wrap(' '.join(map(_code, words)), 72 - len(indent) - 2 * item)
 		for n, line in enumerate(text.splitlines()):
 			line = re.sub(r'^(\d*)(\D)', r'\1\\\2', line) if _MARKUP.match(line) else line
 			out.append(indent + ('- ' if item and n == 0 else '  ' if item else '') + line)
@@ -131,7 +131,7 @@ def _cases(text: str) -> List[Tuple[str, str]]:
 	cases: List[Tuple[str, str]] = []
 	since: List[str] = []
 	for line in (found.group(1) if found else '').splitlines():
-		version = export._VERSION_IF.match(line.strip().encode())
+		version = suites.VERSION_IF.match(line.strip().encode())
 		if version:
 			since.append('{}.{} and later'.format(*(int(v) for v in version.groups())))
 		elif line.strip().startswith('#else') and since:
@@ -143,7 +143,7 @@ def _cases(text: str) -> List[Tuple[str, str]]:
 			cases.append((case.group(2), f' ({", ".join(notes)})' if notes else ''))
 	return cases
 
-def suite_markdown(suite: export.Suite, source: sources.Sources, built: List[str],
+def suite_markdown(suite: suites.Suite, source: sources.Sources, built: List[str],
 		   entries: Dict[str, Kconfig], said: List[str]) -> List[str]:
 	"""A suite's section; @said: the headers, symbols and functions told."""
 	def once(key: str, label: str, body: List[str]) -> List[str]:
@@ -175,11 +175,11 @@ def catalogue(repo: str=REPO) -> str:
 	"""docs/suites.md as the suites say it now."""
 	kernel = kernels.newest(kernels.supported(repo))
 	source = sources.load(repo, kernel)
-	every = export.suites(source)
+	every = suites.grouped(source)
 	built, entries = hook_symbols(source.patches, every)
 	out = ['# The suites', '', f'<!-- Written by `{COMMAND}`:',
 	       '     edit the suites\' comments and Kconfig help, not this file. -->', '']
-	out += export._wrap(
+	out += suites.wrap(
 		'Each suite in its own words: its header comment, the help of the Kconfig entries '
 		f'of `{kernel.series()}` that build it (less KUnit\'s closing "For more information '
 		'..." and "If unsure, say N."), and the comment above its `.init`, `.exit` and '

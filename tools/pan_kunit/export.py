@@ -36,11 +36,11 @@
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import (Error, checkpatch, gitcmd, hooks, proc, series, series_bisect, sources,
-		       targets, tree)
+		       suites, targets, tree)
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.targets import Target
 from pan_kunit.worktree import apply, checkout, locked, reset
@@ -51,29 +51,14 @@ if TYPE_CHECKING:
 COVER_LETTER = os.path.join('patches', 'cover-letter')
 # Where KUnit's style guide puts a suite: tests/ beside the code it tests.
 TESTS_DIR = 'tests'
-# A suite's C file names it in its struct kunit_suite.
-SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
 # A line of a message's trailer block ("Signed-off-by: ...").
 TRAILER = re.compile(r'[A-Za-z][A-Za-z0-9-]*: ')
 SIGNED_OFF_BY = 'Signed-off-by: '
-# A suite's kernel differences, each at the top level of its file:
-#     #if LINUX_VERSION_CODE >= KERNEL_VERSION(A, B, C)
-#     ... #else ... #endif
-# Upstream has one kernel: export keeps the branch of the kernel it
-# exports for, and drops the <linux/version.h> they alone needed.
-_VERSION_IF = re.compile(rb'#if LINUX_VERSION_CODE >= KERNEL_VERSION\((\d+), *(\d+), *(\d+)\)\s*$')
+# What export drops with the kernel differences it resolves (suites.VERSION_IF):
+# upstream has one kernel, and only they needed it.
 _VERSION_H = b'#include <linux/version.h>\n'
 # A mail's From: header, with its continuation lines.
 _FROM = re.compile(r'^From: .*(?:\n[ \t].*)*$', re.M)
-
-@dataclass
-class Suite:
-	name: str           # the KUnit suite, e.g. arm64_alternative
-	paths: List[str]    # its files, in the tree
-	summary: str        # the first paragraph of its C file's header comment
-	# Headers it includes that are no suite's own (pan_kunit.h): the first
-	# suite of the series that includes one adds it.
-	shared: List[str] = field(default_factory=list)
 
 @dataclass
 class Identity:
@@ -142,7 +127,7 @@ def for_kernel(path: str, text: bytes, version: str) -> bytes:
 	depth = 0                    # #if nesting inside the difference
 	for number, line in enumerate(text.splitlines(keepends=True), 1):
 		directive = line.strip()
-		found = _VERSION_IF.match(directive)
+		found = suites.VERSION_IF.match(directive)
 		if keep is None:
 			if found:
 				keep = kernel >= tuple(int(n) for n in found.groups())
@@ -171,69 +156,10 @@ def for_kernel(path: str, text: bytes, version: str) -> bytes:
 		resolved = resolved.replace(_VERSION_H, b'', 1)
 	return resolved
 
-def _header_comment(text: str) -> str:
-	"""The first paragraph of the first /* */ comment, unwrapped."""
-	match = re.search(r'/\*(.*?)\*/', text, re.S)
-	if not match:
-		return ''
-	lines = [line.strip().lstrip('*').strip() for line in match.group(1).splitlines()]
-	paragraph: List[str] = []
-	for line in lines:
-		if not line and paragraph:
-			break
-		if line:
-			paragraph.append(line)
-	return ' '.join(paragraph)
-
-def suites(sources: Sources) -> List[Suite]:
-	"""Groups kunit/'s files by stem (foo_kunit.c, foo_kunit.h and
-	foo_kunit_asm.S are one suite), named by the suite its C file defines."""
-	groups: Dict[Tuple[str, str], List[str]] = {}
-	for path in sorted(sources.suites):
-		if path == TREE_KUNITCONFIG:
-			continue
-		stem = os.path.splitext(os.path.basename(path))[0]
-		stem = stem[:-len('_asm')] if stem.endswith('_asm') else stem
-		groups.setdefault((os.path.dirname(path), stem), []).append(path)
-	# A header of no suite's own (the PAN suites' pan_kunit.h) goes with
-	# every suite that includes it.
-	shared: Dict[Tuple[str, str], List[str]] = {}
-	for key, paths in sorted(groups.items()):
-		if not all(p.endswith('.h') for p in paths):
-			continue
-		include = re.compile(r'#include\s+"(?:' + '|'.join(
-			re.escape(os.path.basename(p)) for p in paths) + r')"')
-		users = [k for k, ps in groups.items() if k != key and any(
-			p.endswith('.c') and include.search(sources.suites[p].decode(errors='replace'))
-			for p in ps)]
-		if len(users) > 1:
-			for user in users:
-				shared.setdefault(user, []).extend(paths)
-			del groups[key]
-	found = []
-	for (directory, stem), paths in sorted(groups.items()):
-		c_files = [p for p in paths if p.endswith('.c')]
-		text = sources.suites[c_files[0]].decode(errors='replace') if c_files else ''
-		names = SUITE_NAME.findall(text)
-		if not names:
-			raise Error(f'kunit/{paths[0]}: cannot tell which suite it is (no C file with '
-				    '.name = "arm64_..."); export needs one per group of files')
-		found.append(Suite(names[0], paths, _header_comment(text), shared.get((directory, stem), [])))
-	return found
-
-def _wrap(text: str, width: int=72) -> str:
-	lines: List[str] = []
-	for word in text.split():
-		if lines and len(lines[-1]) + 1 + len(word) <= width:
-			lines[-1] += ' ' + word
-		else:
-			lines.append(word)
-	return '\n'.join(lines)
-
 def _and(words: List[str]) -> str:
 	return ', '.join(words[:-1]) + ' and ' + words[-1] if len(words) > 1 else ''.join(words)
 
-def area(suite: Suite) -> str:
+def area(suite: suites.Suite) -> str:
 	"""The subsystem prefix upstream uses: "mm" for a suite of
 	arch/arm64/mm (or its tests/), else the first word of the file
 	(cpufeature, alternative, cpucap)."""
@@ -252,7 +178,7 @@ def _shown(path: str) -> str:
 		return os.path.join(TESTS_DIR, os.path.basename(path))
 	return os.path.basename(path)
 
-def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
+def suite_message(suite: suites.Suite, symbols: List[str], paragraphs: List[str],
 		  signed_off_by: str, shared: Sequence[str]=()) -> str:
 	"""The message of the patch that adds @suite, built by the Kconfig
 	@symbols, with @paragraphs of the message of the patch that hooks it
@@ -260,8 +186,8 @@ def suite_message(suite: Suite, symbols: List[str], paragraphs: List[str],
 	files = _and([_shown(p) for p in list(shared) + suite.paths])
 	built = _and([f'CONFIG_{s}' for s in symbols])
 	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
-	body = ([_wrap(suite.summary)] if suite.summary else []) + [
-		_wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
+	body = ([suites.wrap(suite.summary)] if suite.summary else []) + [
+		suites.wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
 	return (f'arm64: {area(suite)}: Add the {suite.name} KUnit suite\n\n' +
 		'\n\n'.join(body) + f'\n\n{signed_off_by}\n')
 
@@ -274,7 +200,7 @@ def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
 		found = {suite for suite, pattern in patterns.items() if pattern.search(paragraph)}
 		return found | {suite for symbol, suite in symbols.items()
 				if suite in patterns and re.search(rf'\b{symbol}\b', paragraph)}
-	return [_wrap(re.sub(r'^\s*[-*]\s+', '', p)) for p in mail.paragraphs
+	return [suites.wrap(re.sub(r'^\s*[-*]\s+', '', p)) for p in mail.paragraphs
 		if named(p) == {name}]
 
 def _item_symbols(changes: List[hooks.FileChange]) -> Dict[str, Set[str]]:
@@ -313,8 +239,8 @@ def _message(mail: Mail, signed_off_by: str) -> str:
 	return '\n\n'.join([mail.subject] + mail.paragraphs +
 			   ['\n'.join(trailers + [signed_off_by])]) + '\n'
 
-def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[Suite],
-		  files: Dict[str, bytes], symbols: Dict[str, str]) -> List[Suite]:
+def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[suites.Suite],
+		  files: Dict[str, bytes], symbols: Dict[str, str]) -> List[suites.Suite]:
 	"""Commits @patch of patches/ on HEAD as one patch, or as one patch
 	per suite of @waiting (the suites not exported yet) it hooks in, with
 	their @files; returns those suites.  @symbols: see hooks.assign()."""
@@ -361,7 +287,7 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	version = tree.kernel_version(worktree)
 	files = {path: for_kernel(path, text, version) if path.endswith(('.c', '.h')) else text
 		 for path, text in sources.suites.items()}
-	waiting = suites(sources)
+	waiting = suites.grouped(sources)
 	symbols: Dict[str, str] = {}
 	count = 0
 	for patch in sources.patches:
@@ -375,7 +301,7 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			    'adds each suite with the patch that builds it')
 	write_files(worktree, {TREE_KUNITCONFIG: sources.suites[TREE_KUNITCONFIG]})
 	_commit(worktree, who, [TREE_KUNITCONFIG],
-		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + _wrap(
+		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + suites.wrap(
 			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
 			f'--kunitconfig={os.path.dirname(TREE_KUNITCONFIG)}" builds and runs every '
 			'suite of this series.') + f'\n\n{who.signed_off_by()}\n')
