@@ -18,7 +18,9 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, listing, mutants, packages, runner, score, targets
+from pan_kunit import (Error, cli, configs, kernels, listing, mutants, packages, run, runner,
+		       score, targets)
+from pan_kunit.boot_request import BootRequest
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -43,7 +45,7 @@ class ArgsTest(unittest.TestCase):
 	def test_each_command_gets_a_request_of_its_own(self) -> None:
 		args = cli.parse_args(['run', 'arm64_*', '--kconfig_add', 'CONFIG_X=y', '--json', 'r.json',
 				       '--config', 'a'])
-		self.assertEqual(cli.run_request(args), cli.RunRequest(
+		self.assertEqual(cli.run_request(args), run.RunRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
 			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
 			junit=None, raw_output=None))
@@ -70,7 +72,7 @@ class ArgsTest(unittest.TestCase):
 	def test_coverage_takes_what_run_does_but_reports(self) -> None:
 		args = cli.parse_args(['coverage', '--kernel', '6.12', '--config', 'a',
 				       '--filter_glob', 'arm64_pan', '--kconfig_add', 'CONFIG_X=y'])
-		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], cli.BootRequest(
+		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], BootRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
 			options=runner.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):

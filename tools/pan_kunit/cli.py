@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
-		       lkdtm, mutagen, mutants, parse, progress, report, results, run, runner, score,
-		       selftest, series_bisect, sources, targets)
+		       lkdtm, mutagen, mutants, parse, progress, report, results, run, runner,
+		       score, selftest, series_bisect, sources, targets)
+from pan_kunit.boot_request import BootRequest, check_filters
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.targets import Target
 
@@ -121,29 +122,6 @@ TREE_HELP = ('one kernel tree, of the kernel it holds: a tree pan-kunit prepares
 	     'in a clone and never changed (default: $PAN_KUNIT_TREE, else one tree per '
 	     'kernel, $PAN_KUNIT_CACHE/linux-source-VERSION, $PAN_KUNIT_CACHE defaulting '
 	     'to ~/.cache/pan-kunit)')
-
-COMMANDS = {
-	'setup': 'install the needed Debian packages and prepare the tree',
-	'run': 'setup, then build and boot every QEMU config and report',
-	'lkdtm': 'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE, '
-		 'EXEC_USERSPACE and ACCESS_NULL, one boot each, on every QEMU config',
-	'coverage': 'setup, then build with gcov profiling of the code under test, '
-		    'run the suites once per QEMU config and report line and branch '
-		    'coverage of each function under test (lcov HTML too)',
-	'bisect': 'setup, then check a series one patch at a time in a worktree of '
-		  'the tree: build and run the matrix after each patch, report the '
-		  'first bad one',
-	'mutants': 'setup, then apply each known regression of mutants/ to a '
-		   'worktree of the tree and check that the suites catch it',
-	'export': 'setup, then write the suites and patches as one upstream series '
-		  '(git format-patch, with a cover letter) into DIR, check it with '
-		  'checkpatch.pl --strict and check that every prefix builds and passes',
-	'selftest': 'run the unit tests of this tool, and its type check (mypy)',
-	'list': 'list, without a build, the QEMU configs, the kernels, each tree\'s '
-		'state (prepared, built, stale), the suites and their cases, the mutants',
-	'parse': 'parse a saved console log with kunit_tool and print the report run '
-		 'prints for one config',
-}
 
 def add_tree_opts(parser: argparse.ArgumentParser) -> None:
 	"""--tree, after the subcommand too; SUPPRESS keeps a --tree given before it."""
@@ -256,8 +234,8 @@ def _parser() -> argparse.ArgumentParser:
 	parser.add_argument('--tree', metavar='DIR', help=TREE_HELP)
 	subparsers = parser.add_subparsers(dest='command', required=True)
 	sub = {}
-	for name, help_text in COMMANDS.items():
-		sub[name] = subparsers.add_parser(name, help=help_text, description=help_text)
+	for name, command in COMMANDS.items():
+		sub[name] = subparsers.add_parser(name, help=command.help, description=command.help)
 		add_tree_opts(sub[name])
 	for name in ('setup', 'run', 'lkdtm', 'coverage', 'bisect', 'mutants', 'export'):
 		add_kernel_opts(sub[name], 'the newest supported one' if name == 'export' else
@@ -284,48 +262,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 # What a command is asked to do, from its arguments, as kunit.py's
 # KunitRequest and its kin are: parse_args() reads the command line, and
-# each command takes the request of its own.
-
-@dataclass
-class BootRequest:
-	"""A command that builds and boots the matrix (lkdtm takes only this)."""
-	configs: List[str]     # --config: the QEMU configs by name; none: all
-	timeout: int           # kunit.py exec's --timeout
-	jobs: int              # make jobs per build
-	options: runner.KunitOptions   # kunit.py's that are passed on (none: lkdtm, export)
-
-@dataclass
-class ReportRequest(BootRequest):
-	"""One that also writes its results into files."""
-	json: Optional[str]
-	junit: Optional[str]
-
-@dataclass
-class RunRequest(ReportRequest):
-	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
-	shown: report.Shown = report.Shown.ALL  # --summary, --failed
-
-@dataclass
-class BisectRequest(ReportRequest):
-	series: Optional[str]  # SERIES as given; None: patches/ on the Debian base
-	step: Optional[int]    # check this step alone
-
-@dataclass
-class MutantsRequest(ReportRequest):
-	only: List[str]        # the mutants to check, by name; none: all
-	headers: mutants.HeaderMutants = mutants.HeaderMutants.WITH  # by whether they change one
-	generate: bool = False  # generated ones (score.py), not mutants/'s
-	sample: Optional[int] = None  # check this many, drawn with seed; None: all
-	seed: int = 1
-
-@dataclass
-class ExportRequest(BootRequest):
-	out: str               # DIR, absolute
-	no_build: bool         # checkpatch the series, do not build its prefixes
-
-@dataclass
-class ParseRequest:
-	file: str              # the console log
+# each command takes the request of its own, which its module defines
+# (BootRequest and ReportRequest, which several share: boot_request.py).
 
 def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
 	"""The kunit.py options of @args; a command that takes none has none."""
@@ -354,15 +292,16 @@ def _report_fields(args: argparse.Namespace) -> Dict[str, Any]:
 def boot_request(args: argparse.Namespace) -> BootRequest:
 	return BootRequest(**_boot_fields(args))
 
-def run_request(args: argparse.Namespace) -> RunRequest:
+def run_request(args: argparse.Namespace) -> run.RunRequest:
 	shown = (report.Shown.SUMMARY if args.summary else
 		 report.Shown.FAILED if args.failed else report.Shown.ALL)
-	return RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
+	return run.RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
 
-def bisect_request(args: argparse.Namespace) -> BisectRequest:
-	return BisectRequest(**_report_fields(args), series=args.series, step=args.step)
+def bisect_request(args: argparse.Namespace) -> series_bisect.BisectRequest:
+	return series_bisect.BisectRequest(**_report_fields(args), series=args.series,
+					   step=args.step)
 
-def mutants_request(args: argparse.Namespace) -> MutantsRequest:
+def mutants_request(args: argparse.Namespace) -> mutants.MutantsRequest:
 	if args.generate and args.only:
 		raise Error('--only names mutants of mutants/; --generate makes its own: give one')
 	if args.sample is not None and args.only:
@@ -372,12 +311,12 @@ def mutants_request(args: argparse.Namespace) -> MutantsRequest:
 	# 0: all; none given: all of mutants/, a default sample of the generated.
 	sample = None if args.sample == 0 else (
 		args.sample or (score.DEFAULT_SAMPLE if args.generate else None))
-	return MutantsRequest(**_report_fields(args), only=args.only, headers=args.headers,
-			      generate=args.generate, sample=sample, seed=args.seed)
+	return mutants.MutantsRequest(**_report_fields(args), only=args.only, headers=args.headers,
+				      generate=args.generate, sample=sample, seed=args.seed)
 
-def export_request(args: argparse.Namespace) -> ExportRequest:
-	return ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
-			     no_build=args.no_build)
+def export_request(args: argparse.Namespace) -> export.ExportRequest:
+	return export.ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
+				    no_build=args.no_build)
 
 def _interrupt(signum: int, frame: object) -> None:
 	raise KeyboardInterrupt
@@ -400,53 +339,59 @@ def _check_targets(target_list: List[Target], repo: str) -> None:
 		targets.check_tree(target)
 		sources.load(repo, target.kernel)
 
-def setup_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def setup_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list)
 	for target in target_list:
 		targets.setup(target, repo, 'setup', builds=False)
 	return 0
 
-def run_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def run_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	request = run_request(args)
 	report.check_destinations(request.json, request.junit)  # before anything runs
-	targets.check_kunit_filter(request.options, target_list, repo)
-	targets.matrix(request, repo, None)  # a wrong name or a broken config fails before setup
+	check_filters(request.options, target_list, repo)
+	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list)
 	return run.run_tests(request, target_list, repo)
 
-def lkdtm_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def lkdtm_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
-	for config in targets.matrix(request, repo, None):
+	for config in configs.matrix(repo, request.configs, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list)
 	return targets.each(target_list, lambda t: lkdtm.run_lkdtm(request, t, repo))
 
-def coverage_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def coverage_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
-	targets.check_kunit_filter(request.options, target_list, repo)
-	targets.matrix(request, repo, None)
+	check_filters(request.options, target_list, repo)
+	configs.check(repo, request.configs)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(target_list, coverage.PACKAGES)
 	return targets.each(target_list, lambda t: coverage.run_coverage(request, t, repo))
 
-def bisect_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def bisect_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	request = bisect_request(args)
 	report.check_destinations(request.json, request.junit)
-	targets.check_kunit_filter(request.options, target_list, repo)
-	targets.matrix(request, repo, None)
+	check_filters(request.options, target_list, repo)
+	configs.check(repo, request.configs)
 	for target in target_list:
 		targets.check_tree(target)
 		series_bisect.check(request, target, repo)
 	targets.ensure_packages(target_list)
 	return targets.each(target_list, lambda t: series_bisect.run_bisect(request, t, repo))
 
-def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def mutants_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	request = mutants_request(args)
 	report.check_destinations(request.json, request.junit)
-	targets.matrix(request, repo, None)
+	configs.check(repo, request.configs)
 	kernel_list = [t.kernel for t in target_list]
 	found: Dict[KernelSpec, List[mutants.Mutant]] = {}
 	for target in target_list:
@@ -466,9 +411,10 @@ def mutants_handler(args: argparse.Namespace, target_list: List[Target], repo: s
 	return targets.each(target_list,
 			    lambda t: mutants.run_mutants(request, t, repo, found[t.kernel]))
 
-def export_handler(args: argparse.Namespace, target_list: List[Target], repo: str) -> int:
+def export_handler(args: argparse.Namespace, repo: str) -> int:
+	target_list = resolve_targets(args, repo)
 	request = export_request(args)
-	targets.matrix(request, repo, None)
+	configs.check(repo, request.configs)
 	export.check(request, repo)
 	if len(target_list) > 1:
 		raise Error('export writes one series, against one kernel: give one --kernel (' +
@@ -477,21 +423,70 @@ def export_handler(args: argparse.Namespace, target_list: List[Target], repo: st
 	targets.ensure_packages(target_list, checkpatch.PACKAGES)
 	return export.run_export(request, target_list[0], repo)
 
-HANDLERS: Dict[str, Callable[[argparse.Namespace, List[Target], str], int]] = {
-	'setup': setup_handler, 'run': run_handler, 'lkdtm': lkdtm_handler,
-	'coverage': coverage_handler, 'bisect': bisect_handler, 'mutants': mutants_handler,
-	'export': export_handler}
+def selftest_handler(args: argparse.Namespace, repo: str) -> int:
+	return selftest.selftest(quick=args.quick)
+
+def list_handler(args: argparse.Namespace, repo: str) -> int:
+	return listing.run_list(repo, targets.given_tree(args.tree))
+
+def parse_handler(args: argparse.Namespace, repo: str) -> int:
+	return parse.run_parse(parse.ParseRequest(file=args.file),
+			       parse.trees(targets.given_tree(args.tree)), repo)
+
+@dataclass(frozen=True)
+class Command:
+	"""A command: what --help says it does, and its handler."""
+	help: str
+	handler: Callable[[argparse.Namespace, str], int]
+
+# The commands, in --help's order: the one dispatcher (_command()) finds
+# each command's handler here.
+COMMANDS: Dict[str, Command] = {
+	'setup': Command(
+		'install the needed Debian packages and prepare the tree',
+		setup_handler),
+	'run': Command(
+		'setup, then build and boot every QEMU config and report',
+		run_handler),
+	'lkdtm': Command(
+		'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE, '
+		'EXEC_USERSPACE and ACCESS_NULL, one boot each, on every QEMU config',
+		lkdtm_handler),
+	'coverage': Command(
+		'setup, then build with gcov profiling of the code under test, '
+		'run the suites once per QEMU config and report line and branch '
+		'coverage of each function under test (lcov HTML too)',
+		coverage_handler),
+	'bisect': Command(
+		'setup, then check a series one patch at a time in a worktree of '
+		'the tree: build and run the matrix after each patch, report the '
+		'first bad one',
+		bisect_handler),
+	'mutants': Command(
+		'setup, then apply each known regression of mutants/ to a '
+		'worktree of the tree and check that the suites catch it',
+		mutants_handler),
+	'export': Command(
+		'setup, then write the suites and patches as one upstream series '
+		'(git format-patch, with a cover letter) into DIR, check it with '
+		'checkpatch.pl --strict and check that every prefix builds and passes',
+		export_handler),
+	'selftest': Command(
+		'run the unit tests of this tool, and its type check (mypy)',
+		selftest_handler),
+	'list': Command(
+		'list, without a build, the QEMU configs, the kernels, each tree\'s '
+		'state (prepared, built, stale), the suites and their cases, the mutants',
+		list_handler),
+	'parse': Command(
+		'parse a saved console log with kunit_tool and print the report run '
+		'prints for one config',
+		parse_handler),
+}
 
 def _command(args: argparse.Namespace, repo: str) -> int:
 	try:
-		if args.command == 'selftest':
-			return selftest.selftest(quick=args.quick)
-		if args.command == 'list':
-			return listing.run_list(repo, targets.given_tree(args.tree))
-		if args.command == 'parse':
-			return parse.run_parse(ParseRequest(file=args.file),
-					       parse.trees(targets.given_tree(args.tree)), repo)
-		return HANDLERS[args.command](args, resolve_targets(args, repo), repo)
+		return COMMANDS[args.command].handler(args, repo)
 	except Error as e:
 		print(f'pan-kunit: error: {e}', file=sys.stderr)
 		return 2

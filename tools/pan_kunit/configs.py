@@ -117,6 +117,17 @@ def load(repo: str, name: str, kunit_dir: Optional[str]) -> QemuConfig:
 	return QemuConfig(name=name, path=path, kconfig=normalise_kconfig(kconfig),
 			  kernel_path=kernel_path, cpu=cpu, cmdline=cmdline)
 
+def matrix(repo: str, names: List[str], kunit_dir: Optional[str]) -> List[QemuConfig]:
+	"""The configs @names (--config; none: all), loaded with the
+	kunit_tool of @kunit_dir, or with None, before setup, with pan-kunit's
+	stand-in for it."""
+	return [load(repo, name, kunit_dir) for name in select(repo, names)]
+
+def check(repo: str, names: List[str]) -> None:
+	"""Refuses, before setup, a config of @names (none: all) that is
+	unknown or does not load."""
+	matrix(repo, names, None)
+
 def group_by_kconfig(configs: List[QemuConfig],
 		     kconfig_add: Sequence[str]=()) -> Dict[str, List[QemuConfig]]:
 	groups: Dict[str, List[QemuConfig]] = {}

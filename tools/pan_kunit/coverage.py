@@ -25,16 +25,14 @@ import re
 import shlex
 import shutil
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, initramfs, kunit_json, kunit_tool, lcov, packages, progress, results,
-		       runner, summary, targets)
+from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, lcov, packages, progress,
+		       results, runner, summary, targets)
+from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.targets import Target
-
-if TYPE_CHECKING:
-	from pan_kunit.cli import BootRequest
 
 # The directory of the coverage boots' files, in the tree's .pan-kunit/.
 COVERAGE_DIR = 'coverage'
@@ -425,13 +423,13 @@ def print_report(kernel: str, report: Report) -> bool:
 		      f'branches {c.ratio(c.branches):<12}{missed}')
 	return all(b.ok for b in report.boots) and all(c.defined for c in report.covered)
 
-def run_coverage(request: 'BootRequest', target: Target, repo: str) -> int:
+def run_coverage(request: BootRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, measures and reports its coverage."""
 	tree_dir = target.tree
 	targets.setup(target, repo, 'coverage')
 	packages.require(TOOLS, 'coverage')
 	kunit_dir = kunit_tool.directory(tree_dir)
-	matrix = targets.matrix(request, repo, kunit_dir)
+	matrix = configs.matrix(repo, request.configs, kunit_dir)
 	kernel = targets.describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
 	report = run(tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,

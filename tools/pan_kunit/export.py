@@ -37,16 +37,21 @@
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Pattern, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import (Error, checkpatch, gitcmd, hooks, proc, series, series_bisect, sources,
-		       suites, targets, tree)
+		       steps, suites, targets, tree)
+from pan_kunit.boot_request import BootRequest
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.targets import Target
 from pan_kunit.worktree import apply, checkout, locked, reset
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import ExportRequest
+
+@dataclass
+class ExportRequest(BootRequest):
+	"""What `export` is asked."""
+	out: str               # DIR, absolute
+	no_build: bool         # checkpatch the series, do not build its prefixes
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
 # Where KUnit's style guide puts a suite: tests/ beside the code it tests.
@@ -349,22 +354,22 @@ def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[st
 		f.write(text)
 	return files
 
-def check(request: 'ExportRequest', repo: str) -> None:
+def check(request: ExportRequest, repo: str) -> None:
 	"""Refuses a DIR that is not new or empty, and a missing git identity."""
 	check_out_dir(request.out)
 	identity(repo)
 
-def run_export(request: 'ExportRequest', target: Target, repo: str) -> int:
+def run_export(request: ExportRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, writes the series and checks it."""
 	targets.setup(target, repo, 'export', builds=not request.no_build)
 	with locked(target.tree):
 		return _export(request, target, repo)
 
-def _export(request: 'ExportRequest', target: Target, repo: str) -> int:
+def _export(request: ExportRequest, target: Target, repo: str) -> int:
 	who = identity(repo)
 	wanted = sources.load(repo, target.kernel)
 	# The steps before the series adds its .kunitconfig build with the repo's.
-	checker = targets.checker(request, target, repo,
+	checker = steps.checker(request, target, repo,
 				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = checkout(target.tree, tree.BASE_REF)
 	build_series(wt, wanted, who)

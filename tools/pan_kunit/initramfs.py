@@ -11,6 +11,8 @@ from pan_kunit import Error, proc, runner
 
 # The repo's directory of the C run in the guest: the inits and sys.h.
 GUEST_DIR = 'guest'
+# The init of the LKDTM boots (lkdtm.py; mutants_lkdtm.py boots it too).
+LKDTM_INIT = os.path.join(GUEST_DIR, 'lkdtm_init.c')
 
 def pack(tree: str, source: str, name: str) -> str:
 	"""Builds @source into an init and packs it, in the tree's

@@ -11,18 +11,16 @@
 import os
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, StrEnum, initramfs, kunit_tool, progress, results, runner, summary,
-		       targets)
+from pan_kunit import (Error, StrEnum, configs, initramfs, kunit_tool, progress, results, runner,
+		       summary, targets)
+from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.targets import Target
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import BootRequest
-
 KCONFIG = targets.LKDTM_KCONFIG
-INIT_SOURCE = os.path.join(initramfs.GUEST_DIR, 'lkdtm_init.c')
+INIT_SOURCE = initramfs.LKDTM_INIT
 # ACCESS_USERSPACE: PAN stops a read of a user page; EXEC_USERSPACE: user
 # pages are PXN; ACCESS_NULL: a read of address 0 goes down the fault
 # path of an unmapped address (__do_kernel_fault()) unless SW TTBR0 PAN
@@ -241,12 +239,12 @@ def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], Boot
 			print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} {verdict.summary}')
 	return all(v.ok for v in verdicts.values())
 
-def run_lkdtm(request: 'BootRequest', target: Target, repo: str) -> int:
+def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree and boots LKDTM on each config of the request."""
 	tree_dir = target.tree
 	targets.setup(target, repo, 'lkdtm')
 	kunit_dir = kunit_tool.directory(tree_dir)
-	matrix = targets.matrix(request, repo, kunit_dir)
+	matrix = configs.matrix(repo, request.configs, kunit_dir)
 	verdicts = run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
 		       fragments=targets.fragments(repo, target.kernel))
 	passed = sum(v.ok for v in verdicts.values())

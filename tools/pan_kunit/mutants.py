@@ -18,17 +18,16 @@ import re
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
 
 from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, results, runner,
-		       summary, targets, tree, worktree)
+		       steps, summary, targets, tree, worktree)
+from pan_kunit.boot_request import ReportRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 from pan_kunit.targets import Target
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import MutantsRequest
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
 # and a healthy boot of the matrix takes seconds.
@@ -63,6 +62,15 @@ class HeaderMutants(StrEnum):
 	def option(self) -> str:
 		return {HeaderMutants.WITH: '', HeaderMutants.WITHOUT: '--no-header-mutants',
 			HeaderMutants.ONLY: '--only-header-mutants'}[self]
+
+@dataclass
+class MutantsRequest(ReportRequest):
+	"""What `mutants` is asked."""
+	only: List[str]        # the mutants to check, by name; none: all
+	headers: HeaderMutants = HeaderMutants.WITH  # by whether they change one
+	generate: bool = False  # generated ones (score.py), not mutants/'s
+	sample: Optional[int] = None  # check this many, drawn with seed; None: all
+	seed: int = 1
 
 T = TypeVar('T')
 
@@ -374,7 +382,7 @@ def table(mutants: List[Mutant]) -> List[str]:
 			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
 			      for m in mutants])
 
-def of_kernel(request: 'MutantsRequest', kernel: KernelSpec, repo: str,
+def of_kernel(request: MutantsRequest, kernel: KernelSpec, repo: str,
 	      kernel_list: Sequence[KernelSpec]) -> List[Mutant]:
 	"""@kernel's mutants (mutants/VERSION/), or those of --only that it
 	has; a name of --only is refused when no kernel of @kernel_list has it."""
@@ -405,7 +413,7 @@ def draw(items: Sequence[T], size: Optional[int], seed: int,
 		return list(items)
 	return sorted(random.Random(seed).sample(list(items), size), key=order)
 
-def _sampled(request: 'MutantsRequest', kernel: KernelSpec,
+def _sampled(request: MutantsRequest, kernel: KernelSpec,
 	     found: List[Mutant]) -> List[Mutant]:
 	"""@found, or a seeded random sample of --sample N of them, by name."""
 	if request.sample is None or request.sample >= len(found):
@@ -417,7 +425,7 @@ def _sampled(request: 'MutantsRequest', kernel: KernelSpec,
 	      'without --sample, all')
 	return chosen
 
-def _headers_left_out(request: 'MutantsRequest', kernel: KernelSpec,
+def _headers_left_out(request: MutantsRequest, kernel: KernelSpec,
 		      found: List[Mutant]) -> List[Mutant]:
 	"""@found, less the mutants of headers with --no-header-mutants, or
 	the others with --only-header-mutants."""
@@ -437,7 +445,7 @@ def junit_check(mutant: Mutant) -> junit.Check:
 		   junit.CheckStatus.FAILURE)
 	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
 
-def run_mutants(request: 'MutantsRequest', target: Target, repo: str,
+def run_mutants(request: MutantsRequest, target: Target, repo: str,
 		found: List[Mutant]) -> int:
 	"""Prepares @target's tree and checks the mutants @found there."""
 	if not found:
@@ -447,10 +455,10 @@ def run_mutants(request: 'MutantsRequest', target: Target, repo: str,
 	with worktree.locked(target.tree):
 		return _check_all(request, target, repo, found)
 
-def _check_all(request: 'MutantsRequest', target: Target, repo: str,
+def _check_all(request: MutantsRequest, target: Target, repo: str,
 	       found: List[Mutant]) -> int:
 	tree_dir = target.tree
-	checker = targets.checker(request, target, repo)
+	checker = steps.checker(request, target, repo)
 	start = time.monotonic()
 	baseline = run(checker, found, own_tree=target.user is not None)
 	elapsed = time.monotonic() - start

@@ -5,12 +5,16 @@
 
 import os
 import tempfile
-from typing import TYPE_CHECKING, List, Optional
+from dataclasses import dataclass
+from typing import List, Optional
 
 from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner, suites, summary
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import ParseRequest
+
+@dataclass
+class ParseRequest:
+	"""What `parse` is asked."""
+	file: str              # the console log
 
 def trees(given: Optional[str]) -> List[str]:
 	"""The trees whose kunit.py parse may use: the one named (@given),
@@ -18,7 +22,7 @@ def trees(given: Optional[str]) -> List[str]:
 	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
 	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
 
-def run_parse(request: 'ParseRequest', trees: List[str], repo: str) -> int:
+def run_parse(request: ParseRequest, trees: List[str], repo: str) -> int:
 	"""Parses the console log of @request with the kunit.py parse of the
 	first of @trees that has one, and reports it as run reports a config;
 	of a console cut short, where it stopped and which of @repo's suites

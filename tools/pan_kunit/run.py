@@ -6,14 +6,20 @@
 
 import functools
 import os
-from typing import TYPE_CHECKING, List
+from dataclasses import dataclass
+from typing import List, Optional
 
 from pan_kunit import (configs, cost, gitcmd, junit, kernels, kunit_tool, packages, proc, report,
 		       results, runner, suites, summary, targets, tree)
+from pan_kunit.boot_request import ReportRequest
 from pan_kunit.targets import Target
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import RunRequest
+
+@dataclass
+class RunRequest(ReportRequest):
+	"""What `run` is asked (kunit.py's KunitRequest)."""
+	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
+	shown: report.Shown = report.Shown.ALL  # --summary, --failed
 
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
@@ -51,7 +57,7 @@ def _print_console(result: results.ConfigResult, what: str='all') -> None:
 	if console:
 		print(console, end='' if console.endswith('\n') else '\n')
 
-def _first_alone(request: 'RunRequest', target: Target, repo: str,
+def _first_alone(request: RunRequest, target: Target, repo: str,
 		 matrix: List[configs.QemuConfig]) -> List[configs.QemuConfig]:
 	"""On a cold start (no kernel built yet for it) of the whole matrix,
 	FIRST_CONFIG, which is then built and booted before the others, so
@@ -81,9 +87,9 @@ def _print_first(first: List[results.ConfigResult]) -> None:
 	for line in report.table(first, report.width()):
 		print(line)
 
-def first_run(request: 'RunRequest', target_list: List[Target], repo: str) -> str:
+def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
 	"""What the builds from scratch of the run will cost (cost.py), or ''."""
-	matrix = targets.matrix(request, repo, None)
+	matrix = configs.matrix(repo, request.configs, None)
 	options = request.options
 	found = [cost.KernelBuilds(t.kernel.name, t.tree, [
 		(b.build_dir(t.tree), b.group[0].kernel_path) for b in runner.kconfig_builds(
@@ -92,7 +98,7 @@ def first_run(request: 'RunRequest', target_list: List[Target], repo: str) -> st
 	return cost.first_run_line(found, [t.tree for t in target_list] +
 				   [k.default_tree() for k in kernels.KNOWN])
 
-def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> int:
+def run_tests(request: RunRequest, target_list: List[Target], repo: str) -> int:
 	"""Builds and boots the matrix of every kernel, the newest first, and
 	reports each as soon as its boots end: its failures, skips, a table
 	with a column per config and its total; then a total per kernel."""
@@ -105,7 +111,7 @@ def run_tests(request: 'RunRequest', target_list: List[Target], repo: str) -> in
 		tree_dir = target.tree
 		targets.setup(target, repo, 'run')
 		kunit_dir = kunit_tool.directory(tree_dir)
-		matrix = targets.matrix(request, repo, kunit_dir)
+		matrix = configs.matrix(repo, request.configs, kunit_dir)
 		first = _first_alone(request, target, repo, matrix) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:
 		# a git status of a kernel tree takes 0.2-0.3 s.

@@ -12,16 +12,14 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, runner,
-		       summary, targets, worktree)
-from pan_kunit.mutants import HeaderMutants
+		       steps, summary, targets, worktree)
+from pan_kunit.mutants import HeaderMutants, MutantsRequest
 from pan_kunit.steps import Checker, Step
 from pan_kunit.targets import Target
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import MutantsRequest
 
 # The sample when --sample is not given: enough for a 95% interval of
 # about +-6 points around 90%.
@@ -149,7 +147,7 @@ def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mu
 		      'mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap for a case')
 
 def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str, str]],
-	request: 'MutantsRequest',
+	request: MutantsRequest,
 	own_tree: bool=False) -> Tuple[Step, List[mutagen.Site], List[mutants.Mutant], Score]:
 	"""Generates, samples, judges and reports the mutants of @functions
 	on the checker's tree; the baseline, the sample, their verdicts and
@@ -179,16 +177,16 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 	print_report(kernel, chosen, judged, per, total)
 	return baseline, chosen, judged, total
 
-def run_generated(request: 'MutantsRequest', target: Target, repo: str) -> int:
+def run_generated(request: MutantsRequest, target: Target, repo: str) -> int:
 	"""mutants --generate: the mutation score of the suites on a kernel."""
 	assert request.generate
 	targets.setup(target, repo, 'mutants')
 	with worktree.locked(target.tree):
 		return _score(request, target, repo)
 
-def _score(request: 'MutantsRequest', target: Target, repo: str) -> int:
+def _score(request: MutantsRequest, target: Target, repo: str) -> int:
 	tree_dir = target.tree
-	checker = targets.checker(request, target, repo)
+	checker = steps.checker(request, target, repo)
 	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
 		     if not f.kernels or target.kernel.name in f.kernels]
 	baseline, sites, judged, total = run(checker, repo, target.kernel.name, functions,

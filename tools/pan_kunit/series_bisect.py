@@ -12,10 +12,11 @@ import statistics
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import Dict, List, Optional
 
-from pan_kunit import (Error, junit, kunit_json, progress, results, runner, series, sources,
+from pan_kunit import (Error, junit, kunit_json, progress, results, runner, series, sources, steps,
 		       summary, targets, tree, usertree, worktree)
+from pan_kunit.boot_request import ReportRequest
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
 from pan_kunit.series import Patch
@@ -23,8 +24,12 @@ from pan_kunit.sources import Sources
 from pan_kunit.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
 from pan_kunit.targets import Target
 
-if TYPE_CHECKING:
-	from pan_kunit.cli import BisectRequest
+
+@dataclass
+class BisectRequest(ReportRequest):
+	"""What `bisect` is asked."""
+	series: Optional[str]  # SERIES as given; None: patches/ on the Debian base
+	step: Optional[int]    # check this step alone
 
 def step_logs(wt: str, number: int) -> str:
 	return runner.state(wt, 'bisect', f'step-{number:02d}')
@@ -149,7 +154,7 @@ def _series(spec: str) -> str:
 	absolute path."""
 	return os.path.abspath(spec) if os.path.exists(spec) else spec
 
-def reproduce(request: 'BisectRequest', tree_dir: str, step: int) -> str:
+def reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
 	"""The command that checks @step alone; in a tree of the user's, of
 	their tree and range as they gave them."""
 	user = _USER_RANGE.get(tree_dir)
@@ -163,7 +168,7 @@ def reproduce(request: 'BisectRequest', tree_dir: str, step: int) -> str:
 	words += runner.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
-def _check_step(request: 'BisectRequest', patches: int) -> None:
+def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
@@ -176,7 +181,7 @@ class UserRange:
 
 _USER_RANGE: Dict[str, UserRange] = {}
 
-def _check_user_range(request: 'BisectRequest', target: Target) -> None:
+def _check_user_range(request: BisectRequest, target: Target) -> None:
 	"""A git range SERIES of a tree of the user's is read there (its branch
 	names are not in the clone) and given to the clone as commits."""
 	assert target.user is not None and request.series is not None
@@ -188,7 +193,7 @@ def _check_user_range(request: 'BisectRequest', target: Target) -> None:
 	if request.step is not None:
 		_check_step(request, len(usertree.range_commits(target.user, request.series)))
 
-def check(request: 'BisectRequest', target: Target, repo: str) -> None:
+def check(request: BisectRequest, target: Target, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
 	range needs the tree: it is refused at once without one, else read
 	now (and loaded after setup, which may update the tree's refs).  A
@@ -212,7 +217,7 @@ def check(request: 'BisectRequest', target: Target, repo: str) -> None:
 			patches = len(series.load(request.series, '', scratch))
 	_check_step(request, patches)
 
-def run_bisect(request: 'BisectRequest', target: Target, repo: str) -> int:
+def run_bisect(request: BisectRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree (of the range's base, for a range of a
 	tree of the user's) and bisects the series there."""
 	user_range = _USER_RANGE.get(target.tree)
@@ -224,10 +229,10 @@ def run_bisect(request: 'BisectRequest', target: Target, repo: str) -> int:
 		summary.report(tally)
 	return status
 
-def _bisect(request: 'BisectRequest', target: Target, repo: str,
+def _bisect(request: BisectRequest, target: Target, repo: str,
 	    tallies: List[summary.Tally]) -> int:
 	tree_dir, kernel = target.tree, target.kernel
-	checker = targets.checker(request, target, repo)
+	checker = steps.checker(request, target, repo)
 	work = runner.state(tree_dir, 'check')
 	if request.series:
 		patches = series.load(_series(request.series), tree_dir, work)

@@ -14,12 +14,15 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from pan_kunit import Error, kunit_json, kunit_tool, results, runner, tree
+from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, results, runner, targets,
+		       tree)
+from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
 from pan_kunit.series import Patch
 from pan_kunit.sources import TREE_KUNITCONFIG
+from pan_kunit.targets import Target
 
 # What kunit.py's --kunitconfig gets at each step: the step's own
 # .kunitconfig, less the symbols its Kconfig does not define yet.
@@ -133,7 +136,7 @@ class Checker:
 	options: runner.KunitOptions = field(default_factory=runner.KunitOptions)
 	# Kconfig files merged into every step's kunitconfig.
 	fragments: Sequence[str] = ()
-	# The source of the LKDTM boots' init (lkdtm.INIT_SOURCE in the repo),
+	# The source of the LKDTM boots' init (initramfs.LKDTM_INIT in the repo),
 	# for `mutants` to boot a mutant of the PAN fault path under LKDTM;
 	# None: no LKDTM boot.
 	lkdtm_init: Optional[str] = None
@@ -168,3 +171,12 @@ class Checker:
 		(matrix order among groups of the same size)."""
 		groups = list(group_by_kconfig(self.matrix).values())
 		return sorted(groups, key=lambda group: -len(group))
+
+def checker(request: BootRequest, target: Target, repo: str,
+	    kunitconfig: Optional[bytes]=None) -> Checker:
+	"""What checks a step of @target's tree (bisect, mutants, export)."""
+	loaded = configs.matrix(repo, request.configs, kunit_tool.directory(target.tree))
+	return Checker(target.tree, loaded, request.timeout, request.jobs,
+		       kunitconfig=kunitconfig, options=request.options,
+		       fragments=targets.fragments(repo, target.kernel),
+		       lkdtm_init=os.path.join(repo, initramfs.LKDTM_INIT))

@@ -3,21 +3,15 @@
 # The kernels a command works on, each in its tree, and what every command
 # that builds does with them before its own work: install the packages,
 # prepare the tree (a Debian source's, or pan-kunit's clone of a tree of
-# the user's), load the matrix of QEMU configs with the tree's kunit_tool,
-# and name the kconfig fragments every build merges.
+# the user's), and name the kconfig fragments every build merges.
 
 import functools
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, apt_suites, configs, kernels, kunit_tool, packages, progress,
-		       sources, steps, suites, tree, usertree)
+from pan_kunit import Error, apt_suites, kernels, packages, progress, sources, tree, usertree
 from pan_kunit.kernels import KernelSpec
-
-if TYPE_CHECKING:
-	from pan_kunit.cli import BootRequest
-	from pan_kunit.runner import KunitOptions
 
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
@@ -96,22 +90,6 @@ def check_tree(target: Target) -> None:
 	if not target.user:  # the user's tree exists; pan-kunit makes the clone's directories
 		tree.check_location(target.tree, target.given)
 
-def check_kunit_filter(options: 'KunitOptions', target_list: List[Target], repo: str) -> None:
-	"""Refuses a filter_glob that names none of the suites and cases of
-	the repo's sources (unless a --kconfig_add may build others), and
-	--filter for a kernel without KUnit attributes: its kernel would
-	ignore kunit.filter= and run every case."""
-	if not options.kconfig_add:
-		suites.check_glob(options.filter_glob, suites.known(repo))
-	attribute_filter = options.filter
-	if not attribute_filter:
-		return
-	lacking = [t.kernel.name for t in target_list if not kernels.has_kunit_attributes(t.kernel)]
-	if lacking:
-		raise Error(f'--filter {attribute_filter!r}: the kernel {", ".join(lacking)} has no '
-			    'KUnit attributes (lib/kunit/attributes.c, 6.6 and later) and would run '
-			    'every case; leave out --filter, or that kernel (--kernel)')
-
 def ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None:
 	"""Installs (or asks for) every kernel's source package and the tools,
 	and the command's @extra packages, at once, before any kernel's work: a
@@ -180,22 +158,3 @@ def note_edits(tree_dir: str) -> List[str]:
 		progress.get().line(f'note: building with uncommitted changes in {tree_dir}: '
 				    f'{", ".join(edits[:MAX_NOTED])}{more}')
 	return edits
-
-def matrix(request: 'BootRequest', repo: str,
-	   kunit_dir: Optional[str]) -> List[configs.QemuConfig]:
-	"""The configs of --config (default: all), loaded with the tree's
-	kunit_tool, or with None, before setup, with pan-kunit's stand-in for
-	it: a config that does not load fails before any work."""
-	return [configs.load(repo, name, kunit_dir)
-		for name in configs.select(repo, request.configs)]
-
-def checker(request: 'BootRequest', target: Target, repo: str,
-	    kunitconfig: Optional[bytes]=None) -> steps.Checker:
-	"""What checks a step of @target's tree (bisect, mutants, export)."""
-	# Here, not at the top: lkdtm.py imports this module.
-	from pan_kunit import lkdtm
-	loaded = matrix(request, repo, kunit_tool.directory(target.tree))
-	return steps.Checker(target.tree, loaded, request.timeout, request.jobs,
-			     kunitconfig=kunitconfig, options=request.options,
-			     fragments=fragments(repo, target.kernel),
-			     lkdtm_init=os.path.join(repo, lkdtm.INIT_SOURCE))
