@@ -13,6 +13,7 @@ import tempfile
 import unittest
 
 from pan_kunit import Error, apt_suites, kernels
+from pan_kunit.printer import Printer
 
 APT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'apt')
 K73 = kernels.by_name('7.3')
@@ -31,9 +32,8 @@ class AptSuitesTest(unittest.TestCase):
 	def ensure(self, root: str, euid: int=0) -> str:
 		out = io.StringIO()
 		assert K73 is not None and K612 is not None
-		with contextlib.redirect_stdout(out):
-			changed = apt_suites.ensure({'trixie-backports': [K73.package]}, root,
-						    euid=lambda: euid)
+		changed = apt_suites.ensure(Printer(out), {'trixie-backports': [K73.package]}, root,
+					    euid=lambda: euid)
 		return f'{changed}\n{out.getvalue()}'
 
 	def test_7_3_comes_from_trixie_backports(self) -> None:

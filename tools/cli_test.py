@@ -98,7 +98,7 @@ class ArgsTest(unittest.TestCase):
 			if 'PAN_KUNIT_TREE' not in env:
 				os.environ.pop('PAN_KUNIT_TREE', None)
 			self.assertEqual(cli.main(argv), 0)
-		return [c.args[0].tree for c in setup.call_args_list]
+		return [c.args[1].tree for c in setup.call_args_list]
 
 	def test_tree_option_then_env_then_default(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:

@@ -16,7 +16,7 @@ from unittest import mock
 
 from pan_kunit import Error, configs, coverage, initramfs, kernels, lcov, results, runner, tree
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
-		     tearDownModule)
+		     tearDownModule, plain_printer, plain_progress)
 
 class CoverageTest(unittest.TestCase):
 	"""The gcov data out of the guest's console, and what lcov made of it."""
@@ -162,11 +162,11 @@ class CoverageTest(unittest.TestCase):
 		report = coverage.Report([coverage.Boot(config, True, '1 passed')], covered, self.tmp)
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			self.assertFalse(coverage.print_report('linux-source-6.12', report))
+			self.assertFalse(coverage.print_report(plain_printer(), 'linux-source-6.12', report))
 		self.assertIn('twice    not instrumented: inlined whole into its callers', out.getvalue())
 		self.assertIn('renamed  FAIL: not defined in arch/arm64/kernel/functions.c', out.getvalue())
 		with contextlib.redirect_stdout(io.StringIO()):
-			self.assertTrue(coverage.print_report('linux-source-6.12', coverage.Report(
+			self.assertTrue(coverage.print_report(plain_printer(), 'linux-source-6.12', coverage.Report(
 				report.boots, covered[:2], self.tmp)))
 
 	def test_every_function_under_test_is_defined_where_its_entry_says(self) -> None:
@@ -214,7 +214,7 @@ class CoverageTest(unittest.TestCase):
 			write(out, ''.join(read(t) for t in traces))
 		with mock.patch.object(initramfs, 'pack', return_value='/cpio'), \
 		     mock.patch.object(runner, 'build_all',
-				       side_effect=lambda _t, _k, builds, *_a, **_kw:
+				       side_effect=lambda _p, _t, _k, builds, *_a, **_kw:
 				       {b.key: True for b in builds}), \
 		     mock.patch.object(runner, 'link_kernel'), \
 		     FakeJobs().patch(), \
@@ -222,7 +222,8 @@ class CoverageTest(unittest.TestCase):
 		     mock.patch.object(lcov, 'merge', side_effect=merge), \
 		     mock.patch.object(lcov, 'html'), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			report = coverage.run(tree_dir, '/kunit', '7.3', 't', [config], '/repo', 60, 1)
+			report = coverage.run(plain_progress(), tree_dir, '/kunit', '7.3', 't', [config], '/repo',
+					      60, 1)
 		self.assertEqual([b.ok for b in report.boots], [True])
 		self.assertEqual(sorted(os.listdir(work)),
 				 ['arm64_pan.baseline.info', 'arm64_pan.info', 'coverage.info'])

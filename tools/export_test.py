@@ -262,7 +262,7 @@ class ExportTest(CheckTestCase):
 		# Without builds, export needs no cross compiler and no QEMU; it
 		# needs what checkpatch's SPDX check imports, as it runs with the tree.
 		self.assertEqual(self.require.call_args.args[0], packages.SETUP_TOOLS)
-		self.assertEqual(list(self.ensure.call_args.args[1]),
+		self.assertEqual(list(self.ensure.call_args.args[2]),
 				 ['perl', 'python3-ply', 'python3-git'])
 		self.assertNotIn('FAKE_NO_TREE', output)
 		self.assertNotIn('FAKE_NOT_TOP', output)

@@ -15,7 +15,7 @@ from unittest import mock
 from pan_kunit import (Error, cli, configs, coverage, initramfs, kunit_tool, lkdtm, proc, results,
 		       runner, summary, targets)
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
-		     tearDownModule)
+		     tearDownModule, plain_printer, plain_progress)
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -87,7 +87,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
 		with mock.patch.object(initramfs, 'pack') as pack, \
 		     self.assertRaisesRegex(Error, 'built without kconfig/lkdtm.config'):
-			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
+			lkdtm.run(plain_progress(), self.tree, 'kunit', [], self.repo, 10, 1,
 				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
 		pack.assert_not_called()
 		self.assertEqual(self.traced('build'), [])
@@ -303,7 +303,7 @@ class LkdtmTest(unittest.TestCase):
 			    ('c', 'ACCESS_NULL'): lkdtm.BootVerdict(True, 'caught', None)}
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			self.assertFalse(lkdtm.print_report([cfg], verdicts))
+			self.assertFalse(lkdtm.print_report(plain_printer(), [cfg], verdicts))
 		lines = out.getvalue().splitlines()
 		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
 		self.assertIn('    y', lines)
@@ -312,7 +312,8 @@ class LkdtmTest(unittest.TestCase):
 					      '    ACCESS_NULL        ok   caught'])
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			lkdtm.print_report([self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
+			lkdtm.print_report(plain_printer(),
+					   [self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
 					    self.config('max')], verdicts)
 		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
 		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())

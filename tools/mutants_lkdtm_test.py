@@ -16,8 +16,10 @@ from unittest import mock
 
 from pan_kunit import (Error, configs, initramfs, lkdtm, mutants, mutants_lkdtm, results, runner,
 		       steps, tree)
+from pan_kunit.printer import Printer
+from pan_kunit.progress import Progress
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule)
+		     setUpModule, tearDownModule, plain_progress)
 
 FAULT_C = 'arch/arm64/mm/fault.c'
 ACCESS, EXEC, NULL = lkdtm.CRASH_TYPES
@@ -46,7 +48,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# (config, crash) -> the console fixture the boot writes.
 		self.consoles = dict(GOOD)
 
-	def fake_run_jobs(self, jobs: List[runner.Job], watchdog: Optional[float],
+	def fake_run_jobs(self, progress: Progress, jobs: List[runner.Job], watchdog: Optional[float],
 			  ended: Optional[Callable[[runner.Job], None]]=None) -> None:
 		for job in jobs:
 			name, crash = job.label.split()
@@ -63,7 +65,8 @@ class LkdtmJudgeTest(TempDirTestCase):
 		  must_fail: Optional[List[str]]=None) -> mutants.Mutant:
 		"""A mutant of @files judged on one kconfig group, whose KUnit
 		boots end in @kunit, against a baseline whose LKDTM boots @ok were ok."""
-		def fake_run(wt: str, kunit_dir: str, group: List[configs.QemuConfig], *args: Any,
+		def fake_run(progress: Progress, wt: str, kunit_dir: str, group: List[configs.QemuConfig],
+			     *args: Any,
 			     **kwargs: Any) -> List[results.ConfigResult]:
 			found = []
 			for config in group:
@@ -71,7 +74,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 					'a': 'FAIL' if kunit == results.Status.FAIL else 'PASS'}))
 				found[-1].name = config.name
 			return found
-		checker = steps.Checker(self.tree, self.matrix, timeout=60, jobs=1)
+		checker = steps.Checker(plain_progress(), self.tree, self.matrix, timeout=60, jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
 					must_fail=must_fail or ['arm64_s'], files=files)
 		base = mutants_lkdtm.Baseline('/b/initramfs.cpio', ok, 0.0)
@@ -165,19 +168,18 @@ class LkdtmBaselineTest(TempDirTestCase):
 
 	def baseline(self, files: List[List[str]], verdicts: Dict[Tuple[str, str], bool],
 		     pack_error: bool=False) -> Tuple[Optional[mutants_lkdtm.Baseline], str, Any]:
-		checker = steps.Checker(self.tree, [qemu_config('pan', 'max')], timeout=1, jobs=1,
-					lkdtm_init='/repo/lkdtm/init.c')
+		out = io.StringIO()
+		checker = steps.Checker(Progress(Printer(out)), self.tree, [qemu_config('pan', 'max')],
+					timeout=1, jobs=1, lkdtm_init='/repo/lkdtm/init.c')
 		found = {key: lkdtm.BootVerdict(ok, 'caught' if ok else 'hung', None)
 			 for key, ok in verdicts.items()}
-		out = io.StringIO()
 		with mock.patch.object(initramfs, 'pack', return_value='/x/initramfs.cpio',
 				       side_effect=Error('gcc failed') if pack_error else None) as pack, \
-		     mock.patch.object(lkdtm, 'boot', return_value=found) as boot, \
-		     contextlib.redirect_stdout(out):
+		     mock.patch.object(lkdtm, 'boot', return_value=found) as boot:
 			base = mutants_lkdtm.baseline(checker, os.path.join(self.tmp, 'wt'),
 						      os.path.join(self.tmp, 'logs'), files)
 		if boot.called:
-			self.assertEqual(boot.call_args[0][3], '/x/initramfs.cpio')
+			self.assertEqual(boot.call_args[0][4], '/x/initramfs.cpio')
 			pack.assert_called_once_with(os.path.join(self.tmp, 'wt'), '/repo/lkdtm/init.c',
 						     'lkdtm')
 		return base, out.getvalue(), boot

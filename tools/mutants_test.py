@@ -17,8 +17,9 @@ from typing import Any, List, Set
 from unittest import mock
 
 from pan_kunit import Error, cli, configs, mutants, results, runner, steps, summary, tree
+from pan_kunit.progress import Progress
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule)
+		     setUpModule, tearDownModule, plain_printer, plain_progress)
 
 class MutantsTest(CheckTestCase):
 
@@ -219,12 +220,13 @@ class MutantsTest(CheckTestCase):
 		request = cli.mutants_request(cli.parse_args(['mutants', '--sample', '2',
 							      '--seed', '3']))
 		with contextlib.redirect_stdout(io.StringIO()):
-			forward = [m.name for m in mutants._sampled(request, kernel, found)]
-			backward = [m.name for m in mutants._sampled(request, kernel, found[::-1])]
+			forward = [m.name for m in mutants._sampled(plain_printer(), request, kernel, found)]
+			backward = [m.name for m in mutants._sampled(plain_printer(), request, kernel,
+								    found[::-1])]
 		self.assertEqual(forward, checked)
 		self.assertEqual(backward, checked)
 		request = cli.mutants_request(cli.parse_args(['mutants']))
-		self.assertEqual(mutants._sampled(request, kernel, found), found)
+		self.assertEqual(mutants._sampled(plain_printer(), request, kernel, found), found)
 		for argv, error in ((['--sample', '2', '--only', 'killed'],
 				     '--only names the mutants to check; --sample draws them: give one'),
 				    (['--seed', '3'], '--seed seeds the sample: give --sample N too')):
@@ -252,13 +254,13 @@ class JudgeByGroupsTest(TempDirTestCase):
 	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
 		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
-		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
+		def fake_run(progress: Progress, wt: str, kunit_dir: str, configs: Any, *args: Any,
 			     outputs: runner.Outputs, **kwargs: Any) -> List[results.ConfigResult]:
 			console = os.path.join(outputs.exec_dir(configs[0]), 'test.log')
 			os.makedirs(os.path.dirname(console))
 			write(console, 'boot\n')
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		checker = steps.Checker(plain_progress(), self.tree, matrix, timeout=1, jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
 		wt = os.path.join(self.tmp, 'wt')
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
@@ -283,13 +285,13 @@ class JudgeByGroupsTest(TempDirTestCase):
 			write(os.path.join(build_dir, 'f.o'), 'tree')
 		before = mutants.object_hashes(list(dirs.values()), ['f.o'])
 		built: List[str] = []
-		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
+		def fake_run(progress: Progress, wt: str, kunit_dir: str, configs: Any, *args: Any,
 			     **kwargs: Any) -> List[results.ConfigResult]:
 			name = configs[0].name
 			built.append(name)
 			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		checker = steps.Checker(plain_progress(), self.tree, matrix, timeout=1, jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
 					must_fail=[mutants.ANY_SUITE], files=['f.c'])
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
@@ -323,7 +325,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 			if len(calls) == fail_on:
 				return [synthetic_config(results.Status.FAIL, {'a': 'FAIL'})]
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+		checker = steps.Checker(plain_progress(), self.tree, matrix, timeout=1, jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
 					boots=boots)
 		with mock.patch.object(steps.Checker, 'groups', return_value=[matrix]), \

@@ -11,6 +11,7 @@ from typing import List
 from unittest import mock
 
 from pan_kunit import ktap, report, results, tree
+from pan_kunit.printer import Printer
 from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
 
 # The matrix: a 7.3 console without PAN and one with a failure, on PAN.
@@ -66,18 +67,16 @@ class TableTest(unittest.TestCase):
 		self.assertEqual(sum(line.startswith('pan_uaccess ') for line in lines), 2)
 
 	def test_width_off_a_terminal_is_stable(self) -> None:
-		with mock.patch.dict(os.environ, {'COLUMNS': ''}), \
-		     mock.patch('sys.stdout', io.StringIO()):
-			self.assertEqual(report.width(), report.WIDTH)
+		with mock.patch.dict(os.environ, {'COLUMNS': ''}):
+			self.assertEqual(report.width(Printer(io.StringIO())), report.WIDTH)
 		with mock.patch.dict(os.environ, {'COLUMNS': '80'}):
-			self.assertEqual(report.width(), 80)
+			self.assertEqual(report.width(Printer(io.StringIO())), 80)
 
 	def test_a_log_cut_short_names_the_file_with_the_rest(self) -> None:
 		# parse has no parsed log of a boot (parsed_log ''): the console.
 		result = matrix()[1]
 		out = io.StringIO()
-		with mock.patch('sys.stdout', out):
-			report.print_report([result], totals=False)
+		report.print_report(Printer(out), [result], totals=False)
 		self.assertRegex(out.getvalue(), r'\n        \.\.\. [0-9]+ more lines in /t/test\.log\n')
 
 	def test_fold_keeps_to_the_width_and_loses_nothing(self) -> None:
@@ -97,9 +96,8 @@ class TableTest(unittest.TestCase):
 	def test_report_keeps_to_the_width(self) -> None:
 		for columns in (80, 120):
 			out = io.StringIO()
-			with mock.patch.dict(os.environ, {'COLUMNS': str(columns)}), \
-			     mock.patch('sys.stdout', out):
-				report.print_report(matrix())
+			with mock.patch.dict(os.environ, {'COLUMNS': str(columns)}):
+				report.print_report(Printer(out), matrix())
 			lines = out.getvalue().splitlines()
 			start = next(i for i, line in enumerate(lines) if line.startswith(('suite', 'passed')))
 			end = lines.index('did not pass (4):')

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit import Error, junit, ktap, report, results, tree
+from pan_kunit.printer import Printer
 from testlib import (FIELD_PARAM_FAILED, MATCH_CASE_FAILED, MATCH_CASE_LOG, FAILED_BLOCK_6_1,
 		     COMMIT, test_data_path, kunit_tool_of, read, setUpModule, tearDownModule)
 
@@ -200,8 +201,7 @@ class ResultsTest(unittest.TestCase):
 
 	def report(self, result_list: List[results.ConfigResult]) -> List[str]:
 		out = io.StringIO()
-		with contextlib.redirect_stdout(out):
-			report.print_report(result_list)
+		report.print_report(Printer(out), result_list)
 		return out.getvalue().splitlines()
 
 	def test_first_failed_cases_in_full_then_one_line_each_by_the_verdict(self) -> None:

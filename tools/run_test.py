@@ -18,6 +18,7 @@ from unittest import mock
 
 from pan_kunit import (Error, cli, cost, junit, kunit_tool, packages, results, runner, summary,
 		       targets, tree)
+from pan_kunit.printer import Printer
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
 		     setUpModule, tearDownModule)
@@ -29,7 +30,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 	def test_a_missing_package_of_the_second_kernel_stops_before_the_first(self) -> None:
 		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
 				os.path.join(self.repo, 'patches', '6.12'))
-		def ensure(sources: List[str], extra: Sequence[str]=()) -> None:
+		def ensure(printer: Printer, sources: List[str], extra: Sequence[str]=()) -> None:
 			if 'linux-source-6.12' in sources:
 				raise Error('missing Debian packages: linux-source-6.12')
 		out = io.StringIO()
@@ -42,7 +43,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 		self.assertEqual(out.getvalue(),
 				 'pan-kunit: error: missing Debian packages: linux-source-6.12\n')
 		self.assertEqual(ensured.call_args_list,
-				 [mock.call(['linux-source-6.1', 'linux-source-6.12'], ())])
+				 [mock.call(mock.ANY, ['linux-source-6.1', 'linux-source-6.12'], ())])
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'cache', 'linux-source-6.1')))
 		self.assertEqual(self.traced('build'), [])
 

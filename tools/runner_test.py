@@ -25,7 +25,7 @@ from unittest import mock
 
 from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, proc, runner, tree
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
-		     setUpModule, tearDownModule)
+		     setUpModule, tearDownModule, plain_printer, plain_progress)
 
 class CcacheTest(unittest.TestCase):
 
@@ -34,7 +34,7 @@ class CcacheTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp, \
 		     mock.patch.object(runner, 'ccache', return_value='/usr/bin/ccache'), fake.patch():
 			with contextlib.redirect_stdout(io.StringIO()):
-				runner.build_all(tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
+				runner.build_all(plain_progress(), tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
 						 2, quiet=True)
 			(job,) = fake.started
 			self.assertIn('--make_options', job.cmd)
@@ -100,7 +100,7 @@ class OlddefconfigTest(unittest.TestCase):
 		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
 		with mock.patch.object(runner, 'ccache', return_value=None), fake.patch(), \
 		     kunit_tool.olddefconfig(keep), contextlib.redirect_stdout(out):
-			runner.build_all(self.tmp, '/kunit',
+			runner.build_all(plain_progress(), self.tmp, '/kunit',
 					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2, quiet=True)
 		return fake.started[-1].env, out.getvalue()
 
@@ -116,10 +116,12 @@ class OlddefconfigTest(unittest.TestCase):
 				 'pahole: pahole 1.0\n')
 		self.assertEqual(self.build(), ({}, announced))
 		with kunit_tool.olddefconfig(False), contextlib.redirect_stdout(io.StringIO()) as out:
-			self.assertEqual(kunit_tool.build_env(os.path.join(self.tmp, '.pan-kunit', 'build',
-									  'k'), noted), {})
-			self.assertEqual(kunit_tool.build_env(os.path.join(self.tmp, '.pan-kunit', 'build',
-									  'k'), noted), {})
+			self.assertEqual(kunit_tool.build_env(plain_printer(),
+							      os.path.join(self.tmp, '.pan-kunit', 'build',
+									   'k'), noted), {})
+			self.assertEqual(kunit_tool.build_env(plain_printer(),
+							      os.path.join(self.tmp, '.pan-kunit', 'build',
+									   'k'), noted), {})
 		self.assertEqual(out.getvalue(), announced)  # once a command
 
 	def test_switched_off_by_option_or_environment(self) -> None:
@@ -165,7 +167,7 @@ class OlddefconfigTest(unittest.TestCase):
 		with mock.patch.object(runner, 'ccache', return_value=None), \
 		     FakeJobs(2, 'make: *** [all] Error 2\n').patch(), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			runner.build_all(self.tmp, '/kunit',
+			runner.build_all(plain_progress(), self.tmp, '/kunit',
 					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2)
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, '.pan-kunit', 'build', 'k',
 							     '.pan-kunit-toolchain')))
@@ -324,7 +326,8 @@ class BuildLockTest(unittest.TestCase):
 			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
 				fcntl.flock(other, fcntl.LOCK_EX)
 				thread = threading.Thread(target=runner.build_all,
-							  args=(tmp, '/kunit', [build], 2), daemon=True)
+							  args=(plain_progress(), tmp, '/kunit', [build], 2),
+							  daemon=True)
 				thread.start()
 				self.assertTrue(waiting.wait(10), 'build_all did not wait for the lock')
 				self.assertEqual(started, [])

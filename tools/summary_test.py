@@ -11,7 +11,8 @@ from typing import Tuple
 from unittest import mock
 
 from pan_kunit import selftest, summary
-from testlib import read, write, TempDirTestCase, end_to_end, setUpModule, tearDownModule
+from testlib import (read, write, TempDirTestCase, end_to_end, setUpModule, tearDownModule,
+		     plain_printer)
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
@@ -70,7 +71,7 @@ class SummaryTest(TempDirTestCase):
 		with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
 		     mock.patch.dict(os.environ, {summary.ENV: path}), \
 		     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-			self.assertEqual(selftest.selftest(typecheck=False), 1)
+			self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
 			self.assertEqual(os.environ[summary.ENV], path)
 		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')
 

@@ -37,6 +37,8 @@ from unittest import mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from pan_kunit import cli, configs, kernels, packages, results, runner, selftest, sources, tree
+from pan_kunit.printer import Printer
+from pan_kunit.progress import Progress
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -129,9 +131,8 @@ def prepared_tree() -> str:
 	FakeKunitTestCase copies it (.git and all) for each test."""
 	path = os.path.join(_fixtures_dir(), 'prepared', 'linux-source-6.1')
 	os.mkdir(os.path.dirname(path))
-	with contextlib.redirect_stdout(io.StringIO()):
-		tree.setup(path, KERNEL, sources.load(test_data_path('fake_repo'), KERNEL), tarball(),
-			   VERSION)
+	tree.setup(Printer(io.StringIO()), path, KERNEL,
+		   sources.load(test_data_path('fake_repo'), KERNEL), tarball(), VERSION)
 	# One pack, not a directory per object: a copy makes 24 directories, not 63.
 	tree.git(path, 'repack', '-a', '-d', '-q')
 	tree.git(path, 'prune-packed')
@@ -185,6 +186,15 @@ def write(path: str, text: str) -> None:
 	with open(path, 'w') as f:
 		f.write(text)
 
+def plain_printer() -> Printer:
+	"""A Printer on the sys.stdout and sys.stderr of the moment (those of
+	a test's contextlib.redirect_stdout()), as cli.main() makes one."""
+	return Printer(sys.stdout, sys.stderr)
+
+def plain_progress() -> Progress:
+	"""A Progress on plain_printer()."""
+	return Progress(plain_printer())
+
 def qemu_config(directory: str='/r', name: str='c') -> configs.QemuConfig:
 	"""A QEMU config @name of @directory, with no kconfig of its own,
 	that boots the Image on QEMU's max CPU."""
@@ -201,7 +211,7 @@ class FakeJobs:
 		self.log = log
 		self.started: List[runner.Job] = []
 
-	def __call__(self, jobs: List[runner.Job], watchdog: Optional[float],
+	def __call__(self, progress: Progress, jobs: List[runner.Job], watchdog: Optional[float],
 		     ended: Optional[Callable[[runner.Job], None]]=None) -> None:
 		for job in jobs:
 			job.outcome = results.Exit(self.returncode, False, 1.0)
@@ -262,8 +272,8 @@ class TempDirTestCase(unittest.TestCase):
 	def setup_tree(self, version: str=VERSION) -> str:
 		"""Runs tree.setup() and returns what it printed."""
 		out = io.StringIO()
-		with contextlib.redirect_stdout(out):
-			tree.setup(self.tree, KERNEL, sources.load(self.repo, KERNEL), self.tarball, version)
+		tree.setup(Printer(out, sys.stderr), self.tree, KERNEL, sources.load(self.repo, KERNEL),
+			   self.tarball, version)
 		return out.getvalue()
 
 	def git(self, *args: str) -> str:

@@ -15,10 +15,10 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import Error, progress, sources, targets, tree, worktree
-from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H, USER_GIT_ENV,
-		     test_data_path, read, write, mtimes, TempDirTestCase, end_to_end, setUpModule,
-		     tearDownModule)
+from pan_kunit import Error, sources, targets, tree, worktree
+from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H,
+		     USER_GIT_ENV, test_data_path, read, write, mtimes, TempDirTestCase,
+		     end_to_end, setUpModule, tearDownModule, plain_printer)
 
 class SourcesTest(TempDirTestCase):
 
@@ -182,9 +182,8 @@ class TreeSetupTest(TempDirTestCase):
 			def write(self, text: str) -> int:
 				writes.append(text)
 				return len(text)
-		with mock.patch.object(progress, '_current', None), \
-		     contextlib.redirect_stdout(Recorder()):
-			targets.note_edits(self.tree)
+		with contextlib.redirect_stdout(Recorder()):
+			targets.note_edits(plain_printer(), self.tree)
 		# In one write: run notes them in a thread, while the builds print.
 		self.assertEqual(writes, [f'note: building with uncommitted changes in {self.tree}: '
 					  'arch/arm64/kernel/cpufeature.c, arch/arm64/kernel/scratch.c\n'])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pan_kunit import Error
+from pan_kunit.printer import Printer
 
 SOURCES_DIR = os.path.join('etc', 'apt', 'sources.list.d')
 PREFERENCES_DIR = os.path.join('etc', 'apt', 'preferences.d')
@@ -170,7 +171,7 @@ def missing(wanted: Mapping[str, Sequence[str]], root: str='/') -> Dict[str, str
 	"""The files of files(@wanted) that are absent or say otherwise."""
 	return _stale(files(wanted, root))
 
-def ensure(wanted: Mapping[str, Sequence[str]], root: str='/',
+def ensure(printer: Printer, wanted: Mapping[str, Sequence[str]], root: str='/',
 	   euid: Callable[[], int]=os.geteuid) -> bool:
 	"""Adds each suite of @wanted for its packages to APT as root, or
 	refuses with the commands that would; True when it wrote anything
@@ -187,6 +188,6 @@ def ensure(wanted: Mapping[str, Sequence[str]], root: str='/',
 		os.makedirs(os.path.dirname(path), exist_ok=True)
 		with open(path, 'w') as f:
 			f.write(text)
-		print(f'wrote {path}:')
-		print(''.join(f'    {line}\n' for line in text.splitlines()), end='')
+		printer.print(f'wrote {path}:')
+		printer.print(''.join(f'    {line}\n' for line in text.splitlines()), end='')
 	return True

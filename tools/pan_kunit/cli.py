@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
-		       lkdtm, mutagen, mutants, parse, progress, report, results, run, runner,
-		       score, selftest, series_bisect, sources, targets)
+		       lkdtm, mutagen, mutants, parse, report, results, run, runner, score, selftest,
+		       series_bisect, sources, targets)
 from pan_kunit.boot_request import BootRequest, check_filters
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.session import Session
 from pan_kunit.targets import Target
 
 # This repo: tools/pan_kunit/cli.py is three levels below it.
@@ -326,8 +327,12 @@ def main(argv: Sequence[str], repo: str=REPO) -> int:
 	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
-	with progress.installed(), kunit_tool.olddefconfig(getattr(args, 'olddefconfig', False)):
-		return _command(args, repo)
+	session = Session.of_streams(sys.stdout, sys.stderr)
+	try:
+		with kunit_tool.olddefconfig(getattr(args, 'olddefconfig', False)):
+			return _command(args, repo, session)
+	finally:
+		session.printer.close()
 
 # Each command's handler, as kunit.py's: turns the arguments into the
 # command's request and refuses what it can before any work (for every
@@ -339,43 +344,45 @@ def _check_targets(target_list: List[Target], repo: str) -> None:
 		targets.check_tree(target)
 		sources.load(repo, target.kernel)
 
-def setup_handler(args: argparse.Namespace, repo: str) -> int:
+def setup_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	_check_targets(target_list, repo)
-	targets.ensure_packages(target_list)
+	targets.ensure_packages(session.printer, target_list)
 	for target in target_list:
-		targets.setup(target, repo, 'setup', builds=False)
+		targets.setup(session.printer, target, repo, 'setup', builds=False)
 	return 0
 
-def run_handler(args: argparse.Namespace, repo: str) -> int:
+def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = run_request(args)
 	report.check_destinations(request.json, request.junit)  # before anything runs
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
 	_check_targets(target_list, repo)
-	targets.ensure_packages(target_list)
-	return run.run_tests(request, target_list, repo)
+	targets.ensure_packages(session.printer, target_list)
+	return run.run_tests(session, request, target_list, repo)
 
-def lkdtm_handler(args: argparse.Namespace, repo: str) -> int:
+def lkdtm_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
 	for config in configs.matrix(repo, request.configs, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
 	_check_targets(target_list, repo)
-	targets.ensure_packages(target_list)
-	return targets.each(target_list, lambda t: lkdtm.run_lkdtm(request, t, repo))
+	targets.ensure_packages(session.printer, target_list)
+	return targets.each(session.printer, target_list,
+			    lambda t: lkdtm.run_lkdtm(session, request, t, repo))
 
-def coverage_handler(args: argparse.Namespace, repo: str) -> int:
+def coverage_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)
 	_check_targets(target_list, repo)
-	targets.ensure_packages(target_list, coverage.PACKAGES)
-	return targets.each(target_list, lambda t: coverage.run_coverage(request, t, repo))
+	targets.ensure_packages(session.printer, target_list, coverage.PACKAGES)
+	return targets.each(session.printer, target_list,
+			    lambda t: coverage.run_coverage(session, request, t, repo))
 
-def bisect_handler(args: argparse.Namespace, repo: str) -> int:
+def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = bisect_request(args)
 	report.check_destinations(request.json, request.junit)
@@ -383,11 +390,12 @@ def bisect_handler(args: argparse.Namespace, repo: str) -> int:
 	configs.check(repo, request.configs)
 	for target in target_list:
 		targets.check_tree(target)
-		series_bisect.check(request, target, repo)
-	targets.ensure_packages(target_list)
-	return targets.each(target_list, lambda t: series_bisect.run_bisect(request, t, repo))
+		series_bisect.check(session.printer, request, target, repo)
+	targets.ensure_packages(session.printer, target_list)
+	return targets.each(session.printer, target_list,
+			    lambda t: series_bisect.run_bisect(session, request, t, repo))
 
-def mutants_handler(args: argparse.Namespace, repo: str) -> int:
+def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = mutants_request(args)
 	report.check_destinations(request.json, request.junit)
@@ -400,18 +408,21 @@ def mutants_handler(args: argparse.Namespace, repo: str) -> int:
 		if request.generate:
 			found[target.kernel] = []
 			continue
-		found[target.kernel] = mutants.of_kernel(request, target.kernel, repo, kernel_list)
+		found[target.kernel] = mutants.of_kernel(session.printer, request, target.kernel, repo,
+							 kernel_list)
 		for mutant in found[target.kernel]:
 			mutants.check_kill_on(mutant, configs.available(repo))
-	targets.ensure_packages([t for t in target_list if found[t.kernel] or request.generate],
+	targets.ensure_packages(session.printer,
+				[t for t in target_list if found[t.kernel] or request.generate],
 				[mutagen.PACKAGE] if request.generate else [])
 	if request.generate:
 		mutagen.load_bindings()  # before any build: names the package if it is missing
-		return targets.each(target_list, lambda t: score.run_generated(request, t, repo))
-	return targets.each(target_list,
-			    lambda t: mutants.run_mutants(request, t, repo, found[t.kernel]))
+		return targets.each(session.printer, target_list,
+				    lambda t: score.run_generated(session, request, t, repo))
+	return targets.each(session.printer, target_list,
+			    lambda t: mutants.run_mutants(session, request, t, repo, found[t.kernel]))
 
-def export_handler(args: argparse.Namespace, repo: str) -> int:
+def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = export_request(args)
 	configs.check(repo, request.configs)
@@ -420,34 +431,32 @@ def export_handler(args: argparse.Namespace, repo: str) -> int:
 		raise Error('export writes one series, against one kernel: give one --kernel (' +
 			    ', '.join(t.kernel.name for t in target_list) + ')')
 	_check_targets(target_list, repo)
-	targets.ensure_packages(target_list, checkpatch.PACKAGES)
-	return export.run_export(request, target_list[0], repo)
+	targets.ensure_packages(session.printer, target_list, checkpatch.PACKAGES)
+	return export.run_export(session, request, target_list[0], repo)
 
-def selftest_handler(args: argparse.Namespace, repo: str) -> int:
-	return selftest.selftest(quick=args.quick)
+def selftest_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
+	return selftest.selftest(session.printer, quick=args.quick)
 
-def list_handler(args: argparse.Namespace, repo: str) -> int:
-	return listing.run_list(repo, targets.given_tree(args.tree))
+def list_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
+	return listing.run_list(session.printer, repo, targets.given_tree(args.tree))
 
-def parse_handler(args: argparse.Namespace, repo: str) -> int:
-	return parse.run_parse(parse.ParseRequest(file=args.file),
+def parse_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
+	return parse.run_parse(session.printer, parse.ParseRequest(file=args.file),
 			       parse.trees(targets.given_tree(args.tree)), repo)
 
 @dataclass(frozen=True)
 class Command:
 	"""A command: what --help says it does, and its handler."""
 	help: str
-	handler: Callable[[argparse.Namespace, str], int]
+	handler: Callable[[argparse.Namespace, str, Session], int]
 
 # The commands, in --help's order: the one dispatcher (_command()) finds
 # each command's handler here.
 COMMANDS: Dict[str, Command] = {
 	'setup': Command(
-		'install the needed Debian packages and prepare the tree',
-		setup_handler),
+		'install the needed Debian packages and prepare the tree', setup_handler),
 	'run': Command(
-		'setup, then build and boot every QEMU config and report',
-		run_handler),
+		'setup, then build and boot every QEMU config and report', run_handler),
 	'lkdtm': Command(
 		'setup, then prove PAN end to end: LKDTM ACCESS_USERSPACE, '
 		'EXEC_USERSPACE and ACCESS_NULL, one boot each, on every QEMU config',
@@ -455,41 +464,36 @@ COMMANDS: Dict[str, Command] = {
 	'coverage': Command(
 		'setup, then build with gcov profiling of the code under test, '
 		'run the suites once per QEMU config and report line and branch '
-		'coverage of each function under test (lcov HTML too)',
-		coverage_handler),
+		'coverage of each function under test (lcov HTML too)', coverage_handler),
 	'bisect': Command(
 		'setup, then check a series one patch at a time in a worktree of '
 		'the tree: build and run the matrix after each patch, report the '
-		'first bad one',
-		bisect_handler),
+		'first bad one', bisect_handler),
 	'mutants': Command(
 		'setup, then apply each known regression of mutants/ to a '
-		'worktree of the tree and check that the suites catch it',
-		mutants_handler),
+		'worktree of the tree and check that the suites catch it', mutants_handler),
 	'export': Command(
 		'setup, then write the suites and patches as one upstream series '
 		'(git format-patch, with a cover letter) into DIR, check it with '
 		'checkpatch.pl --strict and check that every prefix builds and passes',
 		export_handler),
 	'selftest': Command(
-		'run the unit tests of this tool, and its type check (mypy)',
-		selftest_handler),
+		'run the unit tests of this tool, and its type check (mypy)', selftest_handler),
 	'list': Command(
 		'list, without a build, the QEMU configs, the kernels, each tree\'s '
 		'state (prepared, built, stale), the suites and their cases, the mutants',
 		list_handler),
 	'parse': Command(
 		'parse a saved console log with kunit_tool and print the report run '
-		'prints for one config',
-		parse_handler),
+		'prints for one config', parse_handler),
 }
 
-def _command(args: argparse.Namespace, repo: str) -> int:
+def _command(args: argparse.Namespace, repo: str, session: Session) -> int:
 	try:
-		return COMMANDS[args.command].handler(args, repo)
+		return COMMANDS[args.command].handler(args, repo, session)
 	except Error as e:
-		print(f'pan-kunit: error: {e}', file=sys.stderr)
+		session.printer.print_stderr(f'pan-kunit: error: {e}')
 		return 2
 	except KeyboardInterrupt:
-		print('pan-kunit: interrupted', file=sys.stderr)
+		session.printer.print_stderr('pan-kunit: interrupted')
 		return 130

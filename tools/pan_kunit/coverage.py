@@ -27,11 +27,14 @@ import shutil
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, lcov, packages, progress,
-		       results, runner, summary, targets)
+from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, lcov, packages, results,
+		       runner, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.ktap import CaseStatus
+from pan_kunit.printer import Printer
+from pan_kunit.progress import Progress
+from pan_kunit.session import Session
 from pan_kunit.targets import Target
 
 # The directory of the coverage boots' files, in the tree's .pan-kunit/.
@@ -275,7 +278,7 @@ class Report:
 	covered: List[Covered]
 	html_dir: Optional[str]
 
-def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuConfig], repo: str,
+def run(progress: Progress, tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuConfig], repo: str,
 	timeout: int, jobs: int, fragments: Sequence[str]=(),
 	options: Optional[runner.KunitOptions]=None) -> Report:
 	"""Builds the profiled kernels, boots each config once and measures
@@ -291,7 +294,7 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 	builds = runner.kconfig_builds(tree, configs, fragments=fragments,
 				       kconfig_add=built_options.kconfig_add,
 				       make_options=built_options.make_options)
-	ok = runner.build_all(tree, kunit_dir, builds, jobs, options=built_options)
+	ok = runner.build_all(progress, tree, kunit_dir, builds, jobs, options=built_options)
 	boots: Dict[str, Boot] = {}
 	baselines: Dict[str, Boot] = {}
 	boot_jobs: Dict[str, Tuple[runner.Job, QemuConfig, str, str]] = {}
@@ -322,16 +325,16 @@ def run(tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuCo
 		boot = _read_boot(config, exec_dir, build_dir, work, job.outcome, timeout,
 				  baseline)
 		(baselines if baseline else boots)[config.name] = boot
-		progress.get().boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
+		progress.boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
 	if boot_jobs:
-		print(f'booting {len(boot_jobs)} profiled kernels, each config with its suites and '
-		      f'without (timeout {timeout} s) ...')
-		progress.get().boots_started(list(boot_jobs))
+		progress.line(f'booting {len(boot_jobs)} profiled kernels, each config with its suites '
+			      f'and without (timeout {timeout} s) ...')
+		progress.boots_started(list(boot_jobs))
 		try:
-			runner.run_jobs([job for job, _, _, _ in boot_jobs.values()],
+			runner.run_jobs(progress, [job for job, _, _, _ in boot_jobs.values()],
 					timeout + runner.WATCHDOG_MARGIN, ended)
 		finally:
-			progress.get().boots_ended()
+			progress.boots_ended()
 	ordered = [boots[c.name] for c in configs]
 	for boot in ordered:
 		base = baselines.get(boot.config.name)
@@ -390,52 +393,52 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 		return Boot(config, False, f'{tally}; {e}')
 	return Boot(config, suites_ok, tally, tracefile)
 
-def print_report(kernel: str, report: Report) -> bool:
+def print_report(printer: Printer, kernel: str, report: Report) -> bool:
 	"""The boots, then a line per function under test; whether every
 	boot passed its suites and brought out its counters, and every
 	function under test is still defined where FUNCTIONS says (a renamed
 	or moved one would be measured as nothing)."""
 	for boot in report.boots:
-		print(f'{boot.config.name}: {"ok  " if boot.ok else "FAIL"} {boot.summary}')
+		printer.print(f'{boot.config.name}: {"ok  " if boot.ok else "FAIL"} {boot.summary}')
 	if not report.covered:
 		return False
-	print(f'\ncoverage of {kernel} by the suites, every config merged, a boot without them '
-	      f'subtracted (HTML, both boots: '
-	      f'{os.path.join(report.html_dir or "", "index.html")}):')
+	printer.print(f'\ncoverage of {kernel} by the suites, every config merged, a boot without them '
+		      f'subtracted (HTML, both boots: '
+		      f'{os.path.join(report.html_dir or "", "index.html")}):')
 	width = max(len(c.function.name) for c in report.covered)
 	area = None
 	for c in report.covered:
 		if c.function.area != area:
 			area = c.function.area
-			print(f'  {area}:')
+			printer.print(f'  {area}:')
 		if not c.defined:
-			print(f'    {c.function.name:<{width}}  FAIL: not defined in {c.function.source}; '
-			      f'update FUNCTIONS in {__file__}')
+			printer.print(f'    {c.function.name:<{width}}  FAIL: not defined in {c.function.source}; '
+				      f'update FUNCTIONS in {__file__}')
 			continue
 		if not c.found:
-			print(f'    {c.function.name:<{width}}  not instrumented: inlined whole into '
-			      'its callers')
+			printer.print(f'    {c.function.name:<{width}}  not instrumented: inlined whole into '
+				      'its callers')
 			continue
 		missed = ''
 		if c.missed_branches:
 			missed = '  branches missed at ' + ', '.join(map(str, c.missed_branches))
-		print(f'    {c.function.name:<{width}}  lines {c.ratio(c.lines):<12} '
-		      f'branches {c.ratio(c.branches):<12}{missed}')
+		printer.print(f'    {c.function.name:<{width}}  lines {c.ratio(c.lines):<12} '
+			      f'branches {c.ratio(c.branches):<12}{missed}')
 	return all(b.ok for b in report.boots) and all(c.defined for c in report.covered)
 
-def run_coverage(request: BootRequest, target: Target, repo: str) -> int:
+def run_coverage(session: Session, request: BootRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, measures and reports its coverage."""
 	tree_dir = target.tree
-	targets.setup(target, repo, 'coverage')
+	targets.setup(session.printer, target, repo, 'coverage')
 	packages.require(TOOLS, 'coverage')
 	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
-	kernel = targets.describe(target)()
+	kernel = targets.describe(session.printer, target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
-	report = run(tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
+	report = run(session.progress, tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
 		     request.timeout, request.jobs, fragments=targets.fragments(repo, target.kernel),
 		     options=request.options)
-	ok = print_report(title, report)
+	ok = print_report(session.printer, title, report)
 	passed = sum(b.ok for b in report.boots)
-	summary.report(summary.Tally('coverage', passed, len(report.boots) - passed))
+	summary.report(session.printer, summary.Tally('coverage', passed, len(report.boots) - passed))
 	return 0 if ok else 1

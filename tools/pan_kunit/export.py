@@ -42,6 +42,7 @@ from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 from pan_kunit import (Error, checkpatch, gitcmd, hooks, proc, series, series_bisect, sources,
 		       steps, suites, targets, tree)
 from pan_kunit.boot_request import BootRequest
+from pan_kunit.session import Session
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.targets import Target
 from pan_kunit.worktree import apply, checkout, locked, reset
@@ -359,44 +360,45 @@ def check(request: ExportRequest, repo: str) -> None:
 	check_out_dir(request.out)
 	identity(repo)
 
-def run_export(request: ExportRequest, target: Target, repo: str) -> int:
+def run_export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, writes the series and checks it."""
-	targets.setup(target, repo, 'export', builds=not request.no_build)
+	targets.setup(session.printer, target, repo, 'export', builds=not request.no_build)
 	with locked(target.tree):
-		return _export(request, target, repo)
+		return _export(session, request, target, repo)
 
-def _export(request: ExportRequest, target: Target, repo: str) -> int:
+def _export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
 	who = identity(repo)
 	wanted = sources.load(repo, target.kernel)
+	printer = session.printer
 	# The steps before the series adds its .kunitconfig build with the repo's.
-	checker = steps.checker(request, target, repo,
+	checker = steps.checker(session.progress, request, target, repo,
 				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
-	wt = checkout(target.tree, tree.BASE_REF)
+	wt = checkout(printer, target.tree, tree.BASE_REF)
 	build_series(wt, wanted, who)
 	files = format_patches(wt, repo, request.out, who)
 	problems = checkpatch.run(wt, files[1:])
-	print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
+	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
 			'checkpatch --strict: FAILED' if path in problems else
 			'checkpatch --strict: clean')
-		print(f'    {os.path.basename(path)}: {verdict}')
+		printer.print(f'    {os.path.basename(path)}: {verdict}')
 		for line in problems.get(path, '').splitlines():
-			print(f'        {line}')
+			printer.print(f'        {line}')
 	bad = None
 	if not request.no_build:
 		patches = [series.patch(p) for p in files[1:]]
 		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
 				     kernel=target.kernel.package)
-		print()
+		printer.print()
 		for line in series_bisect.table(checked):
-			print(line)
+			printer.print(line)
 		bad = series_bisect.first_bad(checked)
 		if bad is not None:
-			print(f'export: step {bad.number} is bad: {bad.verdict()}')
+			printer.print(f'export: step {bad.number} is bad: {bad.verdict()}')
 		elif checked[-1].failed():
 			bad = checked[-1]
-			print('export: the whole series does not pass')
+			printer.print('export: the whole series does not pass')
 	if problems:
-		print(f'export: {len(problems)} patches are not checkpatch clean')
+		printer.print(f'export: {len(problems)} patches are not checkpatch clean')
 	return 0 if not problems and bad is None else 1

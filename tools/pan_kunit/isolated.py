@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import progress, results
+from pan_kunit import results
 from pan_kunit.configs import QemuConfig
+from pan_kunit.progress import Progress
 from pan_kunit.runner import (CONSOLE, KUNIT_JSON, WATCHDOG_MARGIN, Job, KunitOptions, Outputs,
 			      clear_boot, exec_job, run_jobs)
 
@@ -118,7 +119,7 @@ def _merge(outputs: Outputs, config: QemuConfig, parts: List[Outputs], labels: L
 def _outputs(outputs: Outputs, config: QemuConfig, part: str) -> Outputs:
 	return Outputs(os.path.join(outputs.root, 'isolated', config.name, part))
 
-def boot(outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, str]],
+def boot(progress: Progress, outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, str]],
 	 kunitconfig: str, timeout: int, options: KunitOptions,
 	 quiet: bool=False) -> Dict[str, Boots]:
 	"""Lists the tests of each config of @built (name: config, build
@@ -132,21 +133,21 @@ def boot(outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, st
 		jobs[name] = [exec_job(listing[name], kunit_dir, config, build_dir, kunitconfig, timeout,
 				       options, extra=['--list_tests'])]
 	if not quiet and built:
-		print(f'listing the tests of {", ".join(built)} for --run_isolated '
-		      f'{options.run_isolated} ...')
-	progress.get().boots_started(list(built))
+		progress.line(f'listing the tests of {", ".join(built)} for --run_isolated '
+			      f'{options.run_isolated} ...')
+	progress.boots_started(list(built))
 	try:
-		run_jobs([job_list[0] for job_list in jobs.values()], watchdog)
+		run_jobs(progress, [job_list[0] for job_list in jobs.values()], watchdog)
 		listed_ok = {name: bool(job_list[0].outcome and job_list[0].outcome.returncode == 0)
 			     for name, job_list in jobs.items()}
 		plans = {name: globs(listed(job_list[0].log), options.run_isolated,
 				     options.filter_glob) if listed_ok[name] else []
 			 for name, job_list in jobs.items()}
 		if not quiet and plans:
-			print('booting ' + ', '.join(f'{name} {len(plan)} times'
-						     for name, plan in plans.items()) +
-			      f': one boot per {options.run_isolated} (--run_isolated), one after the '
-			      'other on each config')
+			progress.line('booting ' + ', '.join(f'{name} {len(plan)} times'
+							     for name, plan in plans.items()) +
+				      f': one boot per {options.run_isolated} (--run_isolated), one after '
+				      'the other on each config')
 		parts: Dict[str, List[Outputs]] = {name: [] for name in built}
 		for index in range(max((len(plan) for plan in plans.values()), default=0)):
 			wave = []
@@ -160,7 +161,7 @@ def boot(outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, st
 						     timeout, options, filter_glob=plan[index]))
 				jobs[name].append(wave[-1])
 				parts[name].append(part)
-			run_jobs(wave, watchdog)
+			run_jobs(progress, wave, watchdog)
 		found = {}
 		for name, (config, _) in built.items():
 			plan = plans[name]
@@ -173,7 +174,7 @@ def boot(outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, st
 				results.read_json(os.path.join(outputs.exec_dir(config), KUNIT_JSON)),
 				results.read_text(os.path.join(outputs.exec_dir(config), CONSOLE)),
 				found[name].outcome, timeout)
-			progress.get().boot_ended(name, status, found[name].outcome.elapsed, quiet)
+			progress.boot_ended(name, status, found[name].outcome.elapsed, quiet)
 	finally:
-		progress.get().boots_ended()
+		progress.boots_ended()
 	return found

@@ -27,6 +27,7 @@ from types import CodeType, ModuleType
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error, proc
+from pan_kunit.printer import Printer
 
 # Where a tree (the prepared tree, a worktree of it) has its kunit_tool.
 DIR = os.path.join('tools', 'testing', 'kunit')
@@ -114,7 +115,7 @@ def _probe(tools: Sequence[str]) -> str:
 		lines.append(f'{tool}: ' + (result.stdout.splitlines() or ['?'])[0].strip())
 	return '\n'.join(lines) + '\n'
 
-def build_env(build_dir: str, tools: str) -> Dict[str, str]:
+def build_env(printer: Printer, build_dir: str, tools: str) -> Dict[str, str]:
 	"""What the environment of the build into @build_dir adds: nothing
 	when kunit_build.py may leave its olddefconfig out (the toolchain is
 	@tools, as when it last built), else OLDDEFCONFIG_ENV=1: a first
@@ -123,8 +124,8 @@ def build_env(build_dir: str, tools: str) -> Dict[str, str]:
 		return {OLDDEFCONFIG_ENV: '1'}
 	if not _settings.announced:
 		_settings.announced = True
-		print('note: builds leave out kunit.py\'s make olddefconfig while the toolchain is '
-		      f'unchanged (--olddefconfig or {OLDDEFCONFIG_ENV}=1 keep it)')
+		printer.print('note: builds leave out kunit.py\'s make olddefconfig while the toolchain is '
+			      f'unchanged (--olddefconfig or {OLDDEFCONFIG_ENV}=1 keep it)')
 	try:
 		with open(os.path.join(build_dir, TOOLCHAIN_FILE)) as f:
 			before: Optional[str] = f.read()
@@ -135,8 +136,8 @@ def build_env(build_dir: str, tools: str) -> Dict[str, str]:
 	if before is not None:
 		changed = [f'{old} -> {new.split(": ", 1)[1]}' for old, new in
 			   zip(before.splitlines(), tools.splitlines()) if old != new]
-		print(f'note: the toolchain changed since {build_dir} was configured '
-		      f'({"; ".join(changed) or "its tools"}): olddefconfig runs before its make')
+		printer.print(f'note: the toolchain changed since {build_dir} was configured '
+			      f'({"; ".join(changed) or "its tools"}): olddefconfig runs before its make')
 	return {OLDDEFCONFIG_ENV: '1'}
 
 def note_toolchain(build_dir: str, tools: str) -> None:

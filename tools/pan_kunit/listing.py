@@ -9,7 +9,6 @@
 
 import glob
 import os
-import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
@@ -17,6 +16,7 @@ from pan_kunit import (Error, configs, initramfs, kernels, mutants, packages, re
 		       runner, suites)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.printer import Printer
 from pan_kunit.sources import TREE_KUNITCONFIG
 
 # What a build is stale against: a file newer than its kernel, in the
@@ -101,13 +101,13 @@ def _trees(repo: str, given: Optional[str]) -> List[Tuple[str, str]]:
 		return [(spec.name if spec else '?', os.path.abspath(given))]
 	return [(k.name, k.default_tree()) for k in kernels.KNOWN]
 
-def run_list(repo: str, given: Optional[str]=None) -> int:
+def run_list(printer: Printer, repo: str, given: Optional[str]=None) -> int:
 	"""What a run can be made of: configs, kernels and trees, suites,
 	mutants, kept to the terminal's width without losing a word: a line
 	too long is folded at its "; ", else at its spaces (report.fold()),
 	and a mutant's subject has a line of its own.  Exit 2 when a QEMU
 	config is broken, after the rest."""
-	width = report.width()
+	width = report.width(printer)
 	out: List[str] = []
 	matrix, broken = _configs(repo)
 	groups = configs.group_by_kconfig(matrix)
@@ -143,9 +143,9 @@ def run_list(repo: str, given: Optional[str]=None) -> int:
 			out.append('    (none)')
 	for line in out:
 		for part in report.fold(line, width):
-			print(part)
+			printer.print(part)
 	if broken:
-		print(f'pan-kunit: error: broken QEMU configs: {", ".join(broken)} (see above)',
-		      file=sys.stderr)
+		printer.print_stderr(f'pan-kunit: error: broken QEMU configs: {", ".join(broken)} '
+				     '(see above)')
 		return 2
 	return 0

@@ -13,10 +13,13 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, StrEnum, configs, initramfs, kunit_tool, progress, results, runner,
-		       summary, targets)
+from pan_kunit import (Error, StrEnum, configs, initramfs, kunit_tool, results, runner, summary,
+		       targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
+from pan_kunit.printer import Printer
+from pan_kunit.progress import Progress
+from pan_kunit.session import Session
 from pan_kunit.targets import Target
 
 KCONFIG = targets.LKDTM_KCONFIG
@@ -132,7 +135,7 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	end the boot as soon as KUnit is done, before init runs."""
 	return f'{config.cmdline} kunit.enable=0 pankunit_crash={crash}'.strip()
 
-def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
+def run(progress: Progress, tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
 	the kernels with the kconfig @fragments (KCONFIG must be among them), then
@@ -146,7 +149,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 	built: List[Tuple[QemuConfig, runner.Build]] = []
 	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
 	builds = runner.kconfig_builds(tree, configs, fragments=fragments)
-	ok = runner.build_all(tree, kunit_dir, builds, jobs)
+	ok = runner.build_all(progress, tree, kunit_dir, builds, jobs)
 	for build in builds:
 		if ok[build.key]:
 			built.extend((c, build) for c in build.group)
@@ -154,7 +157,7 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
 			for config in build.group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = BootVerdict(False, 'build failed', None)
-	verdicts.update(boot(tree, kunit_dir, built, cpio, timeout,
+	verdicts.update(boot(progress, tree, kunit_dir, built, cpio, timeout,
 			     BootDirs(runner.state(tree, 'exec'), runner.state(tree, 'logs'), 'lkdtm-')))
 	return verdicts
 
@@ -173,7 +176,7 @@ class BootDirs:
 	def log(self, config: str, crash: str) -> str:
 		return os.path.join(self.log_root, f'{self.prefix}{config}-{crash}.log')
 
-def boot(tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Build]],
+def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Build]],
 	 cpio: str, timeout: int, dirs: BootDirs,
 	 quiet: bool=False) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Boots each config of @built, a kernel already built in its build's
@@ -201,17 +204,17 @@ def boot(tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Bui
 		assert job.outcome is not None
 		verdict = _verdict(exec_dir, crash, pans[name], job.outcome, timeout)
 		verdicts[name, crash] = verdict
-		progress.get().boot_ended(job.label, 'ok' if verdict.ok else 'FAIL',
-					  job.outcome.elapsed, quiet)
+		progress.boot_ended(job.label, 'ok' if verdict.ok else 'FAIL', job.outcome.elapsed,
+				    quiet)
 	if jobs_by_boot:
 		if not quiet:
-			print(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
-		progress.get().boots_started(list(boot_of))
+			progress.line(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
+		progress.boots_started(list(boot_of))
 		try:
-			runner.run_jobs([job for job, _ in jobs_by_boot.values()],
+			runner.run_jobs(progress, [job for job, _ in jobs_by_boot.values()],
 					timeout + runner.WATCHDOG_MARGIN, ended)
 		finally:
-			progress.get().boots_ended()
+			progress.boots_ended()
 	return verdicts
 
 def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: results.Exit,
@@ -223,31 +226,31 @@ def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: resul
 		verdict = BootVerdict(False, 'timed out: ' + verdict.summary, console)
 	return verdict
 
-def print_report(configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], BootVerdict]) -> bool:
+def print_report(printer: Printer, configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], BootVerdict]) -> bool:
 	for (name, crash), verdict in sorted(verdicts.items()):
 		if not verdict.ok:
-			print(f'--- {name} {crash}: {verdict.summary}; last {LOG_LINES} console lines:')
+			printer.print(f'--- {name} {crash}: {verdict.summary}; last {LOG_LINES} console lines:')
 			for line in (verdict.log or '').splitlines()[-LOG_LINES:]:
-				print('    ' + line)
-	print()
+				printer.print('    ' + line)
+	printer.print()
 	for config in configs:
 		source = pan_source(config)
 		pan = 'no PAN' if source is None else f'PAN by {source}'
-		print(f'{config.name} ({config.cpu}, {pan}):')
+		printer.print(f'{config.name} ({config.cpu}, {pan}):')
 		for crash in CRASH_TYPES:
 			verdict = verdicts[config.name, crash]
-			print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} {verdict.summary}')
+			printer.print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} {verdict.summary}')
 	return all(v.ok for v in verdicts.values())
 
-def run_lkdtm(request: BootRequest, target: Target, repo: str) -> int:
+def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree and boots LKDTM on each config of the request."""
 	tree_dir = target.tree
-	targets.setup(target, repo, 'lkdtm')
+	targets.setup(session.printer, target, repo, 'lkdtm')
 	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
-	verdicts = run(tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
+	verdicts = run(session.progress, tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
 		       fragments=targets.fragments(repo, target.kernel))
 	passed = sum(v.ok for v in verdicts.values())
-	ok = print_report(matrix, verdicts)
-	summary.report(summary.Tally('lkdtm', passed, len(verdicts) - passed))
+	ok = print_report(session.printer, matrix, verdicts)
+	summary.report(session.printer, summary.Tally('lkdtm', passed, len(verdicts) - passed))
 	return 0 if ok else 1

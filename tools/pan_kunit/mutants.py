@@ -25,6 +25,8 @@ from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, r
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.printer import Printer
+from pan_kunit.session import Session
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 from pan_kunit.targets import Target
 
@@ -324,18 +326,19 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	mutant applied alone on it.  Returns the baseline.  In a tree of the
 	user's own (@own_tree), a mutant that does not apply is of code their
 	tree does not hold: not applicable, not a failure."""
-	wt = worktree.checkout(checker.tree, tree.PREPARED_REF)
+	shown = checker.progress
+	wt = worktree.checkout(shown.printer, checker.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
-	progress.get().task('baseline (the prepared tree)')
-	print(f'baseline (the prepared tree): building and booting {len(checker.matrix)} configs, '
-	      'which must pass before any mutant is judged ...', flush=True)
+	shown.task('baseline (the prepared tree)')
+	shown.printer.print(f'baseline (the prepared tree): building and booting {len(checker.matrix)} configs, '
+			    'which must pass before any mutant is judged ...')
 	checker.run_step(wt, baseline, baseline_logs(wt))
-	print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
-	      f'logs: {baseline.logs})')
+	shown.printer.print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
+			    f'logs: {baseline.logs})')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs
 		       if r.status != results.Status.PASS]
 	if not_passing:
-		report.print_report(baseline.configs)
+		report.print_report(shown.printer, baseline.configs)
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])
@@ -362,8 +365,7 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 					result.stderr.strip()
 				eta.skip()
 			else:
-				progress.get().task(f'mutant {number}/{len(mutants)} {mutant.name}',
-						    eta.text())
+				shown.task(f'mutant {number}/{len(mutants)} {mutant.name}', eta.text())
 				elapsed = judge_by_groups(checker, wt, mutant, number, landed, before,
 							  lkdtm)
 				eta.done(elapsed)
@@ -371,9 +373,9 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 		left = eta.text()
 		logs = f'; logs: {mutant.logs}' if mutant.logs else ''
 		judged_by = f'; {mutant.lkdtm}' if mutant.lkdtm else ''
-		print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict}{judged_by} '
-		      f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
-	progress.get().task('')
+		shown.printer.print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict}{judged_by} '
+				    f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
+	shown.task('')
 	worktree.reset(wt, tree.PREPARED_REF)
 	return baseline
 
@@ -382,13 +384,13 @@ def table(mutants: List[Mutant]) -> List[str]:
 			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
 			      for m in mutants])
 
-def of_kernel(request: MutantsRequest, kernel: KernelSpec, repo: str,
+def of_kernel(printer: Printer, request: MutantsRequest, kernel: KernelSpec, repo: str,
 	      kernel_list: Sequence[KernelSpec]) -> List[Mutant]:
 	"""@kernel's mutants (mutants/VERSION/), or those of --only that it
 	has; a name of --only is refused when no kernel of @kernel_list has it."""
 	directory = os.path.join(repo, kernel.mutants_dir())
 	if not request.only:
-		return _sampled(request, kernel, _headers_left_out(request, kernel,
+		return _sampled(printer, request, kernel, _headers_left_out(printer, request, kernel,
 								 load(directory, [])))
 	known = {k.name: names(os.path.join(repo, k.mutants_dir())) for k in kernel_list}
 	unknown = sorted(set(request.only) - {n for found in known.values() for n in found})
@@ -402,7 +404,7 @@ def of_kernel(request: MutantsRequest, kernel: KernelSpec, repo: str,
 		raise Error('; '.join(hints) + ' (tools/pan-kunit list names every mutant of ' +
 			    ', '.join(os.path.join(repo, 'mutants', k) for k in known) + ')')
 	here = [n for n in request.only if n in names(directory)]
-	return _headers_left_out(request, kernel, load(directory, here) if here else [])
+	return _headers_left_out(printer, request, kernel, load(directory, here) if here else [])
 
 def draw(items: Sequence[T], size: Optional[int], seed: int,
 	 order: Callable[[T], Any]) -> List[T]:
@@ -413,27 +415,27 @@ def draw(items: Sequence[T], size: Optional[int], seed: int,
 		return list(items)
 	return sorted(random.Random(seed).sample(list(items), size), key=order)
 
-def _sampled(request: MutantsRequest, kernel: KernelSpec,
+def _sampled(printer: Printer, request: MutantsRequest, kernel: KernelSpec,
 	     found: List[Mutant]) -> List[Mutant]:
 	"""@found, or a seeded random sample of --sample N of them, by name."""
 	if request.sample is None or request.sample >= len(found):
 		return found
 	by_name: Callable[[Mutant], str] = lambda m: m.name
 	chosen = draw(sorted(found, key=by_name), request.sample, request.seed, by_name)
-	print(f'mutants of {kernel.name}: checking {len(chosen)} of {len(found)}, drawn with '
-	      f'seed {request.seed} (--sample {request.sample} --seed {request.seed}); '
-	      'without --sample, all')
+	printer.print(f'mutants of {kernel.name}: checking {len(chosen)} of {len(found)}, drawn with '
+		      f'seed {request.seed} (--sample {request.sample} --seed {request.seed}); '
+		      'without --sample, all')
 	return chosen
 
-def _headers_left_out(request: MutantsRequest, kernel: KernelSpec,
+def _headers_left_out(printer: Printer, request: MutantsRequest, kernel: KernelSpec,
 		      found: List[Mutant]) -> List[Mutant]:
 	"""@found, less the mutants of headers with --no-header-mutants, or
 	the others with --only-header-mutants."""
 	left_out = [m.name for m in found if not request.headers.wants(m.of_header())]
 	if left_out:
-		print(f'mutants of {kernel.name}: left out, as they change ' +
-		      ('a header' if request.headers == HeaderMutants.WITHOUT else 'no header') +
-		      f' ({request.headers.option()}): {", ".join(left_out)}')
+		printer.print(f'mutants of {kernel.name}: left out, as they change ' +
+			      ('a header' if request.headers == HeaderMutants.WITHOUT else 'no header') +
+			      f' ({request.headers.option()}): {", ".join(left_out)}')
 	return [m for m in found if request.headers.wants(m.of_header())]
 
 def junit_check(mutant: Mutant) -> junit.Check:
@@ -445,32 +447,34 @@ def junit_check(mutant: Mutant) -> junit.Check:
 		   junit.CheckStatus.FAILURE)
 	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
 
-def run_mutants(request: MutantsRequest, target: Target, repo: str,
+def run_mutants(session: Session, request: MutantsRequest, target: Target, repo: str,
 		found: List[Mutant]) -> int:
 	"""Prepares @target's tree and checks the mutants @found there."""
+	printer = session.printer
 	if not found:
-		print(f'mutants: none to check on {target.kernel.package}')
+		printer.print(f'mutants: none to check on {target.kernel.package}')
 		return 0
-	targets.setup(target, repo, 'mutants')
+	targets.setup(printer, target, repo, 'mutants')
 	with worktree.locked(target.tree):
-		return _check_all(request, target, repo, found)
+		return _check_all(session, request, target, repo, found)
 
-def _check_all(request: MutantsRequest, target: Target, repo: str,
+def _check_all(session: Session, request: MutantsRequest, target: Target, repo: str,
 	       found: List[Mutant]) -> int:
 	tree_dir = target.tree
-	checker = steps.checker(request, target, repo)
+	printer = session.printer
+	checker = steps.checker(session.progress, request, target, repo)
 	start = time.monotonic()
 	baseline = run(checker, found, own_tree=target.user is not None)
 	elapsed = time.monotonic() - start
-	print()
+	printer.print()
 	for line in table(found):
-		print(line)
+		printer.print(line)
 	timed = sorted(m.elapsed for m in found if m.verdict != MutantVerdict.PENDING) or [0.0]
 	counts = {v: sum(m.verdict == v for m in found) for v in MutantVerdict}
-	print(f'mutants took {elapsed:.0f} s for {len(found)} mutants (baseline '
-	      f'{baseline.elapsed:.0f} s, median mutant {statistics.median(timed):.1f} s): ' +
-	      ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.report(summary.Tally('mutants', counts[MutantVerdict.KILLED],
+	printer.print(f'mutants took {elapsed:.0f} s for {len(found)} mutants (baseline '
+		      f'{baseline.elapsed:.0f} s, median mutant {statistics.median(timed):.1f} s): ' +
+		      ', '.join(f'{n} {v}' for v, n in counts.items() if n))
+	summary.report(printer, summary.Tally('mutants', counts[MutantVerdict.KILLED],
 				     sum(not m.ok() for m in found)))
 	if request.json:
 		results.write_json(request.json, {

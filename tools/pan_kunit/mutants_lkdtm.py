@@ -47,7 +47,7 @@ def boot_step(checker: Checker, wt: str, logs: str, cpio: str) -> Verdicts:
 				       checker.options.make_options)
 	where = os.path.join(logs, BOOTS_DIR)
 	shutil.rmtree(where, ignore_errors=True)
-	return lkdtm.boot(wt, kunit_tool.directory(wt), [(c, b) for b in builds for c in b.group],
+	return lkdtm.boot(checker.progress, wt, kunit_tool.directory(wt), [(c, b) for b in builds for c in b.group],
 			  cpio, checker.timeout, lkdtm.BootDirs(where, where), quiet=True)
 
 def baseline(checker: Checker, wt: str, logs: str,
@@ -57,23 +57,24 @@ def baseline(checker: Checker, wt: str, logs: str,
 	it, or no boot can judge one."""
 	if checker.lkdtm_init is None or not any(touches(f) for f in files):
 		return None
+	printer = checker.progress.printer
 	start = time.monotonic()
 	try:
 		cpio = initramfs.pack(wt, checker.lkdtm_init, 'lkdtm')
 	except Error as e:
-		print(f'baseline LKDTM: its init does not build, mutants are judged without '
-		      f'LKDTM: {e}')
+		printer.print(f'baseline LKDTM: its init does not build, mutants are judged without '
+			      f'LKDTM: {e}')
 		return None
 	verdicts = boot_step(checker, wt, logs, cpio)
 	elapsed = time.monotonic() - start
 	ok = {key for key, verdict in verdicts.items() if verdict.ok}
 	not_ok = [f'{name} {crash}: {verdict.summary}'
 		  for (name, crash), verdict in sorted(verdicts.items()) if not verdict.ok]
-	print(f'baseline LKDTM: {len(ok)} boots ok' +
-	      (f', {len(not_ok)} not, which judge no mutant ({"; ".join(not_ok)})' if not_ok else '')
-	      + f' ({elapsed:.1f} s; logs: {os.path.join(logs, BOOTS_DIR)})')
+	printer.print(f'baseline LKDTM: {len(ok)} boots ok' +
+		      (f', {len(not_ok)} not, which judge no mutant ({"; ".join(not_ok)})' if not_ok else '')
+		      + f' ({elapsed:.1f} s; logs: {os.path.join(logs, BOOTS_DIR)})')
 	if not ok:
-		print('baseline LKDTM: no boot was ok; mutants are judged without LKDTM')
+		printer.print('baseline LKDTM: no boot was ok; mutants are judged without LKDTM')
 		return None
 	return Baseline(cpio, ok, elapsed)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pan_kunit import Error, apt_suites, proc
+from pan_kunit.printer import Printer
 
 # What every command needs beside the kernels' source packages.
 NEEDED = ['gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
@@ -145,7 +146,7 @@ def upgrades(versions: Mapping[str, str], release: Optional[str],
 		found.suites.setdefault(suite, []).extend(backport.packages)
 	return found
 
-def ensure(sources: Sequence[str]=(), extra: Sequence[str]=(),
+def ensure(printer: Printer, sources: Sequence[str]=(), extra: Sequence[str]=(),
 	   installed: Callable[[Sequence[str]], Mapping[str, str]]=installed_versions,
 	   euid: Callable[[], int]=os.geteuid,
 	   apt_get: Callable[[List[str]], int]=_apt_get,
@@ -165,7 +166,7 @@ def ensure(sources: Sequence[str]=(), extra: Sequence[str]=(),
 	missing = [p for p in wanted if p not in present]
 	newer = upgrades(present, release(), older=older)
 	for note in newer.notes:
-		print(f'note: {note}')
+		printer.print(f'note: {note}')
 	if not missing and not newer.packages:
 		return
 	if euid() != 0:
@@ -173,11 +174,11 @@ def ensure(sources: Sequence[str]=(), extra: Sequence[str]=(),
 			raise Error('missing Debian packages: ' + ' '.join(missing) + '\n'
 				    'run as root: ' + _commands(missing, newer, root))
 		if newer.packages:
-			print(f'note: {_lacks(newer)}; as root, run:\n' + _commands([], newer, root))
+			printer.print(f'note: {_lacks(newer)}; as root, run:\n' + _commands([], newer, root))
 		return
 	install = list(dict.fromkeys(missing + newer.packages))
-	apt_suites.ensure(newer.suites, root)
-	print('installing Debian packages: ' + ' '.join(install))
+	apt_suites.ensure(printer, newer.suites, root)
+	printer.print('installing Debian packages: ' + ' '.join(install))
 	if apt_get(['update']) != 0:
 		raise Error('apt-get update failed (see its output above); '
 			    'fix the APT sources, then run again')

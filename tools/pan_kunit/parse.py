@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner, suites, summary
+from pan_kunit.printer import Printer
 
 
 @dataclass
@@ -22,7 +23,7 @@ def trees(given: Optional[str]) -> List[str]:
 	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
 	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
 
-def run_parse(request: ParseRequest, trees: List[str], repo: str) -> int:
+def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: str) -> int:
 	"""Parses the console log of @request with the kunit.py parse of the
 	first of @trees that has one, and reports it as run reports a config;
 	of a console cut short, where it stopped and which of @repo's suites
@@ -40,7 +41,7 @@ def run_parse(request: ParseRequest, trees: List[str], repo: str) -> int:
 		raise Error(f'{path} holds no KTAP output ({what}): give the console of a boot that '
 			    'ran KUnit, e.g. a boot\'s test.log')
 	kunit_py = kunit_tool.find(trees)
-	print(f'parsing {path} with {kunit_py}')
+	printer.print(f'parsing {path} with {kunit_py}')
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
 		json_path = os.path.join(scratch, 'kunit.json')
 		parsed = kunit_tool.parse(kunit_py, path, json_path)
@@ -57,8 +58,8 @@ def run_parse(request: ParseRequest, trees: List[str], repo: str) -> int:
 		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,
 		param_skips=results.param_skips(console))
-	report.print_report([result], totals=False, known=suites.known(repo))
+	report.print_report(printer, [result], totals=False, known=suites.known(repo))
 	# Closed as every command is: a line of its own name.
 	passed, failed, skipped = results.totals([result])
-	summary.report(summary.Tally('parse', passed, failed, skipped))
+	summary.report(printer, summary.Tally('parse', passed, failed, skipped))
 	return 0 if status == results.Status.PASS else 1

@@ -3,32 +3,24 @@
 # Progress of the long runs: builds, boots, and the steps of bisect and
 # mutants.
 #
-# One Printer owns stdout and stderr: cli.main() installs it as sys.stdout
-# and sys.stderr, so every print() goes through it.  On a terminal it
-# keeps one status line under the normal lines, rewritten in place ("\r",
-# then clear to the end of the line) and cleared before any normal line is
-# written, so the two never mix.  When stdout is not a terminal (a CI log)
-# there is no status line, only the normal lines: at most one per build
-# start and end, per boot end, and per step or mutant end.
-#
-# Progress says on the status line what runs: each build with its elapsed
+# Progress says on the status line of the session's Printer (printer.py) what runs: each build with its elapsed
 # time and the objects it wrote so far, the boots, and the step of a
 # bisect or mutants run with the time left.  kunit.py sends make's output
 # to /dev/null, so its build log has no CC lines to count: an object is a
 # .o file of the build directory written since the build started.  The
 # caller polls (poll(), e.g. once a second while it waits for the jobs),
-# so no thread of its own is needed.
+# so no thread of its own is needed.  When stdout is not a terminal (a CI
+# log) there is no status line, only the normal lines: at most one per
+# build start and end, per boot end, and per step or mutant end.
 
-import contextlib
 import os
-import shutil
-import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, TextIO
+from typing import Callable, Dict, List, Optional
 
-CLEAR_LINE = '\r\033[K'
+from pan_kunit.printer import Printer
+
 # kunit.py's line when make starts, after the kconfig was written.
 MAKE_STARTED = 'Building with:'
 # Seconds between two polls of the builds while jobs run.
@@ -48,74 +40,6 @@ def duration(seconds: float) -> str:
 def _clock(seconds: float) -> str:
 	seconds = int(seconds)
 	return f'{seconds // 60}:{seconds % 60:02d}'
-
-class Printer:
-	"""Normal lines on @stdout and @stderr, and, when @stdout is a
-	terminal, one status line under them."""
-
-	def __init__(self, stdout: TextIO, stderr: Optional[TextIO]=None,
-		     tty: Optional[bool]=None, width: Callable[[], int]=lambda: 0) -> None:
-		self._stdout = stdout
-		self.live = stdout.isatty() if tty is None else tty
-		self._width = width
-		self._lock = threading.RLock()
-		self._status = ''
-		self._shown = False
-		self._line_start = True
-		self.stdout = _Stream(self, stdout)
-		self.stderr = _Stream(self, stderr or stdout)
-
-	def write(self, text: str, stream: TextIO) -> int:
-		with self._lock:
-			if text:
-				self._erase()
-				stream.write(text)
-				self._line_start = text.endswith('\n')
-				if stream is not self._stdout:
-					stream.flush()
-				self._draw()
-		return len(text)
-
-	def status(self, text: str) -> None:
-		"""Shows @text as the status line ('' for none), on a terminal."""
-		with self._lock:
-			if not self.live or text == self._status:
-				return
-			self._status = text
-			self._erase()
-			self._draw()
-
-	def close(self) -> None:
-		"""Clears the status line."""
-		self.status('')
-
-	def _erase(self) -> None:
-		if self._shown:
-			self._stdout.write(CLEAR_LINE)
-			self._shown = False
-
-	def _draw(self) -> None:
-		if self.live and self._status and self._line_start:
-			width = self._width() or shutil.get_terminal_size().columns
-			self._stdout.write(self._status[:max(width - 1, 1)])
-			self._shown = True
-		self._stdout.flush()
-
-class _Stream:
-	"""sys.stdout or sys.stderr, written through the Printer."""
-
-	def __init__(self, printer: Printer, stream: TextIO) -> None:
-		self._printer = printer
-		self._stream = stream
-
-	def write(self, text: str) -> int:
-		return self._printer.write(text, self._stream)
-
-	def flush(self) -> None:
-		self._stream.flush()
-
-	def __getattr__(self, name: str) -> Any:
-		return getattr(self._stream, name)
 
 @dataclass
 class _Build:
@@ -188,10 +112,9 @@ class Eta:
 		return '' if left is None else f'about {duration(left)} left'
 
 class Progress:
-	"""What runs, on the status line of @printer (none: plain lines on
-	the sys.stdout of the moment, as when nothing installed a Printer)."""
+	"""What runs, on the status line of @printer."""
 
-	def __init__(self, printer: Optional[Printer]=None,
+	def __init__(self, printer: Printer,
 		     clock: Callable[[], float]=time.monotonic,
 		     wall_ns: Callable[[], int]=time.time_ns) -> None:
 		self._printer = printer
@@ -205,16 +128,16 @@ class Progress:
 		self._eta = ''
 
 	@property
+	def printer(self) -> Printer:
+		return self._printer
+
+	@property
 	def live(self) -> bool:
-		return self._printer is not None and self._printer.live
+		return self._printer.live
 
 	def line(self, text: str) -> None:
 		"""A normal line, in one write: boots end in threads of their own."""
-		with self._lock:
-			if self._printer:
-				self._printer.stdout.write(text + '\n')
-			else:
-				sys.stdout.write(text + '\n')
+		self._printer.print(text)
 
 	def task(self, text: str, eta: str='') -> None:
 		"""What the builds and boots are for, e.g. 'step 3/10 0003-foo',
@@ -292,27 +215,4 @@ class Progress:
 			self._show()
 
 	def _show(self) -> None:
-		if self._printer is not None:
-			self._printer.status(self.status())
-
-_plain = Progress()
-_current: Optional[Progress] = None
-
-def get() -> Progress:
-	"""The Progress that installed() made, else one of plain lines."""
-	return _current or _plain
-
-@contextlib.contextmanager
-def installed() -> Iterator[Progress]:
-	"""Puts a Printer on sys.stdout and sys.stderr, and a Progress on it,
-	for the time of the block; clears the status line at its end."""
-	global _current
-	saved = (sys.stdout, sys.stderr, _current)
-	printer = Printer(sys.stdout, sys.stderr)
-	_current = Progress(printer)
-	sys.stdout, sys.stderr = printer.stdout, printer.stderr  # type: ignore[assignment]
-	try:
-		yield _current
-	finally:
-		printer.close()
-		sys.stdout, sys.stderr, _current = saved
+		self._printer.status(self.status())

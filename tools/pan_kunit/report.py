@@ -9,12 +9,12 @@
 import os
 import re
 import shutil
-import sys
 import textwrap
 from typing import Dict, List, Optional
 
 from pan_kunit import Error, StrEnum, ktap, suites
 from pan_kunit.ktap import CaseStatus
+from pan_kunit.printer import Printer
 from pan_kunit.results import (CONSOLE_LOG_LINES, ConfigResult, Status, align, print_tail,
 			       read_text, several_kernels, total_lines)
 
@@ -46,10 +46,10 @@ PREFIX = 'arm64_'
 # leaves of no name, outside any suite).
 NOT_BEGUN = '(suites not begun)'
 
-def width() -> int:
+def width(printer: Printer) -> int:
 	"""The width the report keeps to: the terminal's (or $COLUMNS, as
 	shutil reads it), else WIDTH."""
-	if os.environ.get('COLUMNS') or sys.stdout.isatty():
+	if os.environ.get('COLUMNS') or printer.live:
 		return shutil.get_terminal_size((WIDTH, 24)).columns
 	return WIDTH
 
@@ -103,7 +103,7 @@ def _short(name: str, names: List[str], title: str='') -> str:
 # others are in the list of failed cases after the table.
 FULL_LOGS = 3
 
-def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
+def print_failed(printer: Printer, result: ConfigResult, logs: int=FULL_LOGS) -> int:
 	"""The first @logs failed or crashed leaves, SUITE.CASE[PARAM], with
 	the lines of their own log (their EXPECTATION FAILED lines), as
 	kunit.py prints them, and where the others' are; how many it showed."""
@@ -115,15 +115,15 @@ def print_failed(result: ConfigResult, logs: int=FULL_LOGS) -> int:
 		name = case.name() if case.path[-1] != ktap.UNNAMED else (
 			f'{case.suite}, the case that never reported' if len(case.path) > 1 else
 			'a suite that never began')
-		print(f'    [{FAILED_WORDS[case.status]}] {name}')
+		printer.print(f'    [{FAILED_WORDS[case.status]}] {name}')
 		for line in case.log[:CASE_LOG_LINES]:
-			print('        ' + line)
+			printer.print('        ' + line)
 		if len(case.log) > CASE_LOG_LINES:
-			print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
-			      f'{result.parsed_log or result.console_log}')
+			printer.print(f'        ... {len(case.log) - CASE_LOG_LINES} more lines in '
+				      f'{result.parsed_log or result.console_log}')
 	if len(failed) > max(logs, 0):
-		print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
-		      f'table; their logs: {result.parsed_log or result.console_log}')
+		printer.print(f'    ... {len(failed) - max(logs, 0)} more failed cases, listed after the '
+			      f'table; their logs: {result.parsed_log or result.console_log}')
 	return min(len(failed), max(logs, 0))
 
 def _never_reported(result: ConfigResult) -> Dict[str, int]:
@@ -191,7 +191,7 @@ def stop_lines(result: ConfigResult, known: Optional[Dict[str, List[str]]]=None)
 	stop = suites.stopped(console, known) if console else None
 	return stop.lines() if stop else []
 
-def print_report(result_list: List[ConfigResult], headed: bool=False,
+def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool=False,
 		 shown: Shown=Shown.ALL, totals: bool=True,
 		 known: Optional[Dict[str, List[str]]]=None) -> None:
 	"""The failures of @result_list, a table of its configs, its skips
@@ -202,38 +202,38 @@ def print_report(result_list: List[ConfigResult], headed: bool=False,
 	run."""
 	if headed and result_list and not several_kernels(result_list):
 		kernel = result_list[0].kernel
-		print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
+		printer.print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
 	several = several_kernels(result_list)
 	logs = FULL_LOGS
 	for result in result_list if shown != Shown.SUMMARY else []:
 		if result.status != Status.PASS:
-			print(f'{result.title(several)}: {result.status}')
+			printer.print(f'{result.title(several)}: {result.status}')
 			for line in stop_lines(result, known):
-				print(line)
-			logs -= print_failed(result, logs)
+				printer.print(line)
+			logs -= print_failed(printer, result, logs)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):
-					print_tail('console', result.console_log, CONSOLE_LOG_LINES)
+					print_tail(printer, 'console', result.console_log, CONSOLE_LOG_LINES)
 				else:
-					print_tail('kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
+					print_tail(printer, 'kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
 			for key, path in result.files().items():
 				if key != 'build_log' or result.status == Status.BUILD_ERROR:
-					print(f'    {FILE_LABELS[key]}: {path}')
+					printer.print(f'    {FILE_LABELS[key]}: {path}')
 	if shown == Shown.ALL:
-		print()
-		columns = width()
+		printer.print()
+		columns = width(printer)
 		for line in table(result_list, columns):
-			print(line)
+			printer.print(line)
 		for line in skip_lines(result_list, columns):
-			print(line)
+			printer.print(line)
 	# Next to the verdict: what did not pass, one line each, and the edits.
 	for line in failed_lines(result_list) if shown != Shown.SUMMARY else []:
-		print(line)
+		printer.print(line)
 	for line in edits_lines(result_list):
-		print(line)
+		printer.print(line)
 	for line in total_lines(result_list) if totals else []:
-		print(line)
+		printer.print(line)
 
 def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 	"""The skipped cases grouped by reason, most frequent first: a line

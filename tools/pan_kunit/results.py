@@ -14,6 +14,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from pan_kunit import Error, StrEnum, ktap, kunit_json, leaves
 from pan_kunit.ktap import CaseStatus
+from pan_kunit.printer import Printer
 from pan_kunit.tree import Kernel
 
 JsonObj = kunit_json.JsonObj
@@ -104,10 +105,10 @@ def read_text(path: str) -> Optional[str]:
 	except OSError:
 		return None
 
-def print_tail(title: str, path: str, count: int) -> None:
-	print(f'--- {title}: last {count} lines of {path}')
+def print_tail(printer: Printer, title: str, path: str, count: int) -> None:
+	printer.print(f'--- {title}: last {count} lines of {path}')
 	for line in (read_text(path) or '').splitlines()[-count:]:
-		print('    ' + line)
+		printer.print('    ' + line)
 
 def _unknown_kernel() -> Kernel:
 	return Kernel(version='', package=None, package_version=None, commit='', branch=None)

@@ -12,6 +12,8 @@ from typing import List, Optional
 from pan_kunit import (configs, cost, gitcmd, junit, kernels, kunit_tool, packages, proc, report,
 		       results, runner, suites, summary, targets, tree)
 from pan_kunit.boot_request import ReportRequest
+from pan_kunit.printer import Printer
+from pan_kunit.session import Session
 from pan_kunit.targets import Target
 
 
@@ -40,24 +42,24 @@ def about(repo: str) -> results.JsonObj:
 	return {'commit': head.stdout.strip() if head.ok() else None,
 		'dirty': bool(edits.stdout.strip()) if head.ok() else None, 'qemu': version}
 
-def _print_console(result: results.ConfigResult, what: str='all') -> None:
+def _print_console(printer: Printer, result: results.ConfigResult, what: str='all') -> None:
 	"""--raw_output: the console of @result's boot, as it came (@what
 	'all'), or from its KTAP header on ('kunit')."""
 	if result.elapsed is None:
-		print(f'--- {result.name}: not booted ({result.status})')
+		printer.print(f'--- {result.name}: not booted ({result.status})')
 		return
 	console = results.read_text(result.console_log)
-	print(f'--- {result.name}: console ({result.console_log})' if console is not None else
-	      f'--- {result.name}: no console ({result.console_log} is missing)')
+	printer.print(f'--- {result.name}: console ({result.console_log})' if console is not None else
+		      f'--- {result.name}: no console ({result.console_log} is missing)')
 	if console and what == 'kunit':
 		lines = console.splitlines(keepends=True)
 		start = next((i for i, line in enumerate(lines)
 			      if results.KTAP_HEADER.search(line)), len(lines))
 		console = ''.join(lines[start:])
 	if console:
-		print(console, end='' if console.endswith('\n') else '\n')
+		printer.print(console, end='' if console.endswith('\n') else '\n')
 
-def _first_alone(request: RunRequest, target: Target, repo: str,
+def _first_alone(printer: Printer, request: RunRequest, target: Target, repo: str,
 		 matrix: List[configs.QemuConfig]) -> List[configs.QemuConfig]:
 	"""On a cold start (no kernel built yet for it) of the whole matrix,
 	FIRST_CONFIG, which is then built and booted before the others, so
@@ -73,19 +75,19 @@ def _first_alone(request: RunRequest, target: Target, repo: str,
 					 make_options=options.make_options)
 	if os.path.exists(os.path.join(build.build_dir(target.tree), first[0].kernel_path)):
 		return []
-	print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
+	printer.print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
 	return first
 
-def _print_first(first: List[results.ConfigResult]) -> None:
+def _print_first(printer: Printer, first: List[results.ConfigResult]) -> None:
 	"""The verdict of the config booted first: its failures and its
 	column, before the other configs build (the kernel's table, after
 	them, has it again, and its total counts it once)."""
 	for result in first:
-		print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
-		      f'{result.name}: {result.status}')
-		report.print_failed(result)
-	for line in report.table(first, report.width()):
-		print(line)
+		printer.print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
+			      f'{result.name}: {result.status}')
+		report.print_failed(printer, result)
+	for line in report.table(first, report.width(printer)):
+		printer.print(line)
 
 def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
 	"""What the builds from scratch of the run will cost (cost.py), or ''."""
@@ -98,56 +100,58 @@ def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
 	return cost.first_run_line(found, [t.tree for t in target_list] +
 				   [k.default_tree() for k in kernels.KNOWN])
 
-def run_tests(request: RunRequest, target_list: List[Target], repo: str) -> int:
+def run_tests(session: Session, request: RunRequest, target_list: List[Target],
+	      repo: str) -> int:
 	"""Builds and boots the matrix of every kernel, the newest first, and
 	reports each as soon as its boots end: its failures, skips, a table
 	with a column per config and its total; then a total per kernel."""
+	printer = session.printer
 	per_kernel: List[List[results.ConfigResult]] = []
 	reports = []
 	said = first_run(request, target_list, repo)
 	if said:
-		print(said)
+		printer.print(said)
 	for target in reversed(target_list):  # targets.resolve() lists them oldest first
 		tree_dir = target.tree
-		targets.setup(target, repo, 'run')
+		targets.setup(printer, target, repo, 'run')
 		kunit_dir = kunit_tool.directory(tree_dir)
 		matrix = configs.matrix(repo, request.configs, kunit_dir)
-		first = _first_alone(request, target, repo, matrix) if not per_kernel else []
+		first = _first_alone(printer, request, target, repo, matrix) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:
 		# a git status of a kernel tree takes 0.2-0.3 s.
-		describe = functools.lru_cache(maxsize=None)(targets.describe(target))
+		describe = functools.lru_cache(maxsize=None)(targets.describe(printer, target))
 		kernel_results = []
 		for configs_now in ([first, [c for c in matrix if c not in first]] if first else
 				    [matrix]):
 			# The edits are noted while the kernels build: git status of a
 			# kernel tree takes 0.2-0.3 s, once per run.
-			kernel_results += runner.run(tree_dir, kunit_dir, configs_now, request.timeout,
+			kernel_results += runner.run(session.progress, tree_dir, kunit_dir, configs_now, request.timeout,
 						     request.jobs, options=request.options,
 						     fragments=targets.fragments(repo, target.kernel),
 						     describe=describe)
 			if first and configs_now is first:
-				_print_first(kernel_results)
+				_print_first(printer, kernel_results)
 		order = [c.name for c in matrix]
 		kernel_results.sort(key=lambda r: order.index(r.name))
 		per_kernel.append(kernel_results)
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 		if request.raw_output:
 			for result in kernel_results:
-				_print_console(result, request.raw_output)
-		report.print_report(kernel_results, headed=len(target_list) > 1, shown=request.shown,
+				_print_console(printer, result, request.raw_output)
+		report.print_report(printer, kernel_results, headed=len(target_list) > 1, shown=request.shown,
 				    totals=False, known=suites.known(repo))
 		if tree_dir in targets.PREPARED:
 			prepared = targets.PREPARED[tree_dir]
-			print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
-			      (' (it held the suites: taken as it is)' if prepared.carried else ''))
+			printer.print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
+				      (' (it held the suites: taken as it is)' if prepared.carried else ''))
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
 	if len(target_list) > 1:
 		for line in results.total_lines(result_list):
-			print(line)
+			printer.print(line)
 	passed, failed, skipped = results.totals(result_list)
-	summary.report(summary.Tally('run', passed, failed, skipped))
+	summary.report(printer, summary.Tally('run', passed, failed, skipped))
 	if request.json:
 		# One shape, whatever ran: what ran it, and a report per kernel.
 		results.write_json(request.json, {'pan_kunit': about(repo), 'kernels': reports},

@@ -16,8 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pan_kunit import cost, kernels, ktap, kunit_tool, proc, progress, results
+from pan_kunit import cost, kernels, ktap, kunit_tool, proc, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
+from pan_kunit.printer import Printer
+from pan_kunit.progress import POLL_SECONDS, Progress
 from pan_kunit.sources import TREE_KUNITCONFIG
 from pan_kunit.tree import Kernel, kernel_of, kernel_version
 
@@ -52,14 +54,14 @@ class Job:
 				PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1', **self.env))
 		self._start = time.monotonic()
 
-	def wait(self, watchdog: Optional[float]) -> None:
-		"""Waits for the process, at most watchdog seconds, then kills its group."""
+	def wait(self, watchdog: Optional[float], progress: Progress) -> None:
+		"""Waits for the process, at most watchdog seconds, then kills its group
+		(saying so on @progress)."""
 		assert self._session is not None
 		timed_out = not self._session.wait(watchdog)
 		if timed_out:
 			# In a waiting thread: one line, in one write, as the boots' lines.
-			progress.get().line(f'{self.label}: still running after {watchdog:.0f} s; '
-					    'killing it')
+			progress.line(f'{self.label}: still running after {watchdog:.0f} s; killing it')
 		elapsed = time.monotonic() - self._start
 		self.kill()
 		assert self._session.returncode is not None
@@ -70,13 +72,13 @@ class Job:
 		if self._session is not None:
 			self._session.kill(KILL_GRACE)
 
-def run_jobs(jobs: List[Job], watchdog: Optional[float],
+def run_jobs(progress: Progress, jobs: List[Job], watchdog: Optional[float],
 	     ended: Optional[Callable[[Job], None]]=None) -> None:
 	"""Runs the jobs in parallel, a thread waiting on each, which calls
 	@ended when its job ended; polls the progress while they run.  On any
 	exception in the main thread (KeyboardInterrupt) kills them all."""
 	def wait(job: Job) -> None:
-		job.wait(watchdog)
+		job.wait(watchdog, progress)
 		if ended is not None:
 			ended(job)
 	threads = []
@@ -88,8 +90,8 @@ def run_jobs(jobs: List[Job], watchdog: Optional[float],
 			threads.append(thread)
 		for thread in threads:
 			while thread.is_alive():
-				thread.join(progress.POLL_SECONDS)
-				progress.get().poll()
+				thread.join(POLL_SECONDS)
+				progress.poll()
 	except BaseException:
 		for job in jobs:
 			job.kill()
@@ -246,7 +248,7 @@ def short_path(path: str, tree: str) -> str:
 	return '~' + path[len(home):] if path.startswith(home + os.sep) else path
 
 @contextlib.contextmanager
-def build_locks(build_dirs: List[str]) -> Iterator[None]:
+def build_locks(printer: Printer, build_dirs: List[str]) -> Iterator[None]:
 	"""Holds an flock on DIR.lock beside each build directory, for the
 	time of the block: `run` and `lkdtm` (and two runs) share build
 	directories, and two `make O=DIR` at once break each other.  A lock
@@ -258,11 +260,11 @@ def build_locks(build_dirs: List[str]) -> Iterator[None]:
 			try:
 				fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
 			except BlockingIOError:
-				print(f'waiting for another pan-kunit building in {build_dir} ...')
+				printer.print(f'waiting for another pan-kunit building in {build_dir} ...')
 				fcntl.flock(lock, fcntl.LOCK_EX)
 		yield
 
-def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
+def build_all(progress: Progress, tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	      quiet: bool=False, options: Optional[KunitOptions]=None,
 	      outputs: Optional[Outputs]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
@@ -275,7 +277,7 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 	added = build_options(options)
 	tools = kunit_tool.toolchain(CROSS_COMPILE, ccache[1:] + options.make_options)
 	build_jobs = []
-	shown = progress.get()
+	printer = progress.printer
 	kernel = kernel_name(tree)
 	for b in builds:
 		os.makedirs(b.build_dir(tree), exist_ok=True)
@@ -285,21 +287,21 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			  ['--jobs', str(jobs)] + ccache +
 			  image_options(b.group, options.make_options) + added,
 			  outputs.build_log(b.key),
-			  dict(env, **kunit_tool.build_env(b.build_dir(tree), tools)))
+			  dict(env, **kunit_tool.build_env(printer, b.build_dir(tree), tools)))
 		if not quiet:
-			print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) ...')
+			printer.print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) ...')
 		build_jobs.append(job)
-	with build_locks([b.build_dir(tree) for b in builds]):
+	with build_locks(printer, [b.build_dir(tree) for b in builds]):
 		image = {b.key: b.group[0].kernel_path for b in builds}
 		scratch = {b.key: not os.path.exists(os.path.join(b.build_dir(tree), image[b.key]))
 			   for b in builds}
 		for b, job in zip(builds, build_jobs):
-			shown.build_started(b.label(kernel), b.build_dir(tree), job.log,
-					    cost.expected_objects(b.build_dir(tree), image[b.key], [tree]))
+			progress.build_started(b.label(kernel), b.build_dir(tree), job.log,
+					       cost.expected_objects(b.build_dir(tree), image[b.key], [tree]))
 		try:
-			run_jobs(build_jobs, None)
+			run_jobs(progress, build_jobs, None)
 		finally:
-			objects = {b.key: shown.build_ended(b.label(kernel)) for b in builds}
+			objects = {b.key: progress.build_ended(b.label(kernel)) for b in builds}
 	built = {}
 	for b, job in zip(builds, build_jobs):
 		assert job.outcome is not None
@@ -309,11 +311,12 @@ def build_all(tree: str, kunit_dir: str, builds: List[Build], jobs: int,
 			cost.write_record(b.build_dir(tree), job.outcome.elapsed, objects[b.key],
 					  scratch[b.key])
 			if not quiet:
-				print(f'built {b.label(kernel)} in {job.outcome.elapsed:.0f} s '
-				      f'({objects[b.key]} objects compiled)')
+				printer.print(f'built {b.label(kernel)} in {job.outcome.elapsed:.0f} s '
+					      f'({objects[b.key]} objects compiled)')
 			continue
-		print(f'build of {b.label(kernel)} failed (kunit.py exit {job.outcome.returncode})')
-		results.print_tail('build log', job.log, BUILD_LOG_LINES)
+		printer.print(f'build of {b.label(kernel)} failed '
+			      f'(kunit.py exit {job.outcome.returncode})')
+		results.print_tail(printer, 'build log', job.log, BUILD_LOG_LINES)
 	return built
 
 def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
@@ -355,7 +358,7 @@ def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[s
 	return [Build(build_key(key, make_options), group, kunitconfig, fragments)
 		for key, group in group_by_kconfig(configs, list(kconfig_add)).items()]
 
-def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
+def run(progress: Progress, tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
 	options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
 	outputs: Optional[Outputs]=None,
@@ -378,14 +381,14 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
 	with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
 		described = pool.submit(describe)
-		ok = build_all(tree, kunit_dir, builds, jobs, quiet, options, outputs)
+		ok = build_all(progress, tree, kunit_dir, builds, jobs, quiet, options, outputs)
 		record = described.result()
 	built = [c for b in builds if ok[b.key] for c in b.group]
 	if options.run_isolated:
 		# A boot per suite or case: isolated.py, which leaves in each
 		# config's exec directory what one boot would have.
 		from pan_kunit import isolated  # it runs its boots with this module's jobs
-		boots = isolated.boot(outputs, kunit_dir,
+		boots = isolated.boot(progress, outputs, kunit_dir,
 				      {c.name: (c, build_of[c.name].build_dir(tree)) for c in built},
 				      kunitconfig, timeout, options, quiet)
 		return [_collect(c, kunit_dir, outputs, build_of[c.name].build_dir(tree),
@@ -402,15 +405,15 @@ def run(tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
 		config = next(c for c in built if c.name == job.label)
 		assert job.outcome is not None
 		status = _status(exec_dir_of(config), job.outcome, timeout)
-		progress.get().boot_ended(config.name, status, job.outcome.elapsed, quiet)
+		progress.boot_ended(config.name, status, job.outcome.elapsed, quiet)
 	if exec_jobs:
 		if not quiet:
-			print(f'booting {", ".join(exec_jobs)} (timeout {timeout} s) ...')
-		progress.get().boots_started(list(exec_jobs))
+			progress.line(f'booting {", ".join(exec_jobs)} (timeout {timeout} s) ...')
+		progress.boots_started(list(exec_jobs))
 		try:
-			run_jobs(list(exec_jobs.values()), timeout + WATCHDOG_MARGIN, ended)
+			run_jobs(progress, list(exec_jobs.values()), timeout + WATCHDOG_MARGIN, ended)
 		finally:
-			progress.get().boots_ended()
+			progress.boots_ended()
 	collected = []
 	for config in configs:
 		job = exec_jobs.get(config.name)

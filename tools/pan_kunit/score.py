@@ -17,6 +17,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, runner,
 		       steps, summary, targets, worktree)
 from pan_kunit.mutants import HeaderMutants, MutantsRequest
+from pan_kunit.printer import Printer
+from pan_kunit.session import Session
 from pan_kunit.steps import Checker, Step
 from pan_kunit.targets import Target
 
@@ -120,9 +122,9 @@ def scores(sites: Sequence[mutagen.Site],
 				score.dropped += 1
 	return per, total
 
-def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mutants.Mutant],
+def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mutants.Mutant],
 		 per: Dict[str, Score], total: Score) -> None:
-	print()
+	printer.print()
 	rows = [['function', 'killed/judged', 'score', 'did not build', 'equivalent']]
 	for function, score in sorted(per.items()):
 		judged_count = score.killed + score.survived
@@ -130,21 +132,21 @@ def print_report(kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mu
 			     f'{score.percent():.0f}%' if judged_count else '-', str(score.dropped),
 			     str(score.equivalent)])
 	for line in results.align(rows):
-		print(line)
-	print(f'mutation score of {kernel}: {total.text()}; the goal is {GOAL:.0f}%'
-	      + ('' if total.killed + total.survived >= 30 else
-		 ' (a sample this small says little per function)'))
+		printer.print(line)
+	printer.print(f'mutation score of {kernel}: {total.text()}; the goal is {GOAL:.0f}%'
+		      + ('' if total.killed + total.survived >= 30 else
+			 ' (a sample this small says little per function)'))
 	survivors = [(s, m) for s, m in zip(sites, judged) if m.verdict == mutants.MutantVerdict.SURVIVED]
 	for site, mutant in survivors[:MAX_SHOWN]:
-		print(f'survived: {site.node()}  ({site.source}:{site.line})')
+		printer.print(f'survived: {site.node()}  ({site.source}:{site.line})')
 		for line in mutagen.iter_lines(results.read_text(mutant.path) or ''):
-			print('    ' + line)
+			printer.print('    ' + line)
 	if len(survivors) > MAX_SHOWN:
-		print(f'... and {len(survivors) - MAX_SHOWN} more survivors (their patches: '
-		      f'{os.path.dirname(survivors[0][1].path)})')
+		printer.print(f'... and {len(survivors) - MAX_SHOWN} more survivors (their patches: '
+			      f'{os.path.dirname(survivors[0][1].path)})')
 	if survivors:
-		print('triage each: equivalent (the same object code, or a reason) goes into '
-		      'mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap for a case')
+		printer.print('triage each: equivalent (the same object code, or a reason) goes into '
+			      'mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap for a case')
 
 def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str, str]],
 	request: MutantsRequest,
@@ -164,34 +166,35 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 		      request.headers.wants(not s.source.endswith('.c'))]
 	chosen = mutagen.sample(candidates, request.sample, request.seed)
 	in_headers = sum(not s.source.endswith('.c') for s in sites)
-	print(f'generated {len(sites)} mutants of {len(functions)} functions of {kernel} '
-	      f'({in_headers} in header inlines' +
-	      {HeaderMutants.WITH: '', HeaderMutants.WITHOUT: ', left out',
-	       HeaderMutants.ONLY: ', alone checked'}[request.headers] + '; '
-	      + ('on the lines the last coverage run reached' if lines is not None else
-		 'on every line: no coverage run yet') + f'); {len(sites) - len(candidates)} '
-	      f'claimed equivalent or left out; checking {len(chosen)} (seed {request.seed})')
+	printer = checker.progress.printer
+	printer.print(f'generated {len(sites)} mutants of {len(functions)} functions of {kernel} '
+		      f'({in_headers} in header inlines' +
+		      {HeaderMutants.WITH: '', HeaderMutants.WITHOUT: ', left out',
+		       HeaderMutants.ONLY: ', alone checked'}[request.headers] + '; '
+		      + ('on the lines the last coverage run reached' if lines is not None else
+			 'on every line: no coverage run yet') + f'); {len(sites) - len(candidates)} '
+		      f'claimed equivalent or left out; checking {len(chosen)} (seed {request.seed})')
 	judged = write_mutants(tree, chosen, request.seed)
 	baseline = mutants.run(checker, judged, own_tree=own_tree)
 	per, total = scores(chosen, judged)
-	print_report(kernel, chosen, judged, per, total)
+	print_report(printer, kernel, chosen, judged, per, total)
 	return baseline, chosen, judged, total
 
-def run_generated(request: MutantsRequest, target: Target, repo: str) -> int:
+def run_generated(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:
 	"""mutants --generate: the mutation score of the suites on a kernel."""
 	assert request.generate
-	targets.setup(target, repo, 'mutants')
+	targets.setup(session.printer, target, repo, 'mutants')
 	with worktree.locked(target.tree):
-		return _score(request, target, repo)
+		return _score(session, request, target, repo)
 
-def _score(request: MutantsRequest, target: Target, repo: str) -> int:
+def _score(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:
 	tree_dir = target.tree
-	checker = steps.checker(request, target, repo)
+	checker = steps.checker(session.progress, request, target, repo)
 	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
 		     if not f.kernels or target.kernel.name in f.kernels]
 	baseline, sites, judged, total = run(checker, repo, target.kernel.name, functions,
 					     request, own_tree=target.user is not None)
-	summary.report(summary.Tally('mutants', total.killed, total.survived))
+	summary.report(session.printer, summary.Tally('mutants', total.killed, total.survived))
 	if request.json:
 		results.write_json(request.json, {
 			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': request.seed,

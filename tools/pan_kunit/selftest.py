@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from pan_kunit import gitcmd, proc, summary
+from pan_kunit.printer import Printer
 
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICK_ENV = 'PAN_KUNIT_SELFTEST_QUICK'
@@ -160,7 +161,8 @@ def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
 	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
 			  output)
 
-def _run(jobs: List[Tuple[str, Callable[[str], int]]], files: str) -> List[FileResult]:
+def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
+	 files: str) -> List[FileResult]:
 	"""Runs each job of @jobs, a name and a function of the file its
 	counts go to, in a copy of this process, at most _jobs() at a time,
 	in the order given."""
@@ -181,9 +183,9 @@ def _run(jobs: List[Tuple[str, Callable[[str], int]]], files: str) -> List[FileR
 			found[-1].ended = time.monotonic()
 			if name != TYPECHECK:
 				done = found[-1]
-				print(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
-				      (f', {done.skipped} skipped' if done.skipped else '') +
-				      (f', {done.failed} FAILED' if done.failed else ''), file=sys.stderr)
+				printer.print_stderr(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
+						     (f', {done.skipped} skipped' if done.skipped else '') +
+						     (f', {done.failed} FAILED' if done.failed else ''))
 	return found
 
 def _test_job(path: str, files: str, quick: bool) -> Tuple[str, Callable[[str], int]]:
@@ -192,7 +194,7 @@ def _test_job(path: str, files: str, quick: bool) -> Tuple[str, Callable[[str], 
 	os.mkdir(tmp)
 	return name, lambda result_file: _test_file(path, result_file, tmp, quick)
 
-def selftest(quick: bool=False, typecheck: bool=True) -> int:
+def selftest(printer: Printer, quick: bool=False, typecheck: bool=True) -> int:
 	"""Runs the type check (unless not @typecheck) and every test file
 	of TOOLS_DIR, the biggest first (they take the longest), only their
 	unit layer if @quick, and closes with the tally, as the other
@@ -204,22 +206,22 @@ def selftest(quick: bool=False, typecheck: bool=True) -> int:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
 		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
-		found = _run(jobs + [_test_job(path, files, quick) for path in paths], files)
+		found = _run(printer, jobs + [_test_job(path, files, quick) for path in paths], files)
 	checks = [r for r in found if r.name == TYPECHECK]
 	found = [r for r in found if r.name != TYPECHECK]
 	for done in sorted(found, key=lambda r: r.name) + checks:
 		if done.failed:
-			sys.stderr.write(done.output)
+			printer.print_stderr(done.output, end='')
 	tests = sum(r.tests for r in found)
 	failed = sum(r.failed for r in found)
 	skipped = sum(r.skipped for r in found)
-	print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
-	      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
-	      f', {len(paths)} files, {_jobs()} at a time')
+	printer.print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
+		      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
+		      f', {len(paths)} files, {_jobs()} at a time')
 	for check in checks:
-		print(f'mypy took {check.elapsed:.1f} s: ' +
-		      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed
-		       else 'no errors') + ' (tools/mypy.ini)')
+		printer.print(f'mypy took {check.elapsed:.1f} s: ' +
+			      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed
+			       else 'no errors') + ' (tools/mypy.ini)')
 		tests, failed = tests + check.tests, failed + check.failed
-	summary.report(summary.Tally('selftest', tests - failed - skipped, failed))
+	summary.report(printer, summary.Tally('selftest', tests - failed - skipped, failed))
 	return 0 if failed == 0 else 1

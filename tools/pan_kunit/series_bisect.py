@@ -17,6 +17,8 @@ from typing import Dict, List, Optional
 from pan_kunit import (Error, junit, kunit_json, progress, results, runner, series, sources, steps,
 		       summary, targets, tree, usertree, worktree)
 from pan_kunit.boot_request import ReportRequest
+from pan_kunit.printer import Printer
+from pan_kunit.session import Session
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.results import Status
 from pan_kunit.series import Patch
@@ -60,16 +62,16 @@ def passed_any(step: Step) -> bool:
 	return any(s == CaseStatus.PASS for r in step.configs
 		   for s in kunit_json.statuses(r.kunit).values())
 
-def print_step(step: Step, total: int, left: str='') -> None:
+def print_step(printer: Printer, step: Step, total: int, left: str='') -> None:
 	name = step.patch.name if step.patch else 'start'
-	print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s; '
-	      f'logs: {step.logs})' + (f'; {left}' if left else ''))
+	printer.print(f'step {step.number}/{total} {name}: {step.verdict()} ({step.elapsed:.1f} s; '
+		      f'logs: {step.logs})' + (f'; {left}' if left else ''))
 	if step.left_out:
-		print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
+		printer.print(f'    not in this step\'s Kconfig, left out: {", ".join(step.left_out)}')
 	for line in step.regressions[:MAX_CASES * 4]:
-		print(f'    regressed: {line}')
+		printer.print(f'    regressed: {line}')
 	if len(step.regressions) > MAX_CASES * 4:
-		print(f'    ... and {len(step.regressions) - MAX_CASES * 4} more')
+		printer.print(f'    ... and {len(step.regressions) - MAX_CASES * 4} more')
 
 def table(steps: List[Step]) -> List[str]:
 	suites = sorted(set().union(*[set(r.suites()) for s in steps for r in s.configs]))
@@ -107,7 +109,8 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 	after printing the steps checked so far, and for the start of a
 	given series (not @sources) where no case passed: a series whose
 	start tests nothing would be all good."""
-	wt = worktree.checkout(checker.tree, start)
+	shown = checker.progress
+	wt = worktree.checkout(shown.printer, checker.tree, start)
 	if sources is not None:
 		worktree.start_with_suites(wt, tree.BASE_REF, sources)
 	last = len(patches) if only is None else only
@@ -120,30 +123,29 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 			why = worktree.apply(wt, patch.path)
 			if why is not None:
 				if steps:
-					print('\n'.join(table(steps)))
+					shown.printer.print('\n'.join(table(steps)))
 				raise Error(f'patch {number}, {patch.path}, does not apply on step '
 					    f'{number - 1}:\n{why}\nthe check stops here; the worktree '
 					    f'{wt} is at step {number - 1}')
 		if only is not None and number < only:
 			continue
 		step = Step(number, patch)
-		progress.get().task(f'step {number}/{len(patches)} {patch.name if patch else "start"}',
-				    eta.text())
+		shown.task(f'step {number}/{len(patches)} {patch.name if patch else "start"}', eta.text())
 		checker.run_step(wt, step, step_logs(wt, number))
 		eta.done(step.elapsed)
 		if steps:
 			step.regressions = regressions(steps[-1].configs, step.configs)
 		steps.append(step)
-		print_step(step, len(patches), eta.text())
+		print_step(shown.printer, step, len(patches), eta.text())
 		if number == 0 and only is None:
 			if broken(step):
 				break
 			if sources is None and not passed_any(step):
-				progress.get().task('')
+				shown.task('')
 				raise Error('no case passed at the start (step 0, ' + step.verdict() +
 					    '): every patch would look good; check --filter_glob, '
 					    '--config and the kunitconfig')
-	progress.get().task('')
+	shown.task('')
 	return steps
 
 def first_bad(steps: List[Step]) -> Optional[Step]:
@@ -181,26 +183,26 @@ class UserRange:
 
 _USER_RANGE: Dict[str, UserRange] = {}
 
-def _check_user_range(request: BisectRequest, target: Target) -> None:
+def _check_user_range(printer: Printer, request: BisectRequest, target: Target) -> None:
 	"""A git range SERIES of a tree of the user's is read there (its branch
 	names are not in the clone) and given to the clone as commits."""
 	assert target.user is not None and request.series is not None
 	base, tip = usertree.resolve_range(target.user, request.series)
-	print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
-	      'uncommitted edits, to ' + tip[:12])
+	printer.print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
+		      'uncommitted edits, to ' + tip[:12])
 	_USER_RANGE[target.tree] = UserRange(target.user, request.series, base)
 	request.series = f'{base}..{tip}'
 	if request.step is not None:
 		_check_step(request, len(usertree.range_commits(target.user, request.series)))
 
-def check(request: BisectRequest, target: Target, repo: str) -> None:
+def check(printer: Printer, request: BisectRequest, target: Target, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
 	range needs the tree: it is refused at once without one, else read
 	now (and loaded after setup, which may update the tree's refs).  A
 	git range of a tree of the user's is read in that tree."""
 	if (target.user and request.series and
 			series.kind(request.series) == series.Kind.GIT_RANGE):
-		_check_user_range(request, target)
+		_check_user_range(printer, request, target)
 		return
 	tree_dir = target.tree
 	if request.series is None:
@@ -217,22 +219,23 @@ def check(request: BisectRequest, target: Target, repo: str) -> None:
 			patches = len(series.load(request.series, '', scratch))
 	_check_step(request, patches)
 
-def run_bisect(request: BisectRequest, target: Target, repo: str) -> int:
+def run_bisect(session: Session, request: BisectRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree (of the range's base, for a range of a
 	tree of the user's) and bisects the series there."""
 	user_range = _USER_RANGE.get(target.tree)
-	targets.setup(target, repo, 'bisect', at=user_range.base if user_range else None)
+	targets.setup(session.printer, target, repo, 'bisect', at=user_range.base if user_range else None)
 	tallies: List[summary.Tally] = []
 	with worktree.locked(target.tree):
-		status = _bisect(request, target, repo, tallies)
+		status = _bisect(session, request, target, repo, tallies)
 	for tally in tallies:  # the closing line, after the verdict
-		summary.report(tally)
+		summary.report(session.printer, tally)
 	return status
 
-def _bisect(request: BisectRequest, target: Target, repo: str,
+def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	    tallies: List[summary.Tally]) -> int:
 	tree_dir, kernel = target.tree, target.kernel
-	checker = steps.checker(request, target, repo)
+	printer = session.printer
+	checker = steps.checker(session.progress, request, target, repo)
 	work = runner.state(tree_dir, 'check')
 	if request.series:
 		patches = series.load(_series(request.series), tree_dir, work)
@@ -243,14 +246,14 @@ def _bisect(request: BisectRequest, target: Target, repo: str,
 	_check_step(request, len(patches))
 	start = time.monotonic()
 	checked = run(checker, patches, wanted, request.step, kernel=kernel.package)
-	print()
+	printer.print()
 	for line in table(checked):
-		print(line)
+		printer.print(line)
 	bad = first_bad(checked) if request.step is None else None
 	elapsed = time.monotonic() - start
 	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
-	print(f'bisect took {elapsed:.0f} s for {len(checked)} steps '
-	      f'(median step {statistics.median(timed):.1f} s)')
+	printer.print(f'bisect took {elapsed:.0f} s for {len(checked)} steps '
+		      f'(median step {statistics.median(timed):.1f} s)')
 	bad_steps = sum(s.bad() for s in checked)
 	tallies.append(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
 	if request.json:
@@ -277,20 +280,20 @@ def _bisect(request: BisectRequest, target: Target, repo: str,
 		no_tests = no_tests and not (wanted is not None and request.step == 0)
 		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0
 	if broken(checked[0]):
-		print('bisect: the start (step 0) is broken, no patch can be judged against it: ' +
-		      ', '.join(broken(checked[0])))
+		printer.print('bisect: the start (step 0) is broken, no patch can be judged against it: ' +
+			      ', '.join(broken(checked[0])))
 		return 1
 	if bad is None and not any(passed_any(s) for s in checked):
 		raise Error('no step passed any case: every patch would look good; check '
 			    '--filter_glob, --config and the kunitconfig')
 	if bad is None:
-		print(f'bisect: all {len(patches)} patches good: every step built, and no case '
-		      'that passed stopped passing')
+		printer.print(f'bisect: all {len(patches)} patches good: every step built, and no case '
+			      'that passed stopped passing')
 		return 0
 	assert bad.patch is not None
-	print(f'bisect: first bad patch: {bad.number} {bad.patch.name}: {bad.patch.subject}')
-	print(f'    {bad.verdict()}')
+	printer.print(f'bisect: first bad patch: {bad.number} {bad.patch.name}: {bad.patch.subject}')
+	printer.print(f'    {bad.verdict()}')
 	for line in bad.regressions:
-		print(f'    {line}')
-	print(f'reproduce that step: {reproduce(request, tree_dir, bad.number)}')
+		printer.print(f'    {line}')
+	printer.print(f'reproduce that step: {reproduce(request, tree_dir, bad.number)}')
 	return 1

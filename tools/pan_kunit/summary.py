@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
+from pan_kunit.printer import Printer
+
 ENV = 'PAN_KUNIT_SUMMARY'
 _LINE = re.compile(r'^([a-z-]+): ([0-9]+) passed, ([0-9]+) failed(?:, ([0-9]+) skipped)?$')
 
@@ -42,14 +44,14 @@ def record(tally: Tally, path: Optional[str]=None) -> None:
 	with open(path, 'a') as f:
 		f.write(tally.line() + '\n')
 
-def report(tally: Tally) -> None:
+def report(printer: Printer, tally: Tally) -> None:
 	"""Prints @tally as the command's closing line, and records it.
 
 	It is the only line of a command's output in the `N passed, N
 	failed` shape, and no other line reads as a test runner's closing
 	one (no `N tests in T s`): a CI that reads closing lines sees what
 	the command ran."""
-	print(tally.line())
+	printer.print(tally.line())
 	record(tally)
 
 def read(path: str) -> List[Tally]:

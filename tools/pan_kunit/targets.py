@@ -10,8 +10,9 @@ import os
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import Error, apt_suites, kernels, packages, progress, sources, tree, usertree
+from pan_kunit import Error, apt_suites, kernels, packages, sources, tree, usertree
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.printer import Printer
 
 # How many uncommitted files the note of `run` names.
 MAX_NOTED = 10
@@ -90,7 +91,7 @@ def check_tree(target: Target) -> None:
 	if not target.user:  # the user's tree exists; pan-kunit makes the clone's directories
 		tree.check_location(target.tree, target.given)
 
-def ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None:
+def ensure_packages(printer: Printer, target_list: List[Target], extra: Sequence[str]=()) -> None:
 	"""Installs (or asks for) every kernel's source package and the tools,
 	and the command's @extra packages, at once, before any kernel's work: a
 	second kernel's missing package is not found after the first kernel's
@@ -109,23 +110,23 @@ def ensure_packages(target_list: List[Target], extra: Sequence[str]=()) -> None:
 			for k in suited:
 				if k.package not in present and k.suite:
 					wanted.setdefault(k.suite, []).append(k.package)
-			apt_suites.ensure(wanted)
-	packages.ensure([k.package for k in kernel_list], extra)
+			apt_suites.ensure(printer, wanted)
+	packages.ensure(printer, [k.package for k in kernel_list], extra)
 
-def each(target_list: List[Target], work: Callable[[Target], int]) -> int:
+def each(printer: Printer, target_list: List[Target], work: Callable[[Target], int]) -> int:
 	"""Runs @work on each target, each headed by its kernel when there are
 	several; the worst exit status."""
 	status = 0
 	for target in target_list:
 		if len(target_list) > 1:
-			print(f'=== {target.kernel.package}: {target.tree}')
+			printer.print(f'=== {target.kernel.package}: {target.tree}')
 		status = max(status, work(target))
 	return status
 
 # The user's trees prepared so far (usertree.py), by their clone.
 PREPARED: Dict[str, usertree.Prepared] = {}
 
-def setup(target: Target, repo: str, purpose: str, builds: bool=True,
+def setup(printer: Printer, target: Target, repo: str, purpose: str, builds: bool=True,
 	  at: Optional[str]=None) -> None:
 	"""Checks that the tools the command @purpose needs are on PATH
 	(setup's, and those that build and boot a kernel if it @builds), then
@@ -137,24 +138,26 @@ def setup(target: Target, repo: str, purpose: str, builds: bool=True,
 	kernel = target.kernel
 	wanted = sources.load(repo, kernel)
 	if target.user:
-		PREPARED[target.tree] = usertree.prepare(target.user, target.tree, kernel, wanted,
+		PREPARED[target.tree] = usertree.prepare(printer, target.user, target.tree, kernel, wanted,
 							 at=at, note=target.note)
 		return
-	tree.setup(target.tree, kernel, wanted, kernel.tarball(), packages.version(kernel.package))
+	tree.setup(printer, target.tree, kernel, wanted, kernel.tarball(),
+		   packages.version(kernel.package))
 
-def describe(target: Target) -> Callable[[], tree.Kernel]:
+def describe(printer: Printer, target: Target) -> Callable[[], tree.Kernel]:
 	"""What the records of @target's boots name (see runner.run())."""
 	prepared = PREPARED.get(target.tree)
 	if prepared is not None:
 		return functools.partial(usertree.kernel_record, prepared)
-	return lambda: tree.kernel_of(target.tree, note_edits(target.tree))
+	return lambda: tree.kernel_of(target.tree, note_edits(printer, target.tree))
 
-def note_edits(tree_dir: str) -> List[str]:
+def note_edits(printer: Printer, tree_dir: str) -> List[str]:
 	"""Notes the tree's uncommitted edits, and returns them.  The note
 	is one write: `run` notes them in a thread, while the kernels build."""
 	edits = tree.changed_files(tree_dir)
 	if edits:
 		more = f' and {len(edits) - MAX_NOTED} more' if len(edits) > MAX_NOTED else ''
-		progress.get().line(f'note: building with uncommitted changes in {tree_dir}: '
-				    f'{", ".join(edits[:MAX_NOTED])}{more}')
+		printer.print(f'note: building with uncommitted changes in {tree_dir}: '
+			      f'{", ".join(edits[:MAX_NOTED])}{more}')
 	return edits
+

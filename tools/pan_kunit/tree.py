@@ -14,12 +14,12 @@ import glob
 import hashlib
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import Error, gitcmd, kernels, proc
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.printer import Printer
 from pan_kunit.sources import Sources, write_files
 
 BRANCH = 'pan-kunit'
@@ -151,11 +151,11 @@ def _alive(pid: int) -> bool:
 		pass
 	return True
 
-def _remove_stale_partials(tree: str) -> None:
+def _remove_stale_partials(printer: Printer, tree: str) -> None:
 	for path in glob.glob(glob.escape(tree) + '.partial-*'):
 		pid = path.rsplit('-', 1)[1]
 		if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
-			print(f'removing {path}, left by an interrupted setup')
+			printer.print(f'removing {path}, left by an interrupted setup')
 			shutil.rmtree(path)
 
 def _check_writable(tree: str) -> None:
@@ -187,15 +187,16 @@ def check_location(tree: str, user_given: bool) -> None:
 			    f'directory above it: create {parent}, or check the --tree DIR or '
 			    'PAN_KUNIT_TREE you gave')
 
-def _extract(tree: str, kernel: KernelSpec, tarball: str, version: str) -> None:
+def _extract(printer: Printer, tree: str, kernel: KernelSpec, tarball: str,
+	     version: str) -> None:
 	"""Extracts the tarball and commits it as the base, in a sibling
 	directory that is renamed to the tree only when complete."""
 	os.makedirs(os.path.dirname(tree), exist_ok=True)
-	_remove_stale_partials(tree)
+	_remove_stale_partials(printer, tree)
 	partial = f'{tree}.partial-{os.getpid()}'
 	os.mkdir(partial)
 	try:
-		print(f'extracting {tarball} into {tree}, which does not exist yet ...')
+		printer.print(f'extracting {tarball} into {tree}, which does not exist yet ...')
 		result = proc.run(['tar', '-xf', tarball, '-C', partial], stdout=proc.To.TERMINAL)
 		if result.returncode != 0:
 			raise Error(f'tar -xf {tarball} failed:\n{result.stderr.strip()}')
@@ -214,7 +215,7 @@ def _extract(tree: str, kernel: KernelSpec, tarball: str, version: str) -> None:
 		os.rename(source, tree)
 	finally:
 		shutil.rmtree(partial, ignore_errors=True)
-	print(f'extracted {tarball} ({kernel.package} {version}) into {tree}')
+	printer.print(f'extracted {tarball} ({kernel.package} {version}) into {tree}')
 
 def _check_ours(tree: str) -> None:
 	if not os.path.isdir(os.path.join(tree, '.git')) or not rev(tree, BASE_REF):
@@ -229,14 +230,15 @@ def _check_kernel(tree: str, kernel: KernelSpec) -> None:
 			    f'{kernel.package}: pan-kunit leaves it alone; give its kernel with '
 			    f'--kernel{" " + held.name if held else ""}, or another tree')
 
-def _warn_if_other_version(tree: str, kernel: KernelSpec, version: str) -> None:
+def _warn_if_other_version(printer: Printer, tree: str, kernel: KernelSpec,
+			   version: str) -> None:
 	subject = base_subject(tree)
 	prefix = kernels.base_subject(kernel, '')
 	tree_version = subject[len(prefix):] if subject.startswith(prefix) else subject
 	if tree_version != version:
-		print(f'pan-kunit: warning: {tree} holds {kernel.package} {tree_version}, but '
-		      f'{version} is installed; to use {version}, move {tree} away and run setup again',
-		      file=sys.stderr)
+		printer.print_stderr(f'pan-kunit: warning: {tree} holds {kernel.package} {tree_version}, '
+				     f'but {version} is installed; to use {version}, move {tree} away '
+				     'and run setup again')
 
 def _trailers(tree: str, rev: str) -> Dict[str, str]:
 	text = git(tree, 'show', '-s', '--format=%(trailers:only,unfold)', rev).stdout
@@ -282,7 +284,7 @@ def _apply_patches(tree: str, patches: List[str]) -> None:
 			    f'\n{tree} is at {describe(tree)}, the last commit that applied; '
 			    'fix the patch, then run setup again')
 
-def _install_suites(tree: str, sources: Sources) -> None:
+def _install_suites(printer: Printer, tree: str, sources: Sources) -> None:
 	"""Commits the suites on top of HEAD.
 
 	The index may still hold a previous suites commit (after `reset
@@ -312,36 +314,37 @@ def _install_suites(tree: str, sources: Sources) -> None:
 	     '-m', f'{PATCHES_TRAILER}: {sources.patches_digest()}\n'
 		   f'{SUITES_TRAILER}: {sources.suites_digest()}')
 	git(tree, 'update-ref', PREPARED_REF, 'HEAD')
-	print(f'installed the KUnit suites: {written} files written, {removed} removed')
+	printer.print(f'installed the KUnit suites: {written} files written, {removed} removed')
 
-def setup(tree: str, kernel: KernelSpec, sources: Sources, tarball: str, version: str) -> None:
+def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tarball: str,
+	  version: str) -> None:
 	"""Brings the tree of @kernel to the current patches and suites, or
 	refuses."""
 	extracted = not os.path.lexists(tree)
 	if extracted:
-		_extract(tree, kernel, tarball, version)
+		_extract(printer, tree, kernel, tarball, version)
 	else:
 		_check_ours(tree)
 		_check_kernel(tree, kernel)
-		_warn_if_other_version(tree, kernel, version)
+		_warn_if_other_version(printer, tree, kernel, version)
 		exclude_outputs(tree)
 	prepared = rev(tree, PREPARED_REF)
 	trailers = _trailers(tree, prepared) if prepared else {}
 	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
 	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
 	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
-		print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
+		printer.print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
 		      'installed')
 	else:
 		_check_updatable(tree)
 		if prepared and patches_current and prepared == rev(tree, 'HEAD'):
-			print('updating the suites; the patches are unchanged')
+			printer.print('updating the suites; the patches are unchanged')
 			git(tree, 'reset', '-q', '--soft', 'HEAD^')
 		else:
 			if not extracted:
-				print('updating the patches: applying them again onto the Debian base')
+				printer.print('updating the patches: applying them again onto the Debian base')
 				git(tree, 'reset', '-q', '--hard', BASE_REF)
 			_apply_patches(tree, sources.patches)
-			print(f'applied the {len(sources.patches)} patches of {sources.series}')
-		_install_suites(tree, sources)
-	print(f'{tree} is at {describe(tree)}')
+			printer.print(f'applied the {len(sources.patches)} patches of {sources.series}')
+		_install_suites(printer, tree, sources)
+	printer.print(f'{tree} is at {describe(tree)}')

@@ -33,6 +33,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error, gitcmd, kernels, proc, series, tree
 from pan_kunit.kernels import KernelSpec
+from pan_kunit.printer import Printer
 from pan_kunit.sources import Sources
 
 # Where the clones are, under the cache: one per tree, by its path.
@@ -334,15 +335,15 @@ class Prepared:
 	carried: bool           # the tree held the suites: taken as it is
 	edits: bool             # the user's uncommitted edits are in it
 
-def prepare(user: str, clone_path: str, kernel: KernelSpec, sources: Sources,
+def prepare(printer: Printer, user: str, clone_path: str, kernel: KernelSpec, sources: Sources,
 	    at: Optional[str]=None, note: str='') -> Prepared:
 	"""Makes @clone_path the prepared tree of @user's HEAD and edits (or
 	of the commit @at, without them) with @kernel's series and the suites,
 	and says what it holds."""
 	clone = Clone(user, clone_path)
 	if not os.path.isdir(os.path.join(clone_path, '.git')):
-		print(f'creating {clone_path}, pan-kunit\'s clone of {user} (it shares its objects; '
-		      f'{user} itself is only read)')
+		printer.print(f'creating {clone_path}, pan-kunit\'s clone of {user} (it shares its objects; '
+			      f'{user} itself is only read)')
 		clone.create()
 	state = read_state(user, clone)
 	edits = at is None and bool(state.edited)
@@ -355,7 +356,7 @@ def prepare(user: str, clone_path: str, kernel: KernelSpec, sources: Sources,
 		same = False
 	prepared = tree.rev(clone_path, tree.PREPARED_REF)
 	if note:
-		print(note)
+		printer.print(note)
 	if same and prepared and tree.rev(clone_path, 'HEAD') == prepared:
 		base = tree.rev(clone_path, tree.BASE_REF) or prepared
 		carried = base == prepared
@@ -376,10 +377,10 @@ def prepare(user: str, clone_path: str, kernel: KernelSpec, sources: Sources,
 	what = (f'your tree {user}: ' + (state.describe() if at is None else
 					 f'commit {at[:12]}, without your uncommitted edits'))
 	if carried:
-		print(f'{what}; it holds the suites already: taken as it is')
+		printer.print(f'{what}; it holds the suites already: taken as it is')
 	else:
-		print(f'{what}; with {kernel.name}\'s series ({sources.series}) and the suites on top, '
-		      f'in {clone_path}')
+		printer.print(f'{what}; with {kernel.name}\'s series ({sources.series}) and the suites on top, '
+			      f'in {clone_path}')
 	return Prepared(clone_path, state, carried, edits)
 
 def kernel_record(prepared: Prepared) -> tree.Kernel:

@@ -15,6 +15,7 @@ import os
 from typing import Iterator, Optional
 
 from pan_kunit import Error, runner, tree
+from pan_kunit.printer import Printer
 from pan_kunit.sources import Sources, write_files
 
 SUITES_FIRST_SUBJECT = 'pan-kunit: the KUnit suites, before the patches'
@@ -64,12 +65,12 @@ def reset(worktree: str, rev: str) -> None:
 	tree.git(worktree, 'checkout', '-q', '--detach', '-f', rev)
 	tree.git(worktree, 'clean', '-q', '-fdx', '-e', '/.pan-kunit/', '-e', '/.kunit/')
 
-def checkout(tree_dir: str, rev: str) -> str:
+def checkout(printer: Printer, tree_dir: str, rev: str) -> str:
 	"""The worktree of @tree_dir, created on first use, at @rev."""
 	path = location(tree_dir)
 	if not os.path.exists(os.path.join(path, '.git')):
 		tree.git(tree_dir, 'worktree', 'prune')
-		print(f'creating the check worktree {path} ...')
+		printer.print(f'creating the check worktree {path} ...')
 		os.makedirs(os.path.dirname(path), exist_ok=True)
 		tree.git(tree_dir, 'worktree', 'add', '-q', '--detach', path, rev)
 	reset(path, rev)
