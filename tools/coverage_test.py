@@ -16,7 +16,7 @@ from unittest import mock
 
 from pan_kunit import Error, configs, coverage, initramfs, kernels, lcov, results, runner, tree
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
-		     tearDownModule, plain_printer, plain_progress)
+		     tearDownModule, plain_printer, plain_progress, build_settings)
 
 class CoverageTest(unittest.TestCase):
 	"""The gcov data out of the guest's console, and what lcov made of it."""
@@ -214,7 +214,7 @@ class CoverageTest(unittest.TestCase):
 			write(out, ''.join(read(t) for t in traces))
 		with mock.patch.object(initramfs, 'pack', return_value='/cpio'), \
 		     mock.patch.object(runner, 'build_all',
-				       side_effect=lambda _p, _t, _k, builds, *_a, **_kw:
+				       side_effect=lambda _p, _s, _t, _k, builds, *_a, **_kw:
 				       {b.key: True for b in builds}), \
 		     mock.patch.object(runner, 'link_kernel'), \
 		     FakeJobs().patch(), \
@@ -222,7 +222,7 @@ class CoverageTest(unittest.TestCase):
 		     mock.patch.object(lcov, 'merge', side_effect=merge), \
 		     mock.patch.object(lcov, 'html'), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			report = coverage.run(plain_progress(), tree_dir, '/kunit', '7.3', 't', [config], '/repo',
+			report = coverage.run(plain_progress(), build_settings(), tree_dir, '/kunit', '7.3', 't', [config], '/repo',
 					      60, 1)
 		self.assertEqual([b.ok for b in report.boots], [True])
 		self.assertEqual(sorted(os.listdir(work)),

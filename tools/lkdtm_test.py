@@ -15,7 +15,7 @@ from unittest import mock
 from pan_kunit import (Error, cli, configs, coverage, initramfs, kunit_tool, lkdtm, proc, results,
 		       runner, summary, targets)
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
-		     tearDownModule, plain_printer, plain_progress)
+		     tearDownModule, plain_printer, plain_progress, build_settings)
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -87,7 +87,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
 		with mock.patch.object(initramfs, 'pack') as pack, \
 		     self.assertRaisesRegex(Error, 'built without kconfig/lkdtm.config'):
-			lkdtm.run(plain_progress(), self.tree, 'kunit', [], self.repo, 10, 1,
+			lkdtm.run(plain_progress(), build_settings(), self.tree, 'kunit', [], self.repo, 10, 1,
 				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
 		pack.assert_not_called()
 		self.assertEqual(self.traced('build'), [])

@@ -18,8 +18,9 @@ from pan_kunit import (Error, configs, initramfs, lkdtm, mutants, mutants_lkdtm,
 		       steps, tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
+from pan_kunit.kunit_tool import BuildSettings
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule, plain_progress)
+		     setUpModule, tearDownModule, plain_progress, build_settings)
 
 FAULT_C = 'arch/arm64/mm/fault.c'
 ACCESS, EXEC, NULL = lkdtm.CRASH_TYPES
@@ -65,8 +66,8 @@ class LkdtmJudgeTest(TempDirTestCase):
 		  must_fail: Optional[List[str]]=None) -> mutants.Mutant:
 		"""A mutant of @files judged on one kconfig group, whose KUnit
 		boots end in @kunit, against a baseline whose LKDTM boots @ok were ok."""
-		def fake_run(progress: Progress, wt: str, kunit_dir: str, group: List[configs.QemuConfig],
-			     *args: Any,
+		def fake_run(progress: Progress, settings: BuildSettings, wt: str, kunit_dir: str,
+			     group: List[configs.QemuConfig], *args: Any,
 			     **kwargs: Any) -> List[results.ConfigResult]:
 			found = []
 			for config in group:
@@ -74,7 +75,8 @@ class LkdtmJudgeTest(TempDirTestCase):
 					'a': 'FAIL' if kunit == results.Status.FAIL else 'PASS'}))
 				found[-1].name = config.name
 			return found
-		checker = steps.Checker(plain_progress(), self.tree, self.matrix, timeout=60, jobs=1)
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, self.matrix,
+					timeout=60, jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
 					must_fail=must_fail or ['arm64_s'], files=files)
 		base = mutants_lkdtm.Baseline('/b/initramfs.cpio', ok, 0.0)
@@ -169,8 +171,9 @@ class LkdtmBaselineTest(TempDirTestCase):
 	def baseline(self, files: List[List[str]], verdicts: Dict[Tuple[str, str], bool],
 		     pack_error: bool=False) -> Tuple[Optional[mutants_lkdtm.Baseline], str, Any]:
 		out = io.StringIO()
-		checker = steps.Checker(Progress(Printer(out)), self.tree, [qemu_config('pan', 'max')],
-					timeout=1, jobs=1, lkdtm_init='/repo/lkdtm/init.c')
+		checker = steps.Checker(Progress(Printer(out)), build_settings(), self.tree,
+					[qemu_config('pan', 'max')], timeout=1, jobs=1,
+					lkdtm_init='/repo/lkdtm/init.c')
 		found = {key: lkdtm.BootVerdict(ok, 'caught' if ok else 'hung', None)
 			 for key, ok in verdicts.items()}
 		with mock.patch.object(initramfs, 'pack', return_value='/x/initramfs.cpio',

@@ -18,8 +18,9 @@ from unittest import mock
 
 from pan_kunit import Error, cli, configs, mutants, results, runner, steps, summary, tree
 from pan_kunit.progress import Progress
+from pan_kunit.kunit_tool import BuildSettings
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule, plain_printer, plain_progress)
+		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
 
 class MutantsTest(CheckTestCase):
 
@@ -254,13 +255,15 @@ class JudgeByGroupsTest(TempDirTestCase):
 	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
 		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
-		def fake_run(progress: Progress, wt: str, kunit_dir: str, configs: Any, *args: Any,
-			     outputs: runner.Outputs, **kwargs: Any) -> List[results.ConfigResult]:
+		def fake_run(progress: Progress, settings: BuildSettings, wt: str, kunit_dir: str,
+			     configs: Any, *args: Any, outputs: runner.Outputs,
+			     **kwargs: Any) -> List[results.ConfigResult]:
 			console = os.path.join(outputs.exec_dir(configs[0]), 'test.log')
 			os.makedirs(os.path.dirname(console))
 			write(console, 'boot\n')
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(plain_progress(), self.tree, matrix, timeout=1, jobs=1)
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
+					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
 		wt = os.path.join(self.tmp, 'wt')
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
@@ -285,13 +288,14 @@ class JudgeByGroupsTest(TempDirTestCase):
 			write(os.path.join(build_dir, 'f.o'), 'tree')
 		before = mutants.object_hashes(list(dirs.values()), ['f.o'])
 		built: List[str] = []
-		def fake_run(progress: Progress, wt: str, kunit_dir: str, configs: Any, *args: Any,
-			     **kwargs: Any) -> List[results.ConfigResult]:
+		def fake_run(progress: Progress, settings: BuildSettings, wt: str, kunit_dir: str,
+			     configs: Any, *args: Any, **kwargs: Any) -> List[results.ConfigResult]:
 			name = configs[0].name
 			built.append(name)
 			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(plain_progress(), self.tree, matrix, timeout=1, jobs=1)
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
+					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
 					must_fail=[mutants.ANY_SUITE], files=['f.c'])
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
@@ -325,7 +329,8 @@ class JudgeByGroupsTest(TempDirTestCase):
 			if len(calls) == fail_on:
 				return [synthetic_config(results.Status.FAIL, {'a': 'FAIL'})]
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(plain_progress(), self.tree, matrix, timeout=1, jobs=1)
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
+					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
 					boots=boots)
 		with mock.patch.object(steps.Checker, 'groups', return_value=[matrix]), \

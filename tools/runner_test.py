@@ -25,7 +25,8 @@ from unittest import mock
 
 from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, proc, runner, tree
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
-		     setUpModule, tearDownModule, plain_printer, plain_progress)
+		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings,
+		     TOOLCHAINS)
 
 class CcacheTest(unittest.TestCase):
 
@@ -34,7 +35,7 @@ class CcacheTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as tmp, \
 		     mock.patch.object(runner, 'ccache', return_value='/usr/bin/ccache'), fake.patch():
 			with contextlib.redirect_stdout(io.StringIO()):
-				runner.build_all(plain_progress(), tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
+				runner.build_all(plain_progress(), build_settings(), tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
 						 2, quiet=True)
 			(job,) = fake.started
 			self.assertIn('--make_options', job.cmd)
@@ -99,9 +100,10 @@ class OlddefconfigTest(unittest.TestCase):
 		out = io.StringIO()
 		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
 		with mock.patch.object(runner, 'ccache', return_value=None), fake.patch(), \
-		     kunit_tool.olddefconfig(keep), contextlib.redirect_stdout(out):
-			runner.build_all(plain_progress(), self.tmp, '/kunit',
-					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2, quiet=True)
+		     contextlib.redirect_stdout(out):
+			runner.build_all(plain_progress(), kunit_tool.BuildSettings(keep, toolchains=TOOLCHAINS),
+					 self.tmp, '/kunit', [runner.Build('k', [qemu_config(self.tmp)], '/kc')],
+					 2, quiet=True)
 		return fake.started[-1].env, out.getvalue()
 
 	def test_left_out_while_the_toolchain_is_unchanged_and_said_once(self) -> None:
@@ -115,13 +117,11 @@ class OlddefconfigTest(unittest.TestCase):
 				 'aarch64-linux-gnu-ld: aarch64-linux-gnu-ld 1.0\n'
 				 'pahole: pahole 1.0\n')
 		self.assertEqual(self.build(), ({}, announced))
-		with kunit_tool.olddefconfig(False), contextlib.redirect_stdout(io.StringIO()) as out:
-			self.assertEqual(kunit_tool.build_env(plain_printer(),
-							      os.path.join(self.tmp, '.pan-kunit', 'build',
-									   'k'), noted), {})
-			self.assertEqual(kunit_tool.build_env(plain_printer(),
-							      os.path.join(self.tmp, '.pan-kunit', 'build',
-									   'k'), noted), {})
+		settings = build_settings()  # one command's
+		with contextlib.redirect_stdout(io.StringIO()) as out:
+			build_dir = os.path.join(self.tmp, '.pan-kunit', 'build', 'k')
+			self.assertEqual(settings.build_env(plain_printer(), build_dir, noted), {})
+			self.assertEqual(settings.build_env(plain_printer(), build_dir, noted), {})
 		self.assertEqual(out.getvalue(), announced)  # once a command
 
 	def test_switched_off_by_option_or_environment(self) -> None:
@@ -152,22 +152,24 @@ class OlddefconfigTest(unittest.TestCase):
 		self.assertEqual(self.build()[0], {'PAN_KUNIT_OLDDEFCONFIG': '1'})
 
 	def test_probed_once_while_the_tools_stay_the_same(self) -> None:
-		# Across commands too: the tests run hundreds in one process.
+		# Across commands too, which share one: the tests run hundreds in
+		# one process.
+		toolchains = kunit_tool.Toolchains()
 		with mock.patch.object(proc, 'run', wraps=proc.run) as run:
-			first = kunit_tool.toolchain('aarch64-linux-gnu-', [])
-			with kunit_tool.olddefconfig(False):
-				self.assertEqual(kunit_tool.toolchain('aarch64-linux-gnu-', []), first)
+			first = toolchains.probe('aarch64-linux-gnu-', [])
+			self.assertEqual(kunit_tool.BuildSettings(toolchains=toolchains).toolchains.probe(
+				'aarch64-linux-gnu-', []), first)
 			self.assertEqual(run.call_count, 4)
 			time.sleep(0.01)  # a modification time of its own
 			self.tool('pahole', 'pahole 1.1')
-			self.assertIn('pahole: pahole 1.1\n', kunit_tool.toolchain('aarch64-linux-gnu-', []))
+			self.assertIn('pahole: pahole 1.1\n', toolchains.probe('aarch64-linux-gnu-', []))
 			self.assertEqual(run.call_count, 8)
 
 	def test_a_failed_build_notes_nothing(self) -> None:
 		with mock.patch.object(runner, 'ccache', return_value=None), \
 		     FakeJobs(2, 'make: *** [all] Error 2\n').patch(), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			runner.build_all(plain_progress(), self.tmp, '/kunit',
+			runner.build_all(plain_progress(), build_settings(), self.tmp, '/kunit',
 					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2)
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, '.pan-kunit', 'build', 'k',
 							     '.pan-kunit-toolchain')))
@@ -326,7 +328,8 @@ class BuildLockTest(unittest.TestCase):
 			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
 				fcntl.flock(other, fcntl.LOCK_EX)
 				thread = threading.Thread(target=runner.build_all,
-							  args=(plain_progress(), tmp, '/kunit', [build], 2),
+							  args=(plain_progress(), build_settings(), tmp, '/kunit',
+								[build], 2),
 							  daemon=True)
 				thread.start()
 				self.assertTrue(waiting.wait(10), 'build_all did not wait for the lock')

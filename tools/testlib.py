@@ -36,7 +36,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import cli, configs, kernels, packages, results, runner, selftest, sources, tree
+from pan_kunit import (cli, configs, kernels, kunit_tool, packages, results, runner, selftest, sources,
+		       tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 
@@ -185,6 +186,14 @@ def write(path: str, text: str) -> None:
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	with open(path, 'w') as f:
 		f.write(text)
+
+# The toolchains the tests' builds probe: once for every command of the
+# process, where each command of pan-kunit probes its own.
+TOOLCHAINS = kunit_tool.Toolchains()
+
+def build_settings() -> kunit_tool.BuildSettings:
+	"""What the builds of a command share, as a session has it."""
+	return kunit_tool.BuildSettings(toolchains=TOOLCHAINS)
 
 def plain_printer() -> Printer:
 	"""A Printer on the sys.stdout and sys.stderr of the moment (those of
@@ -344,7 +353,7 @@ class FakeKunitTestCase(TempDirTestCase):
 		it printed."""
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(list(argv), repo=self.repo)
+			status = cli.main(list(argv), repo=self.repo, toolchains=TOOLCHAINS)
 		return status, out.getvalue()
 
 	def traced(self, kind: str) -> List[List[str]]:

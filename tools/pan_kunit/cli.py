@@ -261,10 +261,8 @@ def _parser() -> argparse.ArgumentParser:
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 	return _parser().parse_args(argv)
 
-# What a command is asked to do, from its arguments, as kunit.py's
-# KunitRequest and its kin are: parse_args() reads the command line, and
-# each command takes the request of its own, which its module defines
-# (BootRequest and ReportRequest, which several share: boot_request.py).
+# Each command's request, which its module defines (as kunit.py's
+# KunitRequest), of the arguments parse_args() read.
 
 def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
 	"""The kunit.py options of @args; a command that takes none has none."""
@@ -322,15 +320,18 @@ def export_request(args: argparse.Namespace) -> export.ExportRequest:
 def _interrupt(signum: int, frame: object) -> None:
 	raise KeyboardInterrupt
 
-def main(argv: Sequence[str], repo: str=REPO) -> int:
+def main(argv: Sequence[str], repo: str=REPO,
+	 toolchains: Optional[kunit_tool.Toolchains]=None) -> int:
+	"""The command of @argv in a session of its own, whose builds probe
+	their toolchains into @toolchains (the tests': every command's)."""
 	args = parse_args(argv)
 	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
-	session = Session.of_streams(sys.stdout, sys.stderr)
+	session = Session.of_streams(sys.stdout, sys.stderr, getattr(args, 'olddefconfig', False),
+				     toolchains)
 	try:
-		with kunit_tool.olddefconfig(getattr(args, 'olddefconfig', False)):
-			return _command(args, repo, session)
+		return _command(args, repo, session)
 	finally:
 		session.printer.close()
 
@@ -349,7 +350,7 @@ def setup_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	for target in target_list:
-		targets.setup(session.printer, target, repo, 'setup', builds=False)
+		session.prepare(target, repo, 'setup', builds=False)
 	return 0
 
 def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
@@ -390,7 +391,7 @@ def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 	configs.check(repo, request.configs)
 	for target in target_list:
 		targets.check_tree(target)
-		series_bisect.check(session.printer, request, target, repo)
+		series_bisect.check(session, request, target, repo)
 	targets.ensure_packages(session.printer, target_list)
 	return targets.each(session.printer, target_list,
 			    lambda t: series_bisect.run_bisect(session, request, t, repo))

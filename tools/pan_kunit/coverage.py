@@ -31,6 +31,7 @@ from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, lcov, 
 		       runner, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
+from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
@@ -278,7 +279,8 @@ class Report:
 	covered: List[Covered]
 	html_dir: Optional[str]
 
-def run(progress: Progress, tree: str, kunit_dir: str, kernel: str, title: str, configs: List[QemuConfig], repo: str,
+def run(progress: Progress, settings: BuildSettings, tree: str, kunit_dir: str, kernel: str,
+	title: str, configs: List[QemuConfig], repo: str,
 	timeout: int, jobs: int, fragments: Sequence[str]=(),
 	options: Optional[runner.KunitOptions]=None) -> Report:
 	"""Builds the profiled kernels, boots each config once and measures
@@ -294,7 +296,7 @@ def run(progress: Progress, tree: str, kunit_dir: str, kernel: str, title: str, 
 	builds = runner.kconfig_builds(tree, configs, fragments=fragments,
 				       kconfig_add=built_options.kconfig_add,
 				       make_options=built_options.make_options)
-	ok = runner.build_all(progress, tree, kunit_dir, builds, jobs, options=built_options)
+	ok = runner.build_all(progress, settings, tree, kunit_dir, builds, jobs, options=built_options)
 	boots: Dict[str, Boot] = {}
 	baselines: Dict[str, Boot] = {}
 	boot_jobs: Dict[str, Tuple[runner.Job, QemuConfig, str, str]] = {}
@@ -429,13 +431,13 @@ def print_report(printer: Printer, kernel: str, report: Report) -> bool:
 def run_coverage(session: Session, request: BootRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, measures and reports its coverage."""
 	tree_dir = target.tree
-	targets.setup(session.printer, target, repo, 'coverage')
+	session.prepare(target, repo, 'coverage')
 	packages.require(TOOLS, 'coverage')
 	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
-	kernel = targets.describe(session.printer, target)()
+	kernel = session.describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
-	report = run(session.progress, tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
+	report = run(session.progress, session.builds, tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
 		     request.timeout, request.jobs, fragments=targets.fragments(repo, target.kernel),
 		     options=request.options)
 	ok = print_report(session.printer, title, report)

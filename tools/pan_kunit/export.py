@@ -362,7 +362,7 @@ def check(request: ExportRequest, repo: str) -> None:
 
 def run_export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, writes the series and checks it."""
-	targets.setup(session.printer, target, repo, 'export', builds=not request.no_build)
+	session.prepare(target, repo, 'export', builds=not request.no_build)
 	with locked(target.tree):
 		return _export(session, request, target, repo)
 
@@ -371,7 +371,7 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 	wanted = sources.load(repo, target.kernel)
 	printer = session.printer
 	# The steps before the series adds its .kunitconfig build with the repo's.
-	checker = steps.checker(session.progress, request, target, repo,
+	checker = steps.checker(session, request, target, repo,
 				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = checkout(printer, target.tree, tree.BASE_REF)
 	build_series(wt, wanted, who)

@@ -9,7 +9,7 @@
 # every make (1.5 s of CPU in every build) unless the build's environment
 # has OLDDEFCONFIG_ENV=1, which build_env() gives it when the user asks
 # for it (--olddefconfig, or that variable) and whenever the tools Kconfig
-# probes (compiler, assembler, linker, pahole: toolchain()) are not those
+# probes (compiler, assembler, linker, pahole: Toolchains.probe()) are not those
 # noted beside the build's .config when it last built: an upgraded
 # toolchain reconfigures the build, as plain kunit.py would, and says so.
 
@@ -23,6 +23,7 @@ import os
 import shlex
 import shutil
 import sys
+from dataclasses import dataclass, field
 from types import CodeType, ModuleType
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -37,33 +38,68 @@ BUILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kunit_build.py
 
 # =1: every build runs kunit.py's olddefconfig (kunit_build.py reads it too).
 OLDDEFCONFIG_ENV = 'PAN_KUNIT_OLDDEFCONFIG'
-# Beside a build's .config: toolchain() as it was when the build last built.
+# Beside a build's .config: its toolchain (Toolchains.probe()) when it last built.
 TOOLCHAIN_FILE = '.pan-kunit-toolchain'
 
-class _Settings:
+class Toolchains:
+	"""The toolchains probed so far (probe()), by the tools asked for and
+	the files they are: those of one command, which its session holds, or
+	of every command of a process that runs several (the tests)."""
+
 	def __init__(self) -> None:
-		self.keep = False       # --olddefconfig
-		self.announced = True   # outside cli.main(), nothing is announced
+		self._probes: Dict[Tuple[Any, ...], str] = {}
 
-# toolchain()'s probes, by the tools asked for and the files they are.
-_toolchains: Dict[Tuple[Any, ...], str] = {}
+	def probe(self, cross_compile: str, make_options: Sequence[str]) -> str:
+		"""The first line of `--version` of each tool whose version Kconfig
+		reads into a .config and kbuild does not track: the compiler (make's
+		CC, else LLVM's clang, else @cross_compile gcc), the assembler, the
+		linker and pahole; a tool that is not installed as missing.  Probed
+		once while the files those tools are stay the same (a bisect's steps
+		build in seconds each)."""
+		tools = _tools(cross_compile, make_options)
+		key = (tuple(tools), _files(tools))
+		if key not in self._probes:
+			self._probes[key] = _probe(tools)
+		return self._probes[key]
 
-_settings = _Settings()
+@dataclass
+class BuildSettings:
+	"""What the builds of one command share: whether they keep kunit.py's
+	olddefconfig (--olddefconfig), whether the note that they leave it out
+	was said (once a command), and the toolchains probed for them."""
+	keep: bool = False
+	announced: bool = False
+	toolchains: Toolchains = field(default_factory=Toolchains)
 
-@contextlib.contextmanager
-def olddefconfig(keep: bool) -> Iterator[None]:
-	"""While in it, builds keep kunit.py's olddefconfig if @keep (the
-	command's --olddefconfig) or OLDDEFCONFIG_ENV says so; else the first
-	build says, in one line, that it leaves it out."""
-	saved = (_settings.keep, _settings.announced)
-	_settings.keep, _settings.announced = keep, False
-	try:
-		yield
-	finally:
-		_settings.keep, _settings.announced = saved
+	def keeps_olddefconfig(self) -> bool:
+		return self.keep or os.environ.get(OLDDEFCONFIG_ENV, '') not in ('', '0')
 
-def keeps_olddefconfig() -> bool:
-	return _settings.keep or os.environ.get(OLDDEFCONFIG_ENV, '') not in ('', '0')
+	def build_env(self, printer: Printer, build_dir: str, tools: str) -> Dict[str, str]:
+		"""What the environment of the build into @build_dir adds: nothing
+		when kunit_build.py may leave its olddefconfig out (the toolchain is
+		@tools, as when it last built), else OLDDEFCONFIG_ENV=1: a first
+		build, --olddefconfig, or a toolchain that changed (said in a line)."""
+		if self.keeps_olddefconfig():
+			return {OLDDEFCONFIG_ENV: '1'}
+		if not self.announced:
+			self.announced = True
+			printer.print('note: builds leave out kunit.py\'s make olddefconfig while the '
+				      f'toolchain is unchanged (--olddefconfig or {OLDDEFCONFIG_ENV}=1 '
+				      'keep it)')
+		try:
+			with open(os.path.join(build_dir, TOOLCHAIN_FILE)) as f:
+				before: Optional[str] = f.read()
+		except FileNotFoundError:
+			before = None
+		if before == tools:
+			return {}
+		if before is not None:
+			changed = [f'{old} -> {new.split(": ", 1)[1]}' for old, new in
+				   zip(before.splitlines(), tools.splitlines()) if old != new]
+			printer.print(f'note: the toolchain changed since {build_dir} was configured '
+				      f'({"; ".join(changed) or "its tools"}): olddefconfig runs before '
+				      'its make')
+		return {OLDDEFCONFIG_ENV: '1'}
 
 def _make_variable(make_options: Sequence[str], name: str) -> Optional[str]:
 	values = [o.split('=', 1)[1] for o in make_options if o.startswith(name + '=')]
@@ -90,19 +126,6 @@ def _files(tools: Sequence[str]) -> Tuple[Any, ...]:
 					     if st else ()))
 	return tuple(found)
 
-def toolchain(cross_compile: str, make_options: Sequence[str]) -> str:
-	"""The first line of `--version` of each tool whose version Kconfig
-	reads into a .config and kbuild does not track: the compiler (make's
-	CC, else LLVM's clang, else @cross_compile gcc), the assembler, the
-	linker and pahole; a tool that is not installed as missing.  Probed
-	once while the files those tools are stay the same (a bisect's steps
-	build in seconds each)."""
-	tools = _tools(cross_compile, make_options)
-	key = (tuple(tools), _files(tools))
-	if key not in _toolchains:
-		_toolchains[key] = _probe(tools)
-	return _toolchains[key]
-
 def _probe(tools: Sequence[str]) -> str:
 	lines = []
 	for tool in tools:
@@ -114,31 +137,6 @@ def _probe(tools: Sequence[str]) -> str:
 			continue
 		lines.append(f'{tool}: ' + (result.stdout.splitlines() or ['?'])[0].strip())
 	return '\n'.join(lines) + '\n'
-
-def build_env(printer: Printer, build_dir: str, tools: str) -> Dict[str, str]:
-	"""What the environment of the build into @build_dir adds: nothing
-	when kunit_build.py may leave its olddefconfig out (the toolchain is
-	@tools, as when it last built), else OLDDEFCONFIG_ENV=1: a first
-	build, --olddefconfig, or a toolchain that changed (said in a line)."""
-	if keeps_olddefconfig():
-		return {OLDDEFCONFIG_ENV: '1'}
-	if not _settings.announced:
-		_settings.announced = True
-		printer.print('note: builds leave out kunit.py\'s make olddefconfig while the toolchain is '
-			      f'unchanged (--olddefconfig or {OLDDEFCONFIG_ENV}=1 keep it)')
-	try:
-		with open(os.path.join(build_dir, TOOLCHAIN_FILE)) as f:
-			before: Optional[str] = f.read()
-	except FileNotFoundError:
-		before = None
-	if before == tools:
-		return {}
-	if before is not None:
-		changed = [f'{old} -> {new.split(": ", 1)[1]}' for old, new in
-			   zip(before.splitlines(), tools.splitlines()) if old != new]
-		printer.print(f'note: the toolchain changed since {build_dir} was configured '
-			      f'({"; ".join(changed) or "its tools"}): olddefconfig runs before its make')
-	return {OLDDEFCONFIG_ENV: '1'}
 
 def note_toolchain(build_dir: str, tools: str) -> None:
 	"""Notes @tools beside the .config of a build that succeeded."""

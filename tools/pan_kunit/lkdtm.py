@@ -17,6 +17,7 @@ from pan_kunit import (Error, StrEnum, configs, initramfs, kunit_tool, results, 
 		       targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
+from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 from pan_kunit.session import Session
@@ -135,8 +136,8 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	end the boot as soon as KUnit is done, before init runs."""
 	return f'{config.cmdline} kunit.enable=0 pankunit_crash={crash}'.strip()
 
-def run(progress: Progress, tree: str, kunit_dir: str, configs: List[QemuConfig], repo: str,
-	timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], BootVerdict]:
+def run(progress: Progress, settings: BuildSettings, tree: str, kunit_dir: str,
+	configs: List[QemuConfig], repo: str, timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
 	the kernels with the kconfig @fragments (KCONFIG must be among them), then
 	boots each built config once per crash type, with a line per boot as
@@ -149,7 +150,7 @@ def run(progress: Progress, tree: str, kunit_dir: str, configs: List[QemuConfig]
 	built: List[Tuple[QemuConfig, runner.Build]] = []
 	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
 	builds = runner.kconfig_builds(tree, configs, fragments=fragments)
-	ok = runner.build_all(progress, tree, kunit_dir, builds, jobs)
+	ok = runner.build_all(progress, settings, tree, kunit_dir, builds, jobs)
 	for build in builds:
 		if ok[build.key]:
 			built.extend((c, build) for c in build.group)
@@ -245,11 +246,11 @@ def print_report(printer: Printer, configs: List[QemuConfig], verdicts: Dict[Tup
 def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree and boots LKDTM on each config of the request."""
 	tree_dir = target.tree
-	targets.setup(session.printer, target, repo, 'lkdtm')
+	session.prepare(target, repo, 'lkdtm')
 	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
-	verdicts = run(session.progress, tree_dir, kunit_dir, matrix, repo, request.timeout, request.jobs,
-		       fragments=targets.fragments(repo, target.kernel))
+	verdicts = run(session.progress, session.builds, tree_dir, kunit_dir, matrix, repo,
+		       request.timeout, request.jobs, fragments=targets.fragments(repo, target.kernel))
 	passed = sum(v.ok for v in verdicts.values())
 	ok = print_report(session.printer, matrix, verdicts)
 	summary.report(session.printer, summary.Tally('lkdtm', passed, len(verdicts) - passed))

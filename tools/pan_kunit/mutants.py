@@ -454,7 +454,7 @@ def run_mutants(session: Session, request: MutantsRequest, target: Target, repo:
 	if not found:
 		printer.print(f'mutants: none to check on {target.kernel.package}')
 		return 0
-	targets.setup(printer, target, repo, 'mutants')
+	session.prepare(target, repo, 'mutants')
 	with worktree.locked(target.tree):
 		return _check_all(session, request, target, repo, found)
 
@@ -462,7 +462,7 @@ def _check_all(session: Session, request: MutantsRequest, target: Target, repo: 
 	       found: List[Mutant]) -> int:
 	tree_dir = target.tree
 	printer = session.printer
-	checker = steps.checker(session.progress, request, target, repo)
+	checker = steps.checker(session, request, target, repo)
 	start = time.monotonic()
 	baseline = run(checker, found, own_tree=target.user is not None)
 	elapsed = time.monotonic() - start

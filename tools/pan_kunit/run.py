@@ -113,19 +113,20 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 		printer.print(said)
 	for target in reversed(target_list):  # targets.resolve() lists them oldest first
 		tree_dir = target.tree
-		targets.setup(printer, target, repo, 'run')
+		session.prepare(target, repo, 'run')
 		kunit_dir = kunit_tool.directory(tree_dir)
 		matrix = configs.matrix(repo, request.configs, kunit_dir)
 		first = _first_alone(printer, request, target, repo, matrix) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:
 		# a git status of a kernel tree takes 0.2-0.3 s.
-		describe = functools.lru_cache(maxsize=None)(targets.describe(printer, target))
+		describe = functools.lru_cache(maxsize=None)(session.describe(target))
 		kernel_results = []
 		for configs_now in ([first, [c for c in matrix if c not in first]] if first else
 				    [matrix]):
 			# The edits are noted while the kernels build: git status of a
 			# kernel tree takes 0.2-0.3 s, once per run.
-			kernel_results += runner.run(session.progress, tree_dir, kunit_dir, configs_now, request.timeout,
+			kernel_results += runner.run(session.progress, session.builds, tree_dir,
+						     kunit_dir, configs_now, request.timeout,
 						     request.jobs, options=request.options,
 						     fragments=targets.fragments(repo, target.kernel),
 						     describe=describe)
@@ -140,8 +141,8 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 				_print_console(printer, result, request.raw_output)
 		report.print_report(printer, kernel_results, headed=len(target_list) > 1, shown=request.shown,
 				    totals=False, known=suites.known(repo))
-		if tree_dir in targets.PREPARED:
-			prepared = targets.PREPARED[tree_dir]
+		if tree_dir in session.prepared:
+			prepared = session.prepared[tree_dir]
 			printer.print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
 				      (' (it held the suites: taken as it is)' if prepared.carried else ''))
 	# The files and the totals list the kernels oldest first, as --kernel does.

@@ -18,6 +18,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pan_kunit import cost, kernels, ktap, kunit_tool, proc, results
 from pan_kunit.configs import QemuConfig, group_by_kconfig
+from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.printer import Printer
 from pan_kunit.progress import POLL_SECONDS, Progress
 from pan_kunit.sources import TREE_KUNITCONFIG
@@ -264,18 +265,20 @@ def build_locks(printer: Printer, build_dirs: List[str]) -> Iterator[None]:
 				fcntl.flock(lock, fcntl.LOCK_EX)
 		yield
 
-def build_all(progress: Progress, tree: str, kunit_dir: str, builds: List[Build], jobs: int,
+def build_all(progress: Progress, settings: BuildSettings, tree: str, kunit_dir: str,
+	      builds: List[Build], jobs: int,
 	      quiet: bool=False, options: Optional[KunitOptions]=None,
 	      outputs: Optional[Outputs]=None) -> Dict[str, bool]:
 	"""Runs the builds at once (incremental builds are mostly make
 	walking the tree on one CPU) and returns whether each succeeded, by key.
 	The user's --make_options come after ccache's CC= (if any).  The
-	logs go into @outputs (default: the tree's .pan-kunit)."""
+	logs go into @outputs (default: the tree's .pan-kunit); @settings
+	say whether they run kunit.py's olddefconfig."""
 	outputs = outputs or Outputs(state(tree))
 	options = options or KunitOptions()
 	ccache, env = ccache_options(tree, options.make_options)
 	added = build_options(options)
-	tools = kunit_tool.toolchain(CROSS_COMPILE, ccache[1:] + options.make_options)
+	tools = settings.toolchains.probe(CROSS_COMPILE, ccache[1:] + options.make_options)
 	build_jobs = []
 	printer = progress.printer
 	kernel = kernel_name(tree)
@@ -287,7 +290,7 @@ def build_all(progress: Progress, tree: str, kunit_dir: str, builds: List[Build]
 			  ['--jobs', str(jobs)] + ccache +
 			  image_options(b.group, options.make_options) + added,
 			  outputs.build_log(b.key),
-			  dict(env, **kunit_tool.build_env(printer, b.build_dir(tree), tools)))
+			  dict(env, **settings.build_env(printer, b.build_dir(tree), tools)))
 		if not quiet:
 			printer.print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) ...')
 		build_jobs.append(job)
@@ -358,7 +361,8 @@ def kconfig_builds(tree: str, configs: List[QemuConfig], kunitconfig: Optional[s
 	return [Build(build_key(key, make_options), group, kunitconfig, fragments)
 		for key, group in group_by_kconfig(configs, list(kconfig_add)).items()]
 
-def run(progress: Progress, tree: str, kunit_dir: str, configs: List[QemuConfig], timeout: int,
+def run(progress: Progress, settings: BuildSettings, tree: str, kunit_dir: str,
+	configs: List[QemuConfig], timeout: int,
 	jobs: int, kunitconfig: Optional[str]=None, quiet: bool=False,
 	options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
 	outputs: Optional[Outputs]=None,
@@ -381,7 +385,7 @@ def run(progress: Progress, tree: str, kunit_dir: str, configs: List[QemuConfig]
 		clear_boot(outputs.exec_dir(config), outputs.exec_log(config))
 	with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
 		described = pool.submit(describe)
-		ok = build_all(progress, tree, kunit_dir, builds, jobs, quiet, options, outputs)
+		ok = build_all(progress, settings, tree, kunit_dir, builds, jobs, quiet, options, outputs)
 		record = described.result()
 	built = [c for b in builds if ok[b.key] for c in b.group]
 	if options.run_isolated:

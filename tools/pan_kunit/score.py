@@ -183,13 +183,13 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 def run_generated(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:
 	"""mutants --generate: the mutation score of the suites on a kernel."""
 	assert request.generate
-	targets.setup(session.printer, target, repo, 'mutants')
+	session.prepare(target, repo, 'mutants')
 	with worktree.locked(target.tree):
 		return _score(session, request, target, repo)
 
 def _score(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:
 	tree_dir = target.tree
-	checker = steps.checker(session.progress, request, target, repo)
+	checker = steps.checker(session, request, target, repo)
 	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
 		     if not f.kernels or target.kernel.name in f.kernels]
 	baseline, sites, judged, total = run(checker, repo, target.kernel.name, functions,

@@ -156,10 +156,10 @@ def _series(spec: str) -> str:
 	absolute path."""
 	return os.path.abspath(spec) if os.path.exists(spec) else spec
 
-def reproduce(request: BisectRequest, tree_dir: str, step: int) -> str:
-	"""The command that checks @step alone; in a tree of the user's, of
-	their tree and range as they gave them."""
-	user = _USER_RANGE.get(tree_dir)
+def reproduce(request: BisectRequest, tree_dir: str, step: int,
+	      user: Optional[usertree.UserRange]=None) -> str:
+	"""The command that checks @step alone; in a tree of the user's (a
+	git range of it: @user), of their tree and range as they gave them."""
 	words = ['tools/pan-kunit', '--tree', user.user if user else tree_dir, 'bisect']
 	words += [user.given] if user else [_series(request.series)] if request.series else []
 	options = request.options
@@ -174,35 +174,26 @@ def _check_step(request: BisectRequest, patches: int) -> None:
 	if request.step is not None and not 0 <= request.step <= patches:
 		raise Error(f'--step {request.step}: the series has steps 0 to {patches}')
 
-@dataclass
-class UserRange:
-	"""A git range SERIES of a tree of the user's, by its clone."""
-	user: str      # the tree, as given
-	given: str     # the range, as given: for the reproduce line
-	base: str      # where the check starts: the range's base, without the edits
-
-_USER_RANGE: Dict[str, UserRange] = {}
-
-def _check_user_range(printer: Printer, request: BisectRequest, target: Target) -> None:
+def _check_user_range(session: Session, request: BisectRequest, target: Target) -> None:
 	"""A git range SERIES of a tree of the user's is read there (its branch
 	names are not in the clone) and given to the clone as commits."""
 	assert target.user is not None and request.series is not None
 	base, tip = usertree.resolve_range(target.user, request.series)
-	printer.print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
+	session.printer.print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
 		      'uncommitted edits, to ' + tip[:12])
-	_USER_RANGE[target.tree] = UserRange(target.user, request.series, base)
+	session.user_ranges[target.tree] = usertree.UserRange(target.user, request.series, base)
 	request.series = f'{base}..{tip}'
 	if request.step is not None:
 		_check_step(request, len(usertree.range_commits(target.user, request.series)))
 
-def check(printer: Printer, request: BisectRequest, target: Target, repo: str) -> None:
+def check(session: Session, request: BisectRequest, target: Target, repo: str) -> None:
 	"""Loads SERIES, and checks --step against it, before setup; a git
 	range needs the tree: it is refused at once without one, else read
 	now (and loaded after setup, which may update the tree's refs).  A
 	git range of a tree of the user's is read in that tree."""
 	if (target.user and request.series and
 			series.kind(request.series) == series.Kind.GIT_RANGE):
-		_check_user_range(printer, request, target)
+		_check_user_range(session, request, target)
 		return
 	tree_dir = target.tree
 	if request.series is None:
@@ -222,8 +213,8 @@ def check(printer: Printer, request: BisectRequest, target: Target, repo: str) -
 def run_bisect(session: Session, request: BisectRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree (of the range's base, for a range of a
 	tree of the user's) and bisects the series there."""
-	user_range = _USER_RANGE.get(target.tree)
-	targets.setup(session.printer, target, repo, 'bisect', at=user_range.base if user_range else None)
+	user_range = session.user_ranges.get(target.tree)
+	session.prepare(target, repo, 'bisect', at=user_range.base if user_range else None)
 	tallies: List[summary.Tally] = []
 	with worktree.locked(target.tree):
 		status = _bisect(session, request, target, repo, tallies)
@@ -235,7 +226,7 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	    tallies: List[summary.Tally]) -> int:
 	tree_dir, kernel = target.tree, target.kernel
 	printer = session.printer
-	checker = steps.checker(session.progress, request, target, repo)
+	checker = steps.checker(session, request, target, repo)
 	work = runner.state(tree_dir, 'check')
 	if request.series:
 		patches = series.load(_series(request.series), tree_dir, work)
@@ -295,5 +286,5 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	printer.print(f'    {bad.verdict()}')
 	for line in bad.regressions:
 		printer.print(f'    {line}')
-	printer.print(f'reproduce that step: {reproduce(request, tree_dir, bad.number)}')
+	printer.print(f'reproduce that step: {reproduce(request, tree_dir, bad.number, session.user_ranges.get(tree_dir))}')
 	return 1

@@ -19,9 +19,11 @@ from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, result
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
+from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.progress import Progress
 from pan_kunit.results import Status
 from pan_kunit.series import Patch
+from pan_kunit.session import Session
 from pan_kunit.sources import TREE_KUNITCONFIG
 from pan_kunit.targets import Target
 
@@ -129,6 +131,7 @@ class Checker:
 	"""Runs the steps of a check: the matrix, built and booted in the
 	worktree as it is, with the step's kunitconfig."""
 	progress: Progress
+	settings: BuildSettings
 	tree: str
 	matrix: List[QemuConfig]
 	timeout: int
@@ -155,7 +158,7 @@ class Checker:
 		if fresh:
 			shutil.rmtree(logs, ignore_errors=True)
 		step.logs = logs
-		step.configs = runner.run(self.progress, worktree, kunit_tool.directory(worktree),
+		step.configs = runner.run(self.progress, self.settings, worktree, kunit_tool.directory(worktree),
 					  configs or self.matrix, self.timeout, self.jobs,
 					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
 					  options=self.options, fragments=self.fragments,
@@ -174,12 +177,12 @@ class Checker:
 		groups = list(group_by_kconfig(self.matrix).values())
 		return sorted(groups, key=lambda group: -len(group))
 
-def checker(progress: Progress, request: BootRequest, target: Target, repo: str,
+def checker(session: Session, request: BootRequest, target: Target, repo: str,
 	    kunitconfig: Optional[bytes]=None) -> Checker:
-	"""What checks a step of @target's tree (bisect, mutants, export), with
-	its builds and boots on @progress."""
+	"""What checks a step of @target's tree (bisect, mutants, export), in
+	the command's @session."""
 	loaded = configs.matrix(repo, request.configs, kunit_tool.directory(target.tree))
-	return Checker(progress, target.tree, loaded, request.timeout, request.jobs,
+	return Checker(session.progress, session.builds, target.tree, loaded, request.timeout, request.jobs,
 		       kunitconfig=kunitconfig, options=request.options,
 		       fragments=targets.fragments(repo, target.kernel),
 		       lkdtm_init=os.path.join(repo, initramfs.LKDTM_INIT))

@@ -123,30 +123,28 @@ def each(printer: Printer, target_list: List[Target], work: Callable[[Target], i
 		status = max(status, work(target))
 	return status
 
-# The user's trees prepared so far (usertree.py), by their clone.
-PREPARED: Dict[str, usertree.Prepared] = {}
-
 def setup(printer: Printer, target: Target, repo: str, purpose: str, builds: bool=True,
-	  at: Optional[str]=None) -> None:
+	  at: Optional[str]=None) -> Optional[usertree.Prepared]:
 	"""Checks that the tools the command @purpose needs are on PATH
 	(setup's, and those that build and boot a kernel if it @builds), then
 	prepares the tree: a Debian source's, or pan-kunit's clone of a tree of
-	the user's (of its commit @at, if given, else of HEAD and the edits).
-	The packages were installed by ensure_packages()."""
+	the user's (of its commit @at, if given, else of HEAD and the edits),
+	which it returns.  The packages were installed by ensure_packages()."""
 	tools = packages.SETUP_TOOLS + (packages.BUILD_TOOLS + packages.BOOT_TOOLS if builds else [])
 	packages.require(tools, purpose)
 	kernel = target.kernel
 	wanted = sources.load(repo, kernel)
 	if target.user:
-		PREPARED[target.tree] = usertree.prepare(printer, target.user, target.tree, kernel, wanted,
-							 at=at, note=target.note)
-		return
+		return usertree.prepare(printer, target.user, target.tree, kernel, wanted, at=at,
+					note=target.note)
 	tree.setup(printer, target.tree, kernel, wanted, kernel.tarball(),
 		   packages.version(kernel.package))
+	return None
 
-def describe(printer: Printer, target: Target) -> Callable[[], tree.Kernel]:
-	"""What the records of @target's boots name (see runner.run())."""
-	prepared = PREPARED.get(target.tree)
+def describe(printer: Printer, target: Target,
+	     prepared: Optional[usertree.Prepared]) -> Callable[[], tree.Kernel]:
+	"""What the records of @target's boots name (see runner.run()): of
+	the user's tree, when setup() @prepared one."""
 	if prepared is not None:
 		return functools.partial(usertree.kernel_record, prepared)
 	return lambda: tree.kernel_of(target.tree, note_edits(printer, target.tree))

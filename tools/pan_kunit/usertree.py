@@ -329,6 +329,14 @@ class Clone:
 		return os.path.join(self.path, '.git', KEY_FILE)
 
 @dataclass
+class UserRange:
+	"""A git range SERIES of a tree of the user's, which bisect checks in
+	its clone."""
+	user: str      # the tree, as given
+	given: str     # the range, as given: for the reproduce line
+	base: str      # where the check starts: the range's base, without the edits
+
+@dataclass
 class Prepared:
 	clone: str
 	state: UserState
