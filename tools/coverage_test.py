@@ -14,9 +14,10 @@ import unittest
 from typing import Dict, List
 from unittest import mock
 
-from pan_kunit import Error, configs, coverage, initramfs, kernels, lcov, results, runner, tree
+from pan_kunit import (Error, boots, builds, configs, coverage, initramfs, kernels, kunit_tool,
+		       lcov, results, tree)
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
-		     tearDownModule, plain_printer, plain_progress, build_settings)
+		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
 class CoverageTest(unittest.TestCase):
 	"""The gcov data out of the guest's console, and what lcov made of it."""
@@ -186,14 +187,14 @@ class CoverageTest(unittest.TestCase):
 	def test_boot_cmdline_has_no_kunit_shutdown(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0 panic=-1')
 		self.assertEqual(coverage.boot_cmdline(config), 'console=ttyAMA0 panic=-1')
-		self.assertEqual(coverage.boot_cmdline(config, runner.KunitOptions('arm64_pan.*')),
+		self.assertEqual(coverage.boot_cmdline(config, kunit_tool.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
 
 	def test_a_run_counts_none_of_an_earlier_runs_tracefiles(self) -> None:
 		# An earlier run booted arm64_nopan too; this one boots arm64_pan
 		# alone, whose baseline boot ran each of its lines as often.
 		tree_dir = os.path.join(self.tmp, 'tree')
-		work = runner.state(tree_dir, coverage.COVERAGE_DIR)
+		work = tree.state_dir(tree_dir, coverage.COVERAGE_DIR)
 		os.makedirs(work)
 		def info(counts: Dict[int, int]) -> str:
 			return (f'SF:{tree_dir}/arch/arm64/mm/fault.c\n' +
@@ -213,17 +214,16 @@ class CoverageTest(unittest.TestCase):
 		def merge(traces: List[str], tree: str, out: str) -> None:
 			write(out, ''.join(read(t) for t in traces))
 		with mock.patch.object(initramfs, 'pack', return_value='/cpio'), \
-		     mock.patch.object(runner, 'build_all',
-				       side_effect=lambda _p, _s, _t, _k, builds, *_a, **_kw:
-				       {b.key: True for b in builds}), \
-		     mock.patch.object(runner, 'link_kernel'), \
+		     mock.patch.object(builds, 'build_all',
+				       side_effect=lambda plan, *_a: {b.key: True for b in plan.builds()}), \
+		     mock.patch.object(boots, 'link_kernel'), \
 		     FakeJobs().patch(), \
 		     mock.patch.object(coverage, '_read_boot', side_effect=read_boot), \
 		     mock.patch.object(lcov, 'merge', side_effect=merge), \
 		     mock.patch.object(lcov, 'html'), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			report = coverage.run(plain_progress(), build_settings(), tree_dir, '/kunit', '7.3', 't', [config], '/repo',
-					      60, 1)
+			report = coverage.run(matrix_plan(tree_dir, [config], 60, 1), '7.3', 't', '/repo',
+					      plain_progress(), build_settings())
 		self.assertEqual([b.ok for b in report.boots], [True])
 		self.assertEqual(sorted(os.listdir(work)),
 				 ['arm64_pan.baseline.info', 'arm64_pan.info', 'coverage.info'])
@@ -239,9 +239,9 @@ class CoverageTest(unittest.TestCase):
 		exec_dir = os.path.join(self.tmp, 'exec')
 		os.makedirs(exec_dir)
 		text = read(test_data_path('coverage', console)).replace('/build/k', os.path.realpath(build))
-		write(os.path.join(exec_dir, runner.CONSOLE), text)
+		write(os.path.join(exec_dir, results.CONSOLE), text)
 		shutil.copy(test_data_path('kunit_json', 'skips.json'),
-			    os.path.join(exec_dir, runner.KUNIT_JSON))
+			    os.path.join(exec_dir, results.KUNIT_JSON))
 		config = mock.Mock()
 		config.name = 'arm64_pan'
 		with mock.patch.object(lcov, 'capture') as capture:
@@ -267,7 +267,7 @@ class CoverageTest(unittest.TestCase):
 
 	def test_the_baseline_boot_runs_no_suite(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0')
-		line = coverage.boot_cmdline(config, runner.KunitOptions(coverage.BASELINE_GLOB))
+		line = coverage.boot_cmdline(config, kunit_tool.KunitOptions(coverage.BASELINE_GLOB))
 		self.assertEqual(line, 'console=ttyAMA0 kunit.filter_glob=' + coverage.BASELINE_GLOB)
 		self.assertFalse(any(fnmatch.fnmatch(f'{suite}.x', coverage.BASELINE_GLOB)
 				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))

@@ -21,7 +21,7 @@ FIXTURES = (('6.1', '6.1_nopan_skips'), ('6.1', '6.1_pan_param_skip'),
 SUITE_TOTALS = re.compile(r'^# Totals: pass:([0-9]+) fail:([0-9]+) skip:([0-9]+) total:[0-9]+$')
 
 def config_result(kernel: str, name: str) -> results.ConfigResult:
-	"""The fixture as runner collects a boot."""
+	"""The fixture as boots.py reads a boot."""
 	console = read(test_data_path('console', name + '.log'))
 	return results.ConfigResult(
 		name='arm64_nopan', cpu='cortex-a57', qemu_config='', build_dir='',

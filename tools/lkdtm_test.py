@@ -13,9 +13,9 @@ from typing import Any, List, Tuple
 from unittest import mock
 
 from pan_kunit import (Error, cli, configs, coverage, initramfs, kunit_tool, lkdtm, proc, results,
-		       runner, summary, targets)
+		       summary, targets)
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
-		     tearDownModule, plain_printer, plain_progress, build_settings)
+		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -72,7 +72,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
 		real_run = proc.run
 		def _run(argv: List[str], **kwargs: Any) -> Any:
-			if argv[0] == runner.CROSS_COMPILE + 'gcc':
+			if argv[0] == kunit_tool.CROSS_COMPILE + 'gcc':
 				return proc.Result(argv, 1, 'init.c:1: error: oops')
 			return real_run(argv, **kwargs)
 		out = io.StringIO()
@@ -87,8 +87,9 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
 		with mock.patch.object(initramfs, 'pack') as pack, \
 		     self.assertRaisesRegex(Error, 'built without kconfig/lkdtm.config'):
-			lkdtm.run(plain_progress(), build_settings(), self.tree, 'kunit', [], self.repo, 10, 1,
-				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
+			lkdtm.run(matrix_plan(self.tree, [], 10, 1,
+					      fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)]),
+				  self.repo, plain_progress(), build_settings())
 		pack.assert_not_called()
 		self.assertEqual(self.traced('build'), [])
 
@@ -150,8 +151,8 @@ class LkdtmRunTest(FakeKunitTestCase):
 
 	def test_timeout_fails_whatever_the_console_says(self) -> None:
 		exec_dir = os.path.join(self.tmp, 'exec')
-		# Read from runner.CONSOLE, whatever its name.
-		with mock.patch.object(runner, 'CONSOLE', 'console.txt'):
+		# Read from results.CONSOLE, whatever its name.
+		with mock.patch.object(results, 'CONSOLE', 'console.txt'):
 			write(os.path.join(exec_dir, 'console.txt'),
 			      read(test_data_path('lkdtm', 'access_caught.log')))
 			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,

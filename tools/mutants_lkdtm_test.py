@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of LKDTM's boots as a judge of tools/pan-kunit mutants
-# (pan_kunit.mutants_lkdtm, mutants.judge_by_groups()): with runner.run and
-# runner.run_jobs as stand-ins, and end to end with the fake kunit_tool.
+# (pan_kunit.mutants_lkdtm, mutants.judge_by_groups()): with pipeline.build_and_boot and
+# jobs.run_jobs as stand-ins, and end to end with the fake kunit_tool.
 
 import contextlib
 import io
@@ -14,11 +14,10 @@ import unittest
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, configs, initramfs, lkdtm, mutants, mutants_lkdtm, results, runner,
-		       steps, tree)
+from pan_kunit import (Error, configs, initramfs, jobs, lkdtm, mutants, mutants_lkdtm, pipeline,
+		       plan, results, steps, tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
-from pan_kunit.kunit_tool import BuildSettings
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_progress, build_settings)
 
@@ -38,7 +37,7 @@ GOOD = {('pan', ACCESS): 'access_caught.log', ('pan', EXEC): 'exec_caught.log',
 
 class LkdtmJudgeTest(TempDirTestCase):
 	"""mutants.judge_by_groups() of a mutant that survives the KUnit boots
-	(runner.run a stand-in), then LKDTM's (runner.run_jobs a stand-in that
+	(pipeline.build_and_boot a stand-in), then LKDTM's (jobs.run_jobs a stand-in that
 	writes each boot's console)."""
 
 	def setUp(self) -> None:
@@ -49,13 +48,13 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# (config, crash) -> the console fixture the boot writes.
 		self.consoles = dict(GOOD)
 
-	def fake_run_jobs(self, progress: Progress, jobs: List[runner.Job], watchdog: Optional[float],
-			  ended: Optional[Callable[[runner.Job], None]]=None) -> None:
+	def fake_run_jobs(self, progress: Progress, jobs: List[jobs.Job], watchdog: Optional[float],
+			  ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
 		for job in jobs:
 			name, crash = job.label.split()
 			self.booted.append((name, crash))
 			exec_dir = job.cmd[job.cmd.index('--build_dir') + 1]
-			write(os.path.join(exec_dir, runner.CONSOLE),
+			write(os.path.join(exec_dir, results.CONSOLE),
 			      read(test_data_path('lkdtm', self.consoles[name, crash])))
 			job.outcome = results.Exit(1, False, 1.0)
 			assert ended is not None
@@ -66,11 +65,9 @@ class LkdtmJudgeTest(TempDirTestCase):
 		  must_fail: Optional[List[str]]=None) -> mutants.Mutant:
 		"""A mutant of @files judged on one kconfig group, whose KUnit
 		boots end in @kunit, against a baseline whose LKDTM boots @ok were ok."""
-		def fake_run(progress: Progress, settings: BuildSettings, wt: str, kunit_dir: str,
-			     group: List[configs.QemuConfig], *args: Any,
-			     **kwargs: Any) -> List[results.ConfigResult]:
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[results.ConfigResult]:
 			found = []
-			for config in group:
+			for config in run.configs:
 				found.append(synthetic_config(kunit, {
 					'a': 'FAIL' if kunit == results.Status.FAIL else 'PASS'}))
 				found[-1].name = config.name
@@ -81,8 +78,8 @@ class LkdtmJudgeTest(TempDirTestCase):
 					must_fail=must_fail or ['arm64_s'], files=files)
 		base = mutants_lkdtm.Baseline('/b/initramfs.cpio', ok, 0.0)
 		with mock.patch.object(steps.Checker, 'groups', return_value=[self.matrix]), \
-		     mock.patch.object(runner, 'run', fake_run), \
-		     mock.patch.object(runner, 'run_jobs', self.fake_run_jobs), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
+		     mock.patch.object(jobs, 'run_jobs', self.fake_run_jobs), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, self.wt, mutant, 1, {'arm64_s'}, lkdtm=base)
@@ -100,7 +97,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# The boots' files are the mutant's, beside its KUnit boots'.
 		assert mutant.logs is not None
 		boot = os.path.join(mutant.logs, 'lkdtm', 'pan-ACCESS_USERSPACE')
-		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(boot, runner.CONSOLE)))
+		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(boot, results.CONSOLE)))
 		# The kernel the KUnit step built in the worktree.
 		self.assertTrue(os.readlink(os.path.join(boot, 'Image')).startswith(
 			os.path.join(self.wt, '.pan-kunit', 'build') + os.sep))
@@ -269,7 +266,7 @@ class LkdtmMutantsTest(CheckTestCase):
 		wt = self.worktree()
 		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(
 			wt, '.pan-kunit', 'mutants', 'pan-fault-gone', 'lkdtm', 'pass_pan-ACCESS_USERSPACE',
-			runner.CONSOLE)))
+			results.CONSOLE)))
 
 	def test_no_lkdtm_boot_when_no_mutant_touches_the_fault_path(self) -> None:
 		status, output = self.run_cli('mutants', '--only', 'survived', '--only', 'killed')

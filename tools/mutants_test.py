@@ -16,9 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, List, Set
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, mutants, results, runner, steps, summary, tree
-from pan_kunit.progress import Progress
-from pan_kunit.kunit_tool import BuildSettings
+from pan_kunit import Error, cli, configs, mutants, pipeline, plan, results, steps, summary, tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
 
@@ -250,15 +248,13 @@ class MutantsTest(CheckTestCase):
 			      output)
 
 class JudgeByGroupsTest(TempDirTestCase):
-	"""mutants.judge_by_groups() with runner.run as a stand-in."""
+	"""mutants.judge_by_groups() with pipeline.build_and_boot as a stand-in."""
 
 	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
 		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
-		def fake_run(progress: Progress, settings: BuildSettings, wt: str, kunit_dir: str,
-			     configs: Any, *args: Any, outputs: runner.Outputs,
-			     **kwargs: Any) -> List[results.ConfigResult]:
-			console = os.path.join(outputs.exec_dir(configs[0]), 'test.log')
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[results.ConfigResult]:
+			console = os.path.join(run.outputs.exec_dir(run.configs[0]), 'test.log')
 			os.makedirs(os.path.dirname(console))
 			write(console, 'boot\n')
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
@@ -267,7 +263,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
 		wt = os.path.join(self.tmp, 'wt')
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
-		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, wt, mutant, 1, {'arm64_s'})
@@ -288,9 +284,8 @@ class JudgeByGroupsTest(TempDirTestCase):
 			write(os.path.join(build_dir, 'f.o'), 'tree')
 		before = mutants.object_hashes(list(dirs.values()), ['f.o'])
 		built: List[str] = []
-		def fake_run(progress: Progress, settings: BuildSettings, wt: str, kunit_dir: str,
-			     configs: Any, *args: Any, **kwargs: Any) -> List[results.ConfigResult]:
-			name = configs[0].name
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[results.ConfigResult]:
+			name = run.configs[0].name
 			built.append(name)
 			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
 			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
@@ -301,7 +296,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
 		     mock.patch.object(steps.Checker, 'build_dirs',
 				       side_effect=lambda wt, group: [dirs[group[0].name]]), \
-		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, os.path.join(self.tmp, 'wt'), mutant, 1, set(),
@@ -334,7 +329,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
 					boots=boots)
 		with mock.patch.object(steps.Checker, 'groups', return_value=[matrix]), \
-		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, os.path.join(self.tmp, 'wt'), mutant, 1,

@@ -124,7 +124,7 @@ class ResultsTest(unittest.TestCase):
 
 	def result(self, name: str, status: results.Status, kunit: Optional[str],
 		   console: Optional[str]=None, kernel: str='6.1') -> results.ConfigResult:
-		"""A result as runner would collect it, its cases parsed from
+		"""A result as boots.py would read it, its cases parsed from
 		console/CONSOLE.log with @kernel's kunit_parser."""
 		text = self.console(console) if console else ''
 		return results.ConfigResult(

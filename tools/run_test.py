@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, cost, junit, kunit_tool, packages, results, runner, summary,
-		       targets, tree)
+from pan_kunit import (Error, builds, cli, cost, jobs, junit, kunit_tool, packages, results,
+		       summary, targets, tree)
 from pan_kunit.printer import Printer
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
@@ -105,7 +105,7 @@ class RunTest(FakeKunitTestCase):
 		# git status is 0.2-0.3 s of a developer's loop: not before the builds.
 		building = threading.Event()
 		waited: List[bool] = []
-		real_status, real_build = tree.changed_files, runner.build_all
+		real_status, real_build = tree.changed_files, builds.build_all
 		def status(tree_dir: str) -> List[str]:
 			waited.append(building.wait(timeout=10))
 			return real_status(tree_dir)
@@ -114,7 +114,7 @@ class RunTest(FakeKunitTestCase):
 			return real_build(*args, **kwargs)
 		write(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c'), '/* mine */\n')
 		with mock.patch.object(tree, 'changed_files', status), \
-		     mock.patch.object(runner, 'build_all', build_all):
+		     mock.patch.object(builds, 'build_all', build_all):
 			code, output = self.run_cli('--config', 'pass_pan')
 		self.assertEqual(code, 0, output)
 		self.assertEqual(waited, [True])
@@ -447,8 +447,8 @@ class RunTest(FakeKunitTestCase):
 		start = time.monotonic()
 		# The watchdog's margin leaves the fake kunit.py time to start its
 		# QEMU; a QEMU that ignores SIGTERM is SIGKILLed after the grace.
-		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 0.5), \
-		     mock.patch.object(runner, 'KILL_GRACE', 0.1):
+		with mock.patch.object(jobs, 'WATCHDOG_MARGIN', 0.5), \
+		     mock.patch.object(jobs, 'KILL_GRACE', 0.1):
 			status, output = self.run_cli('--config', 'hang_pan', '--timeout', '1')
 		self.assertLess(time.monotonic() - start, 20)
 		self.assertEqual(status, 1, output)

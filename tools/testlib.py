@@ -36,8 +36,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (cli, configs, kernels, kunit_tool, packages, results, runner, selftest, sources,
-		       tree)
+from pan_kunit import (cli, configs, jobs, kernels, kunit_tool, packages, plan, results, selftest,
+		       sources, tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 
@@ -204,6 +204,13 @@ def plain_progress() -> Progress:
 	"""A Progress on plain_printer()."""
 	return Progress(plain_printer())
 
+def matrix_plan(tree: str, matrix: List[configs.QemuConfig], timeout: int=60,
+		make_jobs: int=2, **fields: Any) -> plan.MatrixPlan:
+	"""A run of @matrix in @tree with the kunit_tool /kunit and the
+	kunitconfig /kc, its files in the tree's .pan-kunit."""
+	return plan.MatrixPlan(tree, '/kunit', matrix, timeout, make_jobs, '/kc',
+			       plan.Outputs(os.path.join(tree, '.pan-kunit')), **fields)
+
 def qemu_config(directory: str='/r', name: str='c') -> configs.QemuConfig:
 	"""A QEMU config @name of @directory, with no kconfig of its own,
 	that boots the Image on QEMU's max CPU."""
@@ -211,17 +218,17 @@ def qemu_config(directory: str='/r', name: str='c') -> configs.QemuConfig:
 				  kernel_path='Image', cpu='max')
 
 class FakeJobs:
-	"""runner.run_jobs(), faked (patch()): every job ends at once, with
+	"""jobs.run_jobs(), faked (patch()): every job ends at once, with
 	@returncode and @log written to its log, is kept in @started, and is
 	given to run_jobs' @ended, as the real one gives it."""
 
 	def __init__(self, returncode: int=0, log: str='') -> None:
 		self.returncode = returncode
 		self.log = log
-		self.started: List[runner.Job] = []
+		self.started: List[jobs.Job] = []
 
-	def __call__(self, progress: Progress, jobs: List[runner.Job], watchdog: Optional[float],
-		     ended: Optional[Callable[[runner.Job], None]]=None) -> None:
+	def __call__(self, progress: Progress, jobs: List[jobs.Job], watchdog: Optional[float],
+		     ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
 		for job in jobs:
 			job.outcome = results.Exit(self.returncode, False, 1.0)
 			if self.log:
@@ -231,7 +238,7 @@ class FakeJobs:
 				ended(job)
 
 	def patch(self) -> Any:
-		return mock.patch.object(runner, 'run_jobs', side_effect=self)
+		return mock.patch.object(jobs, 'run_jobs', side_effect=self)
 
 def mtimes(directory: str) -> Dict[str, int]:
 	found = {}

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
-		       lkdtm, mutagen, mutants, parse, report, results, run, runner, score, selftest,
+		       lkdtm, mutagen, mutants, parse, report, results, run, score, selftest,
 		       series_bisect, sources, targets)
 from pan_kunit.boot_request import BootRequest, check_filters
 from pan_kunit.kernels import KernelSpec
@@ -264,7 +264,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 # Each command's request, which its module defines (as kunit.py's
 # KunitRequest), of the arguments parse_args() read.
 
-def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
+def _kunit_options(args: argparse.Namespace) -> kunit_tool.KunitOptions:
 	"""The kunit.py options of @args; a command that takes none has none."""
 	given = vars(args)
 	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
@@ -272,12 +272,12 @@ def _kunit_options(args: argparse.Namespace) -> runner.KunitOptions:
 		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
 	if given.get('filter_action') and not given.get('filter'):
 		raise Error('--filter_action skip skips what --filter leaves out: give --filter too')
-	return runner.KunitOptions(filter_glob=globs[0] if globs else '',
-				   kconfig_add=given.get('kconfig_add', []),
-				   make_options=given.get('make_options', []),
-				   filter=given.get('filter') or '',
-				   filter_action=given.get('filter_action', ''),
-				   run_isolated=given.get('run_isolated', ''))
+	return kunit_tool.KunitOptions(filter_glob=globs[0] if globs else '',
+				       kconfig_add=given.get('kconfig_add', []),
+				       make_options=given.get('make_options', []),
+				       filter=given.get('filter') or '',
+				       filter_action=given.get('filter_action', ''),
+				       run_isolated=given.get('run_isolated', ''))
 
 def _boot_fields(args: argparse.Namespace) -> Dict[str, Any]:
 	"""The fields of BootRequest, which every command that boots has."""

@@ -3,7 +3,7 @@
 # What a run will cost, said before it starts: how many kernel builds start
 # from scratch, and about how long they take, from the last build from
 # scratch on this machine or, without one, the estimate of --help's epilog.
-# Each build that succeeds leaves a record beside its .config (runner.py
+# Each build that succeeds leaves a record beside its .config (builds.py
 # writes it), which also gives progress the objects a build from scratch
 # writes, for its time left.
 

@@ -19,6 +19,7 @@
 # CONFIG.baseline.info in the tree's .pan-kunit/coverage), which each run
 # clears first.
 
+import dataclasses
 import glob
 import os
 import re
@@ -27,8 +28,8 @@ import shutil
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, lcov, packages, results,
-		       runner, summary, targets)
+from pan_kunit import (Error, boots, builds, configs, initramfs, jobs, kunit_json, kunit_tool,
+		       lcov, packages, results, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kunit_tool import BuildSettings
@@ -37,6 +38,8 @@ from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 from pan_kunit.session import Session
 from pan_kunit.targets import Target
+from pan_kunit.tree import state_dir
+from pan_kunit.plan import MatrixPlan
 
 # The directory of the coverage boots' files, in the tree's .pan-kunit/.
 COVERAGE_DIR = 'coverage'
@@ -252,13 +255,13 @@ def measure(functions: Iterable[Function], data: Dict[str, lcov.SourceData],
 			bool(ranges and lines), bool(ranges)))
 	return covered
 
-def boot_cmdline(config: QemuConfig, options: Optional[runner.KunitOptions]=None) -> str:
+def boot_cmdline(config: QemuConfig, options: Optional[kunit_tool.KunitOptions]=None) -> str:
 	"""The kernel command line of a coverage boot: the config's own and
 	the suites (all, or those of @options' filter_glob, filter and
 	filter_action, as kunit.py writes them), given to QEMU as an -append of
 	its own after kunit.py's, which QEMU takes instead: kunit.py's ends with
 	kunit_shutdown=reboot, which would end the boot before init runs."""
-	options = options or runner.KunitOptions()
+	options = options or kunit_tool.KunitOptions()
 	words = [config.cmdline] if config.cmdline else []
 	words += [f'kunit.filter_glob={options.filter_glob}'] if options.filter_glob else []
 	words += [f'kunit.filter="{options.filter}"'] if options.filter else []
@@ -279,65 +282,60 @@ class Report:
 	covered: List[Covered]
 	html_dir: Optional[str]
 
-def run(progress: Progress, settings: BuildSettings, tree: str, kunit_dir: str, kernel: str,
-	title: str, configs: List[QemuConfig], repo: str,
-	timeout: int, jobs: int, fragments: Sequence[str]=(),
-	options: Optional[runner.KunitOptions]=None) -> Report:
-	"""Builds the profiled kernels, boots each config once and measures
-	the functions under test of @kernel (a KernelSpec's name); the
+def run(plan: MatrixPlan, kernel: str, title: str, repo: str, progress: Progress,
+	settings: BuildSettings) -> Report:
+	"""Builds the profiled kernels of @plan, boots each config once and
+	measures the functions under test of @kernel (a KernelSpec's name); the
 	report's HTML, headed @title, under the tree's .pan-kunit/coverage/html."""
-	options = options or runner.KunitOptions()
-	work = runner.state(tree, COVERAGE_DIR)
+	tree, kunit_dir, timeout, options = plan.tree, plan.kunit_dir, plan.timeout, plan.options
+	work = state_dir(tree, COVERAGE_DIR)
 	clear_tracefiles(work)
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), COVERAGE_DIR)
-	built_options = runner.KunitOptions(
+	profiled = dataclasses.replace(plan, options=kunit_tool.KunitOptions(
 		kconfig_add=KCONFIG_ADD + options.kconfig_add,
-		make_options=make_options() + options.make_options)
-	builds = runner.kconfig_builds(tree, configs, fragments=fragments,
-				       kconfig_add=built_options.kconfig_add,
-				       make_options=built_options.make_options)
-	ok = runner.build_all(progress, settings, tree, kunit_dir, builds, jobs, options=built_options)
-	boots: Dict[str, Boot] = {}
+		make_options=make_options() + options.make_options))
+	ok = builds.build_all(profiled, progress, settings)
+	found: Dict[str, Boot] = {}
 	baselines: Dict[str, Boot] = {}
-	boot_jobs: Dict[str, Tuple[runner.Job, QemuConfig, str, str]] = {}
-	no_suite = runner.KunitOptions(BASELINE_GLOB)
-	for build in builds:
+	boot_jobs: Dict[str, Tuple[jobs.Job, QemuConfig, str, str]] = {}
+	no_suite = kunit_tool.KunitOptions(BASELINE_GLOB)
+	for build in profiled.builds():
 		for config in build.group:
 			if not ok[build.key]:
-				boots[config.name] = Boot(config, False, 'build failed')
+				found[config.name] = Boot(config, False, 'build failed')
 				continue
 			for label, prefix, boot_options in ((config.name, 'coverage', options),
 							    (_baseline(config), 'baseline', no_suite)):
-				exec_dir = runner.state(tree, 'exec', f'{prefix}-{config.name}')
-				runner.link_kernel(exec_dir, build.build_dir(tree), config)
-				cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
-						       config) + [
+				exec_dir = state_dir(tree, 'exec', f'{prefix}-{config.name}')
+				boots.link_kernel(exec_dir, build.build_dir(tree), config)
+				cmd = kunit_tool.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
+							   config.path) + [
 					'--qemu_args', shlex.join(['-initrd', cpio, '-append',
 								   boot_cmdline(config, boot_options)]),
-					'--json=' + os.path.join(exec_dir, runner.KUNIT_JSON),
+					'--json=' + os.path.join(exec_dir, results.KUNIT_JSON),
 					'--timeout', str(timeout)]
-				log = runner.state(tree, 'logs', f'{prefix}-{config.name}.log')
-				boot_jobs[label] = (runner.Job(label, cmd, log), config, exec_dir,
+				log = state_dir(tree, 'logs', f'{prefix}-{config.name}.log')
+				boot_jobs[label] = (jobs.Job(label, cmd, log), config, exec_dir,
 						    build.build_dir(tree))
 
-	def ended(job: runner.Job) -> None:
+	def ended(job: jobs.Job) -> None:
 		_, config, exec_dir, build_dir = boot_jobs[job.label]
 		assert job.outcome is not None
 		baseline = job.label != config.name
 		boot = _read_boot(config, exec_dir, build_dir, work, job.outcome, timeout,
 				  baseline)
-		(baselines if baseline else boots)[config.name] = boot
+		(baselines if baseline else found)[config.name] = boot
 		progress.boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
 	if boot_jobs:
 		progress.line(f'booting {len(boot_jobs)} profiled kernels, each config with its suites '
 			      f'and without (timeout {timeout} s) ...')
 		progress.boots_started(list(boot_jobs))
 		try:
-			runner.run_jobs(progress, [job for job, _, _, _ in boot_jobs.values()],
-					timeout + runner.WATCHDOG_MARGIN, ended)
+			jobs.run_jobs(progress, [job for job, _, _, _ in boot_jobs.values()],
+				      timeout + jobs.WATCHDOG_MARGIN, ended)
 		finally:
 			progress.boots_ended()
-	ordered = [boots[c.name] for c in configs]
+	ordered = [found[c.name] for c in plan.configs]
 	for boot in ordered:
 		base = baselines.get(boot.config.name)
 		if boot.tracefile and (base is None or base.tracefile is None):
@@ -370,11 +368,11 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 	       outcome: results.Exit, timeout: int, baseline: bool=False) -> Boot:
 	"""The boot's suites' tally and its tracefile, from its console; a
 	@baseline boot runs no suite, and only its counters matter."""
-	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE)) or ''
+	console = results.read_text(os.path.join(exec_dir, results.CONSOLE)) or ''
 	if outcome.hit_timeout(timeout):
 		return Boot(config, False, f'timed out after {timeout} s')
 	statuses = list(kunit_json.statuses(
-		results.read_json(os.path.join(exec_dir, runner.KUNIT_JSON))).values())
+		results.read_json(os.path.join(exec_dir, results.KUNIT_JSON))).values())
 	counts = {word: statuses.count(status) for word, status in
 		  (('passed', CaseStatus.PASS), ('failed', CaseStatus.FAIL),
 		   ('skipped', CaseStatus.SKIP), ('crashed', CaseStatus.ERROR))}
@@ -437,9 +435,9 @@ def run_coverage(session: Session, request: BootRequest, target: Target, repo: s
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
 	kernel = session.describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
-	report = run(session.progress, session.builds, tree_dir, kunit_dir, target.kernel.name, title, matrix, repo,
-		     request.timeout, request.jobs, fragments=targets.fragments(repo, target.kernel),
-		     options=request.options)
+	plan = MatrixPlan.of_tree(tree_dir, matrix, request.timeout, request.jobs, request.options,
+				  targets.fragments(repo, target.kernel))
+	report = run(plan, target.kernel.name, title, repo, session.progress, session.builds)
 	ok = print_report(session.printer, title, report)
 	passed = sum(b.ok for b in report.boots)
 	summary.report(session.printer, summary.Tally('coverage', passed, len(report.boots) - passed))

@@ -7,7 +7,8 @@
 
 import os
 
-from pan_kunit import Error, proc, runner
+from pan_kunit import Error, kunit_tool, proc
+from pan_kunit.tree import state_dir
 
 # The repo's directory of the C run in the guest: the inits and sys.h.
 GUEST_DIR = 'guest'
@@ -18,7 +19,7 @@ def pack(tree: str, source: str, name: str) -> str:
 	"""Builds @source into an init and packs it, in the tree's
 	.pan-kunit/@name; returns the cpio's path.  A compiler failure is an
 	Error with the compiler's output."""
-	work = runner.state(tree, name)
+	work = state_dir(tree, name)
 	os.makedirs(work, exist_ok=True)
 	init = os.path.join(work, 'init')
 	gen = os.path.join(work, 'gen_init_cpio')
@@ -26,7 +27,7 @@ def pack(tree: str, source: str, name: str) -> str:
 	cpio = os.path.join(work, 'initramfs.cpio')
 	guest = os.path.dirname(source)  # and its sys.h
 	steps = [
-		[runner.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
+		[kunit_tool.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
 		 '-ffreestanding', '-fno-stack-protector',
 		 # No libc: loops must stay loops, not calls of memcpy() or memset().
 		 '-fno-tree-loop-distribute-patterns', '-I', guest, '-o', init, source],

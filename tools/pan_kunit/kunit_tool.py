@@ -138,6 +138,47 @@ def _probe(tools: Sequence[str]) -> str:
 		lines.append(f'{tool}: ' + (result.stdout.splitlines() or ['?'])[0].strip())
 	return '\n'.join(lines) + '\n'
 
+# The arch and cross compiler of every build and boot (kunit.py's --arch
+# and --cross_compile).
+ARCH = 'arm64'
+CROSS_COMPILE = 'aarch64-linux-gnu-'
+
+@dataclass
+class KunitOptions:
+	"""kunit.py's options that the user passes on, which the build and
+	exec of kunit.py 6.1, 6.12 and 7.3 all take."""
+	filter_glob: str = ''  # exec: the suites (SUITE) or cases (SUITE.CASE) the kernel runs
+	kconfig_add: List[str] = field(default_factory=list)   # build: CONFIG_X=y
+	make_options: List[str] = field(default_factory=list)  # build: X=Y, for make
+	filter: str = ''         # exec: by attributes, 'speed>slow' (KUnit attributes, 6.6)
+	filter_action: str = ''  # exec: 'skip' the cases --filter leaves out, not omit them
+	run_isolated: str = ''   # exec: a boot per 'suite' or per 'test' (isolation.py)
+
+def exec_options(options: KunitOptions) -> List[str]:
+	"""What kunit.py exec gets of @options, besides the filter_glob, each
+	in one word."""
+	return (([f'--filter={options.filter}'] if options.filter else []) +
+		([f'--filter_action={options.filter_action}'] if options.filter_action else []))
+
+def build_options(options: KunitOptions) -> List[str]:
+	"""What kunit.py build gets of @options, each in one word, as a value
+	may start with '-'."""
+	return ([f'--kconfig_add={line}' for line in options.kconfig_add] +
+		[f'--make_options={option}' for option in options.make_options])
+
+def kunit_cmd(kunit_dir: str, subcommand: str, build_dir: str, kunitconfig: str,
+	      qemu_config: str, fragments: Sequence[str]=()) -> List[str]:
+	"""kunit.py SUBCOMMAND of the QEMU config file @qemu_config, with
+	@kunitconfig and the kconfig @fragments merged into it (kunit.py takes
+	--kunitconfig repeatedly).  A build runs through kunit_build.py, which
+	leaves out the olddefconfig kunit.py runs before every make."""
+	cmd = command(kunit_dir, subcommand) + [
+		'--build_dir', build_dir, '--arch', ARCH, '--cross_compile', CROSS_COMPILE,
+		'--kunitconfig', kunitconfig]
+	for fragment in fragments:
+		cmd += ['--kunitconfig', fragment]
+	return cmd + ['--qemu_config', qemu_config]
+
 def note_toolchain(build_dir: str, tools: str) -> None:
 	"""Notes @tools beside the .config of a build that succeeded."""
 	with open(os.path.join(build_dir, TOOLCHAIN_FILE), 'w') as f:

@@ -13,11 +13,12 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import (Error, configs, initramfs, kernels, mutants, packages, report, results,
-		       runner, suites)
+		       suites)
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.printer import Printer
 from pan_kunit.sources import TREE_KUNITCONFIG
+from pan_kunit.tree import state_dir
 
 # What a build is stale against: a file newer than its kernel, in the
 # tree, where the code under test and the suites are, or in the repo,
@@ -76,9 +77,9 @@ def tree_lines(tree: str, repo: str, matrix: List[QemuConfig]) -> List[str]:
 	groups = configs.group_by_kconfig(matrix)
 	lines = ['prepared']
 	keys = [os.path.basename(os.path.dirname(d))
-		for d in glob.glob(os.path.join(runner.state(tree, 'build'), '*', ''))]
+		for d in glob.glob(os.path.join(state_dir(tree, 'build'), '*', ''))]
 	for key in sorted(keys, key=lambda k: (k not in groups, k)):
-		build_dir = runner.state(tree, 'build', key)
+		build_dir = state_dir(tree, 'build', key)
 		group = groups.get(key, [])
 		name = ', '.join(c.name for c in group) or f'{key} (other options)'
 		image = os.path.join(build_dir, group[0].kernel_path if group else

@@ -13,8 +13,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, StrEnum, configs, initramfs, kunit_tool, results, runner, summary,
-		       targets)
+from pan_kunit import (Error, StrEnum, boots, builds, configs, initramfs, jobs, kunit_tool,
+		       results, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kunit_tool import BuildSettings
@@ -22,6 +22,8 @@ from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 from pan_kunit.session import Session
 from pan_kunit.targets import Target
+from pan_kunit.tree import state_dir
+from pan_kunit.plan import Build, MatrixPlan
 
 KCONFIG = targets.LKDTM_KCONFIG
 INIT_SOURCE = initramfs.LKDTM_INIT
@@ -136,30 +138,30 @@ def boot_cmdline(config: QemuConfig, crash: str) -> str:
 	end the boot as soon as KUnit is done, before init runs."""
 	return f'{config.cmdline} kunit.enable=0 pankunit_crash={crash}'.strip()
 
-def run(progress: Progress, settings: BuildSettings, tree: str, kunit_dir: str,
-	configs: List[QemuConfig], repo: str, timeout: int, jobs: int, fragments: Sequence[str]) -> Dict[Tuple[str, str], BootVerdict]:
+def run(plan: MatrixPlan, repo: str, progress: Progress,
+	settings: BuildSettings) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Builds the initramfs (first: it takes seconds, the kernels minutes),
-	the kernels with the kconfig @fragments (KCONFIG must be among them), then
-	boots each built config once per crash type, with a line per boot as
-	`run` prints them."""
-	for config in configs:
+	the kernels of @plan, with its kconfig fragments (KCONFIG must be among
+	them), then boots each built config once per crash type, with a line
+	per boot as `run` prints them."""
+	tree = plan.tree
+	for config in plan.configs:
 		pan_source(config)  # a CPU of no known PAN level fails before any work
-	if os.path.join(repo, KCONFIG) not in fragments:
+	if os.path.join(repo, KCONFIG) not in plan.fragments:
 		raise Error(f'lkdtm: the kernels would be built without {KCONFIG}')
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), 'lkdtm')
-	built: List[Tuple[QemuConfig, runner.Build]] = []
+	built: List[Tuple[QemuConfig, Build]] = []
 	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
-	builds = runner.kconfig_builds(tree, configs, fragments=fragments)
-	ok = runner.build_all(progress, settings, tree, kunit_dir, builds, jobs)
-	for build in builds:
+	ok = builds.build_all(plan, progress, settings)
+	for build in plan.builds():
 		if ok[build.key]:
 			built.extend((c, build) for c in build.group)
 		else:
 			for config in build.group:
 				for crash in CRASH_TYPES:
 					verdicts[config.name, crash] = BootVerdict(False, 'build failed', None)
-	verdicts.update(boot(progress, tree, kunit_dir, built, cpio, timeout,
-			     BootDirs(runner.state(tree, 'exec'), runner.state(tree, 'logs'), 'lkdtm-')))
+	verdicts.update(boot(progress, tree, plan.kunit_dir, built, cpio, plan.timeout,
+			     BootDirs(state_dir(tree, 'exec'), state_dir(tree, 'logs'), 'lkdtm-')))
 	return verdicts
 
 @dataclass
@@ -177,29 +179,29 @@ class BootDirs:
 	def log(self, config: str, crash: str) -> str:
 		return os.path.join(self.log_root, f'{self.prefix}{config}-{crash}.log')
 
-def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, runner.Build]],
-	 cpio: str, timeout: int, dirs: BootDirs,
-	 quiet: bool=False) -> Dict[Tuple[str, str], BootVerdict]:
+def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, Build]],
+	 cpio: str, timeout: int, dirs: BootDirs, quiet: bool=False) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Boots each config of @built, a kernel already built in its build's
 	directory, once per crash type with the initramfs @cpio, all at once;
 	the verdicts, by (config, crash).  A line per boot unless @quiet (a
 	mutant, which has a line of its own)."""
 	pans = {config.name: pan_source(config) for config, _ in built}
 	verdicts: Dict[Tuple[str, str], BootVerdict] = {}
-	jobs_by_boot: Dict[Tuple[str, str], Tuple[runner.Job, str]] = {}
+	jobs_by_boot: Dict[Tuple[str, str], Tuple[jobs.Job, str]] = {}
 	for config, build in built:
 		for crash in CRASH_TYPES:
 			exec_dir = dirs.exec_dir(config.name, crash)
-			runner.link_kernel(exec_dir, build.build_dir(tree), config)
-			cmd = runner.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig, config) + [
+			boots.link_kernel(exec_dir, build.build_dir(tree), config)
+			cmd = kunit_tool.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
+						   config.path) + [
 				'--qemu_args', shlex.join(['-initrd', cpio,
 							   '-append', boot_cmdline(config, crash)]),
 				'--raw_output=all', '--timeout', str(timeout)]
 			log = dirs.log(config.name, crash)
-			jobs_by_boot[config.name, crash] = (runner.Job(f'{config.name} {crash}', cmd, log),
+			jobs_by_boot[config.name, crash] = (jobs.Job(f'{config.name} {crash}', cmd, log),
 							    exec_dir)
 	boot_of = {job.label: (key, exec_dir) for key, (job, exec_dir) in jobs_by_boot.items()}
-	def ended(job: runner.Job) -> None:
+	def ended(job: jobs.Job) -> None:
 		# In the job's waiting thread: each boot has its own key.
 		(name, crash), exec_dir = boot_of[job.label]
 		assert job.outcome is not None
@@ -212,8 +214,8 @@ def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[Qe
 			progress.line(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
 		progress.boots_started(list(boot_of))
 		try:
-			runner.run_jobs(progress, [job for job, _ in jobs_by_boot.values()],
-					timeout + runner.WATCHDOG_MARGIN, ended)
+			jobs.run_jobs(progress, [job for job, _ in jobs_by_boot.values()],
+				      timeout + jobs.WATCHDOG_MARGIN, ended)
 		finally:
 			progress.boots_ended()
 	return verdicts
@@ -221,7 +223,7 @@ def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[Qe
 def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: results.Exit,
 	     timeout: int) -> BootVerdict:
 	"""The verdict of a boot that ended, from the console it wrote."""
-	console = results.read_text(os.path.join(exec_dir, runner.CONSOLE))
+	console = results.read_text(os.path.join(exec_dir, results.CONSOLE))
 	verdict = judge(console, crash, pan)
 	if outcome.hit_timeout(timeout):
 		verdict = BootVerdict(False, 'timed out: ' + verdict.summary, console)
@@ -249,8 +251,9 @@ def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str)
 	session.prepare(target, repo, 'lkdtm')
 	kunit_dir = kunit_tool.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
-	verdicts = run(session.progress, session.builds, tree_dir, kunit_dir, matrix, repo,
-		       request.timeout, request.jobs, fragments=targets.fragments(repo, target.kernel))
+	plan = MatrixPlan.of_tree(tree_dir, matrix, request.timeout, request.jobs,
+				  fragments=targets.fragments(repo, target.kernel))
+	verdicts = run(plan, repo, session.progress, session.builds)
 	passed = sum(v.ok for v in verdicts.values())
 	ok = print_report(session.printer, matrix, verdicts)
 	summary.report(session.printer, summary.Tally('lkdtm', passed, len(verdicts) - passed))

@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
 
-from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, results, runner,
-		       steps, summary, targets, tree, worktree)
+from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, results, steps,
+		       summary, targets, tree, worktree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
@@ -29,6 +29,7 @@ from pan_kunit.printer import Printer
 from pan_kunit.session import Session
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 from pan_kunit.targets import Target
+from pan_kunit.tree import state_dir
 
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
@@ -134,10 +135,10 @@ class Mutant:
 			'logs': self.logs}
 
 def baseline_logs(wt: str) -> str:
-	return runner.state(wt, 'baseline')
+	return state_dir(wt, 'baseline')
 
 def mutant_logs(wt: str, mutant: Mutant) -> str:
-	return runner.state(wt, 'mutants', mutant.name)
+	return state_dir(wt, 'mutants', mutant.name)
 
 def load_mutant(path: str) -> Mutant:
 	headers: Dict[str, str] = {}

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import Error, initramfs, kunit_tool, lkdtm, runner
-from pan_kunit.steps import STEP_KUNITCONFIG, Checker
+from pan_kunit import Error, initramfs, kunit_tool, lkdtm
+from pan_kunit.steps import Checker
 
 # The files a PAN fault, or the exception entry and return around it, runs through.
 LKDTM_FILES = ('arch/arm64/mm/fault.c', 'arch/arm64/kernel/entry.S',
@@ -42,9 +42,7 @@ def boot_step(checker: Checker, wt: str, logs: str, cpio: str) -> Verdicts:
 	"""Boots LKDTM on the kernels the last step built in @wt, of every
 	config of the matrix (its kunitconfig, fragments and options: no new
 	build), with the exec directories and logs in @logs/BOOTS_DIR."""
-	builds = runner.kconfig_builds(wt, checker.matrix, runner.state(wt, STEP_KUNITCONFIG),
-				       checker.fragments, checker.options.kconfig_add,
-				       checker.options.make_options)
+	builds = checker.plan(wt, checker.matrix, logs).builds()
 	where = os.path.join(logs, BOOTS_DIR)
 	shutil.rmtree(where, ignore_errors=True)
 	return lkdtm.boot(checker.progress, wt, kunit_tool.directory(wt), [(c, b) for b in builds for c in b.group],

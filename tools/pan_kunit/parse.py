@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import List, Optional
 
-from pan_kunit import Error, kernels, ktap, kunit_tool, report, results, runner, suites, summary
+from pan_kunit import Error, builds, kernels, ktap, kunit_tool, report, results, suites, summary
 from pan_kunit.printer import Printer
 
 
@@ -48,7 +48,7 @@ def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: s
 		kunit = results.read_json(json_path)
 	if kunit is None:
 		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
-			    '\n'.join(parsed.stdout.splitlines()[-runner.BUILD_LOG_LINES:]))
+			    '\n'.join(parsed.stdout.splitlines()[-builds.BUILD_LOG_LINES:]))
 	# No boot, so no timeout: the exit status and the leaves decide.
 	status = results.classify(kunit, console, results.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)

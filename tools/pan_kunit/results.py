@@ -12,7 +12,7 @@ import socket
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from pan_kunit import Error, StrEnum, ktap, kunit_json, leaves
+from pan_kunit import Error, StrEnum, ktap, kunit_json, kunit_tool, leaves
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.printer import Printer
 from pan_kunit.tree import Kernel
@@ -29,13 +29,22 @@ class Status(StrEnum):
 	NO_TESTS = 'no_tests'
 	PASS = 'pass'
 
+# What a boot writes into its exec dir (plan.Outputs.exec_dir()): kunit_tool's
+# console and JSON, what kunit_parser printed for the console, and the
+# config's record.
+CONSOLE = 'test.log'
+KUNIT_JSON = 'kunit.json'
+PARSED_LOG = 'parsed.log'
+RECORD = 'results.json'
+BOOT_FILES = (CONSOLE, KUNIT_JSON, PARSED_LOG, RECORD)
+
 # How much of the console print_report() shows for a config that did not pass.
 CONSOLE_LOG_LINES = 40
 # Table row of a leaf test case that kunit_tool put outside any suite (its
 # placeholder, named '', for a test that never reported).
 UNNAMED = ktap.UNNAMED
-# The arch every build is for (runner.kunit_cmd's --arch).
-ARCH = 'arm64'
+# The arch every build is for (kunit.py's --arch).
+ARCH = kunit_tool.ARCH
 
 # The line kunit_tool's parser starts from (kunit_parser.KTAP_START and
 # TAP_START); a console without one has no KTAP results at all.
@@ -131,7 +140,7 @@ class ConfigResult:
 	cases: List[ktap.Case] = field(default_factory=list)
 	kunit_json: str = ''            # kunit_tool's JSON
 	parsed_log: str = ''            # what kunit_parser printed for the console
-	record: str = ''                # to_json(), written by runner
+	record: str = ''                # to_json(), written by boots.py
 	build_log: str = ''
 	# Skipped parameters per SUITE.CASE, from the console (param_skips()).
 	param_skips: Dict[str, int] = field(default_factory=dict)
@@ -162,7 +171,7 @@ class ConfigResult:
 
 	def files(self) -> Dict[str, str]:
 		"""The files of this boot and of its build that exist (only the
-		boot itself writes them: see runner.clear_boot()), by FILE_LABELS
+		boot itself writes them: see boots.clear_boot()), by FILE_LABELS
 		key."""
 		paths = {'console': self.console_log, 'kunit_json': self.kunit_json,
 			 'parsed': self.parsed_log, 'record': self.record,

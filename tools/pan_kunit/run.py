@@ -4,17 +4,19 @@
 # first, and reports each kernel as soon as its boots end; on a cold start
 # one config is built and booted first, for a verdict after one build.
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass
 from typing import List, Optional
 
-from pan_kunit import (configs, cost, gitcmd, junit, kernels, kunit_tool, packages, proc, report,
-		       results, runner, suites, summary, targets, tree)
+from pan_kunit import (configs, cost, gitcmd, junit, kernels, kunit_tool, packages, pipeline, proc,
+		       report, results, suites, summary, targets, tree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
 from pan_kunit.targets import Target
+from pan_kunit.plan import MatrixPlan
 
 
 @dataclass
@@ -59,21 +61,23 @@ def _print_console(printer: Printer, result: results.ConfigResult, what: str='al
 	if console:
 		printer.print(console, end='' if console.endswith('\n') else '\n')
 
-def _first_alone(printer: Printer, request: RunRequest, target: Target, repo: str,
-		 matrix: List[configs.QemuConfig]) -> List[configs.QemuConfig]:
+def _plan(request: RunRequest, target: Target, repo: str,
+	  matrix: List[configs.QemuConfig]) -> MatrixPlan:
+	"""The run of @matrix in @target's tree that @request asks for."""
+	return MatrixPlan.of_tree(target.tree, matrix, request.timeout, request.jobs,
+				  request.options, targets.fragments(repo, target.kernel))
+
+def _first_alone(printer: Printer, request: RunRequest,
+		 plan: MatrixPlan) -> List[configs.QemuConfig]:
 	"""On a cold start (no kernel built yet for it) of the whole matrix,
 	FIRST_CONFIG, which is then built and booted before the others, so
 	that a first verdict comes after one build, not all of them; else
 	none.  With --config the configs named are the matrix."""
-	first = [c for c in matrix if c.name == FIRST_CONFIG]
-	if request.configs or not first or len(matrix) < 2:
+	first = [c for c in plan.configs if c.name == FIRST_CONFIG]
+	if request.configs or not first or len(plan.configs) < 2:
 		return []
-	options = request.options
-	(build,) = runner.kconfig_builds(target.tree, first,
-					 fragments=targets.fragments(repo, target.kernel),
-					 kconfig_add=options.kconfig_add,
-					 make_options=options.make_options)
-	if os.path.exists(os.path.join(build.build_dir(target.tree), first[0].kernel_path)):
+	(build,) = dataclasses.replace(plan, configs=first).builds()
+	if os.path.exists(os.path.join(build.build_dir(plan.tree), first[0].kernel_path)):
 		return []
 	printer.print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
 	return first
@@ -92,11 +96,9 @@ def _print_first(printer: Printer, first: List[results.ConfigResult]) -> None:
 def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
 	"""What the builds from scratch of the run will cost (cost.py), or ''."""
 	matrix = configs.matrix(repo, request.configs, None)
-	options = request.options
 	found = [cost.KernelBuilds(t.kernel.name, t.tree, [
-		(b.build_dir(t.tree), b.group[0].kernel_path) for b in runner.kconfig_builds(
-			t.tree, matrix, kconfig_add=options.kconfig_add,
-			make_options=options.make_options)]) for t in reversed(target_list)]
+		(b.build_dir(t.tree), b.group[0].kernel_path)
+		for b in _plan(request, t, repo, matrix).builds()]) for t in reversed(target_list)]
 	return cost.first_run_line(found, [t.tree for t in target_list] +
 				   [k.default_tree() for k in kernels.KNOWN])
 
@@ -114,33 +116,31 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 	for target in reversed(target_list):  # targets.resolve() lists them oldest first
 		tree_dir = target.tree
 		session.prepare(target, repo, 'run')
-		kunit_dir = kunit_tool.directory(tree_dir)
-		matrix = configs.matrix(repo, request.configs, kunit_dir)
-		first = _first_alone(printer, request, target, repo, matrix) if not per_kernel else []
+		plan = _plan(request, target, repo, configs.matrix(repo, request.configs,
+								  kunit_tool.directory(tree_dir)))
+		first = _first_alone(printer, request, plan) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:
 		# a git status of a kernel tree takes 0.2-0.3 s.
 		describe = functools.lru_cache(maxsize=None)(session.describe(target))
 		kernel_results = []
-		for configs_now in ([first, [c for c in matrix if c not in first]] if first else
-				    [matrix]):
+		for configs_now in ([first, [c for c in plan.configs if c not in first]] if first else
+				    [plan.configs]):
 			# The edits are noted while the kernels build: git status of a
 			# kernel tree takes 0.2-0.3 s, once per run.
-			kernel_results += runner.run(session.progress, session.builds, tree_dir,
-						     kunit_dir, configs_now, request.timeout,
-						     request.jobs, options=request.options,
-						     fragments=targets.fragments(repo, target.kernel),
-						     describe=describe)
+			kernel_results += pipeline.build_and_boot(
+				dataclasses.replace(plan, configs=configs_now), session.progress,
+				session.builds, describe)
 			if first and configs_now is first:
 				_print_first(printer, kernel_results)
-		order = [c.name for c in matrix]
+		order = [c.name for c in plan.configs]
 		kernel_results.sort(key=lambda r: order.index(r.name))
 		per_kernel.append(kernel_results)
 		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(printer, result, request.raw_output)
-		report.print_report(printer, kernel_results, headed=len(target_list) > 1, shown=request.shown,
-				    totals=False, known=suites.known(repo))
+		report.print_report(printer, kernel_results, headed=len(target_list) > 1,
+				    shown=request.shown, totals=False, known=suites.known(repo))
 		if tree_dir in session.prepared:
 			prepared = session.prepared[tree_dir]
 			printer.print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +

@@ -14,13 +14,14 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, runner,
-		       steps, summary, targets, worktree)
+from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, steps,
+		       summary, targets, worktree)
 from pan_kunit.mutants import HeaderMutants, MutantsRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
 from pan_kunit.steps import Checker, Step
 from pan_kunit.targets import Target
+from pan_kunit.tree import state_dir
 
 
 # The sample when --sample is not given: enough for a 95% interval of
@@ -70,11 +71,11 @@ def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
 	compile_commands.json into each; where it did not, the kernel's
 	generator does), by source's real path."""
 	found: Dict[str, Dict[str, object]] = {}
-	for vmlinux in sorted(glob.glob(runner.state(tree, 'build', '*', 'vmlinux'))):
+	for vmlinux in sorted(glob.glob(state_dir(tree, 'build', '*', 'vmlinux'))):
 		build_dir = os.path.dirname(vmlinux)
 		if not os.path.exists(os.path.join(build_dir, 'compile_commands.json')):
 			_write_compile_commands(tree, build_dir)
-	for path in sorted(glob.glob(runner.state(tree, 'build', '*', 'compile_commands.json'))):
+	for path in sorted(glob.glob(state_dir(tree, 'build', '*', 'compile_commands.json'))):
 		try:
 			with open(path) as f:
 				entries = json.load(f)
@@ -89,11 +90,11 @@ def compile_commands(tree: str) -> Dict[str, Dict[str, object]]:
 def reached(tree: str) -> Optional[Dict[str, Set[int]]]:
 	"""The lines the suites ran in the tree's last `coverage` run, every
 	config merged; None without one."""
-	data = coverage.read_suites_only(runner.state(tree, coverage.COVERAGE_DIR), tree)
+	data = coverage.read_suites_only(state_dir(tree, coverage.COVERAGE_DIR), tree)
 	return None if data is None else lcov.reached_lines(data)
 
 def write_mutants(tree: str, sites: Sequence[mutagen.Site], seed: int) -> List[mutants.Mutant]:
-	out = runner.state(tree, 'generated', f'seed-{seed}')
+	out = state_dir(tree, 'generated', f'seed-{seed}')
 	os.makedirs(out, exist_ok=True)
 	for old in glob.glob(os.path.join(out, '*.patch')):
 		os.unlink(old)

@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import (Error, junit, kunit_json, progress, results, runner, series, sources, steps,
-		       summary, targets, tree, usertree, worktree)
+from pan_kunit import (Error, junit, kunit_json, kunit_tool, progress, results, series, sources,
+		       steps, summary, targets, tree, usertree, worktree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
@@ -25,6 +25,7 @@ from pan_kunit.series import Patch
 from pan_kunit.sources import Sources
 from pan_kunit.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
 from pan_kunit.targets import Target
+from pan_kunit.tree import state_dir
 
 
 @dataclass
@@ -34,7 +35,7 @@ class BisectRequest(ReportRequest):
 	step: Optional[int]    # check this step alone
 
 def step_logs(wt: str, number: int) -> str:
-	return runner.state(wt, 'bisect', f'step-{number:02d}')
+	return state_dir(wt, 'bisect', f'step-{number:02d}')
 
 def regressions(before: List[results.ConfigResult],
 		after: List[results.ConfigResult]) -> List[str]:
@@ -165,9 +166,9 @@ def reproduce(request: BisectRequest, tree_dir: str, step: int,
 	options = request.options
 	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
-	words += runner.exec_options(options)
+	words += kunit_tool.exec_options(options)
 	words += [f'--run_isolated={options.run_isolated}'] if options.run_isolated else []
-	words += runner.build_options(options) + [f'--step={step}']
+	words += kunit_tool.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
 def _check_step(request: BisectRequest, patches: int) -> None:
@@ -227,7 +228,7 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	tree_dir, kernel = target.tree, target.kernel
 	printer = session.printer
 	checker = steps.checker(session, request, target, repo)
-	work = runner.state(tree_dir, 'check')
+	work = state_dir(tree_dir, 'check')
 	if request.series:
 		patches = series.load(_series(request.series), tree_dir, work)
 		wanted = None

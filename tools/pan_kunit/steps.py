@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, results, runner, targets,
-		       tree)
+from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, pipeline, results,
+		       targets, tree)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
@@ -26,6 +26,8 @@ from pan_kunit.series import Patch
 from pan_kunit.session import Session
 from pan_kunit.sources import TREE_KUNITCONFIG
 from pan_kunit.targets import Target
+from pan_kunit.tree import state_dir
+from pan_kunit.plan import MatrixPlan, Outputs
 
 # What kunit.py's --kunitconfig gets at each step: the step's own
 # .kunitconfig, less the symbols its Kconfig does not define yet.
@@ -63,7 +65,7 @@ def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]
 		match = _SYMBOL.match(line)
 		return match is None or match.group(1) in defined
 	kept = [line for line in lines if _kept(line)]
-	path = runner.state(worktree, STEP_KUNITCONFIG)
+	path = state_dir(worktree, STEP_KUNITCONFIG)
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	with open(path, 'w') as f:
 		f.write(''.join(line + '\n' for line in kept))
@@ -97,7 +99,7 @@ class Step:
 	configs: List[results.ConfigResult] = field(default_factory=list)
 	regressions: List[str] = field(default_factory=list)  # since the step before
 	elapsed: float = 0.0
-	logs: str = ''           # its builds' logs and its boots' files (runner.Outputs)
+	logs: str = ''           # its builds' logs and its boots' files (Outputs)
 
 	def build_failed(self) -> List[str]:
 		return [r.name for r in self.configs if r.status == Status.BUILD_ERROR]
@@ -138,7 +140,7 @@ class Checker:
 	jobs: int
 	# The kunitconfig of a step that has no .kunitconfig of its own.
 	kunitconfig: Optional[bytes] = None
-	options: runner.KunitOptions = field(default_factory=runner.KunitOptions)
+	options: kunit_tool.KunitOptions = field(default_factory=kunit_tool.KunitOptions)
 	# Kconfig files merged into every step's kunitconfig.
 	fragments: Sequence[str] = ()
 	# The source of the LKDTM boots' init (initramfs.LKDTM_INIT in the repo),
@@ -158,18 +160,20 @@ class Checker:
 		if fresh:
 			shutil.rmtree(logs, ignore_errors=True)
 		step.logs = logs
-		step.configs = runner.run(self.progress, self.settings, worktree, kunit_tool.directory(worktree),
-					  configs or self.matrix, self.timeout, self.jobs,
-					  kunitconfig=runner.state(worktree, STEP_KUNITCONFIG), quiet=True,
-					  options=self.options, fragments=self.fragments,
-					  outputs=runner.Outputs(logs))
+		step.configs = pipeline.build_and_boot(self.plan(worktree, configs or self.matrix, logs),
+						       self.progress, self.settings)
 		step.elapsed = time.monotonic() - start
+
+	def plan(self, worktree: str, configs: List[QemuConfig], logs: str) -> MatrixPlan:
+		"""The run of @configs a step makes in @worktree, with the step's
+		kunitconfig, its logs and boots in @logs."""
+		return MatrixPlan.of_tree(worktree, configs, self.timeout, self.jobs, self.options,
+					  self.fragments, state_dir(worktree, STEP_KUNITCONFIG),
+					  Outputs(logs), quiet=True)
 
 	def build_dirs(self, worktree: str, configs: List[QemuConfig]) -> List[str]:
 		"""The build directories run_step() builds @configs in."""
-		return [b.build_dir(worktree) for b in runner.kconfig_builds(
-			worktree, configs, runner.state(worktree, STEP_KUNITCONFIG), self.fragments,
-			self.options.kconfig_add, self.options.make_options)]
+		return [b.build_dir(worktree) for b in self.plan(worktree, configs, '').builds()]
 
 	def groups(self) -> List[List[QemuConfig]]:
 		"""The matrix by kconfig group, the group with most configs first

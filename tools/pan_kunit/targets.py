@@ -143,7 +143,7 @@ def setup(printer: Printer, target: Target, repo: str, purpose: str, builds: boo
 
 def describe(printer: Printer, target: Target,
 	     prepared: Optional[usertree.Prepared]) -> Callable[[], tree.Kernel]:
-	"""What the records of @target's boots name (see runner.run()): of
+	"""What the records of @target's boots name (see pipeline.build_and_boot()): of
 	the user's tree, when setup() @prepared one."""
 	if prepared is not None:
 		return functools.partial(usertree.kernel_record, prepared)

@@ -28,8 +28,10 @@ PREPARED_REF = 'refs/pan-kunit/prepared'
 SUITES_SUBJECT = 'pan-kunit: install KUnit suites'
 PATCHES_TRAILER = 'Pan-Kunit-Patches'
 SUITES_TRAILER = 'Pan-Kunit-Suites'
+# Where pan-kunit keeps its files in a tree: builds, boots, logs, its worktree.
+STATE_DIR = '.pan-kunit'
 # Build outputs of pan-kunit and of kunit_tool: never part of the tree's state.
-OUTPUT_DIRS = ['.pan-kunit/', '.kunit/']
+OUTPUT_DIRS = [STATE_DIR + '/', '.kunit/']
 # How many paths an error message lists.
 MAX_LISTED = 20
 
@@ -41,6 +43,10 @@ def git(tree: str, *args: str, check: bool=True) -> proc.Result:
 def rev(tree: str, ref: str) -> Optional[str]:
 	result = git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
 	return result.stdout.strip() if result.returncode == 0 else None
+
+def state_dir(tree: str, *parts: str) -> str:
+	"""@parts of pan-kunit's files in @tree (STATE_DIR)."""
+	return os.path.join(tree, STATE_DIR, *parts)
 
 def head(tree: str) -> str:
 	return git(tree, 'rev-parse', 'HEAD').stdout.strip()

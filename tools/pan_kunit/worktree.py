@@ -14,7 +14,7 @@ import fcntl
 import os
 from typing import Iterator, Optional
 
-from pan_kunit import Error, runner, tree
+from pan_kunit import Error, tree
 from pan_kunit.printer import Printer
 from pan_kunit.sources import Sources, write_files
 
@@ -22,13 +22,13 @@ SUITES_FIRST_SUBJECT = 'pan-kunit: the KUnit suites, before the patches'
 
 def location(tree_dir: str) -> str:
 	"""Where the worktree of the prepared tree @tree_dir is."""
-	return runner.state(tree_dir, 'check', 'linux')
+	return tree.state_dir(tree_dir, 'check', 'linux')
 
 @contextlib.contextmanager
 def locked(tree_dir: str) -> Iterator[None]:
 	"""Holds the check worktree for one command: two checks at once would
 	reset it under each other."""
-	path = runner.state(tree_dir, 'check', 'lock')
+	path = tree.state_dir(tree_dir, 'check', 'lock')
 	os.makedirs(os.path.dirname(path), exist_ok=True)
 	with open(path, 'a+') as f:
 		try:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the kunit.py exec options pan-kunit passes on: --filter,
-# --filter_action and --run_isolated (pan_kunit.isolated), and of run's
+# --filter_action and --run_isolated (pan_kunit.isolation), and of run's
 # --summary and --failed, with the fake kunit_tool of testlib.
 
 import contextlib
@@ -13,7 +13,7 @@ import unittest
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, isolated, kernels, kunit_json, results
+from pan_kunit import cli, isolation, kernels, kunit_json, results
 from pan_kunit.results import Exit
 from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
 
@@ -21,19 +21,19 @@ class GlobsTest(unittest.TestCase):
 	TESTS = ['a_suite.one', 'a_suite.two', 'b_suite.one']
 
 	def test_a_boot_per_suite_or_case_as_kunit_py_makes_them(self) -> None:
-		self.assertEqual(isolated.globs(self.TESTS, 'suite', ''), ['a_suite', 'b_suite'])
-		self.assertEqual(isolated.globs(self.TESTS, 'suite', '*.one'),
+		self.assertEqual(isolation.globs(self.TESTS, 'suite', ''), ['a_suite', 'b_suite'])
+		self.assertEqual(isolation.globs(self.TESTS, 'suite', '*.one'),
 				 ['a_suite.one', 'b_suite.one'])
-		self.assertEqual(isolated.globs(self.TESTS, 'test', 'a_*'), self.TESTS)
-		self.assertEqual(isolated.globs([], 'suite', ''), [])
+		self.assertEqual(isolation.globs(self.TESTS, 'test', 'a_*'), self.TESTS)
+		self.assertEqual(isolation.globs([], 'suite', ''), [])
 
 	def test_only_suite_case_lines_are_listed(self) -> None:
 		log = os.path.join(self.tmp(), 'exec.log')
 		with open(log, 'w') as f:
 			f.write('booting fake kernel\na_suite.one\n  b_suite.two  \n'
 				'[12:00:00] Starting KUnit Kernel (1/1)...\na.b.c\na_suite\n')
-		self.assertEqual(isolated.listed(log), ['a_suite.one', 'b_suite.two'])
-		self.assertEqual(isolated.listed(log + '.missing'), [])
+		self.assertEqual(isolation.listed(log), ['a_suite.one', 'b_suite.two'])
+		self.assertEqual(isolation.listed(log + '.missing'), [])
 
 	def tmp(self) -> str:
 		import tempfile
@@ -51,7 +51,7 @@ class MergeTest(unittest.TestCase):
 		       'sub_groups': [{'name': 's', 'test_cases': [{'name': 'b', 'status': 'FAIL'}],
 				       'sub_groups': []},
 				      {'name': 't', 'test_cases': [{'name': 'c', 'status': 'SKIP'}]}]}
-		merged = isolated.merge_json([one, None, two])
+		merged = isolation.merge_json([one, None, two])
 		assert merged is not None
 		self.assertEqual(merged['arch'], 'arm64')
 		self.assertEqual([g['name'] for g in merged['sub_groups']], ['s', 't'])
@@ -59,16 +59,16 @@ class MergeTest(unittest.TestCase):
 				 {'s.a': 'PASS', 's.b': 'FAIL', 't.c': 'SKIP'})
 		# The boots' own JSON is left as it was.
 		self.assertEqual(len(one['sub_groups'][0]['test_cases']), 1)
-		self.assertIsNone(isolated.merge_json([None, None]))
+		self.assertIsNone(isolation.merge_json([None, None]))
 
 	def test_outcome_of_boots_in_a_row(self) -> None:
-		merged = isolated.merge_outcomes([Exit(0, False, 100.0), Exit(1, False, 150.0),
+		merged = isolation.merge_outcomes([Exit(0, False, 100.0), Exit(1, False, 150.0),
 						  Exit(2, False, 10.0)])
 		self.assertEqual((merged.returncode, merged.elapsed), (1, 260.0))
 		# Several boots take longer than the timeout of one, without a hang.
 		self.assertFalse(merged.hit_timeout(200))
 		self.assertTrue(merged.hit_timeout(150))
-		self.assertTrue(isolated.merge_outcomes([Exit(-9, True, 1.0)]).hit_timeout(200))
+		self.assertTrue(isolation.merge_outcomes([Exit(-9, True, 1.0)]).hit_timeout(200))
 
 class RunOptionsTest(FakeKunitTestCase):
 
@@ -90,8 +90,8 @@ class RunOptionsTest(FakeKunitTestCase):
 		self.assertEqual(status, 1, output)
 		plain_total = output.splitlines()[-1]
 		self.open_trace()
-		report = os.path.join(self.tmp, 'isolated.json')
-		junit_file = os.path.join(self.tmp, 'isolated.xml')
+		report = os.path.join(self.tmp, 'isolation.json')
+		junit_file = os.path.join(self.tmp, 'isolation.xml')
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'fail_pan',
 					      '--run_isolated', 'suite', '--json', report,
 					      '--junit', junit_file)
@@ -127,7 +127,7 @@ class RunOptionsTest(FakeKunitTestCase):
 			pass
 
 	def test_run_isolated_of_a_config_that_lists_nothing(self) -> None:
-		with mock.patch.object(isolated, 'listed', return_value=[]):
+		with mock.patch.object(isolation, 'listed', return_value=[]):
 			status, output = self.run_cli('--config', 'pass_pan', '--run_isolated', 'test')
 		self.assertEqual(status, 1, output)
 		self.assertIn('pass_pan: no_tests', output)

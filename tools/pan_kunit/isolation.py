@@ -17,11 +17,12 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import results
+from pan_kunit import jobs, results
+from pan_kunit.boots import Built, clear_boot, exec_job, status
 from pan_kunit.configs import QemuConfig
+from pan_kunit.plan import MatrixPlan, Outputs
 from pan_kunit.progress import Progress
-from pan_kunit.runner import (CONSOLE, KUNIT_JSON, WATCHDOG_MARGIN, Job, KunitOptions, Outputs,
-			      clear_boot, exec_job, run_jobs)
+from pan_kunit.results import CONSOLE, KUNIT_JSON
 
 # A line kunit.py exec --list_tests prints: SUITE.CASE (kunit.py's pattern).
 LISTED = re.compile(r'^[^\s.]+\.[^\s.]+$')
@@ -119,62 +120,58 @@ def _merge(outputs: Outputs, config: QemuConfig, parts: List[Outputs], labels: L
 def _outputs(outputs: Outputs, config: QemuConfig, part: str) -> Outputs:
 	return Outputs(os.path.join(outputs.root, 'isolated', config.name, part))
 
-def boot(progress: Progress, outputs: Outputs, kunit_dir: str, built: Dict[str, Tuple[QemuConfig, str]],
-	 kunitconfig: str, timeout: int, options: KunitOptions,
-	 quiet: bool=False) -> Dict[str, Boots]:
+def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, Boots]:
 	"""Lists the tests of each config of @built (name: config, build
 	directory), boots each suite or case of it, and merges their files
 	into the config's exec directory (see _merge())."""
-	watchdog = timeout + WATCHDOG_MARGIN
+	outputs, options = plan.outputs, plan.options
+	watchdog = plan.timeout + jobs.WATCHDOG_MARGIN
 	listing = {name: _outputs(outputs, config, 'list') for name, (config, _) in built.items()}
-	jobs: Dict[str, List[Job]] = {}
+	boot_jobs: Dict[str, List[jobs.Job]] = {}
 	for name, (config, build_dir) in built.items():
 		clear_boot(listing[name].exec_dir(config), listing[name].exec_log(config))
-		jobs[name] = [exec_job(listing[name], kunit_dir, config, build_dir, kunitconfig, timeout,
-				       options, extra=['--list_tests'])]
-	if not quiet and built:
+		boot_jobs[name] = [exec_job(plan, config, build_dir, listing[name], extra=['--list_tests'])]
+	if not plan.quiet and built:
 		progress.line(f'listing the tests of {", ".join(built)} for --run_isolated '
 			      f'{options.run_isolated} ...')
 	progress.boots_started(list(built))
 	try:
-		run_jobs(progress, [job_list[0] for job_list in jobs.values()], watchdog)
+		jobs.run_jobs(progress, [job_list[0] for job_list in boot_jobs.values()], watchdog)
 		listed_ok = {name: bool(job_list[0].outcome and job_list[0].outcome.returncode == 0)
-			     for name, job_list in jobs.items()}
-		plans = {name: globs(listed(job_list[0].log), options.run_isolated,
-				     options.filter_glob) if listed_ok[name] else []
-			 for name, job_list in jobs.items()}
-		if not quiet and plans:
-			progress.line('booting ' + ', '.join(f'{name} {len(plan)} times'
-							     for name, plan in plans.items()) +
+			     for name, job_list in boot_jobs.items()}
+		boot_globs = {name: globs(listed(job_list[0].log), options.run_isolated,
+					  options.filter_glob) if listed_ok[name] else []
+			      for name, job_list in boot_jobs.items()}
+		if not plan.quiet and boot_globs:
+			progress.line('booting ' + ', '.join(f'{name} {len(each)} times'
+							     for name, each in boot_globs.items()) +
 				      f': one boot per {options.run_isolated} (--run_isolated), one after '
 				      'the other on each config')
 		parts: Dict[str, List[Outputs]] = {name: [] for name in built}
-		for index in range(max((len(plan) for plan in plans.values()), default=0)):
+		for index in range(max((len(each) for each in boot_globs.values()), default=0)):
 			wave = []
-			for name, plan in plans.items():
-				if index >= len(plan):
+			for name, each in boot_globs.items():
+				if index >= len(each):
 					continue
 				config, build_dir = built[name]
 				part = _outputs(outputs, config, f'{index + 1:03d}')
 				clear_boot(part.exec_dir(config), part.exec_log(config))
-				wave.append(exec_job(part, kunit_dir, config, build_dir, kunitconfig,
-						     timeout, options, filter_glob=plan[index]))
-				jobs[name].append(wave[-1])
+				wave.append(exec_job(plan, config, build_dir, part, filter_glob=each[index]))
+				boot_jobs[name].append(wave[-1])
 				parts[name].append(part)
-			run_jobs(progress, wave, watchdog)
+			jobs.run_jobs(progress, wave, watchdog)
 		found = {}
 		for name, (config, _) in built.items():
-			plan = plans[name]
-			labels = [f'boot {i + 1} of {len(plan)}: {glob}' for i, glob in enumerate(plan)]
+			each = boot_globs[name]
+			labels = [f'boot {i + 1} of {len(each)}: {glob}' for i, glob in enumerate(each)]
 			_merge(outputs, config, parts[name], labels, listing[name], listed_ok[name])
-			outcomes = [job.outcome for job in jobs[name][1:] or jobs[name] if job.outcome]
+			outcomes = [job.outcome for job in boot_jobs[name][1:] or boot_jobs[name]
+				    if job.outcome]
 			found[name] = Boots(merge_outcomes(outcomes),
 					    [part.exec_dir(config) for part in parts[name]])
-			status = results.classify(
-				results.read_json(os.path.join(outputs.exec_dir(config), KUNIT_JSON)),
-				results.read_text(os.path.join(outputs.exec_dir(config), CONSOLE)),
-				found[name].outcome, timeout)
-			progress.boot_ended(name, status, found[name].outcome.elapsed, quiet)
+			progress.boot_ended(name, status(outputs.exec_dir(config), found[name].outcome,
+							 plan.timeout),
+					    found[name].outcome.elapsed, plan.quiet)
 	finally:
 		progress.boots_ended()
 	return found

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the builds of pan_kunit.runner and kunit_build: ccache,
+# Tests of the builds of pan_kunit.builds and kunit_build: ccache,
 # the olddefconfig kunit_build.py leaves out, kunit_kernel.py of each
 # kernel, the lock of a build directory.
 
@@ -23,20 +23,22 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, kunit_build, kunit_tool, proc, runner, tree
+from pan_kunit import (Error, builds, cli, configs, kernels, kunit_build, kunit_tool, plan, proc,
+		       tree)
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings,
-		     TOOLCHAINS)
+		     TOOLCHAINS, matrix_plan)
 
 class CcacheTest(unittest.TestCase):
 
 	def test_builds_go_through_ccache_with_the_tree_as_base_dir(self) -> None:
 		fake = FakeJobs()
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(runner, 'ccache', return_value='/usr/bin/ccache'), fake.patch():
+		     mock.patch.object(builds, 'ccache', return_value='/usr/bin/ccache'), fake.patch():
 			with contextlib.redirect_stdout(io.StringIO()):
-				runner.build_all(plain_progress(), build_settings(), tmp, '/kunit', [runner.Build('k', [qemu_config(tmp)], '/kc')],
-						 2, quiet=True)
+				builds.build_all(matrix_plan(tmp, [qemu_config(tmp)], quiet=True),
+						 plain_progress(), build_settings(),
+						 [plan.Build('k', [qemu_config(tmp)], '/kc')])
 			(job,) = fake.started
 			self.assertIn('--make_options', job.cmd)
 			self.assertEqual(job.cmd[job.cmd.index('--make_options') + 1],
@@ -47,27 +49,27 @@ class CcacheTest(unittest.TestCase):
 
 	def test_the_users_compiler_wins(self) -> None:
 		env = {'CCACHE_BASEDIR': os.path.realpath('/t')}
-		with mock.patch.object(runner, 'ccache', return_value='/usr/bin/ccache'):
-			self.assertEqual(runner.ccache_options('/t', ['W=1']),
+		with mock.patch.object(builds, 'ccache', return_value='/usr/bin/ccache'):
+			self.assertEqual(builds.ccache_options('/t', ['W=1']),
 					 (['--make_options', 'CC=ccache aarch64-linux-gnu-gcc'], env))
-			self.assertEqual(runner.ccache_options('/t', ['W=1', 'LLVM=1']),
+			self.assertEqual(builds.ccache_options('/t', ['W=1', 'LLVM=1']),
 					 (['--make_options', 'CC=ccache clang'], env))
 			for options in (['CC=clang'], ['LLVM=-14'], ['LLVM=/usr/lib/llvm-14/bin/']):
-				self.assertEqual(runner.ccache_options('/t', options), ([], {}), options)
+				self.assertEqual(builds.ccache_options('/t', options), ([], {}), options)
 
 	def test_make_options_have_a_build_directory_of_their_own(self) -> None:
 		config = configs.QemuConfig(name='c', path='/c.py', kconfig='CONFIG_X=y',
 					    kernel_path='Image', cpu='max')
 		def key(*make_options: str) -> str:
-			(build,) = runner.kconfig_builds('/t', [config], '/kc', make_options=make_options)
+			(build,) = plan.kconfig_builds('/t', [config], '/kc', make_options=make_options)
 			return build.key
 		self.assertEqual(key(), config.build_key())  # as before, without any
 		self.assertEqual(key('W=1'), key('W=1'))
 		self.assertEqual(len({key(), key('W=1'), key('LLVM=1'), key('W=1', 'LLVM=1')}), 4)
 
 	def test_without_ccache_builds_plainly(self) -> None:
-		with mock.patch.object(runner, 'ccache', return_value=None):
-			self.assertEqual(runner.ccache_options('/t'), ([], {}))
+		with mock.patch.object(builds, 'ccache', return_value=None):
+			self.assertEqual(builds.ccache_options('/t'), ([], {}))
 
 class OlddefconfigTest(unittest.TestCase):
 	"""The olddefconfig kunit_build.py leaves out: announced, switched off
@@ -99,11 +101,11 @@ class OlddefconfigTest(unittest.TestCase):
 		fake = FakeJobs()
 		out = io.StringIO()
 		keep = cli.parse_args(['run'] + list(argv)).olddefconfig
-		with mock.patch.object(runner, 'ccache', return_value=None), fake.patch(), \
+		with mock.patch.object(builds, 'ccache', return_value=None), fake.patch(), \
 		     contextlib.redirect_stdout(out):
-			runner.build_all(plain_progress(), kunit_tool.BuildSettings(keep, toolchains=TOOLCHAINS),
-					 self.tmp, '/kunit', [runner.Build('k', [qemu_config(self.tmp)], '/kc')],
-					 2, quiet=True)
+			builds.build_all(matrix_plan(self.tmp, [qemu_config(self.tmp)], quiet=True),
+					 plain_progress(), kunit_tool.BuildSettings(keep, toolchains=TOOLCHAINS),
+					 [plan.Build('k', [qemu_config(self.tmp)], '/kc')])
 		return fake.started[-1].env, out.getvalue()
 
 	def test_left_out_while_the_toolchain_is_unchanged_and_said_once(self) -> None:
@@ -166,11 +168,11 @@ class OlddefconfigTest(unittest.TestCase):
 			self.assertEqual(run.call_count, 8)
 
 	def test_a_failed_build_notes_nothing(self) -> None:
-		with mock.patch.object(runner, 'ccache', return_value=None), \
+		with mock.patch.object(builds, 'ccache', return_value=None), \
 		     FakeJobs(2, 'make: *** [all] Error 2\n').patch(), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			runner.build_all(plain_progress(), build_settings(), self.tmp, '/kunit',
-					 [runner.Build('k', [qemu_config(self.tmp)], '/kc')], 2)
+			builds.build_all(matrix_plan(self.tmp, [qemu_config(self.tmp)]), plain_progress(),
+					 build_settings(), [plan.Build('k', [qemu_config(self.tmp)], '/kc')])
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, '.pan-kunit', 'build', 'k',
 							     '.pan-kunit-toolchain')))
 
@@ -286,11 +288,11 @@ class KunitBuildTest(unittest.TestCase):
 	def test_builds_run_through_kunit_build(self) -> None:
 		config = configs.QemuConfig(name='c', path='/c.py', kconfig='', kernel_path='Image',
 					    cpu='max')
-		cmd = runner.kunit_cmd('/kunit', 'build', '/b', '/kc', config)
+		cmd = kunit_tool.kunit_cmd('/kunit', 'build', '/b', '/kc', config.path)
 		self.assertEqual(cmd[:4], [sys.executable, kunit_tool.BUILD, '/kunit/kunit.py', 'build'])
 		self.assertEqual(os.path.basename(kunit_tool.BUILD), 'kunit_build.py')
 		self.assertTrue(os.path.isfile(kunit_tool.BUILD))
-		cmd = runner.kunit_cmd('/kunit', 'exec', '/b', '/kc', config)
+		cmd = kunit_tool.kunit_cmd('/kunit', 'exec', '/b', '/kc', config.path)
 		self.assertEqual(cmd[:3], [sys.executable, '/kunit/kunit.py', 'exec'])
 
 	def test_no_module_hides_one_of_the_standard_library(self) -> None:
@@ -321,16 +323,16 @@ class BuildLockTest(unittest.TestCase):
 		fake = FakeJobs()
 		started = fake.started
 		with tempfile.TemporaryDirectory() as tmp, \
-		     mock.patch.object(runner, 'ccache', return_value=None), fake.patch(), \
+		     mock.patch.object(builds, 'ccache', return_value=None), fake.patch(), \
 		     contextlib.redirect_stdout(Out()):
-			build = runner.Build('k', [qemu_config(tmp)], '/kc')
+			build = plan.Build('k', [qemu_config(tmp)], '/kc')
 			os.makedirs(build.build_dir(tmp))
 			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
 				fcntl.flock(other, fcntl.LOCK_EX)
-				thread = threading.Thread(target=runner.build_all,
-							  args=(plain_progress(), build_settings(), tmp, '/kunit',
-								[build], 2),
-							  daemon=True)
+				thread = threading.Thread(target=builds.build_all,
+							  args=(matrix_plan(tmp, [qemu_config(tmp)]),
+								plain_progress(), build_settings(),
+								[build]), daemon=True)
 				thread.start()
 				self.assertTrue(waiting.wait(10), 'build_all did not wait for the lock')
 				self.assertEqual(started, [])
