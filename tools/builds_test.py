@@ -23,8 +23,7 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, builds, cli, configs, kernels, kunit_build, kunit_tool, plan, proc,
-		       tree)
+from pan_kunit import builds, cli, configs, kernels, kunit_build, kunit_tool, plan, proc, tree
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings,
 		     TOOLCHAINS, matrix_plan)

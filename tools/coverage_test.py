@@ -14,8 +14,8 @@ import unittest
 from typing import Dict, List
 from unittest import mock
 
-from pan_kunit import (Error, boots, builds, configs, coverage, initramfs, kernels, kunit_tool,
-		       lcov, results, tree)
+from pan_kunit import (Error, boots, builds, config_result, configs, coverage, initramfs, kernels,
+		       kunit_tool, lcov, tree)
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
@@ -206,7 +206,7 @@ class CoverageTest(unittest.TestCase):
 		config = configs.QemuConfig('arm64_pan', '/r/qemu_configs/arm64_pan.py', '',
 					    'arch/arm64/boot/Image', 'max')
 		def read_boot(config: configs.QemuConfig, exec_dir: str, build_dir: str, work: str,
-			      outcome: results.Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
+			      outcome: config_result.Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
 			name = config.name + ('.baseline' if baseline else '')
 			tracefile = os.path.join(work, name + '.info')
 			write(tracefile, info({554: 5}))
@@ -233,15 +233,15 @@ class CoverageTest(unittest.TestCase):
 		assert data is not None
 		self.assertEqual(data['arch/arm64/mm/fault.c'].lines, {554: 0})
 
-	def boot(self, console: str, outcome: results.Exit,
+	def boot(self, console: str, outcome: config_result.Exit,
 		 baseline: bool=False) -> coverage.Boot:
 		build = os.path.join(self.tmp, 'build')
 		exec_dir = os.path.join(self.tmp, 'exec')
 		os.makedirs(exec_dir)
 		text = read(test_data_path('coverage', console)).replace('/build/k', os.path.realpath(build))
-		write(os.path.join(exec_dir, results.CONSOLE), text)
+		write(os.path.join(exec_dir, config_result.CONSOLE), text)
 		shutil.copy(test_data_path('kunit_json', 'skips.json'),
-			    os.path.join(exec_dir, results.KUNIT_JSON))
+			    os.path.join(exec_dir, config_result.KUNIT_JSON))
 		config = mock.Mock()
 		config.name = 'arm64_pan'
 		with mock.patch.object(lcov, 'capture') as capture:
@@ -251,7 +251,7 @@ class CoverageTest(unittest.TestCase):
 		return boot
 
 	def test_a_boot_gives_its_tally_and_its_tracefile(self) -> None:
-		boot = self.boot('dump.log', results.Exit(0, False, 2.0))
+		boot = self.boot('dump.log', config_result.Exit(0, False, 2.0))
 		self.assertTrue(boot.ok, boot)
 		self.assertRegex(boot.summary, r'^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped$')
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan')
@@ -259,7 +259,7 @@ class CoverageTest(unittest.TestCase):
 		self.assertTrue(os.path.isfile(os.path.join(gcda_dir, 'arch/arm64/mm/fault.gcda')))
 
 	def test_a_baseline_boot_keeps_its_counters_apart(self) -> None:
-		boot = self.boot('dump.log', results.Exit(0, False, 2.0), baseline=True)
+		boot = self.boot('dump.log', config_result.Exit(0, False, 2.0), baseline=True)
 		self.assertEqual((boot.ok, boot.summary), (True, 'no suite'))
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan.baseline')
 		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
@@ -273,14 +273,14 @@ class CoverageTest(unittest.TestCase):
 				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))
 
 	def test_a_boot_without_its_whole_dump_fails_with_the_reason(self) -> None:
-		boot = self.boot('dump_cut.log', results.Exit(0, False, 2.0))
+		boot = self.boot('dump_cut.log', config_result.Exit(0, False, 2.0))
 		self.assertFalse(boot.ok)
 		self.assertIn('; gcov dump: no end line', boot.summary)
 		self.assertIsNone(boot.tracefile)
 		self.assertEqual(self.captured, [])
 
 	def test_a_boot_that_timed_out_fails(self) -> None:
-		boot = self.boot('dump.log', results.Exit(-9, True, 360.0))
+		boot = self.boot('dump.log', config_result.Exit(-9, True, 360.0))
 		self.assertEqual((boot.ok, boot.summary), (False, 'timed out after 300 s'))
 
 

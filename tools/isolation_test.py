@@ -13,8 +13,8 @@ import unittest
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, isolation, kernels, kunit_json, results
-from pan_kunit.results import Exit
+from pan_kunit import cli, files, isolation, kernels, kunit_json
+from pan_kunit.config_result import Exit
 from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
 
 class GlobsTest(unittest.TestCase):
@@ -44,7 +44,7 @@ class GlobsTest(unittest.TestCase):
 class MergeTest(unittest.TestCase):
 
 	def test_a_suite_of_several_boots_is_one_suite(self) -> None:
-		one: results.JsonObj = {'name': 'KUnit Test Group', 'arch': 'arm64', 'test_cases': [],
+		one: files.JsonObj = {'name': 'KUnit Test Group', 'arch': 'arm64', 'test_cases': [],
 		       'sub_groups': [{'name': 's', 'test_cases': [{'name': 'a', 'status': 'PASS'}],
 				       'sub_groups': []}]}
 		two = {'name': 'KUnit Test Group', 'arch': 'x', 'test_cases': [],

@@ -10,7 +10,7 @@ import unittest
 from typing import Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, kernels, series, sources, targets, tree
+from pan_kunit import Error, cli, kernels, sources, targets, tree
 from testlib import (REPO, VERSION, KERNEL, kernel, test_data_path, read, write, TempDirTestCase,
 		     end_to_end, setUpModule, tearDownModule, plain_printer)
 

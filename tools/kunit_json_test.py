@@ -7,7 +7,7 @@
 
 import unittest
 
-from pan_kunit import kunit_json, results, series_bisect, steps
+from pan_kunit import config_result, kunit_json, series_bisect, steps
 from pan_kunit.ktap import CaseStatus
 from testlib import synthetic_config
 
@@ -32,8 +32,8 @@ class ReadingTest(unittest.TestCase):
 							      's.c': CaseStatus.FAIL})
 
 	def test_every_check_of_the_json_sees_it_fail(self) -> None:
-		before = synthetic_config(results.Status.PASS, {'a': 'PASS', 'b': 'PASS'})
-		after = synthetic_config(results.Status.FAIL, {'a': 'TIMEOUT', 'b': 'PASS'})
+		before = synthetic_config(config_result.Status.PASS, {'a': 'PASS', 'b': 'PASS'})
+		after = synthetic_config(config_result.Status.FAIL, {'a': 'TIMEOUT', 'b': 'PASS'})
 		self.assertEqual(series_bisect.regressions([before], [after]),
 				 ['c: arm64_s.a FAIL'])
 		self.assertEqual(steps.failed_cases(after), ['arm64_s.a'])

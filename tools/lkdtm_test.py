@@ -12,8 +12,8 @@ import unittest
 from typing import Any, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, configs, coverage, initramfs, kunit_tool, lkdtm, proc, results,
-		       summary, targets)
+from pan_kunit import (Error, cli, config_result, configs, coverage, initramfs, kunit_tool, lkdtm,
+		       proc, summary, targets)
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
@@ -151,14 +151,14 @@ class LkdtmRunTest(FakeKunitTestCase):
 
 	def test_timeout_fails_whatever_the_console_says(self) -> None:
 		exec_dir = os.path.join(self.tmp, 'exec')
-		# Read from results.CONSOLE, whatever its name.
-		with mock.patch.object(results, 'CONSOLE', 'console.txt'):
+		# Read from config_result.CONSOLE, whatever its name.
+		with mock.patch.object(config_result, 'CONSOLE', 'console.txt'):
 			write(os.path.join(exec_dir, 'console.txt'),
 			      read(test_data_path('lkdtm', 'access_caught.log')))
 			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
-					    results.Exit(1, False, 3.0), 60)
+					    config_result.Exit(1, False, 3.0), 60)
 			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
-					      results.Exit(1, True, 120.0), 60)
+					      config_result.Exit(1, True, 120.0), 60)
 		self.assertTrue(ok.ok, ok.summary)
 		self.assertFalse(late.ok)
 		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)

@@ -14,8 +14,8 @@ import unittest
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, configs, initramfs, jobs, lkdtm, mutants, mutants_lkdtm, pipeline,
-		       plan, results, steps, tree)
+from pan_kunit import (Error, config_result, configs, initramfs, jobs, lkdtm, mutants,
+		       mutants_lkdtm, pipeline, plan, steps, tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
@@ -48,28 +48,29 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# (config, crash) -> the console fixture the boot writes.
 		self.consoles = dict(GOOD)
 
-	def fake_run_jobs(self, progress: Progress, jobs: List[jobs.Job], watchdog: Optional[float],
+	def fake_run_jobs(self, progress: Progress, job_list: List[jobs.Job],
+			  watchdog: Optional[float],
 			  ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
-		for job in jobs:
+		for job in job_list:
 			name, crash = job.label.split()
 			self.booted.append((name, crash))
 			exec_dir = job.cmd[job.cmd.index('--build_dir') + 1]
-			write(os.path.join(exec_dir, results.CONSOLE),
+			write(os.path.join(exec_dir, config_result.CONSOLE),
 			      read(test_data_path('lkdtm', self.consoles[name, crash])))
-			job.outcome = results.Exit(1, False, 1.0)
+			job.outcome = config_result.Exit(1, False, 1.0)
 			assert ended is not None
 			ended(job)
 
 	def judge(self, files: List[str], ok: Set[Tuple[str, str]],
-		  kunit: results.Status=results.Status.PASS,
+		  kunit: config_result.Status=config_result.Status.PASS,
 		  must_fail: Optional[List[str]]=None) -> mutants.Mutant:
 		"""A mutant of @files judged on one kconfig group, whose KUnit
 		boots end in @kunit, against a baseline whose LKDTM boots @ok were ok."""
-		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[results.ConfigResult]:
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[config_result.ConfigResult]:
 			found = []
 			for config in run.configs:
 				found.append(synthetic_config(kunit, {
-					'a': 'FAIL' if kunit == results.Status.FAIL else 'PASS'}))
+					'a': 'FAIL' if kunit == config_result.Status.FAIL else 'PASS'}))
 				found[-1].name = config.name
 			return found
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, self.matrix,
@@ -97,7 +98,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# The boots' files are the mutant's, beside its KUnit boots'.
 		assert mutant.logs is not None
 		boot = os.path.join(mutant.logs, 'lkdtm', 'pan-ACCESS_USERSPACE')
-		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(boot, results.CONSOLE)))
+		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(boot, config_result.CONSOLE)))
 		# The kernel the KUnit step built in the worktree.
 		self.assertTrue(os.readlink(os.path.join(boot, 'Image')).startswith(
 			os.path.join(self.wt, '.pan-kunit', 'build') + os.sep))
@@ -152,7 +153,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		self.assertEqual((mutant.verdict, mutant.lkdtm), (mutants.MutantVerdict.SURVIVED, ''))
 
 	def test_a_mutant_killed_by_kunit_gets_no_boot(self) -> None:
-		mutant = self.judge([FAULT_C], set(GOOD), kunit=results.Status.FAIL)
+		mutant = self.judge([FAULT_C], set(GOOD), kunit=config_result.Status.FAIL)
 		self.assertEqual(self.booted, [])
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 
@@ -266,7 +267,7 @@ class LkdtmMutantsTest(CheckTestCase):
 		wt = self.worktree()
 		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(
 			wt, '.pan-kunit', 'mutants', 'pan-fault-gone', 'lkdtm', 'pass_pan-ACCESS_USERSPACE',
-			results.CONSOLE)))
+			config_result.CONSOLE)))
 
 	def test_no_lkdtm_boot_when_no_mutant_touches_the_fault_path(self) -> None:
 		status, output = self.run_cli('mutants', '--only', 'survived', '--only', 'killed')

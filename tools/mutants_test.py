@@ -16,7 +16,8 @@ import xml.etree.ElementTree as ET
 from typing import Any, List, Set
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, mutants, pipeline, plan, results, steps, summary, tree
+from pan_kunit import (Error, cli, config_result, configs, mutants, pipeline, plan, steps, summary,
+		       tree)
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
 
@@ -253,11 +254,11 @@ class JudgeByGroupsTest(TempDirTestCase):
 	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
 		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
-		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[results.ConfigResult]:
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[config_result.ConfigResult]:
 			console = os.path.join(run.outputs.exec_dir(run.configs[0]), 'test.log')
 			os.makedirs(os.path.dirname(console))
 			write(console, 'boot\n')
-			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+			return [synthetic_config(config_result.Status.PASS, {'a': 'PASS'})]
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
 					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
@@ -284,11 +285,11 @@ class JudgeByGroupsTest(TempDirTestCase):
 			write(os.path.join(build_dir, 'f.o'), 'tree')
 		before = mutants.object_hashes(list(dirs.values()), ['f.o'])
 		built: List[str] = []
-		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[results.ConfigResult]:
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[config_result.ConfigResult]:
 			name = run.configs[0].name
 			built.append(name)
 			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
-			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+			return [synthetic_config(config_result.Status.PASS, {'a': 'PASS'})]
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
 					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
@@ -319,11 +320,11 @@ class JudgeByGroupsTest(TempDirTestCase):
 		matrix: List[configs.QemuConfig] = [mock.Mock()]
 		matrix[0].name = 'a'
 		calls: List[int] = []
-		def fake_run(*args: Any, **kwargs: Any) -> List[results.ConfigResult]:
+		def fake_run(*args: Any, **kwargs: Any) -> List[config_result.ConfigResult]:
 			calls.append(1)
 			if len(calls) == fail_on:
-				return [synthetic_config(results.Status.FAIL, {'a': 'FAIL'})]
-			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
+				return [synthetic_config(config_result.Status.FAIL, {'a': 'FAIL'})]
+			return [synthetic_config(config_result.Status.PASS, {'a': 'PASS'})]
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
 					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
@@ -364,14 +365,14 @@ class JudgeTest(unittest.TestCase):
 
 	def test_cases_that_failed_before_a_hang_are_named(self) -> None:
 		mutant = self.mutant()
-		hung = synthetic_config(results.Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
+		hung = synthetic_config(config_result.Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
 		mutants.judge(mutant, [hung], {'arm64_s'})
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 		self.assertEqual(mutant.detail, 'c: 1 failed: arm64_s.a; then c: timeout')
 
 	def test_a_crash_before_any_failure_is_the_kill(self) -> None:
 		mutant = self.mutant()
-		mutants.judge(mutant, [synthetic_config(results.Status.CRASH, {'a': 'PASS'})],
+		mutants.judge(mutant, [synthetic_config(config_result.Status.CRASH, {'a': 'PASS'})],
 			      {'arm64_s'})
 		self.assertEqual((mutant.verdict, mutant.detail), (mutants.MutantVerdict.KILLED, 'c: crash'))
 

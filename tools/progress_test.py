@@ -15,7 +15,7 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import jobs, progress
+from pan_kunit import progress
 from pan_kunit.printer import CLEAR_LINE as CLEAR, Printer
 from testlib import write, TempDirTestCase, without_status, end_to_end, setUpModule, tearDownModule
 

@@ -16,8 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, builds, cli, cost, jobs, junit, kunit_tool, packages, results,
-		       summary, targets, tree)
+from pan_kunit import Error, builds, cli, cost, jobs, packages, summary, targets, tree
 from pan_kunit.printer import Printer
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,

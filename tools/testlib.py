@@ -36,8 +36,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (cli, configs, jobs, kernels, kunit_tool, packages, plan, results, selftest,
-		       sources, tree)
+from pan_kunit import (cli, config_result, configs, jobs, kernels, kunit_tool, packages, plan,
+		       selftest, sources, tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 
@@ -227,10 +227,10 @@ class FakeJobs:
 		self.log = log
 		self.started: List[jobs.Job] = []
 
-	def __call__(self, progress: Progress, jobs: List[jobs.Job], watchdog: Optional[float],
+	def __call__(self, progress: Progress, job_list: List[jobs.Job], watchdog: Optional[float],
 		     ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
-		for job in jobs:
-			job.outcome = results.Exit(self.returncode, False, 1.0)
+		for job in job_list:
+			job.outcome = config_result.Exit(self.returncode, False, 1.0)
 			if self.log:
 				write(job.log, self.log)
 			self.started.append(job)
@@ -392,13 +392,13 @@ def mailinfo(path: str) -> Dict[str, str]:
 	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
 		    if ': ' in line)
 
-def synthetic_config(status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
+def synthetic_config(status: config_result.Status, leaves: Dict[str, str]) -> config_result.ConfigResult:
 	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
 	kunit = {'name': 'KUnit Test Group', 'sub_groups': [
 		{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
 			{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
 		 'test_cases': []}
-	return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
+	return config_result.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
 				    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
 				    console_log='', exec_log='')
 

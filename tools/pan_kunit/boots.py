@@ -3,17 +3,17 @@
 # The boots of a run of the matrix (plan.py): one `kunit.py exec` per
 # config that built, all at once, each in a directory of its own that
 # links to its build's kernel, and what each boot wrote read into the
-# config's result (results.ConfigResult), its record written beside it.
+# config's result (config_result.ConfigResult), its record written beside it.
 # A boot's result is read only from files that boot wrote (clear_boot()).
 
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import jobs, ktap, kunit_tool, results
+from pan_kunit import config_result, files, jobs, ktap, ktap_lines, kunit_tool, record
 from pan_kunit.configs import QemuConfig
 from pan_kunit.plan import MatrixPlan, Outputs
 from pan_kunit.progress import Progress
-from pan_kunit.results import CONSOLE, KUNIT_JSON, PARSED_LOG, RECORD
+from pan_kunit.config_result import CONSOLE, KUNIT_JSON, PARSED_LOG, RECORD
 from pan_kunit.tree import Kernel
 
 # The configs that built, by name: each with its build's directory.
@@ -24,7 +24,7 @@ def clear_boot(exec_dir: str, exec_log: Optional[str]=None) -> None:
 	The rule: a boot's result is read only from files that boot wrote, so
 	a boot that writes no console or JSON, or a config that does not build,
 	never reports an earlier boot's result."""
-	stale = [os.path.join(exec_dir, name) for name in results.BOOT_FILES]
+	stale = [os.path.join(exec_dir, name) for name in config_result.BOOT_FILES]
 	for path in stale + ([exec_log] if exec_log else []):
 		if os.path.lexists(path):
 			os.unlink(path)
@@ -61,12 +61,12 @@ def exec_job(plan: MatrixPlan, config: QemuConfig, build_dir: str,
 		kunit_tool.exec_options(options) + list(extra) + ([glob] if glob else []))
 	return jobs.Job(config.name, cmd, outputs.exec_log(config))
 
-def status(exec_dir: str, outcome: results.Exit, timeout: int) -> results.Status:
+def status(exec_dir: str, outcome: config_result.Exit, timeout: int) -> config_result.Status:
 	"""The status of a boot that ended, from the files it wrote."""
-	return results.classify(results.read_json(os.path.join(exec_dir, KUNIT_JSON)),
-				results.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
+	return config_result.classify(files.read_json(os.path.join(exec_dir, KUNIT_JSON)),
+				files.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
 
-def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, results.Exit]:
+def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, config_result.Exit]:
 	"""Boots each config of @built once, all at once: how each ended."""
 	exec_jobs = {name: exec_job(plan, config, build_dir)
 		     for name, (config, build_dir) in built.items()}
@@ -89,44 +89,44 @@ def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, result
 	return {name: job.outcome for name, job in exec_jobs.items() if job.outcome}
 
 def _param_skips(consoles: Sequence[str]) -> Dict[str, int]:
-	"""results.param_skips() of boots one after the other."""
+	"""ktap_lines.param_skips() of boots one after the other."""
 	found: Dict[str, int] = {}
 	for console in consoles:
-		for case, count in results.param_skips(console).items():
+		for case, count in ktap_lines.param_skips(console).items():
 			found[case] = found.get(case, 0) + count
 	return found
 
 def _result(plan: MatrixPlan, config: QemuConfig, build_dir: str, build_log: str,
-	    kernel: Kernel, outcome: Optional[results.Exit],
-	    parts: Sequence[str]=()) -> results.ConfigResult:
+	    kernel: Kernel, outcome: Optional[config_result.Exit],
+	    parts: Sequence[str]=()) -> config_result.ConfigResult:
 	"""The result of the config's boot (None: not built), read from the
 	files it wrote, and its record written beside them; with --run_isolated,
 	@parts are the exec directories of its boots, which isolation.py merged
 	into the config's."""
 	exec_dir = plan.outputs.exec_dir(config)
-	kunit: Optional[results.JsonObj] = None
+	kunit: Optional[files.JsonObj] = None
 	console: Optional[str] = None
 	cases: List[ktap.Case] = []
 	consoles: List[str] = []
 	if outcome is None:
-		found = results.Status.BUILD_ERROR
+		found = config_result.Status.BUILD_ERROR
 	else:
-		kunit = results.read_json(os.path.join(exec_dir, KUNIT_JSON))
-		console = results.read_text(os.path.join(exec_dir, CONSOLE))
+		kunit = files.read_json(os.path.join(exec_dir, KUNIT_JSON))
+		console = files.read_text(os.path.join(exec_dir, CONSOLE))
 		found = status(exec_dir, outcome, plan.timeout)
 	if console is not None:
 		# An isolated run's consoles are one boot each: each is parsed alone.
-		consoles = [results.read_text(os.path.join(p, CONSOLE)) or '' for p in parts] or [console]
+		consoles = [files.read_text(os.path.join(p, CONSOLE)) or '' for p in parts] or [console]
 		parsed_list = [ktap.parse(text, plan.kunit_dir) for text in consoles]
 		cases = [case for found_cases, _ in parsed_list for case in found_cases]
 		with open(os.path.join(exec_dir, PARSED_LOG), 'w') as f:
 			f.write(''.join(parsed for _, parsed in parsed_list))
-	result = results.ConfigResult(
+	result = config_result.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=found,
 		elapsed=None if outcome is None else round(outcome.elapsed, 3),
 		skip_reasons={case: reason for text in consoles
-			      for case, reason in results.skip_reasons(text).items()}, kunit=kunit,
+			      for case, reason in ktap_lines.skip_reasons(text).items()}, kunit=kunit,
 		console_log=os.path.join(exec_dir, CONSOLE), exec_log=plan.outputs.exec_log(config),
 		kconfig=config.kconfig, kernel=kernel, cases=cases,
 		kunit_json=os.path.join(exec_dir, KUNIT_JSON),
@@ -134,11 +134,11 @@ def _result(plan: MatrixPlan, config: QemuConfig, build_dir: str, build_log: str
 		record=os.path.join(exec_dir, RECORD), build_log=build_log,
 		param_skips=_param_skips(consoles))
 	os.makedirs(exec_dir, exist_ok=True)
-	results.write_json(result.record, result.to_json())
+	files.write_json(result.record, record.config_record(result))
 	return result
 
-def read_results(plan: MatrixPlan, kernel: Kernel, outcomes: Dict[str, results.Exit],
-		 parts: Dict[str, List[str]]) -> List[results.ConfigResult]:
+def read_results(plan: MatrixPlan, kernel: Kernel, outcomes: Dict[str, config_result.Exit],
+		 parts: Dict[str, List[str]]) -> List[config_result.ConfigResult]:
 	"""The result of each config of @plan, in its order, from the boots
 	that ended with @outcomes (a config without one did not build), each of
 	@parts' boots with --run_isolated, naming @kernel."""

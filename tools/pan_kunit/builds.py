@@ -11,7 +11,7 @@ import os
 import shutil
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pan_kunit import cost, jobs, kernels, kunit_tool, results
+from pan_kunit import cost, jobs, kernels, kunit_tool, terminal
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.plan import Build, MatrixPlan
@@ -140,5 +140,5 @@ def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
 			continue
 		printer.print(f'build of {b.label(kernel)} failed '
 			      f'(kunit.py exit {job.outcome.returncode})')
-		results.print_tail(printer, 'build log', job.log, BUILD_LOG_LINES)
+		terminal.print_tail(printer, 'build log', job.log, BUILD_LOG_LINES)
 	return built

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
-		       lkdtm, mutagen, mutants, parse, report, results, run, score, selftest,
-		       series_bisect, sources, targets)
+		       lkdtm, mutagen, mutants, parse, record, run, score, selftest, series_bisect,
+		       sources, targets, terminal)
 from pan_kunit.boot_request import BootRequest, check_filters
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.session import Session
@@ -292,8 +292,8 @@ def boot_request(args: argparse.Namespace) -> BootRequest:
 	return BootRequest(**_boot_fields(args))
 
 def run_request(args: argparse.Namespace) -> run.RunRequest:
-	shown = (report.Shown.SUMMARY if args.summary else
-		 report.Shown.FAILED if args.failed else report.Shown.ALL)
+	shown = (terminal.Shown.SUMMARY if args.summary else
+		 terminal.Shown.FAILED if args.failed else terminal.Shown.ALL)
 	return run.RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
 
 def bisect_request(args: argparse.Namespace) -> series_bisect.BisectRequest:
@@ -356,7 +356,7 @@ def setup_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = run_request(args)
-	report.check_destinations(request.json, request.junit)  # before anything runs
+	record.check_destinations(request.json, request.junit)  # before anything runs
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
 	_check_targets(target_list, repo)
@@ -386,7 +386,7 @@ def coverage_handler(args: argparse.Namespace, repo: str, session: Session) -> i
 def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = bisect_request(args)
-	report.check_destinations(request.json, request.junit)
+	record.check_destinations(request.json, request.junit)
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)
 	for target in target_list:
@@ -399,7 +399,7 @@ def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = mutants_request(args)
-	report.check_destinations(request.json, request.junit)
+	record.check_destinations(request.json, request.junit)
 	configs.check(repo, request.configs)
 	kernel_list = [t.kernel for t in target_list]
 	found: Dict[KernelSpec, List[mutants.Mutant]] = {}

@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import progress
 
+
 # Beside a build's .config: how long its last successful build took, how
 # many objects it compiled and whether it started from scratch.
 RECORD = '.pan-kunit-build.json'

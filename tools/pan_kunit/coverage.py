@@ -28,8 +28,8 @@ import shutil
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, boots, builds, configs, initramfs, jobs, kunit_json, kunit_tool,
-		       lcov, packages, results, summary, targets)
+from pan_kunit import (Error, boots, builds, config_result, configs, files, initramfs, jobs,
+		       kunit_json, kunit_tool, lcov, packages, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kunit_tool import BuildSettings
@@ -201,14 +201,14 @@ def read_suites_only(work: str, tree: str) -> Optional[Dict[str, lcov.SourceData
 	the suites), added up; None without a run.  A run from before the
 	baseline boots (no CONFIG.baseline.info) gives the whole boot's
 	counts."""
-	text = results.read_text(os.path.join(work, SUITES_INFO))
+	text = files.read_text(os.path.join(work, SUITES_INFO))
 	if text is None:
 		return None
 	pairs = []
 	for base_path in sorted(glob.glob(os.path.join(work, '*.baseline.info'))):
 		config_path = base_path[:-len('.baseline.info')] + '.info'
-		config_text = results.read_text(config_path)
-		base_text = results.read_text(base_path)
+		config_text = files.read_text(config_path)
+		base_text = files.read_text(base_path)
 		if config_text is not None and base_text is not None:
 			pairs.append((config_text, base_text))
 	if not pairs:
@@ -312,7 +312,7 @@ def run(plan: MatrixPlan, kernel: str, title: str, repo: str, progress: Progress
 							   config.path) + [
 					'--qemu_args', shlex.join(['-initrd', cpio, '-append',
 								   boot_cmdline(config, boot_options)]),
-					'--json=' + os.path.join(exec_dir, results.KUNIT_JSON),
+					'--json=' + os.path.join(exec_dir, config_result.KUNIT_JSON),
 					'--timeout', str(timeout)]
 				log = state_dir(tree, 'logs', f'{prefix}-{config.name}.log')
 				boot_jobs[label] = (jobs.Job(label, cmd, log), config, exec_dir,
@@ -365,14 +365,14 @@ def _baseline(config: QemuConfig) -> str:
 	return f'{config.name} (no suite)'
 
 def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
-	       outcome: results.Exit, timeout: int, baseline: bool=False) -> Boot:
+	       outcome: config_result.Exit, timeout: int, baseline: bool=False) -> Boot:
 	"""The boot's suites' tally and its tracefile, from its console; a
 	@baseline boot runs no suite, and only its counters matter."""
-	console = results.read_text(os.path.join(exec_dir, results.CONSOLE)) or ''
+	console = files.read_text(os.path.join(exec_dir, config_result.CONSOLE)) or ''
 	if outcome.hit_timeout(timeout):
 		return Boot(config, False, f'timed out after {timeout} s')
 	statuses = list(kunit_json.statuses(
-		results.read_json(os.path.join(exec_dir, results.KUNIT_JSON))).values())
+		files.read_json(os.path.join(exec_dir, config_result.KUNIT_JSON))).values())
 	counts = {word: statuses.count(status) for word, status in
 		  (('passed', CaseStatus.PASS), ('failed', CaseStatus.FAIL),
 		   ('skipped', CaseStatus.SKIP), ('crashed', CaseStatus.ERROR))}
@@ -382,11 +382,11 @@ def _read_boot(config: QemuConfig, exec_dir: str, build_dir: str, work: str,
 		tally, suites_ok = 'no suite', True
 	name = config.name + ('.baseline' if baseline else '')
 	try:
-		files = read_dump(console)
+		dump = read_dump(console)
 		gcda_dir = os.path.join(work, 'gcda', name)
 		if os.path.isdir(gcda_dir):
 			shutil.rmtree(gcda_dir)
-		place_dump(files, build_dir, gcda_dir)
+		place_dump(dump, build_dir, gcda_dir)
 		tracefile = os.path.join(work, f'{name}.info')
 		lcov.capture(gcda_dir, tracefile)
 	except Error as e:

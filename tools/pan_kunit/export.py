@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import (Error, checkpatch, gitcmd, hooks, proc, series, series_bisect, sources,
-		       steps, suites, targets, tree)
+		       steps, suites, tree)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.session import Session
 from pan_kunit.sources import Sources, TREE_KUNITCONFIG, write_files

@@ -17,12 +17,12 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import jobs, results
+from pan_kunit import config_result, files, jobs
 from pan_kunit.boots import Built, clear_boot, exec_job, status
 from pan_kunit.configs import QemuConfig
 from pan_kunit.plan import MatrixPlan, Outputs
 from pan_kunit.progress import Progress
-from pan_kunit.results import CONSOLE, KUNIT_JSON
+from pan_kunit.config_result import CONSOLE, KUNIT_JSON
 
 # A line kunit.py exec --list_tests prints: SUITE.CASE (kunit.py's pattern).
 LISTED = re.compile(r'^[^\s.]+\.[^\s.]+$')
@@ -30,12 +30,12 @@ LISTED = re.compile(r'^[^\s.]+\.[^\s.]+$')
 @dataclass
 class Boots:
 	"""The boots of one config."""
-	outcome: results.Exit  # of them all: the first non-zero exit, the time of all
+	outcome: config_result.Exit  # of them all: the first non-zero exit, the time of all
 	parts: List[str]          # the exec directory of each, in order
 
 def listed(log: str) -> List[str]:
 	"""The SUITE.CASE lines of a kunit.py exec --list_tests output."""
-	lines = (line.strip() for line in (results.read_text(log) or '').splitlines())
+	lines = (line.strip() for line in (files.read_text(log) or '').splitlines())
 	return [line for line in lines if LISTED.match(line)]
 
 def globs(tests: Sequence[str], mode: str, filter_glob: str) -> List[str]:
@@ -50,7 +50,7 @@ def globs(tests: Sequence[str], mode: str, filter_glob: str) -> List[str]:
 		return [f'{suite}.{case}' for suite in suites]
 	return suites
 
-def _merge_group(into: results.JsonObj, group: results.JsonObj) -> None:
+def _merge_group(into: files.JsonObj, group: files.JsonObj) -> None:
 	"""Adds @group's cases and sub_groups to @into's; a sub_group of a
 	name already there (a suite of several boots) is merged into it."""
 	into.setdefault('test_cases', []).extend(group.get('test_cases', []))
@@ -62,7 +62,7 @@ def _merge_group(into: results.JsonObj, group: results.JsonObj) -> None:
 		else:
 			_merge_group(same, sub)
 
-def merge_json(parts: Sequence[Optional[results.JsonObj]]) -> Optional[results.JsonObj]:
+def merge_json(parts: Sequence[Optional[files.JsonObj]]) -> Optional[files.JsonObj]:
 	"""One kunit_tool JSON of the boots' (None where a boot wrote none):
 	the first one's fields, every boot's suites and cases."""
 	found = [part for part in parts if part is not None]
@@ -75,10 +75,10 @@ def merge_json(parts: Sequence[Optional[results.JsonObj]]) -> Optional[results.J
 		_merge_group(merged, part)
 	return merged
 
-def merge_outcomes(outcomes: Sequence[results.Exit]) -> results.Exit:
+def merge_outcomes(outcomes: Sequence[config_result.Exit]) -> config_result.Exit:
 	"""The outcome of boots one after the other: the first failing exit
 	status, a timeout if one hit it, the time of them all."""
-	return results.Exit(
+	return config_result.Exit(
 		returncode=next((o.returncode for o in outcomes if o.returncode), 0),
 		timed_out=any(o.timed_out for o in outcomes),
 		elapsed=sum(o.elapsed for o in outcomes),
@@ -89,7 +89,7 @@ def _concat(paths: Sequence[str], labels: Sequence[str], into: str) -> None:
 	its boot; a missing one is said to be."""
 	with open(into, 'w') as out:
 		for path, label in zip(paths, labels):
-			text = results.read_text(path)
+			text = files.read_text(path)
 			out.write(f'pan-kunit: --run_isolated: {label}'
 				  f'{"" if text is not None else " (wrote nothing)"}\n')
 			if text:
@@ -108,11 +108,11 @@ def _merge(outputs: Outputs, config: QemuConfig, parts: List[Outputs], labels: L
 	sources = parts or [list_outputs]
 	labels = labels or ['the listing boot: no test listed']
 	dirs = [part.exec_dir(config) for part in sources]
-	kunit = merge_json([results.read_json(os.path.join(d, KUNIT_JSON)) for d in dirs])
+	kunit = merge_json([files.read_json(os.path.join(d, KUNIT_JSON)) for d in dirs])
 	if kunit is None and not parts and listed_ok:
 		kunit = {'name': 'KUnit Test Group', 'sub_groups': [], 'test_cases': []}
 	if kunit is not None:
-		results.write_json(os.path.join(exec_dir, KUNIT_JSON), kunit)
+		files.write_json(os.path.join(exec_dir, KUNIT_JSON), kunit)
 	_concat([os.path.join(d, CONSOLE) for d in dirs], labels, os.path.join(exec_dir, CONSOLE))
 	_concat([part.exec_log(config) for part in [list_outputs] + parts],
 		['kunit.py exec --list_tests'] + labels, outputs.exec_log(config))

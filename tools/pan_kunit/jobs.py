@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional
 
 from pan_kunit import proc
 from pan_kunit.progress import POLL_SECONDS, Progress
-from pan_kunit.results import Exit
+from pan_kunit.config_result import Exit
 
 # Seconds past kunit.py's own --timeout before pan-kunit kills it.
 WATCHDOG_MARGIN = 60

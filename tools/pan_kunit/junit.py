@@ -17,9 +17,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, StrEnum, results
+from pan_kunit import Error, StrEnum, config_result, files, terminal
 from pan_kunit.ktap import CaseStatus
-from pan_kunit.results import Status
+from pan_kunit.config_result import Status
 
 # The testcase of a config's own testsuite, and its error message, by status.
 CONFIG_ERRORS = {
@@ -29,7 +29,7 @@ CONFIG_ERRORS = {
 	Status.NO_TESTS: ('boot', 'no test ran'),
 }
 # How much of a log an <error> of a config holds.
-LOG_LINES = results.CONSOLE_LOG_LINES
+LOG_LINES = terminal.CONSOLE_LOG_LINES
 # What XML 1.0 cannot hold, even escaped; a console may (colours, NULs).
 _NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
 
@@ -53,7 +53,7 @@ def _count(suite: ET.Element) -> ET.Element:
 	return suite
 
 def _tail(path: str) -> str:
-	return '\n'.join((results.read_text(path) or '').splitlines()[-LOG_LINES:])
+	return '\n'.join((files.read_text(path) or '').splitlines()[-LOG_LINES:])
 
 # A config's testcase when it failed and no case of it was parsed.
 NO_CASE_FAILED = ('boot', 'kunit.py reported a failure, and no case was parsed')
@@ -61,11 +61,11 @@ NO_CASE_FAILED = ('boot', 'kunit.py reported a failure, and no case was parsed')
 # config_suites()'s @no_tests_expected).
 NO_TESTS_EXPECTED = 'no test ran, as expected: no suite is hooked in yet'
 
-def kernel_name(result: results.ConfigResult) -> str:
+def kernel_name(result: config_result.ConfigResult) -> str:
 	"""KERNEL of the testsuites' names: linux-VERSION (the Makefile's)."""
 	return f'linux-{result.kernel.version}' if result.kernel.version else 'linux'
 
-def config_suites(result: results.ConfigResult, label: Optional[str]=None,
+def config_suites(result: config_result.ConfigResult, label: Optional[str]=None,
 		  no_tests_expected: bool=False) -> List[ET.Element]:
 	"""The testsuites of one config's boot, named [LABEL/]KERNEL/CONFIG/SUITE
 	(LABEL: a step or the baseline of a check).  With @no_tests_expected,

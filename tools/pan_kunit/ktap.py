@@ -52,7 +52,7 @@ class Case:
 		return f'{".".join(self.path[:-1])}[{self.path[-1]}]'
 
 	def key(self) -> str:
-		"""SUITE.CASE or SUITE.CASE.PARAM, as leaves.skip_reasons() and
+		"""SUITE.CASE or SUITE.CASE.PARAM, as ktap_lines.skip_reasons() and
 		kunit_json.statuses() name it."""
 		return '.'.join(self.path)
 

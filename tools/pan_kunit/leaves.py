@@ -3,12 +3,13 @@
 # The one model of a boot's results: its leaf cases (ktap.Case), each with
 # its status and, when skipped, its reason.  The terminal's table and skip
 # lines, the JSON record, the JUnit file and the closing tally are all
-# counted from it (results.ConfigResult.leaves()), so that they agree on
-# every kernel.
+# counted from it (config_result.ConfigResult.leaves()), so that they agree
+# on every kernel.
 #
 # The leaves are those kunit_parser parsed, with what the console says
-# beside its KTAP result lines: the reason of each skip (skip_reasons())
-# and, for 6.1, the parameters that skipped (param_skips()).  6.1 prints a
+# beside its KTAP result lines (ktap_lines.py): the reason of each skip
+# (skip_reasons()) and, for 6.1, the parameters that skipped
+# (param_skips()).  6.1 prints a
 # skipped parameter as a plain "ok N NAME", which kunit_parser and
 # kunit_tool's JSON take as passed; only its case's tally line
 #     # CASE: pass:N fail:N skip:N total:N
@@ -21,7 +22,6 @@ import re
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from pan_kunit import ktap
 from pan_kunit.ktap import Case, CaseStatus
 
 # The reason of a skip that 6.1 counts and does not explain.
@@ -29,61 +29,6 @@ UNSAID = '6.1 says neither which parameters skipped nor why (its tally counts th
 # The reason of a parameter of a case that skipped every one on 6.1, but
 # the last, whose reason the case's line carries.
 UNSAID_BUT_LAST = '6.1 prints the reason of the last skipped parameter only'
-
-# kunit_tool's JSON has no skip reasons, so they are read from the console,
-# from these KTAP lines of lib/kunit/test.c (after an optional printk
-# timestamp):
-#     # Subtest: NAME           opens test NAME; its results follow at the
-#                               same indentation
-#     ok N NAME # SKIP REASON   NAME was skipped ("ok N - NAME" in later
-#                               kernels)
-# A skipped test is named after the subtests open around it, SUITE.CASE or
-# SUITE.CASE.PARAM, as kunit_tool's JSON nests them.  A SKIP without a
-# reason is not recorded.
-_INDENT = r'^(?:\[\s*[0-9]+\.[0-9]+\] )?(\s*)'
-SUBTEST_HEADER = re.compile(_INDENT + r'# Subtest: (.+?)\s*$')
-SKIP_RESULT = re.compile(_INDENT + r'(?:not )?ok [0-9]+ (?:- )?(.+?) # SKIP(?: (.*?))?\s*$')
-# After the parameters of a case, lib/kunit/test.c prints their tally at
-# the case's indentation, within its suite.  6.1 prints none for a case of
-# one parameter, whose skip is then still counted as a pass.
-CASE_STATS = re.compile(_INDENT + r'# (\S+): pass:[0-9]+ fail:[0-9]+ skip:([0-9]+) total:[0-9]+\s*$')
-
-def _open_tests(console: str) -> Iterator[Tuple[List[Tuple[int, str]], str]]:
-	"""Each line of @console but the subtest headers, with the subtests
-	open around it: (indentation, name), outermost first."""
-	open_tests: List[Tuple[int, str]] = []
-	for line in console.splitlines():
-		header = SUBTEST_HEADER.match(line)
-		if header:
-			indent = len(header.group(1))
-			open_tests = [t for t in open_tests if t[0] < indent]
-			open_tests.append((indent, header.group(2)))
-			continue
-		yield open_tests, line
-
-def param_skips(console: str) -> Dict[str, int]:
-	"""SUITE.CASE of each parameterised case, with how many of its
-	parameters its tally line says were skipped."""
-	skips = {}
-	for open_tests, line in _open_tests(console):
-		stats = CASE_STATS.match(line)
-		if stats:
-			suite = [t[1] for t in open_tests if t[0] == len(stats.group(1))]
-			if suite:
-				skips[f'{suite[-1]}.{stats.group(2)}'] = int(stats.group(3))
-	return skips
-
-def skip_reasons(console: str) -> Dict[str, str]:
-	"""The reason of each SKIP line that has one, by SUITE.CASE or
-	SUITE.CASE.PARAM (a suite's own SKIP by SUITE)."""
-	reasons = {}
-	for open_tests, line in _open_tests(console):
-		skip = SKIP_RESULT.match(line)
-		if skip and skip.group(3):
-			indent = len(skip.group(1))
-			name = '.'.join([t[1] for t in open_tests if t[0] <= indent] + [skip.group(2)])
-			reasons[name] = skip.group(3)
-	return reasons
 
 def _said(group: List[Case], skipped: int, case_reason: Optional[str]) -> List[Case]:
 	"""@group, the leaves of one parameterised case, with the @skipped

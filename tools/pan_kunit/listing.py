@@ -12,8 +12,7 @@ import os
 import time
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import (Error, configs, initramfs, kernels, mutants, packages, report, results,
-		       suites)
+from pan_kunit import Error, configs, initramfs, kernels, mutants, packages, suites, terminal
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.printer import Printer
@@ -105,10 +104,10 @@ def _trees(repo: str, given: Optional[str]) -> List[Tuple[str, str]]:
 def run_list(printer: Printer, repo: str, given: Optional[str]=None) -> int:
 	"""What a run can be made of: configs, kernels and trees, suites,
 	mutants, kept to the terminal's width without losing a word: a line
-	too long is folded at its "; ", else at its spaces (report.fold()),
+	too long is folded at its "; ", else at its spaces (terminal.fold()),
 	and a mutant's subject has a line of its own.  Exit 2 when a QEMU
 	config is broken, after the rest."""
-	width = report.width(printer)
+	width = terminal.width(printer)
 	out: List[str] = []
 	matrix, broken = _configs(repo)
 	groups = configs.group_by_kconfig(matrix)
@@ -117,7 +116,7 @@ def run_list(printer: Printer, repo: str, given: Optional[str]=None) -> int:
 		others = [c.name for c in groups[config.build_key()] if c is not config]
 		rows.append([config.name, config.cpu, config.build_key(), ', '.join(others) or '-'])
 	out.append(f'QEMU configs ({os.path.join(repo, configs.CONFIGS_DIR)}):')
-	out += ['    ' + line for line in results.align(rows)]
+	out += ['    ' + line for line in terminal.align(rows)]
 	out += [f'    {name}: broken: {why}' for name, why in broken.items()]
 	out += ['', 'kernels:']
 	out += [f'    {kernel.name} ({kernel.package}): {_kernel_state(kernel, repo)}'
@@ -143,7 +142,7 @@ def run_list(printer: Printer, repo: str, given: Optional[str]=None) -> int:
 		if not found:
 			out.append('    (none)')
 	for line in out:
-		for part in report.fold(line, width):
+		for part in terminal.fold(line, width):
 			printer.print(part)
 	if broken:
 		printer.print_stderr(f'pan-kunit: error: broken QEMU configs: {", ".join(broken)} '

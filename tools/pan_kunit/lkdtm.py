@@ -13,8 +13,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import (Error, StrEnum, boots, builds, configs, initramfs, jobs, kunit_tool,
-		       results, summary, targets)
+from pan_kunit import (Error, StrEnum, boots, builds, config_result, configs, files, initramfs,
+		       jobs, kunit_tool, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kunit_tool import BuildSettings
@@ -220,10 +220,10 @@ def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[Qe
 			progress.boots_ended()
 	return verdicts
 
-def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: results.Exit,
+def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: config_result.Exit,
 	     timeout: int) -> BootVerdict:
 	"""The verdict of a boot that ended, from the console it wrote."""
-	console = results.read_text(os.path.join(exec_dir, results.CONSOLE))
+	console = files.read_text(os.path.join(exec_dir, config_result.CONSOLE))
 	verdict = judge(console, crash, pan)
 	if outcome.hit_timeout(timeout):
 		verdict = BootVerdict(False, 'timed out: ' + verdict.summary, console)

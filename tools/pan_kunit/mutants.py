@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
 
-from pan_kunit import (Error, StrEnum, junit, mutants_lkdtm, progress, report, results, steps,
-		       summary, targets, tree, worktree)
+from pan_kunit import (Error, StrEnum, config_result, files, junit, mutants_lkdtm, progress, steps,
+		       summary, terminal, tree, worktree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.configs import QemuConfig
 from pan_kunit.kernels import KernelSpec
@@ -30,6 +30,7 @@ from pan_kunit.session import Session
 from pan_kunit.steps import BROKEN, Checker, Step, abbreviate, failed_cases
 from pan_kunit.targets import Target
 from pan_kunit.tree import state_dir
+from pan_kunit.files import JsonObj
 
 
 # kunit.py exec's --timeout for a mutant: a mutant may hang the boot,
@@ -128,7 +129,7 @@ class Mutant:
 		so its build is a build from scratch (minutes, not seconds)."""
 		return any(f.endswith('.h') or f in HEADER_SOURCES for f in self.files)
 
-	def to_json(self) -> results.JsonObj:
+	def to_json(self) -> JsonObj:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
 			'must_fail': self.must_fail, 'verdict': self.verdict, 'detail': self.detail,
 			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1),
@@ -186,7 +187,7 @@ def load(directory: str, only: List[str]) -> List[Mutant]:
 			    f'{", ".join(m.name for m in mutants)}')
 	return [m for m in mutants if not only or m.name in only]
 
-def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str]) -> None:
+def judge(mutant: Mutant, configs: List[config_result.ConfigResult], landed: Set[str]) -> None:
 	"""Killed when every landed Must-Fail suite has a failing case (on
 	some config), or when the kernel crashed or hung."""
 	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
@@ -202,7 +203,7 @@ def judge(mutant: Mutant, configs: List[results.ConfigResult], landed: Set[str])
 		  for config, cases in mutant.failures.items()}
 	failed = [f'{config}: {len(cases)} failed: {abbreviate(cases)}'
 		  for config, cases in sorted(caught.items()) if cases]
-	if any(r.status == results.Status.BUILD_ERROR for r in configs):
+	if any(r.status == config_result.Status.BUILD_ERROR for r in configs):
 		mutant.verdict, mutant.detail = MutantVerdict.BUILD_FAILED, '; '.join(broken)
 	elif broken:
 		# The cases that failed before the kernel crashed or hung, if any.
@@ -266,7 +267,7 @@ def judge_by_groups(checker: Checker, wt: str, mutant: Mutant, number: int,
 	group can kill costs no build of the first.  A mutant that survives
 	has been judged on the whole matrix.  Returns the seconds the steps
 	took."""
-	results_so_far: List[results.ConfigResult] = []
+	results_so_far: List[config_result.ConfigResult] = []
 	elapsed = 0.0
 	mutant.logs = mutant_logs(wt, mutant)
 	# The same objects in every group's build: a change a configuration
@@ -337,9 +338,9 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	shown.printer.print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
 			    f'logs: {baseline.logs})')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs
-		       if r.status != results.Status.PASS]
+		       if r.status != config_result.Status.PASS]
 	if not_passing:
-		report.print_report(shown.printer, baseline.configs)
+		terminal.print_report(shown.printer, baseline.configs)
 		raise Error('the baseline does not pass (' + ', '.join(not_passing) + '); a mutant '
 			    'is only killed by a suite that passes without it')
 	landed = set().union(*[set(r.suites()) for r in baseline.configs])
@@ -381,7 +382,7 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	return baseline
 
 def table(mutants: List[Mutant]) -> List[str]:
-	return results.align([['mutant', 'must fail', 'verdict', 'detail']] +
+	return terminal.align([['mutant', 'must fail', 'verdict', 'detail']] +
 			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
 			      for m in mutants])
 
@@ -478,7 +479,7 @@ def _check_all(session: Session, request: MutantsRequest, target: Target, repo: 
 	summary.report(printer, summary.Tally('mutants', counts[MutantVerdict.KILLED],
 				     sum(not m.ok() for m in found)))
 	if request.json:
-		results.write_json(request.json, {
+		files.write_json(request.json, {
 			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 			'baseline': baseline.to_json(), 'mutants': [m.to_json() for m in found]}, '--json')
 	if request.junit:

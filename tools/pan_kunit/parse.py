@@ -8,7 +8,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import List, Optional
 
-from pan_kunit import Error, builds, kernels, ktap, kunit_tool, report, results, suites, summary
+from pan_kunit import (Error, builds, config_result, files, kernels, ktap, ktap_lines, kunit_tool,
+		       suites, summary, terminal)
 from pan_kunit.printer import Printer
 
 
@@ -34,7 +35,7 @@ def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: s
 			console = f.read()
 	except OSError as e:
 		raise Error(f'cannot read {path}: {e.strerror}')
-	if not any(results.KTAP_HEADER.search(line) for line in console.splitlines()):
+	if not any(ktap_lines.KTAP_HEADER.search(line) for line in console.splitlines()):
 		what = ('it is empty' if not console.strip() else
 			'it is no text' if '\0' in console else
 			'no "KTAP version 1" or "TAP version 14" line')
@@ -45,21 +46,21 @@ def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: s
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
 		json_path = os.path.join(scratch, 'kunit.json')
 		parsed = kunit_tool.parse(kunit_py, path, json_path)
-		kunit = results.read_json(json_path)
+		kunit = files.read_json(json_path)
 	if kunit is None:
 		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
 			    '\n'.join(parsed.stdout.splitlines()[-builds.BUILD_LOG_LINES:]))
 	# No boot, so no timeout: the exit status and the leaves decide.
-	status = results.classify(kunit, console, results.Exit(parsed.returncode, False, 0.0),
+	status = config_result.classify(kunit, console, config_result.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)
 	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
-	result = results.ConfigResult(
+	result = config_result.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
-		elapsed=None, skip_reasons=results.skip_reasons(console), kunit=kunit,
+		elapsed=None, skip_reasons=ktap_lines.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,
-		param_skips=results.param_skips(console))
-	report.print_report(printer, [result], totals=False, known=suites.known(repo))
+		param_skips=ktap_lines.param_skips(console))
+	terminal.print_report(printer, [result], totals=False, known=suites.known(repo))
 	# Closed as every command is: a line of its own name.
-	passed, failed, skipped = results.totals([result])
+	passed, failed, skipped = config_result.totals([result])
 	summary.report(printer, summary.Tally('parse', passed, failed, skipped))
-	return 0 if status == results.Status.PASS else 1
+	return 0 if status == config_result.Status.PASS else 1

@@ -10,14 +10,14 @@
 import concurrent.futures
 from typing import Callable, Dict, List, Optional
 
-from pan_kunit import boots, builds, isolation, ktap, results
+from pan_kunit import boots, builds, config_result, isolation, ktap
 from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.plan import MatrixPlan
 from pan_kunit.progress import Progress
 from pan_kunit.tree import Kernel, kernel_of
 
 def build_and_boot(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
-		   describe: Optional[Callable[[], Kernel]]=None) -> List[results.ConfigResult]:
+		   describe: Optional[Callable[[], Kernel]]=None) -> List[config_result.ConfigResult]:
 	"""Builds every kconfig group of @plan, then boots every config that
 	built, and returns each config's result, in the plan's order, naming
 	the kernel @describe says (default: kernel_of() the plan's tree); it

@@ -23,7 +23,7 @@ from pan_kunit.tree import state_dir
 class Outputs:
 	"""Where a run of the matrix keeps its logs and each boot's files:
 	ROOT/logs/build-KEY.log, ROOT/logs/exec-CONFIG.log, and ROOT/exec/CONFIG,
-	kunit.py exec's --build_dir (links to the kernel, results.BOOT_FILES).
+	kunit.py exec's --build_dir (links to the kernel, config_result.BOOT_FILES).
 	`run`'s root is the tree's .pan-kunit; each bisect step and mutant has
 	its own."""
 	root: str

@@ -10,8 +10,9 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional
 
-from pan_kunit import (configs, cost, gitcmd, junit, kernels, kunit_tool, packages, pipeline, proc,
-		       report, results, suites, summary, targets, tree)
+from pan_kunit import (config_result, configs, cost, files, gitcmd, junit, kernels, ktap_lines,
+		       kunit_tool, packages, pipeline, proc, record, suites, summary, targets,
+		       terminal, tree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
@@ -23,7 +24,7 @@ from pan_kunit.plan import MatrixPlan
 class RunRequest(ReportRequest):
 	"""What `run` is asked (kunit.py's KunitRequest)."""
 	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
-	shown: report.Shown = report.Shown.ALL  # --summary, --failed
+	shown: terminal.Shown = terminal.Shown.ALL  # --summary, --failed
 
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
@@ -31,7 +32,7 @@ FIRST_CONFIG = 'arm64_pan'
 # The QEMU every config boots (qemu_configs/*.py: qemu_arch aarch64).
 QEMU = packages.BOOT_TOOLS[0]
 
-def about(repo: str) -> results.JsonObj:
+def about(repo: str) -> files.JsonObj:
 	"""What ran the tests: pan-kunit's own commit, whether the repo held
 	uncommitted edits, and the QEMU that booted the kernels."""
 	head = gitcmd.run(repo, 'rev-parse', '--verify', '-q', 'HEAD', locks=False)
@@ -44,19 +45,19 @@ def about(repo: str) -> results.JsonObj:
 	return {'commit': head.stdout.strip() if head.ok() else None,
 		'dirty': bool(edits.stdout.strip()) if head.ok() else None, 'qemu': version}
 
-def _print_console(printer: Printer, result: results.ConfigResult, what: str='all') -> None:
+def _print_console(printer: Printer, result: config_result.ConfigResult, what: str='all') -> None:
 	"""--raw_output: the console of @result's boot, as it came (@what
 	'all'), or from its KTAP header on ('kunit')."""
 	if result.elapsed is None:
 		printer.print(f'--- {result.name}: not booted ({result.status})')
 		return
-	console = results.read_text(result.console_log)
+	console = files.read_text(result.console_log)
 	printer.print(f'--- {result.name}: console ({result.console_log})' if console is not None else
 		      f'--- {result.name}: no console ({result.console_log} is missing)')
 	if console and what == 'kunit':
 		lines = console.splitlines(keepends=True)
 		start = next((i for i, line in enumerate(lines)
-			      if results.KTAP_HEADER.search(line)), len(lines))
+			      if ktap_lines.KTAP_HEADER.search(line)), len(lines))
 		console = ''.join(lines[start:])
 	if console:
 		printer.print(console, end='' if console.endswith('\n') else '\n')
@@ -82,15 +83,15 @@ def _first_alone(printer: Printer, request: RunRequest,
 	printer.print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
 	return first
 
-def _print_first(printer: Printer, first: List[results.ConfigResult]) -> None:
+def _print_first(printer: Printer, first: List[config_result.ConfigResult]) -> None:
 	"""The verdict of the config booted first: its failures and its
 	column, before the other configs build (the kernel's table, after
 	them, has it again, and its total counts it once)."""
 	for result in first:
 		printer.print(f'=== first verdict: {result.kernel.package or result.kernel.version} '
 			      f'{result.name}: {result.status}')
-		report.print_failed(printer, result)
-	for line in report.table(first, report.width(printer)):
+		terminal.print_failed(printer, result)
+	for line in terminal.table(first, terminal.width(printer)):
 		printer.print(line)
 
 def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
@@ -108,7 +109,7 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 	reports each as soon as its boots end: its failures, skips, a table
 	with a column per config and its total; then a total per kernel."""
 	printer = session.printer
-	per_kernel: List[List[results.ConfigResult]] = []
+	per_kernel: List[List[config_result.ConfigResult]] = []
 	reports = []
 	said = first_run(request, target_list, repo)
 	if said:
@@ -135,11 +136,11 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 		order = [c.name for c in plan.configs]
 		kernel_results.sort(key=lambda r: order.index(r.name))
 		per_kernel.append(kernel_results)
-		reports.append(results.report(tree_dir, tree.head(tree_dir), kernel_results))
+		reports.append(record.kernel_record(tree_dir, tree.head(tree_dir), kernel_results))
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(printer, result, request.raw_output)
-		report.print_report(printer, kernel_results, headed=len(target_list) > 1,
+		terminal.print_report(printer, kernel_results, headed=len(target_list) > 1,
 				    shown=request.shown, totals=False, known=suites.known(repo))
 		if tree_dir in session.prepared:
 			prepared = session.prepared[tree_dir]
@@ -149,16 +150,16 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
 	if len(target_list) > 1:
-		for line in results.total_lines(result_list):
+		for line in terminal.total_lines(result_list):
 			printer.print(line)
-	passed, failed, skipped = results.totals(result_list)
+	passed, failed, skipped = config_result.totals(result_list)
 	summary.report(printer, summary.Tally('run', passed, failed, skipped))
 	if request.json:
 		# One shape, whatever ran: what ran it, and a report per kernel.
-		results.write_json(request.json, {'pan_kunit': about(repo), 'kernels': reports},
+		files.write_json(request.json, {'pan_kunit': about(repo), 'kernels': reports},
 				   '--json')
 	if request.junit:
 		junit.write(request.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)],
 			time=sum(r.elapsed or 0.0 for r in result_list)))
-	return 0 if all(r.status == results.Status.PASS for r in result_list) else 1
+	return 0 if all(r.status == config_result.Status.PASS for r in result_list) else 1

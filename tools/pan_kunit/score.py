@@ -14,8 +14,8 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import (Error, coverage, junit, lcov, mutagen, mutants, proc, results, steps,
-		       summary, targets, worktree)
+from pan_kunit import (Error, coverage, files, junit, lcov, mutagen, mutants, proc, steps, summary,
+		       terminal, worktree)
 from pan_kunit.mutants import HeaderMutants, MutantsRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
@@ -132,7 +132,7 @@ def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site], j
 		rows.append([function, f'{score.killed}/{judged_count}',
 			     f'{score.percent():.0f}%' if judged_count else '-', str(score.dropped),
 			     str(score.equivalent)])
-	for line in results.align(rows):
+	for line in terminal.align(rows):
 		printer.print(line)
 	printer.print(f'mutation score of {kernel}: {total.text()}; the goal is {GOAL:.0f}%'
 		      + ('' if total.killed + total.survived >= 30 else
@@ -140,7 +140,7 @@ def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site], j
 	survivors = [(s, m) for s, m in zip(sites, judged) if m.verdict == mutants.MutantVerdict.SURVIVED]
 	for site, mutant in survivors[:MAX_SHOWN]:
 		printer.print(f'survived: {site.node()}  ({site.source}:{site.line})')
-		for line in mutagen.iter_lines(results.read_text(mutant.path) or ''):
+		for line in mutagen.iter_lines(files.read_text(mutant.path) or ''):
 			printer.print('    ' + line)
 	if len(survivors) > MAX_SHOWN:
 		printer.print(f'... and {len(survivors) - MAX_SHOWN} more survivors (their patches: '
@@ -197,7 +197,7 @@ def _score(session: Session, request: MutantsRequest, target: Target, repo: str)
 					     request, own_tree=target.user is not None)
 	summary.report(session.printer, summary.Tally('mutants', total.killed, total.survived))
 	if request.json:
-		results.write_json(request.json, {
+		files.write_json(request.json, {
 			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': request.seed,
 			'score': {'killed': total.killed, 'survived': total.survived,
 				  'did_not_build': total.dropped},

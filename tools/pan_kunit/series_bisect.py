@@ -14,13 +14,13 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import (Error, junit, kunit_json, kunit_tool, progress, results, series, sources,
-		       steps, summary, targets, tree, usertree, worktree)
+from pan_kunit import (Error, config_result, files, junit, kunit_json, kunit_tool, progress,
+		       series, sources, steps, summary, terminal, tree, usertree, worktree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
 from pan_kunit.ktap import CaseStatus
-from pan_kunit.results import Status
+from pan_kunit.config_result import Status
 from pan_kunit.series import Patch
 from pan_kunit.sources import Sources
 from pan_kunit.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
@@ -37,8 +37,8 @@ class BisectRequest(ReportRequest):
 def step_logs(wt: str, number: int) -> str:
 	return state_dir(wt, 'bisect', f'step-{number:02d}')
 
-def regressions(before: List[results.ConfigResult],
-		after: List[results.ConfigResult]) -> List[str]:
+def regressions(before: List[config_result.ConfigResult],
+		after: List[config_result.ConfigResult]) -> List[str]:
 	"""What passed in @before and does not in @after, config by config."""
 	found = []
 	for old, new in zip(before, after):
@@ -81,7 +81,7 @@ def table(steps: List[Step]) -> List[str]:
 		name = step.patch.name if step.patch else 'start'
 		rows.append([str(step.number), name] + suite_cells(step.configs, suites) +
 			    [step.verdict()])
-	return results.align([['step', 'patch (suites: passed/failed/skipped, all configs)'] +
+	return terminal.align([['step', 'patch (suites: passed/failed/skipped, all configs)'] +
 			      suites + ['result']] + rows)
 
 def check_applies(wt: str, patches: List[Patch], kernel: str) -> None:
@@ -249,7 +249,7 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	bad_steps = sum(s.bad() for s in checked)
 	tallies.append(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
 	if request.json:
-		results.write_json(request.json, {
+		files.write_json(request.json, {
 			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
 			'series': _series(request.series) if request.series else
 			os.path.join(repo, kernel.series()),
@@ -267,7 +267,7 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 							 no_tests_expected=wanted is not None and
 							 s.number == 0)]))
 	if request.step is not None:
-		no_tests = any(r.status == results.Status.NO_TESTS for r in checked[-1].configs)
+		no_tests = any(r.status == config_result.Status.NO_TESTS for r in checked[-1].configs)
 		# Step 0 of patches/ hooks no suite in yet: it runs no test.
 		no_tests = no_tests and not (wanted is not None and request.step == 0)
 		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0

@@ -14,14 +14,14 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from pan_kunit import (Error, configs, initramfs, kunit_json, kunit_tool, pipeline, results,
-		       targets, tree)
+from pan_kunit import (Error, config_result, configs, files, initramfs, kunit_json, kunit_tool,
+		       leaves, pipeline, record, targets, tree)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.kunit_tool import BuildSettings
 from pan_kunit.progress import Progress
-from pan_kunit.results import Status
+from pan_kunit.config_result import Status
 from pan_kunit.series import Patch
 from pan_kunit.session import Session
 from pan_kunit.sources import TREE_KUNITCONFIG
@@ -71,20 +71,20 @@ def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]
 		f.write(''.join(line + '\n' for line in kept))
 	return sorted(wanted - defined)
 
-def failed_cases(result: results.ConfigResult) -> List[str]:
+def failed_cases(result: config_result.ConfigResult) -> List[str]:
 	return sorted(c for c, s in kunit_json.statuses(result.kunit).items() if s in FAILED)
 
 def abbreviate(items: List[str]) -> str:
 	more = f', and {len(items) - MAX_CASES} more' if len(items) > MAX_CASES else ''
 	return ', '.join(items[:MAX_CASES]) + more
 
-def suite_cells(result_list: List[results.ConfigResult], suites: List[str]) -> List[str]:
+def suite_cells(result_list: List[config_result.ConfigResult], suites: List[str]) -> List[str]:
 	per_config = [result.suites() for result in result_list]
 	cells = []
 	for suite in suites:
-		counts = results.Counts()
+		counts = leaves.Counts()
 		for config_suites in per_config:
-			counts.merge(config_suites.get(suite, results.Counts()))
+			counts.merge(config_suites.get(suite, leaves.Counts()))
 		seen = any(suite in config_suites for config_suites in per_config)
 		cells.append(counts.cell() if seen else '-')
 	return cells
@@ -96,7 +96,7 @@ class Step:
 	patch: Optional[Patch]   # None for the starting point
 	commit: str = ''
 	left_out: List[str] = field(default_factory=list)
-	configs: List[results.ConfigResult] = field(default_factory=list)
+	configs: List[config_result.ConfigResult] = field(default_factory=list)
 	regressions: List[str] = field(default_factory=list)  # since the step before
 	elapsed: float = 0.0
 	logs: str = ''           # its builds' logs and its boots' files (Outputs)
@@ -119,14 +119,14 @@ class Step:
 		statuses = sorted({r.status for r in self.configs} - {Status.PASS})
 		return 'ok' + (f' ({", ".join(statuses)})' if statuses else '')
 
-	def to_json(self) -> results.JsonObj:
+	def to_json(self) -> files.JsonObj:
 		return {'step': self.number,
 			'patch': self.patch.path if self.patch else None,
 			'subject': self.patch.subject if self.patch else None,
 			'commit': self.commit, 'bad': self.bad(), 'verdict': self.verdict(),
 			'kunitconfig_left_out': self.left_out,
 			'regressions': self.regressions, 'elapsed': round(self.elapsed, 1),
-			'logs': self.logs, 'configs': [r.to_json() for r in self.configs]}
+			'logs': self.logs, 'configs': [record.config_record(r) for r in self.configs]}
 
 @dataclass
 class Checker:

@@ -6,9 +6,8 @@
 # a filter_glob is checked against, and what a console cut short did not
 # run.  And kunit/'s files grouped by suite, with what a suite's C file
 # says of it and its kernel differences, as `export` writes a patch per
-# suite and the catalogue (docs/suites.md) a section.  And where such a
-# console stopped: the last suite and case that began, from its KTAP lines
-# (see leaves.py for their forms).
+# suite and the catalogue (docs/suites.md) a section.  Where a console
+# cut short stopped, and so what of them did not run: console.py.
 
 import difflib
 import fnmatch
@@ -20,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import Error
-from pan_kunit.leaves import SUBTEST_HEADER
 from pan_kunit.sources import TREE_KUNITCONFIG, Sources
 
 SOURCES = os.path.join('kunit', 'arch', 'arm64', '**', 'tests', '*_kunit.c')
@@ -153,92 +151,3 @@ def wrap(text: str, width: int=72) -> str:
 		else:
 			lines.append(word)
 	return '\n'.join(lines)
-
-# A KTAP result line, and a plan, after an optional printk timestamp.
-_INDENT = r'^(?:\[\s*[0-9]+\.[0-9]+\] )?(\s*)'
-_RESULT = re.compile(_INDENT + r'(?:not )?ok [0-9]+ (?:- )?(.+?)(?: # .*)?\s*$')
-_PLAN = re.compile(_INDENT + r'1\.\.([0-9]+)\s*$')
-
-@dataclass
-class Stop:
-	"""Where a console cut short stopped."""
-	suite: str             # the last suite that began ('' between suites)
-	case: str              # the last case of it that began ('' if unknown)
-	case_number: int       # its number in the suite (0 if unknown)
-	planned_cases: int     # the suite's plan (0 if unknown)
-	after: str             # the last suite that ended, when it stopped between suites
-	announced: int         # the suites the console's plan announced
-	begun: List[str] = field(default_factory=list)  # the suites that began
-	not_begun: List[str] = field(default_factory=list)  # known suites that did not
-
-	def lines(self, width: int=80) -> List[str]:
-		"""What a report says of it, in @width columns but for long names."""
-		if self.suite:
-			number = f'case {self.case_number}' + (
-				f' of {self.planned_cases}' if self.planned_cases else '')
-			lines = [f'    the kernel stopped in {self.suite}, {number}, the last to begin' +
-				 (':' if self.case else '')]
-			lines += [f'        {self.case}'] if self.case else []
-		else:
-			lines = ['    the kernel stopped ' + (f'between suites, after {self.after}'
-							 if self.after else 'before any suite')]
-		left = []
-		if self.case_number < self.planned_cases:
-			left.append(f'the {self.planned_cases - self.case_number} cases after it')
-		missing = self.announced - len(self.begun)
-		if missing > 0:
-			left.append(f'{missing} of the {self.announced} suites the console announced')
-		if left:
-			lines.append('    did not run: ' + ', and '.join(left))
-		if missing > 0 and self.not_begun:
-			lines.append('    of the suites in kunit/, these did not begin:')
-			lines += textwrap.wrap(', '.join(self.not_begun), width,
-					       initial_indent=' ' * 8, subsequent_indent=' ' * 8,
-					       break_on_hyphens=False)
-		return lines
-
-def stopped(console: str, suites: Optional[Dict[str, List[str]]]=None) -> Optional[Stop]:
-	"""Where @console stopped, if it stopped short of its plan: in a suite
-	that began and did not end, or before all the suites it announced had
-	begun; None when it did not.  A parameterised case that began says so
-	(its # Subtest line); any other case only ends, so the case that began
-	after the last that ended is read from @suites (known())."""
-	suite_indent: Optional[int] = None
-	announced = 0
-	begun: List[str] = []
-	suite = after = open_case = last_case = ''
-	ended = planned = 0
-	for line in console.splitlines():
-		header = SUBTEST_HEADER.match(line)
-		result = _RESULT.match(line)
-		plan = _PLAN.match(line)
-		found = header or result or plan
-		indent = len(found.group(1)) if found else -1
-		if header:
-			if suite_indent is None or indent <= suite_indent:
-				suite_indent = indent
-				suite, open_case, last_case, ended, planned = header.group(2), '', '', 0, 0
-				begun.append(suite)
-			elif suite:
-				open_case = header.group(2)
-		elif plan and (suite_indent is None or indent < suite_indent):
-			announced = announced or int(plan.group(2))
-		elif plan and suite and indent == suite_indent:
-			planned = int(plan.group(2))
-		elif result and suite_indent is not None and suite:
-			if indent == suite_indent:
-				last_case, open_case, ended = result.group(2), '', ended + 1
-			elif indent < suite_indent:
-				after, suite = suite, ''
-	if not suite and len(begun) >= announced:
-		return None
-	case, number = open_case, ended + 1
-	cases = (suites or {}).get(suite, [])
-	if suite and not case:
-		following = cases[cases.index(last_case) + 1:] if last_case in cases else (
-			[] if last_case else cases)
-		case = following[0] if following else ''
-	known_names = sorted(suites or {})
-	return Stop(suite=suite, case=case if suite else '', case_number=number if suite else 0,
-		    planned_cases=planned if suite else 0, after=after, announced=announced,
-		    begun=begun, not_begun=[s for s in known_names if s not in begun])

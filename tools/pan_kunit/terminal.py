@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# What a developer reads of a run's results (results.ConfigResult and the
-# one model of leaves.py): the table of the configs, the failed cases with
-# their logs and one line each next to the verdict, the skips by reason,
-# the note of uncommitted edits, and the report that strings them together.
-# The JSON record (results.py) and JUnit (junit.py) are the files' renderings.
+# What a developer reads of a run's results (config_result.ConfigResult and
+# the one model of leaves.py) on the terminal: the table of the configs,
+# the failed cases with their logs and one line each next to the verdict,
+# the skips by reason, the note of uncommitted edits, the totals, and the
+# report that strings them together.  The JSON record (record.py) and JUnit
+# (junit.py) are the files' renderings.
 
 import os
 import re
@@ -12,12 +13,14 @@ import shutil
 import textwrap
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, StrEnum, ktap, suites
+from pan_kunit import StrEnum, ktap, ktap_lines
+from pan_kunit.config_result import ConfigResult, Status, several_kernels, totals
+from pan_kunit.files import read_text
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.printer import Printer
-from pan_kunit.results import (CONSOLE_LOG_LINES, ConfigResult, Status, align, print_tail,
-			       read_text, several_kernels, total_lines)
 
+# How much of the console print_report() shows for a config that did not pass.
+CONSOLE_LOG_LINES = 40
 # How many lines of a failed case's own log print_report() shows.
 CASE_LOG_LINES = 15
 # What print_report() calls a failed leaf, as kunit.py does.
@@ -185,10 +188,10 @@ class Shown(StrEnum):
 
 def stop_lines(result: ConfigResult, known: Optional[Dict[str, List[str]]]=None) -> List[str]:
 	"""Where the kernel of a boot that crashed or hung stopped, and what
-	did not run (suites.stopped(); @known: the suites of the sources)."""
-	console = read_text(result.console_log) if result.status in (
+	did not run (ktap_lines.stopped(); @known: the suites of the sources)."""
+	text = read_text(result.console_log) if result.status in (
 		Status.CRASH, Status.TIMEOUT) and result.console_log else None
-	stop = suites.stopped(console, known) if console else None
+	stop = ktap_lines.stopped(text, known) if text else None
 	return stop.lines() if stop else []
 
 def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool=False,
@@ -288,29 +291,25 @@ def fold(line: str, width: int, sep: str='; ') -> List[str]:
 			text, width, subsequent_indent=indent, break_on_hyphens=False)
 	return folded
 
-def check_destinations(json: Optional[str], junit: Optional[str]) -> None:
-	"""Refuses a --json or --junit FILE that cannot be written, before
-	anything runs: its directory must exist and be writable, and the two
-	must not be one file."""
-	if json and junit and (
-			os.path.abspath(json) == os.path.abspath(junit) or
-			os.path.exists(json) and os.path.exists(junit) and
-			os.path.samefile(json, junit)):
-		raise Error(f'--json {json} and --junit {junit} are one file: '
-			    'give each its own')
-	for option, path in (('json', json), ('junit', junit)):
-		if not path:
-			continue
-		directory = os.path.dirname(os.path.abspath(path))
-		why = None
-		if os.path.isdir(path):
-			why = 'it is a directory'
-		elif not os.path.exists(directory):
-			why = f'no such directory: {directory}'
-		elif not os.path.isdir(directory):
-			why = f'{directory} is not a directory'
-		elif not os.access(directory, os.W_OK | os.X_OK) or (
-				os.path.exists(path) and not os.access(path, os.W_OK)):
-			why = 'permission denied'
-		if why:
-			raise Error(f'cannot write --{option} {path}: {why}')
+def align(rows: List[List[str]]) -> List[str]:
+	"""The rows as lines, each column padded to its widest cell."""
+	widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+	return ['  '.join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
+		for row in rows]
+
+def total_line(results: List[ConfigResult]) -> str:
+	passed, failed, skipped = totals(results)
+	return f'total: {passed} passed, {failed} failed, {skipped} skipped'
+
+def total_lines(results: List[ConfigResult]) -> List[str]:
+	"""total_line(), or one per kernel for several: 'total 6.12: ...'."""
+	if not several_kernels(results):
+		return [total_line(results)]
+	packages = list(dict.fromkeys(r.kernel.package for r in results))
+	return [total_line([r for r in results if r.kernel.package == p]).replace(
+		'total:', f'total {(p or "?")[len("linux-source-"):]}:', 1) for p in packages]
+
+def print_tail(printer: Printer, title: str, path: str, count: int) -> None:
+	printer.print(f'--- {title}: last {count} lines of {path}')
+	for line in (read_text(path) or '').splitlines()[-count:]:
+		printer.print('    ' + line)

@@ -17,15 +17,16 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, junit, ktap, report, results, tree
+from pan_kunit import Error, config_result, files, junit, ktap, ktap_lines, leaves, terminal, tree
 from pan_kunit.printer import Printer
+from pan_kunit.record import config_record, kernel_record
 from testlib import (FIELD_PARAM_FAILED, MATCH_CASE_FAILED, MATCH_CASE_LOG, FAILED_BLOCK_6_1,
 		     COMMIT, test_data_path, kunit_tool_of, read, setUpModule, tearDownModule)
 
 class ResultsTest(unittest.TestCase):
 
-	def kunit(self, name: str) -> results.JsonObj:
-		data = results.read_json(test_data_path('kunit_json', name + '.json'))
+	def kunit(self, name: str) -> files.JsonObj:
+		data = files.read_json(test_data_path('kunit_json', name + '.json'))
 		assert data is not None
 		return data
 
@@ -33,67 +34,67 @@ class ResultsTest(unittest.TestCase):
 		return read(test_data_path('console', name + '.log'))
 
 	def test_leaves_are_counted_per_suite(self) -> None:
-		cells = {s: c.cell() for s, c in results.suite_counts(self.kunit('pass')).items()}
+		cells = {s: c.cell() for s, c in config_result.suite_counts(self.kunit('pass')).items()}
 		# The parameterised cases are sub_groups: their parameters are the leaves.
 		self.assertEqual(cells, {'arm64_cpufeature_field': '6/0/0',
 					 'arm64_cpufeature_match': '3/0/0'})
-		cells = {s: c.cell() for s, c in results.suite_counts(self.kunit('skips')).items()}
+		cells = {s: c.cell() for s, c in config_result.suite_counts(self.kunit('skips')).items()}
 		self.assertEqual(cells, {'arm64_cpufeature_field': '2/0/0',
 					 'arm64_cpufeature_match': '3/0/1'})
-		counts = results.suite_counts(self.kunit('panic'))
+		counts = config_result.suite_counts(self.kunit('panic'))
 		self.assertEqual(counts['arm64_cpufeature_match'],
-				 results.Counts(passed=1, errors=1))
+				 leaves.Counts(passed=1, errors=1))
 		self.assertEqual(counts['arm64_cpufeature_match'].cell(), '1/1/0')
 
 	def classify(self, name: Optional[str], console: Optional[str], returncode: int,
-		     timed_out: bool=False, elapsed: float=10.0) -> results.Status:
-		return results.classify(self.kunit(name) if name else None,
+		     timed_out: bool=False, elapsed: float=10.0) -> config_result.Status:
+		return config_result.classify(self.kunit(name) if name else None,
 					self.console(console) if console else None,
-					results.Exit(returncode, timed_out, elapsed), 300)
+					config_result.Exit(returncode, timed_out, elapsed), 300)
 
 	def test_status_rules(self) -> None:
-		self.assertEqual(self.classify('pass', 'pass', 0), results.Status.PASS)
-		self.assertEqual(self.classify('skips', 'skips', 0), results.Status.PASS)
-		self.assertEqual(self.classify('fail', 'fail', 1), results.Status.FAIL)
-		self.assertEqual(self.classify('panic', 'panic', 1), results.Status.CRASH)
-		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), results.Status.CRASH)
-		self.assertEqual(self.classify('no_tests', 'no_tests', 1), results.Status.NO_TESTS)
-		self.assertEqual(self.classify(None, 'pass', 0), results.Status.CRASH)
-		self.assertEqual(self.classify('pass', None, 0), results.Status.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 1), results.Status.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), results.Status.TIMEOUT)
-		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), results.Status.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0), config_result.Status.PASS)
+		self.assertEqual(self.classify('skips', 'skips', 0), config_result.Status.PASS)
+		self.assertEqual(self.classify('fail', 'fail', 1), config_result.Status.FAIL)
+		self.assertEqual(self.classify('panic', 'panic', 1), config_result.Status.CRASH)
+		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), config_result.Status.CRASH)
+		self.assertEqual(self.classify('no_tests', 'no_tests', 1), config_result.Status.NO_TESTS)
+		self.assertEqual(self.classify(None, 'pass', 0), config_result.Status.CRASH)
+		self.assertEqual(self.classify('pass', None, 0), config_result.Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 1), config_result.Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), config_result.Status.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), config_result.Status.TIMEOUT)
 
 	def test_statuses_are_their_values(self) -> None:
 		"""Printed, formatted, in JSON and XML, and as dict keys."""
-		status = results.Status.BUILD_ERROR
+		status = config_result.Status.BUILD_ERROR
 		self.assertEqual((str(status), f'{status}', f'{status:>12}', '%s' % status),
 				 ('build_error', 'build_error', ' build_error', 'build_error'))
-		self.assertEqual(json.dumps({status: [results.Status.PASS]}), '{"build_error": ["pass"]}')
+		self.assertEqual(json.dumps({status: [config_result.Status.PASS]}), '{"build_error": ["pass"]}')
 		self.assertEqual(ET.tostring(ET.Element('error', type=status)),
 				 b'<error type="build_error" />')
 		self.assertEqual({'build_error': 1}[status], 1)
 		self.assertIn('ERROR', {ktap.CaseStatus.ERROR})
-		self.assertEqual(results.Status('pass'), results.Status.PASS)
+		self.assertEqual(config_result.Status('pass'), config_result.Status.PASS)
 
 	def test_crashed_leaf_is_a_crash(self) -> None:
 		# Whatever kunit.py's exit status and the other leaves say.
-		self.assertEqual(self.classify('panic', 'panic', 0), results.Status.CRASH)
+		self.assertEqual(self.classify('panic', 'panic', 0), config_result.Status.CRASH)
 		kunit = self.kunit('fail')
 		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
-		self.assertEqual(results.classify(kunit, self.console('fail'),
-						  results.Exit(1, False, 1.0), 300), results.Status.CRASH)
+		self.assertEqual(config_result.classify(kunit, self.console('fail'),
+						  config_result.Exit(1, False, 1.0), 300), config_result.Status.CRASH)
 
 	def test_skip_lines_group_by_reason_within_120_columns(self) -> None:
-		def result(name: str, reasons: Dict[str, str]) -> results.ConfigResult:
-			found = mock.Mock(spec=results.ConfigResult)
+		def result(name: str, reasons: Dict[str, str]) -> config_result.ConfigResult:
+			found = mock.Mock(spec=config_result.ConfigResult)
 			found.leaves.return_value = [ktap.Case(key.split('.'), ktap.CaseStatus.SKIP, [], reason)
 						     for key, reason in reasons.items()]
 			found.title.return_value = name
 			found.kernel = mock.Mock(package='linux-source-7.3')
 			return found
 		long_case = 'arm64_pan_uaccess.' + 'x' * 120
-		lines = report.skip_lines([
+		lines = terminal.skip_lines([
 			result('arm64_nopan', {'a.one': 'CPU lacks PAN', 'a.two': 'CPU lacks PAN',
 					       long_case: 'CPU lacks PAN', 'b.one': 'no EPAN'}),
 			result('arm64_pan', {'b.one': 'no EPAN'})])
@@ -104,47 +105,47 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(lines[4:], ['   2  no EPAN', '        arm64_nopan: b.one',
 					     '        arm64_pan: b.one'])
 		self.assertTrue(all(len(line) <= 120 for line in lines), lines)
-		self.assertEqual(report.skip_lines([result('arm64_pan', {})]), [])
+		self.assertEqual(terminal.skip_lines([result('arm64_pan', {})]), [])
 
 	def test_skip_reasons(self) -> None:
-		self.assertEqual(results.skip_reasons(self.console('skips')), {
+		self.assertEqual(ktap_lines.skip_reasons(self.console('skips')), {
 			'arm64_cpufeature_match.cpus_have_cap_agrees_with_id_registers':
 				'config lacks ARM64_HAS_DCPOP: CONFIG_ARM64_PMEM=n',
 			'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu':
 				'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0'})
 		# printk timestamps, "ok N - name", parameters, and a SKIP with no reason.
-		self.assertEqual(results.skip_reasons(self.console('skips_nested')), {
+		self.assertEqual(ktap_lines.skip_reasons(self.console('skips_nested')), {
 			'arm64_cpufeature_match.feature_matches_kernel_rows.ARM64_HAS_EPAN':
 				'config lacks ARM64_HAS_EPAN: CONFIG_ARM64_EPAN=n',
 			'arm64_cpufeature_match.has_cpuid_feature_pan_every_cpu':
 				'CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0',
 			'arm64_cpufeature_field.cpuid_feature_extract_field_width_every_width':
 				'no narrow fields'})
-		self.assertEqual(results.skip_reasons(self.console('pass')), {})
+		self.assertEqual(ktap_lines.skip_reasons(self.console('pass')), {})
 
-	def result(self, name: str, status: results.Status, kunit: Optional[str],
-		   console: Optional[str]=None, kernel: str='6.1') -> results.ConfigResult:
+	def result(self, name: str, status: config_result.Status, kunit: Optional[str],
+		   console: Optional[str]=None, kernel: str='6.1') -> config_result.ConfigResult:
 		"""A result as boots.py would read it, its cases parsed from
 		console/CONSOLE.log with @kernel's kunit_parser."""
 		text = self.console(console) if console else ''
-		return results.ConfigResult(
+		return config_result.ConfigResult(
 			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
 			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
-			elapsed=None if status == results.Status.BUILD_ERROR else 12.34,
-			skip_reasons=results.skip_reasons(text),
+			elapsed=None if status == config_result.Status.BUILD_ERROR else 12.34,
+			skip_reasons=ktap_lines.skip_reasons(text),
 			kunit=self.kunit(kunit) if kunit else None,
 			console_log='/t/test.log', exec_log='/t/exec.log',
 			kernel=tree.Kernel('6.1.192', 'linux-source-6.1', '6.1.192-3', COMMIT, 'pan-kunit'),
 			cases=ktap.parse(text, kunit_tool_of(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
-		result_list = [self.result('a_pass', results.Status.PASS, 'pass'),
-			       self.result('b_skips', results.Status.PASS, 'skips'),
-			       self.result('c_panic', results.Status.CRASH, 'panic'),
-			       self.result('d_no_json', results.Status.CRASH, None),
-			       self.result('e_broken', results.Status.BUILD_ERROR, None),
-			       self.result('f_fail', results.Status.FAIL, 'fail')]
-		self.assertEqual(report.table(result_list), [
+		result_list = [self.result('a_pass', config_result.Status.PASS, 'pass'),
+			       self.result('b_skips', config_result.Status.PASS, 'skips'),
+			       self.result('c_panic', config_result.Status.CRASH, 'panic'),
+			       self.result('d_no_json', config_result.Status.CRASH, None),
+			       self.result('e_broken', config_result.Status.BUILD_ERROR, None),
+			       self.result('f_fail', config_result.Status.FAIL, 'fail')]
+		self.assertEqual(terminal.table(result_list), [
 			'suite (passed/failed/skipped)  a_pass      b_skips     c_panic     d_no_json   e_broken     f_fail',
 			'arm64_cpufeature_field         6/0/0       2/0/0       1/0/0       -           -            -',
 			'arm64_cpufeature_match         3/0/0       3/0/1       1/1/0       -           -            1/1/0',
@@ -152,18 +153,18 @@ class ResultsTest(unittest.TestCase):
 			'cpu                            cortex-a57  cortex-a57  cortex-a57  cortex-a57  cortex-a57   cortex-a57',
 			'elapsed (s)                    12.3        12.3        12.3        12.3        -            12.3'])
 		# A crash with an ERROR leaf counts it; one with no leaves counts 1.
-		self.assertEqual(results.total_line(result_list),
+		self.assertEqual(terminal.total_line(result_list),
 				 'total: 17 passed, 4 failed, 1 skipped')
 
 	def test_unnamed_top_level_leaf(self) -> None:
 		kunit = {'name': 'KUnit Test Group', 'sub_groups': [],
 			 'test_cases': [{'name': '', 'status': 'ERROR'}]}
-		self.assertEqual(list(results.suite_counts(kunit)), [results.UNNAMED])
+		self.assertEqual(list(config_result.suite_counts(kunit)), [config_result.UNNAMED])
 
 	def test_json_record_is_kunit_tool_json_filled_in(self) -> None:
-		result = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two')
+		result = self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two')
 		result.kconfig = 'CONFIG_A=y\nCONFIG_B=y'
-		report = json.loads(json.dumps(results.report('/t', 'f00', [result])))
+		report = json.loads(json.dumps(kernel_record('/t', 'f00', [result])))
 		self.assertEqual((report['tree'], report['head']), ('/t', 'f00'))
 		(record,) = report['configs']
 		kunit = self.kunit('fail_two')
@@ -172,7 +173,7 @@ class ResultsTest(unittest.TestCase):
 			  'lab_name': socket.gethostname(), 'kernel': '6.1.192', 'job': None,
 			  'git_branch': 'pan-kunit', 'git_commit': COMMIT}
 		# kunit_tool's nesting, with real values on every group.
-		def shape(group: results.JsonObj) -> Any:
+		def shape(group: files.JsonObj) -> Any:
 			return (group['name'], [shape(g) for g in group['sub_groups']],
 				group['test_cases'])
 		self.assertEqual(shape(record)[1:], shape(kunit)[1:])
@@ -194,22 +195,22 @@ class ResultsTest(unittest.TestCase):
 			(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
 		self.assertEqual(record['failures'][1]['log'], MATCH_CASE_LOG)
 		# A config that did not build is a group too, with no tests.
-		broken = self.result('b_broken', results.Status.BUILD_ERROR, None).to_json()
+		broken = config_record(self.result('b_broken', config_result.Status.BUILD_ERROR, None))
 		self.assertEqual((broken['name'], broken['sub_groups'], broken['test_cases'],
 				  broken['status'], broken['kernel']),
 				 ('b_broken', [], [], 'build_error', '6.1.192'))
 
-	def report(self, result_list: List[results.ConfigResult]) -> List[str]:
+	def report(self, result_list: List[config_result.ConfigResult]) -> List[str]:
 		out = io.StringIO()
-		report.print_report(Printer(out), result_list)
+		terminal.print_report(Printer(out), result_list)
 		return out.getvalue().splitlines()
 
 	def test_first_failed_cases_in_full_then_one_line_each_by_the_verdict(self) -> None:
 		# The failing parameter is in the first suite, not the last.
-		lines = self.report([self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two'),
-				     self.result('b_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12',
+		lines = self.report([self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two'),
+				     self.result('b_fail', config_result.Status.FAIL, 'fail_two', 'fail_two_6.12',
 						 kernel='6.12'),
-				     self.result('c_pass', results.Status.PASS, 'pass', 'pass')])
+				     self.result('c_pass', config_result.Status.PASS, 'pass', 'pass')])
 		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
 		start = lines.index('a_fail: fail')
 		self.assertEqual(lines[start + 1:start + 1 + len(FAILED_BLOCK_6_1)], FAILED_BLOCK_6_1)
@@ -223,7 +224,7 @@ class ResultsTest(unittest.TestCase):
 				  '/t/test.log'])
 		self.assertEqual(got[5:7], ['            c->mismatches == 1 (0x1)',
 					    '            0U == 0 (0x0)'])
-		self.assertEqual(sum(l.startswith('    [FAILED] ') for l in lines), report.FULL_LOGS)
+		self.assertEqual(sum(l.startswith('    [FAILED] ') for l in lines), terminal.FULL_LOGS)
 		self.assertNotIn('c_pass: pass', lines)
 		# A failed config's console tail is not needed: its cases say why.
 		self.assertFalse([l for l in lines if l.startswith('--- ')], lines)
@@ -240,7 +241,7 @@ class ResultsTest(unittest.TestCase):
 				 ['total: 16 passed, 4 failed, 3 skipped'])
 
 	def test_the_edits_built_are_named_by_the_verdict(self) -> None:
-		result = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two')
+		result = self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two')
 		result.kernel.dirty, result.kernel.edits = True, tuple(f'f{i}.c' for i in range(12))
 		lines = self.report([result])
 		self.assertEqual(lines[-2:], [
@@ -250,7 +251,7 @@ class ResultsTest(unittest.TestCase):
 
 	def test_crashed_case_and_its_files(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
-			result = self.result('c_panic', results.Status.CRASH, 'panic', 'panic')
+			result = self.result('c_panic', config_result.Status.CRASH, 'panic', 'panic')
 			result.console_log = os.path.join(tmp, 'test.log')
 			result.parsed_log = os.path.join(tmp, 'parsed.log')
 			result.record = os.path.join(tmp, 'results.json')
@@ -271,13 +272,13 @@ class ResultsTest(unittest.TestCase):
 		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
 
 	def test_junit(self) -> None:
-		fail = self.result('a_fail', results.Status.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
+		fail = self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
 		(param,) = [c for c in fail.cases if c.name() == FIELD_PARAM_FAILED]
 		param.log.append('\x1b[1;31mcoloured\x00')  # XML cannot hold these
-		result_list = [fail, self.result('b_skips', results.Status.PASS, 'skips', 'skips'),
-			       self.result('c_panic', results.Status.CRASH, 'panic', 'panic'),
-			       self.result('d_broken', results.Status.BUILD_ERROR, None),
-			       self.result('e_hang', results.Status.TIMEOUT, None)]
+		result_list = [fail, self.result('b_skips', config_result.Status.PASS, 'skips', 'skips'),
+			       self.result('c_panic', config_result.Status.CRASH, 'panic', 'panic'),
+			       self.result('d_broken', config_result.Status.BUILD_ERROR, None),
+			       self.result('e_hang', config_result.Status.TIMEOUT, None)]
 		with tempfile.TemporaryDirectory() as tmp:
 			path = os.path.join(tmp, 'junit.xml')
 			junit.write(path, junit.document('pan-kunit run', [
