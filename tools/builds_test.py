@@ -23,7 +23,8 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import builds, cli, configs, kernels, kunit_build, kunit_tool, plan, proc, tree
+from pan_kunit import (builds, cli, configs, kernels, kunit_build, kunit_py, modules, plan, proc,
+		       toolchains, tree)
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings,
 		     TOOLCHAINS, matrix_plan)
@@ -87,7 +88,7 @@ class OlddefconfigTest(unittest.TestCase):
 		patcher = mock.patch.dict(os.environ, {'PATH': self.bin + os.pathsep + '/usr/bin:/bin'})
 		patcher.start()
 		self.addCleanup(patcher.stop)
-		os.environ.pop(kunit_tool.OLDDEFCONFIG_ENV, None)
+		os.environ.pop(toolchains.OLDDEFCONFIG_ENV, None)
 
 	def tool(self, name: str, version: str) -> None:
 		path = os.path.join(self.bin, name)
@@ -103,7 +104,7 @@ class OlddefconfigTest(unittest.TestCase):
 		with mock.patch.object(builds, 'ccache', return_value=None), fake.patch(), \
 		     contextlib.redirect_stdout(out):
 			builds.build_all(matrix_plan(self.tmp, [qemu_config(self.tmp)], quiet=True),
-					 plain_progress(), kunit_tool.BuildSettings(keep, toolchains=TOOLCHAINS),
+					 plain_progress(), toolchains.BuildSettings(keep, toolchains=TOOLCHAINS),
 					 [plan.Build('k', [qemu_config(self.tmp)], '/kc')])
 		return fake.started[-1].env, out.getvalue()
 
@@ -136,7 +137,7 @@ class OlddefconfigTest(unittest.TestCase):
 			self.assertTrue(cli.parse_args([command, '--olddefconfig']).olddefconfig)
 		self.assertTrue(cli.parse_args(['export', 'd', '--olddefconfig']).olddefconfig)
 		self.assertFalse(cli.parse_args(['run']).olddefconfig)
-		self.assertEqual(kunit_build.OLDDEFCONFIG_ENV, kunit_tool.OLDDEFCONFIG_ENV)
+		self.assertEqual(kunit_build.OLDDEFCONFIG_ENV, toolchains.OLDDEFCONFIG_ENV)
 
 	def test_a_changed_toolchain_reconfigures_and_says_so(self) -> None:
 		self.build()
@@ -155,15 +156,15 @@ class OlddefconfigTest(unittest.TestCase):
 	def test_probed_once_while_the_tools_stay_the_same(self) -> None:
 		# Across commands too, which share one: the tests run hundreds in
 		# one process.
-		toolchains = kunit_tool.Toolchains()
+		probed = toolchains.Toolchains()
 		with mock.patch.object(proc, 'run', wraps=proc.run) as run:
-			first = toolchains.probe('aarch64-linux-gnu-', [])
-			self.assertEqual(kunit_tool.BuildSettings(toolchains=toolchains).toolchains.probe(
+			first = probed.probe('aarch64-linux-gnu-', [])
+			self.assertEqual(toolchains.BuildSettings(toolchains=probed).toolchains.probe(
 				'aarch64-linux-gnu-', []), first)
 			self.assertEqual(run.call_count, 4)
 			time.sleep(0.01)  # a modification time of its own
 			self.tool('pahole', 'pahole 1.1')
-			self.assertIn('pahole: pahole 1.1\n', toolchains.probe('aarch64-linux-gnu-', []))
+			self.assertIn('pahole: pahole 1.1\n', probed.probe('aarch64-linux-gnu-', []))
 			self.assertEqual(run.call_count, 8)
 
 	def test_a_failed_build_notes_nothing(self) -> None:
@@ -193,7 +194,7 @@ class KunitBuildTest(unittest.TestCase):
 		"""kunit_kernel of @kernel, imported afresh with its own kunit_config
 		and qemu_config, as pan-kunit imports a tree's modules: without a
 		__pycache__ written into test_data."""
-		return kunit_tool.load(kunit_tool_of(kernel), 'kunit_kernel',
+		return modules.load(kunit_tool_of(kernel), 'kunit_kernel',
 				       ['kunit_config', 'qemu_config'])
 
 	def test_kunit_py_runs_as_python_runs_a_script(self) -> None:
@@ -275,11 +276,11 @@ class KunitBuildTest(unittest.TestCase):
 					shutil.copy(os.path.join(kunit_tool_of(kernel), name), tmp)
 				write(os.path.join(tmp, 'kunit.py'), stand_in)
 				out = os.path.join(tmp, 'calls.json')
-				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
+				subprocess.run([sys.executable, kunit_py.BUILD, os.path.join(tmp, 'kunit.py'),
 						'build', out], check=True)
 				self.assertEqual(json.loads(read(out)), ['build', 'make'])
 				# Switched off: kunit.py as it is.
-				subprocess.run([sys.executable, kunit_tool.BUILD, os.path.join(tmp, 'kunit.py'),
+				subprocess.run([sys.executable, kunit_py.BUILD, os.path.join(tmp, 'kunit.py'),
 						'build', out], check=True,
 					       env=dict(os.environ, PAN_KUNIT_OLDDEFCONFIG='1'))
 				self.assertEqual(json.loads(read(out)), ['build', 'olddefconfig', 'make'])
@@ -287,16 +288,16 @@ class KunitBuildTest(unittest.TestCase):
 	def test_builds_run_through_kunit_build(self) -> None:
 		config = configs.QemuConfig(name='c', path='/c.py', kconfig='', kernel_path='Image',
 					    cpu='max')
-		cmd = kunit_tool.kunit_cmd('/kunit', 'build', '/b', '/kc', config.path)
-		self.assertEqual(cmd[:4], [sys.executable, kunit_tool.BUILD, '/kunit/kunit.py', 'build'])
-		self.assertEqual(os.path.basename(kunit_tool.BUILD), 'kunit_build.py')
-		self.assertTrue(os.path.isfile(kunit_tool.BUILD))
-		cmd = kunit_tool.kunit_cmd('/kunit', 'exec', '/b', '/kc', config.path)
+		cmd = kunit_py.kunit_cmd('/kunit', 'build', '/b', '/kc', config.path)
+		self.assertEqual(cmd[:4], [sys.executable, kunit_py.BUILD, '/kunit/kunit.py', 'build'])
+		self.assertEqual(os.path.basename(kunit_py.BUILD), 'kunit_build.py')
+		self.assertTrue(os.path.isfile(kunit_py.BUILD))
+		cmd = kunit_py.kunit_cmd('/kunit', 'exec', '/b', '/kc', config.path)
 		self.assertEqual(cmd[:3], [sys.executable, '/kunit/kunit.py', 'exec'])
 
 	def test_no_module_hides_one_of_the_standard_library(self) -> None:
 		# kunit_build.py starts with pan_kunit/ first on the path.
-		names = {os.path.splitext(n)[0] for n in os.listdir(os.path.dirname(kunit_tool.BUILD))}
+		names = {os.path.splitext(n)[0] for n in os.listdir(os.path.dirname(kunit_py.BUILD))}
 		self.assertEqual(sorted(names & sys.stdlib_module_names), [])
 
 	def test_another_kunit_kernel_is_left_as_it_is(self) -> None:

@@ -18,7 +18,7 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, configs, kernels, kunit_tool, listing, mutants, packages, run,
+from pan_kunit import (Error, cli, configs, kernels, kunit_py, listing, mutants, packages, run,
 		       score, targets)
 from pan_kunit.boot_request import BootRequest
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
@@ -47,7 +47,7 @@ class ArgsTest(unittest.TestCase):
 				       '--config', 'a'])
 		self.assertEqual(cli.run_request(args), run.RunRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
-			options=kunit_tool.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
+			options=kunit_py.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
 			junit=None, raw_output=None))
 		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
 		request = cli.bisect_request(args)
@@ -67,14 +67,14 @@ class ArgsTest(unittest.TestCase):
 			self.assertEqual((drawn.generate, drawn.sample, drawn.seed), want, argv)
 		export = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
 		self.assertEqual((export.out, export.no_build, export.options),
-				 (os.path.abspath('out'), True, kunit_tool.KunitOptions()))
+				 (os.path.abspath('out'), True, kunit_py.KunitOptions()))
 
 	def test_coverage_takes_what_run_does_but_reports(self) -> None:
 		args = cli.parse_args(['coverage', '--kernel', '6.12', '--config', 'a',
 				       '--filter_glob', 'arm64_pan', '--kconfig_add', 'CONFIG_X=y'])
 		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], BootRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
-			options=kunit_tool.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
+			options=kunit_py.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
 			cli.parse_args(['coverage', '--json', 'x.json'])
 

@@ -15,7 +15,7 @@ from typing import Dict, List
 from unittest import mock
 
 from pan_kunit import (Error, boots, builds, config_result, configs, coverage, initramfs, kernels,
-		       kunit_tool, lcov, tree)
+		       kunit_py, lcov, tree)
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
@@ -187,7 +187,7 @@ class CoverageTest(unittest.TestCase):
 	def test_boot_cmdline_has_no_kunit_shutdown(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0 panic=-1')
 		self.assertEqual(coverage.boot_cmdline(config), 'console=ttyAMA0 panic=-1')
-		self.assertEqual(coverage.boot_cmdline(config, kunit_tool.KunitOptions('arm64_pan.*')),
+		self.assertEqual(coverage.boot_cmdline(config, kunit_py.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
 
 	def test_a_run_counts_none_of_an_earlier_runs_tracefiles(self) -> None:
@@ -267,7 +267,7 @@ class CoverageTest(unittest.TestCase):
 
 	def test_the_baseline_boot_runs_no_suite(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0')
-		line = coverage.boot_cmdline(config, kunit_tool.KunitOptions(coverage.BASELINE_GLOB))
+		line = coverage.boot_cmdline(config, kunit_py.KunitOptions(coverage.BASELINE_GLOB))
 		self.assertEqual(line, 'console=ttyAMA0 kunit.filter_glob=' + coverage.BASELINE_GLOB)
 		self.assertFalse(any(fnmatch.fnmatch(f'{suite}.x', coverage.BASELINE_GLOB)
 				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))

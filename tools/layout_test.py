@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of how pan_kunit is laid out: modules small enough to read, one
-# process layer (proc.py, which gitcmd.py and kunit_tool.py use), and
+# process layer (proc.py, which gitcmd.py and kunit_py.py use), and
 # fixtures no test writes into.
 
 import ast

@@ -12,7 +12,7 @@ import unittest
 from typing import Any, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, config_result, configs, coverage, initramfs, kunit_tool, lkdtm,
+from pan_kunit import (Error, cli, config_result, configs, coverage, initramfs, kunit_py, lkdtm,
 		       proc, summary, targets)
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
@@ -72,7 +72,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
 		real_run = proc.run
 		def _run(argv: List[str], **kwargs: Any) -> Any:
-			if argv[0] == kunit_tool.CROSS_COMPILE + 'gcc':
+			if argv[0] == kunit_py.CROSS_COMPILE + 'gcc':
 				return proc.Result(argv, 1, 'init.c:1: error: oops')
 			return real_run(argv, **kwargs)
 		out = io.StringIO()

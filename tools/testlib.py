@@ -36,8 +36,8 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (cli, config_result, configs, jobs, kernels, kunit_tool, packages, plan,
-		       selftest, sources, tree)
+from pan_kunit import (cli, config_result, configs, jobs, kernels, packages, plan, selftest,
+		       sources, toolchains, tree)
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 
@@ -189,11 +189,11 @@ def write(path: str, text: str) -> None:
 
 # The toolchains the tests' builds probe: once for every command of the
 # process, where each command of pan-kunit probes its own.
-TOOLCHAINS = kunit_tool.Toolchains()
+TOOLCHAINS = toolchains.Toolchains()
 
-def build_settings() -> kunit_tool.BuildSettings:
+def build_settings() -> toolchains.BuildSettings:
 	"""What the builds of a command share, as a session has it."""
-	return kunit_tool.BuildSettings(toolchains=TOOLCHAINS)
+	return toolchains.BuildSettings(toolchains=TOOLCHAINS)
 
 def plain_printer() -> Printer:
 	"""A Printer on the sys.stdout and sys.stderr of the moment (those of
@@ -360,7 +360,7 @@ class FakeKunitTestCase(TempDirTestCase):
 		it printed."""
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(list(argv), repo=self.repo, toolchains=TOOLCHAINS)
+			status = cli.main(list(argv), repo=self.repo, probed=TOOLCHAINS)
 		return status, out.getvalue()
 
 	def traced(self, kind: str) -> List[List[str]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from pan_kunit import Error, kernels, suites
-from pan_kunit.kunit_tool import KunitOptions
+from pan_kunit.kunit_py import KunitOptions
 from pan_kunit.targets import Target
 
 @dataclass

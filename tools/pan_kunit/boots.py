@@ -9,7 +9,7 @@
 import os
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit import config_result, files, jobs, ktap, ktap_lines, kunit_tool, record
+from pan_kunit import config_result, files, jobs, ktap, ktap_lines, kunit_py, record
 from pan_kunit.configs import QemuConfig
 from pan_kunit.plan import MatrixPlan, Outputs
 from pan_kunit.progress import Progress
@@ -55,10 +55,10 @@ def exec_job(plan: MatrixPlan, config: QemuConfig, build_dir: str,
 	# --json=FILE in one word: kunit.py reads a bare --json as "print
 	# to stdout" and the word after it as the filter_glob, which comes
 	# last, after every option.
-	cmd = kunit_tool.kunit_cmd(plan.kunit_dir, 'exec', exec_dir, plan.kunitconfig,
+	cmd = kunit_py.kunit_cmd(plan.kunit_dir, 'exec', exec_dir, plan.kunitconfig,
 				   config.path) + [
 		'--timeout', str(plan.timeout), '--json=' + os.path.join(exec_dir, KUNIT_JSON)] + (
-		kunit_tool.exec_options(options) + list(extra) + ([glob] if glob else []))
+		kunit_py.exec_options(options) + list(extra) + ([glob] if glob else []))
 	return jobs.Job(config.name, cmd, outputs.exec_log(config))
 
 def status(exec_dir: str, outcome: config_result.Exit, timeout: int) -> config_result.Status:

@@ -11,9 +11,9 @@ import os
 import shutil
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pan_kunit import cost, jobs, kernels, kunit_tool, terminal
+from pan_kunit import cost, jobs, kernels, kunit_py, terminal, toolchains
 from pan_kunit.configs import QemuConfig
-from pan_kunit.kunit_tool import BuildSettings
+from pan_kunit.toolchains import BuildSettings
 from pan_kunit.plan import Build, MatrixPlan
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
@@ -41,7 +41,7 @@ def ccache_options(tree: str, make_options: Sequence[str]=()) -> Tuple[List[str]
 	given = {option.split('=', 1)[0] for option in make_options}
 	if 'CC' in given or ('LLVM' in given and 'LLVM=1' not in make_options):
 		return [], {}
-	compiler = 'clang' if 'LLVM' in given else f'{kunit_tool.CROSS_COMPILE}gcc'
+	compiler = 'clang' if 'LLVM' in given else f'{kunit_py.CROSS_COMPILE}gcc'
 	return (['--make_options', f'CC=ccache {compiler}'],
 		{'CCACHE_BASEDIR': os.path.realpath(tree)})
 
@@ -98,15 +98,15 @@ def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
 	tree, options = plan.tree, plan.options
 	builds = plan.builds() if builds is None else builds
 	ccache, env = ccache_options(tree, options.make_options)
-	added = kunit_tool.build_options(options)
-	tools = settings.toolchains.probe(kunit_tool.CROSS_COMPILE, ccache[1:] + options.make_options)
+	added = kunit_py.build_options(options)
+	tools = settings.toolchains.probe(kunit_py.CROSS_COMPILE, ccache[1:] + options.make_options)
 	build_jobs = []
 	printer = progress.printer
 	kernel = kernel_name(tree)
 	for b in builds:
 		os.makedirs(b.build_dir(tree), exist_ok=True)
 		job = jobs.Job(f'build {b.label(kernel)}',
-			       kunit_tool.kunit_cmd(plan.kunit_dir, 'build', b.build_dir(tree),
+			       kunit_py.kunit_cmd(plan.kunit_dir, 'build', b.build_dir(tree),
 						    b.kunitconfig, b.group[0].path, b.fragments) +
 			       ['--jobs', str(plan.jobs)] + ccache +
 			       image_options(b.group, options.make_options) + added,
@@ -131,7 +131,7 @@ def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
 		assert job.outcome is not None
 		built[b.key] = job.outcome.returncode == 0
 		if built[b.key]:
-			kunit_tool.note_toolchain(b.build_dir(tree), tools)
+			toolchains.note_toolchain(b.build_dir(tree), tools)
 			cost.write_record(b.build_dir(tree), job.outcome.elapsed, objects[b.key],
 					  scratch[b.key])
 			if not plan.quiet:

@@ -21,9 +21,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_tool, listing,
+from pan_kunit import (Error, checkpatch, configs, coverage, export, kernels, kunit_py, listing,
 		       lkdtm, mutagen, mutants, parse, record, run, score, selftest, series_bisect,
-		       sources, targets, terminal)
+		       sources, targets, terminal, toolchains)
 from pan_kunit.boot_request import BootRequest, check_filters
 from pan_kunit.kernels import KernelSpec
 from pan_kunit.session import Session
@@ -144,7 +144,7 @@ def add_boot_opts(parser: argparse.ArgumentParser, timeout: int) -> None:
 			    help='make jobs per build (default: the number of CPUs)')
 	parser.add_argument('--olddefconfig', action='store_true',
 			    help='run kunit.py\'s make olddefconfig before every build\'s make, '
-			    f'as kunit.py does (also: {kunit_tool.OLDDEFCONFIG_ENV}=1); by default '
+			    f'as kunit.py does (also: {toolchains.OLDDEFCONFIG_ENV}=1); by default '
 			    'a build leaves it out while the compiler, assembler, linker and pahole '
 			    'are those it last built with (1.5 s of CPU a build)')
 
@@ -264,7 +264,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 # Each command's request, which its module defines (as kunit.py's
 # KunitRequest), of the arguments parse_args() read.
 
-def _kunit_options(args: argparse.Namespace) -> kunit_tool.KunitOptions:
+def _kunit_options(args: argparse.Namespace) -> kunit_py.KunitOptions:
 	"""The kunit.py options of @args; a command that takes none has none."""
 	given = vars(args)
 	globs = sorted({g for g in (given.get('glob'), given.get('filter_glob')) if g})
@@ -272,7 +272,7 @@ def _kunit_options(args: argparse.Namespace) -> kunit_tool.KunitOptions:
 		raise Error(f'two filter_globs, {globs[0]!r} and {globs[1]!r}: give one')
 	if given.get('filter_action') and not given.get('filter'):
 		raise Error('--filter_action skip skips what --filter leaves out: give --filter too')
-	return kunit_tool.KunitOptions(filter_glob=globs[0] if globs else '',
+	return kunit_py.KunitOptions(filter_glob=globs[0] if globs else '',
 				       kconfig_add=given.get('kconfig_add', []),
 				       make_options=given.get('make_options', []),
 				       filter=given.get('filter') or '',
@@ -321,15 +321,15 @@ def _interrupt(signum: int, frame: object) -> None:
 	raise KeyboardInterrupt
 
 def main(argv: Sequence[str], repo: str=REPO,
-	 toolchains: Optional[kunit_tool.Toolchains]=None) -> int:
+	 probed: Optional[toolchains.Toolchains]=None) -> int:
 	"""The command of @argv in a session of its own, whose builds probe
-	their toolchains into @toolchains (the tests': every command's)."""
+	their toolchains into @probed (the tests': every command's)."""
 	args = parse_args(argv)
 	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
 	# kunit.py, make and QEMU it started is killed, not orphaned.
 	signal.signal(signal.SIGTERM, _interrupt)
 	session = Session.of_streams(sys.stdout, sys.stderr, getattr(args, 'olddefconfig', False),
-				     toolchains)
+				     probed)
 	try:
 		return _command(args, repo, session)
 	finally:

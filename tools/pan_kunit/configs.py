@@ -13,7 +13,7 @@ import types
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
-from pan_kunit import Error, kunit_tool
+from pan_kunit import Error, modules
 
 CONFIGS_DIR = 'qemu_configs'
 # What `from ..qemu_config import QemuArchParams` imports in a config
@@ -86,7 +86,7 @@ def load(repo: str, name: str, kunit_dir: Optional[str]) -> QemuConfig:
 	the kunit_tool of kunit_dir providing `..qemu_config`, or with None
 	(before setup), pan-kunit's stand-in QemuArchParams."""
 	path = os.path.join(os.path.abspath(repo), CONFIGS_DIR, name + '.py')
-	with kunit_tool.importable(kunit_dir, [QEMU_CONFIG_MODULE]):
+	with modules.importable(kunit_dir, [QEMU_CONFIG_MODULE]):
 		if kunit_dir is None:
 			sys.modules[QEMU_CONFIG_MODULE] = _stand_in()
 		try:

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from pan_kunit import (Error, boots, builds, config_result, configs, files, initramfs, jobs,
-		       kunit_json, kunit_tool, lcov, packages, summary, targets)
+		       kunit_json, kunit_py, lcov, packages, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
-from pan_kunit.kunit_tool import BuildSettings
+from pan_kunit.toolchains import BuildSettings
 from pan_kunit.ktap import CaseStatus
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
@@ -255,13 +255,13 @@ def measure(functions: Iterable[Function], data: Dict[str, lcov.SourceData],
 			bool(ranges and lines), bool(ranges)))
 	return covered
 
-def boot_cmdline(config: QemuConfig, options: Optional[kunit_tool.KunitOptions]=None) -> str:
+def boot_cmdline(config: QemuConfig, options: Optional[kunit_py.KunitOptions]=None) -> str:
 	"""The kernel command line of a coverage boot: the config's own and
 	the suites (all, or those of @options' filter_glob, filter and
 	filter_action, as kunit.py writes them), given to QEMU as an -append of
 	its own after kunit.py's, which QEMU takes instead: kunit.py's ends with
 	kunit_shutdown=reboot, which would end the boot before init runs."""
-	options = options or kunit_tool.KunitOptions()
+	options = options or kunit_py.KunitOptions()
 	words = [config.cmdline] if config.cmdline else []
 	words += [f'kunit.filter_glob={options.filter_glob}'] if options.filter_glob else []
 	words += [f'kunit.filter="{options.filter}"'] if options.filter else []
@@ -291,14 +291,14 @@ def run(plan: MatrixPlan, kernel: str, title: str, repo: str, progress: Progress
 	work = state_dir(tree, COVERAGE_DIR)
 	clear_tracefiles(work)
 	cpio = initramfs.pack(tree, os.path.join(repo, INIT_SOURCE), COVERAGE_DIR)
-	profiled = dataclasses.replace(plan, options=kunit_tool.KunitOptions(
+	profiled = dataclasses.replace(plan, options=kunit_py.KunitOptions(
 		kconfig_add=KCONFIG_ADD + options.kconfig_add,
 		make_options=make_options() + options.make_options))
 	ok = builds.build_all(profiled, progress, settings)
 	found: Dict[str, Boot] = {}
 	baselines: Dict[str, Boot] = {}
 	boot_jobs: Dict[str, Tuple[jobs.Job, QemuConfig, str, str]] = {}
-	no_suite = kunit_tool.KunitOptions(BASELINE_GLOB)
+	no_suite = kunit_py.KunitOptions(BASELINE_GLOB)
 	for build in profiled.builds():
 		for config in build.group:
 			if not ok[build.key]:
@@ -308,7 +308,7 @@ def run(plan: MatrixPlan, kernel: str, title: str, repo: str, progress: Progress
 							    (_baseline(config), 'baseline', no_suite)):
 				exec_dir = state_dir(tree, 'exec', f'{prefix}-{config.name}')
 				boots.link_kernel(exec_dir, build.build_dir(tree), config)
-				cmd = kunit_tool.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
+				cmd = kunit_py.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
 							   config.path) + [
 					'--qemu_args', shlex.join(['-initrd', cpio, '-append',
 								   boot_cmdline(config, boot_options)]),
@@ -431,7 +431,7 @@ def run_coverage(session: Session, request: BootRequest, target: Target, repo: s
 	tree_dir = target.tree
 	session.prepare(target, repo, 'coverage')
 	packages.require(TOOLS, 'coverage')
-	kunit_dir = kunit_tool.directory(tree_dir)
+	kunit_dir = kunit_py.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
 	kernel = session.describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version

@@ -7,7 +7,7 @@
 
 import os
 
-from pan_kunit import Error, kunit_tool, proc
+from pan_kunit import Error, kunit_py, proc
 from pan_kunit.tree import state_dir
 
 # The repo's directory of the C run in the guest: the inits and sys.h.
@@ -27,7 +27,7 @@ def pack(tree: str, source: str, name: str) -> str:
 	cpio = os.path.join(work, 'initramfs.cpio')
 	guest = os.path.dirname(source)  # and its sys.h
 	steps = [
-		[kunit_tool.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
+		[kunit_py.CROSS_COMPILE + 'gcc', '-Wall', '-Wextra', '-O2', '-static', '-nostdlib',
 		 '-ffreestanding', '-fno-stack-protector',
 		 # No libc: loops must stay loops, not calls of memcpy() or memset().
 		 '-fno-tree-loop-distribute-patterns', '-I', guest, '-o', init, source],

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, List, Tuple
 
-from pan_kunit import StrEnum, kunit_tool
+from pan_kunit import StrEnum, modules
 
 PARSER = 'kunit_parser'
 PRINTER = 'kunit_printer'
@@ -61,8 +61,8 @@ class Case:
 
 def load_parser(kunit_dir: str) -> ModuleType:
 	"""Imports @kunit_dir's kunit_parser (and the kunit_printer it imports)
-	afresh, as configs.load() imports qemu_config (kunit_tool.load())."""
-	return kunit_tool.load(kunit_dir, PARSER, [PRINTER])
+	afresh, as configs.load() imports qemu_config (modules.load())."""
+	return modules.load(kunit_dir, PARSER, [PRINTER])
 
 def _indent(line: str) -> int:
 	return len(line) - len(line.lstrip(' '))

@@ -17,7 +17,7 @@
 # of the assembler, linker or pahole, and the as-instr/ld-option results.
 # So pan-kunit notes the tools' versions beside the .config of each
 # build, and sets OLDDEFCONFIG_ENV=1 for a build whose tools are not the
-# ones noted (and for a first build), saying so (kunit_tool.build_env()):
+# ones noted (and for a first build), saying so (toolchains.BuildSettings):
 # an upgraded toolchain reconfigures, as kunit.py would.  validate_config()
 # still checks the .config after make.
 #
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 	from typing import Any, List, Optional
 
 PATCHED = '_pan_kunit_without_olddefconfig'
-# kunit_tool.OLDDEFCONFIG_ENV: this script runs without pan_kunit.
+# toolchains.OLDDEFCONFIG_ENV: this script runs without pan_kunit.
 OLDDEFCONFIG_ENV = 'PAN_KUNIT_OLDDEFCONFIG'
 
 

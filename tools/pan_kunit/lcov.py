@@ -12,9 +12,9 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import Error, kunit_tool, proc
+from pan_kunit import Error, kunit_py, proc
 
-GCOV = kunit_tool.CROSS_COMPILE + 'gcov'
+GCOV = kunit_py.CROSS_COMPILE + 'gcov'
 # An lcov run also reports branches only when asked to.
 LCOV_BRANCHES = ['--rc', 'lcov_branch_coverage=1']
 

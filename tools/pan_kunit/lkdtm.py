@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import (Error, StrEnum, boots, builds, config_result, configs, files, initramfs,
-		       jobs, kunit_tool, summary, targets)
+		       jobs, kunit_py, summary, targets)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig
-from pan_kunit.kunit_tool import BuildSettings
+from pan_kunit.toolchains import BuildSettings
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 from pan_kunit.session import Session
@@ -192,7 +192,7 @@ def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[Qe
 		for crash in CRASH_TYPES:
 			exec_dir = dirs.exec_dir(config.name, crash)
 			boots.link_kernel(exec_dir, build.build_dir(tree), config)
-			cmd = kunit_tool.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
+			cmd = kunit_py.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
 						   config.path) + [
 				'--qemu_args', shlex.join(['-initrd', cpio,
 							   '-append', boot_cmdline(config, crash)]),
@@ -249,7 +249,7 @@ def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str)
 	"""Prepares @target's tree and boots LKDTM on each config of the request."""
 	tree_dir = target.tree
 	session.prepare(target, repo, 'lkdtm')
-	kunit_dir = kunit_tool.directory(tree_dir)
+	kunit_dir = kunit_py.directory(tree_dir)
 	matrix = configs.matrix(repo, request.configs, kunit_dir)
 	plan = MatrixPlan.of_tree(tree_dir, matrix, request.timeout, request.jobs,
 				  fragments=targets.fragments(repo, target.kernel))

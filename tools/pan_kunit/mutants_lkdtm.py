@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from pan_kunit import Error, initramfs, kunit_tool, lkdtm
+from pan_kunit import Error, initramfs, kunit_py, lkdtm
 from pan_kunit.steps import Checker
 
 # The files a PAN fault, or the exception entry and return around it, runs through.
@@ -45,7 +45,7 @@ def boot_step(checker: Checker, wt: str, logs: str, cpio: str) -> Verdicts:
 	builds = checker.plan(wt, checker.matrix, logs).builds()
 	where = os.path.join(logs, BOOTS_DIR)
 	shutil.rmtree(where, ignore_errors=True)
-	return lkdtm.boot(checker.progress, wt, kunit_tool.directory(wt), [(c, b) for b in builds for c in b.group],
+	return lkdtm.boot(checker.progress, wt, kunit_py.directory(wt), [(c, b) for b in builds for c in b.group],
 			  cpio, checker.timeout, lkdtm.BootDirs(where, where), quiet=True)
 
 def baseline(checker: Checker, wt: str, logs: str,

@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import List, Optional
 
-from pan_kunit import (Error, builds, config_result, files, kernels, ktap, ktap_lines, kunit_tool,
+from pan_kunit import (Error, builds, config_result, files, kernels, ktap, ktap_lines, kunit_py,
 		       suites, summary, terminal)
 from pan_kunit.printer import Printer
 
@@ -41,19 +41,19 @@ def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: s
 			'no "KTAP version 1" or "TAP version 14" line')
 		raise Error(f'{path} holds no KTAP output ({what}): give the console of a boot that '
 			    'ran KUnit, e.g. a boot\'s test.log')
-	kunit_py = kunit_tool.find(trees)
-	printer.print(f'parsing {path} with {kunit_py}')
+	script = kunit_py.find(trees)
+	printer.print(f'parsing {path} with {script}')
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-parse-') as scratch:
 		json_path = os.path.join(scratch, 'kunit.json')
-		parsed = kunit_tool.parse(kunit_py, path, json_path)
+		parsed = kunit_py.parse(script, path, json_path)
 		kunit = files.read_json(json_path)
 	if kunit is None:
-		raise Error(f'{kunit_py} parse {path} failed (exit {parsed.returncode}):\n' +
+		raise Error(f'{script} parse {path} failed (exit {parsed.returncode}):\n' +
 			    '\n'.join(parsed.stdout.splitlines()[-builds.BUILD_LOG_LINES:]))
 	# No boot, so no timeout: the exit status and the leaves decide.
 	status = config_result.classify(kunit, console, config_result.Exit(parsed.returncode, False, 0.0),
 				  timeout=1)
-	cases, _ = ktap.parse(console, os.path.dirname(kunit_py))
+	cases, _ = ktap.parse(console, os.path.dirname(script))
 	result = config_result.ConfigResult(
 		name=os.path.basename(path), cpu='-', qemu_config='', build_dir='', status=status,
 		elapsed=None, skip_reasons=ktap_lines.skip_reasons(console), kunit=kunit,

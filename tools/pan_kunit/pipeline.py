@@ -11,7 +11,7 @@ import concurrent.futures
 from typing import Callable, Dict, List, Optional
 
 from pan_kunit import boots, builds, config_result, isolation, ktap
-from pan_kunit.kunit_tool import BuildSettings
+from pan_kunit.toolchains import BuildSettings
 from pan_kunit.plan import MatrixPlan
 from pan_kunit.progress import Progress
 from pan_kunit.tree import Kernel, kernel_of

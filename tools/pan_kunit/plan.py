@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
 
-from pan_kunit import kunit_tool
+from pan_kunit import kunit_py
 from pan_kunit.configs import QemuConfig, group_by_kconfig
-from pan_kunit.kunit_tool import KunitOptions
+from pan_kunit.kunit_py import KunitOptions
 from pan_kunit.sources import TREE_KUNITCONFIG
 from pan_kunit.tree import state_dir
 
@@ -95,7 +95,7 @@ class MatrixPlan:
 		    quiet: bool=False) -> 'MatrixPlan':
 		"""The plan of @tree's own kunit_tool and, by default, its
 		kunitconfig (TREE_KUNITCONFIG) and its .pan-kunit for the files."""
-		return cls(tree, kunit_tool.directory(tree), configs, timeout, jobs,
+		return cls(tree, kunit_py.directory(tree), configs, timeout, jobs,
 			   kunitconfig or os.path.join(tree, TREE_KUNITCONFIG),
 			   outputs or Outputs(state_dir(tree)), options or KunitOptions(), fragments,
 			   quiet)

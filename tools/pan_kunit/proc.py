@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The processes pan-kunit runs: the one place that starts them (git through
-# gitcmd.py, kunit.py through kunit_tool.py and jobs.py, the rest
+# gitcmd.py, kunit.py through kunit_py.py and jobs.py, the rest
 # directly), with one rule for what they read and write:
 #
 #   - what a process writes is read as bytes and decoded as UTF-8: stdout

@@ -11,7 +11,7 @@ import os
 import socket
 from typing import Dict, List, Optional, Tuple
 
-from pan_kunit import Error, kunit_tool, leaves
+from pan_kunit import Error, kunit_py, leaves
 from pan_kunit.config_result import UNNAMED, ConfigResult, total
 from pan_kunit.files import JsonObj
 from pan_kunit.ktap import CaseStatus
@@ -21,7 +21,7 @@ def config_record(result: ConfigResult) -> JsonObj:
 	KernelCI test group, with the fields that kunit_tool leaves empty
 	or fixes (kernel, git_branch, ...) filled in on every group, and
 	pan-kunit's own fields beside them on the top group."""
-	common = {'arch': kunit_tool.ARCH, 'defconfig': result.name, 'build_environment': result.build_dir,
+	common = {'arch': kunit_py.ARCH, 'defconfig': result.name, 'build_environment': result.build_dir,
 		  'lab_name': socket.gethostname(), 'kernel': result.kernel.version or None,
 		  'job': None, 'git_branch': result.kernel.branch,
 		  'git_commit': result.kernel.commit or None, 'git_dirty': result.kernel.dirty}

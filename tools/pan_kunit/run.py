@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from pan_kunit import (config_result, configs, cost, files, gitcmd, junit, kernels, ktap_lines,
-		       kunit_tool, packages, pipeline, proc, record, suites, summary, targets,
+		       kunit_py, packages, pipeline, proc, record, suites, summary, targets,
 		       terminal, tree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.printer import Printer
@@ -118,7 +118,7 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 		tree_dir = target.tree
 		session.prepare(target, repo, 'run')
 		plan = _plan(request, target, repo, configs.matrix(repo, request.configs,
-								  kunit_tool.directory(tree_dir)))
+								  kunit_py.directory(tree_dir)))
 		first = _first_alone(printer, request, plan) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:
 		# a git status of a kernel tree takes 0.2-0.3 s.

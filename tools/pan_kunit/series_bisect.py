@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import (Error, config_result, files, junit, kunit_json, kunit_tool, progress,
-		       series, sources, steps, summary, terminal, tree, usertree, worktree)
+from pan_kunit import (Error, config_result, files, junit, kunit_json, kunit_py, progress, series,
+		       sources, steps, summary, terminal, tree, usertree, worktree)
 from pan_kunit.boot_request import ReportRequest
 from pan_kunit.printer import Printer
 from pan_kunit.session import Session
@@ -166,9 +166,9 @@ def reproduce(request: BisectRequest, tree_dir: str, step: int,
 	options = request.options
 	words += [f'--config={c}' for c in request.configs]
 	words += [f'--filter_glob={options.filter_glob}'] if options.filter_glob else []
-	words += kunit_tool.exec_options(options)
+	words += kunit_py.exec_options(options)
 	words += [f'--run_isolated={options.run_isolated}'] if options.run_isolated else []
-	words += kunit_tool.build_options(options) + [f'--step={step}']
+	words += kunit_py.build_options(options) + [f'--step={step}']
 	return ' '.join(shlex.quote(w) for w in words)
 
 def _check_step(request: BisectRequest, patches: int) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, TextIO
 
 from pan_kunit import targets, tree
-from pan_kunit.kunit_tool import BuildSettings, Toolchains
+from pan_kunit.toolchains import BuildSettings, Toolchains
 from pan_kunit.printer import Printer
 from pan_kunit.progress import Progress
 from pan_kunit.targets import Target

@@ -14,12 +14,12 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Set
 
-from pan_kunit import (Error, config_result, configs, files, initramfs, kunit_json, kunit_tool,
+from pan_kunit import (Error, config_result, configs, files, initramfs, kunit_json, kunit_py,
 		       leaves, pipeline, record, targets, tree)
 from pan_kunit.boot_request import BootRequest
 from pan_kunit.configs import QemuConfig, group_by_kconfig
 from pan_kunit.ktap import CaseStatus
-from pan_kunit.kunit_tool import BuildSettings
+from pan_kunit.toolchains import BuildSettings
 from pan_kunit.progress import Progress
 from pan_kunit.config_result import Status
 from pan_kunit.series import Patch
@@ -140,7 +140,7 @@ class Checker:
 	jobs: int
 	# The kunitconfig of a step that has no .kunitconfig of its own.
 	kunitconfig: Optional[bytes] = None
-	options: kunit_tool.KunitOptions = field(default_factory=kunit_tool.KunitOptions)
+	options: kunit_py.KunitOptions = field(default_factory=kunit_py.KunitOptions)
 	# Kconfig files merged into every step's kunitconfig.
 	fragments: Sequence[str] = ()
 	# The source of the LKDTM boots' init (initramfs.LKDTM_INIT in the repo),
@@ -185,7 +185,7 @@ def checker(session: Session, request: BootRequest, target: Target, repo: str,
 	    kunitconfig: Optional[bytes]=None) -> Checker:
 	"""What checks a step of @target's tree (bisect, mutants, export), in
 	the command's @session."""
-	loaded = configs.matrix(repo, request.configs, kunit_tool.directory(target.tree))
+	loaded = configs.matrix(repo, request.configs, kunit_py.directory(target.tree))
 	return Checker(session.progress, session.builds, target.tree, loaded, request.timeout, request.jobs,
 		       kunitconfig=kunitconfig, options=request.options,
 		       fragments=targets.fragments(repo, target.kernel),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.kunit_tool: importing a tree's kunit_tool modules,
+# Tests of pan_kunit.modules: importing a tree's kunit_tool modules,
 # each tree's own, compiled once per source.
 
 import os
@@ -10,7 +10,7 @@ import traceback
 import unittest
 from unittest import mock
 
-from pan_kunit import kunit_tool
+from pan_kunit import kunit_py, modules
 from testlib import setUpModule, tearDownModule, write
 
 PARSER = 'def where():\n\traise ValueError(__file__)\n'
@@ -22,21 +22,21 @@ class LoadTest(unittest.TestCase):
 		self.addCleanup(tmp.cleanup)
 		self.trees = [os.path.join(tmp.name, name) for name in ('a', 'b', 'c')]
 		for tree, source in zip(self.trees, (PARSER, PARSER, PARSER + 'OTHER = 1\n')):
-			write(os.path.join(kunit_tool.directory(tree), 'fake_parser.py'), source)
+			write(os.path.join(kunit_py.directory(tree), 'fake_parser.py'), source)
 
 	def load(self, tree: str) -> object:
-		return kunit_tool.load(kunit_tool.directory(tree), 'fake_parser')
+		return modules.load(kunit_py.directory(tree), 'fake_parser')
 
 	def test_each_tree_its_own_module_one_compile_per_source(self) -> None:
-		with mock.patch.dict(kunit_tool._compiled, clear=True), \
+		with mock.patch.dict(modules._compiled, clear=True), \
 		     mock.patch('builtins.compile', wraps=compile) as compiled:
-			modules = [self.load(tree) for tree in self.trees]
+			loaded = [self.load(tree) for tree in self.trees]
 			self.assertEqual(compiled.call_count, 2)
-		self.assertEqual(len({id(m) for m in modules}), 3)
-		self.assertFalse(hasattr(modules[0], 'OTHER'))
-		self.assertEqual(getattr(modules[2], 'OTHER'), 1)
-		for tree, module in zip(self.trees, modules):
-			path = os.path.join(kunit_tool.directory(tree), 'fake_parser.py')
+		self.assertEqual(len({id(m) for m in loaded}), 3)
+		self.assertFalse(hasattr(loaded[0], 'OTHER'))
+		self.assertEqual(getattr(loaded[2], 'OTHER'), 1)
+		for tree, module in zip(self.trees, loaded):
+			path = os.path.join(kunit_py.directory(tree), 'fake_parser.py')
 			self.assertEqual(getattr(module, '__file__'), path)
 			# A traceback names the tree the code was loaded from.
 			try:
@@ -45,7 +45,7 @@ class LoadTest(unittest.TestCase):
 				self.assertEqual(str(e), path)
 				frames = traceback.extract_tb(e.__traceback__)
 			self.assertEqual(frames[-1].filename, path)
-		self.assertFalse(os.path.exists(os.path.join(kunit_tool.directory(self.trees[0]),
+		self.assertFalse(os.path.exists(os.path.join(kunit_py.directory(self.trees[0]),
 							     '__pycache__')))
 
 	def test_nothing_left_in_sys_modules_or_the_import_system(self) -> None:
