@@ -10,7 +10,7 @@ import shutil
 import tempfile
 import unittest
 
-from pan_kunit import cli, cost, progress
+from pan_kunit import cost, options, progress
 from testlib import setUpModule, tearDownModule, write
 
 IMAGE = 'arch/arm64/boot/Image'
@@ -46,10 +46,10 @@ class CostTest(unittest.TestCase):
 
 	def test_the_estimate_agrees_with_the_help(self) -> None:
 		low, high = map(int, re.search(r'([0-9]+)-([0-9]+) minutes per kernel',
-					       cli.EPILOG).groups())  # type: ignore[union-attr]
+					       options.EPILOG).groups())  # type: ignore[union-attr]
 		self.assertTrue(low * 60 <= cost.KERNEL_ESTIMATE <= high * 60)
 		self.assertIn(f'about {3 * cost.KERNEL_ESTIMATE // 60} for all three',
-			      ' '.join(cli.EPILOG.split()))
+			      ' '.join(options.EPILOG.split()))
 
 	def test_the_last_build_from_scratch_here(self) -> None:
 		done = self.build_dir('6.1', 'a', built=True)

@@ -13,7 +13,7 @@ import unittest
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, files, isolation, kernels, kunit_json
+from pan_kunit import cli, files, isolation, kernels, kunit_json, options
 from pan_kunit.config_result import Exit
 from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
 
@@ -203,7 +203,7 @@ class HelpTest(unittest.TestCase):
 		for words in ('quick start:', 'what it costs', 'exit status: 0 all passed',
 			      '2 bad input', 'tools/pan-kunit run --tree ~/src/linux'):
 			self.assertIn(words, out.getvalue())
-		self.assertLessEqual(max(len(line) for line in cli.EPILOG.splitlines()), 80)
+		self.assertLessEqual(max(len(line) for line in options.EPILOG.splitlines()), 80)
 
 if __name__ == '__main__':
 	unittest.main()
