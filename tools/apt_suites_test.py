@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.apt_suites: a kernel source package from another
+# Tests of pan_kunit.host.apt_suites: a kernel source package from another
 # suite of the machine's Debian archive, on fixture APT configurations
 # (test_data/apt/, see test_data/README).
 
@@ -12,8 +12,10 @@ import shutil
 import tempfile
 import unittest
 
-from pan_kunit import Error, apt_suites, kernels
-from pan_kunit.printer import Printer
+from pan_kunit import Error
+from pan_kunit.host import apt_suites
+from pan_kunit.host.printer import Printer
+from pan_kunit.trees import kernels
 
 APT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'apt')
 K73 = kernels.by_name('7.3')

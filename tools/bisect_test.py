@@ -13,7 +13,10 @@ import xml.etree.ElementTree as ET
 from typing import Any
 from unittest import mock
 
-from pan_kunit import cli, config_result, series, series_bisect, steps, summary, targets, worktree
+from pan_kunit.commands import cli, series_bisect, steps
+from pan_kunit.host import summary
+from pan_kunit.results import config_result
+from pan_kunit.trees import series, targets, worktree
 from testlib import (STALE_PATCH, test_data_path, read, write, TtyStringIO, without_status,
 		     from_scratch, CheckTestCase, synthetic_config, setUpModule, tearDownModule)
 

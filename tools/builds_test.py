@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the builds of pan_kunit.builds and kunit_build: ccache,
+# Tests of the builds of pan_kunit.matrix.builds and kunit_build: ccache,
 # the olddefconfig kunit_build.py leaves out, kunit_kernel.py of each
 # kernel, the lock of a build directory.
 
@@ -23,8 +23,11 @@ import unittest
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import (builds, cli, configs, kernels, kunit_build, kunit_py, modules, plan, proc,
-		       toolchains, tree)
+from pan_kunit.commands import cli
+from pan_kunit.host import proc
+from pan_kunit.kunit_tool import configs, kunit_build, kunit_py, modules, toolchains
+from pan_kunit.matrix import builds, plan
+from pan_kunit.trees import kernels, tree
 from testlib import (VERSION, FakeJobs, kunit_tool_of, qemu_config, read, write, end_to_end,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings,
 		     TOOLCHAINS, matrix_plan)

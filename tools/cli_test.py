@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the command line (pan_kunit.cli): arguments, list, parse and the
+# Tests of the command line (pan_kunit.commands.cli): arguments, list, parse and the
 # signals that end a run.
 
 import contextlib
@@ -18,9 +18,12 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, configs, kernels, kunit_py, listing, mutants, packages, run,
-		       score, targets)
-from pan_kunit.boot_request import BootRequest
+from pan_kunit import Error
+from pan_kunit.commands import cli, listing, mutants, run, score
+from pan_kunit.commands.boot_request import BootRequest
+from pan_kunit.host import packages
+from pan_kunit.kunit_tool import configs, kunit_py
+from pan_kunit.trees import kernels, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -419,7 +422,7 @@ class SignalTest(unittest.TestCase):
 		# the whole unittest run.
 		child = ('import os, signal, sys\n'
 			 'from unittest import mock\n'
-			 'from pan_kunit import cli, run\n'
+			 'from pan_kunit.commands import cli, run\n'
 			 'def killed(*args):\n'
 			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
 			 '\treturn 0\n'

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the results of a run (pan_kunit.results) and the consoles parsed
-# with each kernel's kunit_parser (pan_kunit.ktap).
+# with each kernel's kunit_parser (pan_kunit.kunit_tool.ktap).
 
 import contextlib
 import io
@@ -17,9 +17,13 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, config_result, files, junit, ktap, ktap_lines, leaves, terminal, tree
-from pan_kunit.printer import Printer
-from pan_kunit.record import config_record, kernel_record
+from pan_kunit import Error
+from pan_kunit.host import files
+from pan_kunit.host.printer import Printer
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.results import config_result, junit, leaves, terminal
+from pan_kunit.results.record import config_record, kernel_record
+from pan_kunit.trees import tree
 from testlib import (FIELD_PARAM_FAILED, MATCH_CASE_FAILED, MATCH_CASE_LOG, FAILED_BLOCK_6_1,
 		     COMMIT, test_data_path, kunit_tool_of, read, setUpModule, tearDownModule)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the QEMU configs (pan_kunit.configs) and the options of their images.
+# Tests of the QEMU configs (pan_kunit.kunit_tool.configs) and the options of their images.
 
 import contextlib
 import glob
@@ -14,7 +14,11 @@ import time
 import unittest
 from unittest import mock
 
-from pan_kunit import Error, builds, cli, configs, lkdtm, targets
+from pan_kunit import Error
+from pan_kunit.commands import cli, lkdtm
+from pan_kunit.kunit_tool import configs
+from pan_kunit.matrix import builds
+from pan_kunit.trees import targets
 from testlib import REPO, test_data_path, read, write, setUpModule, tearDownModule
 
 class ConfigsTest(unittest.TestCase):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what a run says it will cost before it starts (pan_kunit.cost),
-# and of a build's objects against its expected total (pan_kunit.progress).
+# Tests of what a run says it will cost before it starts (pan_kunit.matrix.cost),
+# and of a build's objects against its expected total (pan_kunit.host.progress).
 
 import os
 import re
@@ -10,7 +10,9 @@ import shutil
 import tempfile
 import unittest
 
-from pan_kunit import cost, options, progress
+from pan_kunit.commands import options
+from pan_kunit.host import progress
+from pan_kunit.matrix import cost
 from testlib import setUpModule, tearDownModule, write
 
 IMAGE = 'arch/arm64/boot/Image'

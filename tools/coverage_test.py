@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit coverage: the gcov data out of the guest's console
-# and what lcov made of it (pan_kunit.coverage, pan_kunit.lcov).
+# and what lcov made of it (pan_kunit.commands.coverage, pan_kunit.commands.lcov).
 
 import contextlib
 import fnmatch
@@ -14,8 +14,12 @@ import unittest
 from typing import Dict, List
 from unittest import mock
 
-from pan_kunit import (Error, boots, builds, config_result, configs, coverage, initramfs, kernels,
-		       kunit_py, lcov, tree)
+from pan_kunit import Error
+from pan_kunit.commands import coverage, lcov
+from pan_kunit.kunit_tool import configs, kunit_py
+from pan_kunit.matrix import boots, builds, initramfs
+from pan_kunit.results import config_result
+from pan_kunit.trees import kernels, tree
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of tools/pan-kunit export (pan_kunit.export): its messages, end to
+# Tests of tools/pan-kunit export (pan_kunit.commands.export): its messages, end to
 # end with the fake kunit_tool, and each suite's kernel differences.
 
 import contextlib
@@ -15,7 +15,10 @@ import unittest
 from typing import List, Optional
 from unittest import mock
 
-from pan_kunit import Error, cli, export, gitcmd, packages, sources, suites, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli, export
+from pan_kunit.host import gitcmd, packages
+from pan_kunit.trees import sources, suites, tree
 from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
 		     mailinfo, setUpModule, tearDownModule)
 

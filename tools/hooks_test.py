@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what the patches of patches/VERSION/ hook in (pan_kunit.hooks).
+# Tests of what the patches of patches/VERSION/ hook in (pan_kunit.commands.hooks).
 
 import os
 import unittest
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, export, hooks, kernels, sources
-from pan_kunit.suites import grouped
+from pan_kunit import Error
+from pan_kunit.commands import export, hooks
+from pan_kunit.trees import kernels, sources
+from pan_kunit.trees.suites import grouped
 from testlib import REPO, VERSION, KERNEL, read, setUpModule, tearDownModule
 
 def patch_changes(path: str) -> List[hooks.FileChange]:

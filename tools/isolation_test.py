@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the kunit.py exec options pan-kunit passes on: --filter,
-# --filter_action and --run_isolated (pan_kunit.isolation), and of run's
+# --filter_action and --run_isolated (pan_kunit.matrix.isolation), and of run's
 # --summary and --failed, with the fake kunit_tool of testlib.
 
 import contextlib
@@ -13,8 +13,12 @@ import unittest
 from typing import Any, Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import cli, files, isolation, kernels, kunit_json, options
-from pan_kunit.config_result import Exit
+from pan_kunit.commands import cli, options
+from pan_kunit.host import files
+from pan_kunit.matrix import isolation
+from pan_kunit.results import kunit_json
+from pan_kunit.results.config_result import Exit
+from pan_kunit.trees import kernels
 from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
 
 class GlobsTest(unittest.TestCase):

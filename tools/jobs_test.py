@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the kunit.py processes of the matrix (pan_kunit.jobs.Job).
+# Tests of the kunit.py processes of the matrix (pan_kunit.matrix.jobs.Job).
 
 import io
 import os
@@ -11,8 +11,9 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import jobs, progress
-from pan_kunit.printer import Printer
+from pan_kunit.host import progress
+from pan_kunit.host.printer import Printer
+from pan_kunit.matrix import jobs
 from testlib import write, TempDirTestCase, end_to_end, setUpModule, tearDownModule
 
 class JobTest(TempDirTestCase):

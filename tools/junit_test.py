@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# pan-kunit's JUnit (pan_kunit.junit) against the one 7.3's kunit.py
+# pan-kunit's JUnit (pan_kunit.results.junit) against the one 7.3's kunit.py
 # writes (`kunit.py parse --junit`, kunit_junit.py), of the same consoles
 # of real 7.3 boots (test_data/console/7.3_*.log): pan-kunit keeps its own
 # writer on every kernel, one shape everywhere (a testsuite per kernel,
@@ -19,7 +19,9 @@ import unittest
 import xml.etree.ElementTree as ET
 from typing import Dict, Optional, Tuple
 
-from pan_kunit import config_result, files, junit, ktap, ktap_lines
+from pan_kunit.host import files
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.results import config_result, junit
 from testlib import end_to_end
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')

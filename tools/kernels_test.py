@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of --kernel, the supported kernels (pan_kunit.kernels) and the tree
+# Tests of --kernel, the supported kernels (pan_kunit.trees.kernels) and the tree
 # of each.
 
 import os
@@ -10,7 +10,9 @@ import unittest
 from typing import Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, kernels, sources, targets, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli
+from pan_kunit.trees import kernels, sources, targets, tree
 from testlib import (REPO, VERSION, KERNEL, kernel, test_data_path, read, write, TempDirTestCase,
 		     end_to_end, setUpModule, tearDownModule, plain_printer)
 

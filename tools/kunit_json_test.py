@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the one reading of kunit_tool's JSON (pan_kunit.kunit_json): its
+# Tests of the one reading of kunit_tool's JSON (pan_kunit.results.kunit_json): its
 # leaves, and a status kunit_json.py never writes read as a failure by
 # every check that reads the JSON.
 
 import unittest
 
-from pan_kunit import config_result, kunit_json, series_bisect, steps
-from pan_kunit.ktap import CaseStatus
+from pan_kunit.commands import series_bisect, steps
+from pan_kunit.kunit_tool.ktap import CaseStatus
+from pan_kunit.results import config_result, kunit_json
 from testlib import synthetic_config
 
 class ReadingTest(unittest.TestCase):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the one result model (pan_kunit.leaves): on a real console of
+# Tests of the one result model (pan_kunit.results.leaves): on a real console of
 # each kernel (test_data/console/VERSION_*.log, with the JSON its kunit.py
 # wrote), the terminal's table, the closing tally, the JSON record and the
 # JUnit file give the counts the kernel itself printed ("# Totals:" of each
@@ -11,9 +11,12 @@ import re
 import unittest
 from typing import Dict, List, Tuple
 
-from pan_kunit import config_result, files, junit, ktap, ktap_lines, leaves, terminal, tree
-from pan_kunit.ktap import CaseStatus
-from pan_kunit.record import config_record as record_of
+from pan_kunit.host import files
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.kunit_tool.ktap import CaseStatus
+from pan_kunit.results import config_result, junit, leaves, terminal
+from pan_kunit.results.record import config_record as record_of
+from pan_kunit.trees import tree
 from testlib import COMMIT, kunit_tool_of, read, test_data_path
 
 # (kernel, fixture): the consoles of real boots, with their skips.

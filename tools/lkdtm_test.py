@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit lkdtm: end to end with the fake kunit_tool, and
-# its verdicts from console fixtures (pan_kunit.lkdtm).
+# its verdicts from console fixtures (pan_kunit.commands.lkdtm).
 
 import contextlib
 import io
@@ -12,8 +12,13 @@ import unittest
 from typing import Any, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, config_result, configs, coverage, initramfs, kunit_py, lkdtm,
-		       proc, summary, targets)
+from pan_kunit import Error
+from pan_kunit.commands import cli, coverage, lkdtm
+from pan_kunit.host import proc, summary
+from pan_kunit.kunit_tool import configs, kunit_py
+from pan_kunit.matrix import initramfs
+from pan_kunit.results import config_result
+from pan_kunit.trees import targets
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 

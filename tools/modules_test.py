@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.modules: importing a tree's kunit_tool modules,
+# Tests of pan_kunit.kunit_tool.modules: importing a tree's kunit_tool modules,
 # each tree's own, compiled once per source.
 
 import os
@@ -10,7 +10,7 @@ import traceback
 import unittest
 from unittest import mock
 
-from pan_kunit import kunit_py, modules
+from pan_kunit.kunit_tool import kunit_py, modules
 from testlib import setUpModule, tearDownModule, write
 
 PARSER = 'def where():\n\traise ValueError(__file__)\n'

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of LKDTM's boots as a judge of tools/pan-kunit mutants
-# (pan_kunit.mutants_lkdtm, mutants.judge_by_groups()): with pipeline.build_and_boot and
-# jobs.run_jobs as stand-ins, and end to end with the fake kunit_tool.
+# (pan_kunit.commands.mutants_lkdtm, mutants.judge_by_groups()): with
+# pipeline.build_and_boot and jobs.run_jobs as stand-ins, and end to end
+# with the fake kunit_tool.
 
 import contextlib
 import io
@@ -14,10 +15,14 @@ import unittest
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, config_result, configs, initramfs, jobs, lkdtm, mutants,
-		       mutants_lkdtm, pipeline, plan, steps, tree)
-from pan_kunit.printer import Printer
-from pan_kunit.progress import Progress
+from pan_kunit import Error
+from pan_kunit.commands import lkdtm, mutants, mutants_lkdtm, steps
+from pan_kunit.host.printer import Printer
+from pan_kunit.host.progress import Progress
+from pan_kunit.kunit_tool import configs
+from pan_kunit.matrix import initramfs, jobs, pipeline, plan
+from pan_kunit.results import config_result
+from pan_kunit.trees import tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_progress, build_settings)
 

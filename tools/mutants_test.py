@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit mutants: end to end with the fake kunit_tool, and
-# its verdicts (pan_kunit.mutants.judge*).
+# its verdicts (pan_kunit.commands.mutants.judge*).
 
 import contextlib
 import io
@@ -16,8 +16,13 @@ import xml.etree.ElementTree as ET
 from typing import Any, List, Set
 from unittest import mock
 
-from pan_kunit import (Error, cli, config_result, configs, mutants, pipeline, plan, steps, summary,
-		       tree)
+from pan_kunit import Error
+from pan_kunit.commands import cli, mutants, steps
+from pan_kunit.host import summary
+from pan_kunit.kunit_tool import configs
+from pan_kunit.matrix import pipeline, plan
+from pan_kunit.results import config_result
+from pan_kunit.trees import tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
 

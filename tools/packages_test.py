@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the Debian packages and commands each command needs
-# (pan_kunit.packages).
+# (pan_kunit.host.packages).
 
 import contextlib
 import io
@@ -14,7 +14,10 @@ import unittest
 from typing import Any, Callable, Dict, List, Sequence
 from unittest import mock
 
-from pan_kunit import Error, cli, coverage, packages, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli, coverage
+from pan_kunit.host import packages
+from pan_kunit.trees import tree
 from testlib import REAL_REQUIRE, test_data_path, setUpModule, tearDownModule, plain_printer
 
 def lacking(*names: str, qemu: str='1:10.0.2') -> Callable[[Sequence[str]], Dict[str, str]]:

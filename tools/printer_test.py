@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan-kunit's output (pan_kunit.printer): the status line kept
+# Tests of pan-kunit's output (pan_kunit.host.printer): the status line kept
 # apart from the lines, and a command's lines through the printer of its
 # session, with sys.stdout and sys.stderr left as they are.
 
@@ -12,8 +12,8 @@ import unittest
 from typing import List, Optional, TextIO, Tuple
 from unittest import mock
 
-from pan_kunit import cli, listing
-from pan_kunit.printer import CLEAR_LINE as CLEAR, Printer
+from pan_kunit.commands import cli, listing
+from pan_kunit.host.printer import CLEAR_LINE as CLEAR, Printer
 from testlib import without_status, setUpModule, tearDownModule
 
 class PrinterTest(unittest.TestCase):

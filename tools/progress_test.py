@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what a run shows while it runs (pan_kunit.progress) and its
-# jobs (pan_kunit.jobs.Job).
+# Tests of what a run shows while it runs (pan_kunit.host.progress).
 
 import contextlib
 import io
@@ -15,8 +14,8 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import progress
-from pan_kunit.printer import CLEAR_LINE as CLEAR, Printer
+from pan_kunit.host import progress
+from pan_kunit.host.printer import CLEAR_LINE as CLEAR, Printer
 from testlib import write, TempDirTestCase, without_status, end_to_end, setUpModule, tearDownModule
 
 class FakeClock:

@@ -16,8 +16,12 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
-from pan_kunit import Error, builds, cli, cost, jobs, packages, summary, targets, tree
-from pan_kunit.printer import Printer
+from pan_kunit import Error
+from pan_kunit.commands import cli
+from pan_kunit.host import packages, summary
+from pan_kunit.host.printer import Printer
+from pan_kunit.matrix import builds, cost, jobs
+from pan_kunit.trees import targets, tree
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
 		     setUpModule, tearDownModule)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of tools/pan-kunit selftest (pan_kunit.selftest).
+# Tests of tools/pan-kunit selftest (pan_kunit.commands.selftest).
 
 import contextlib
 import io
@@ -12,7 +12,7 @@ import unittest
 from typing import List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import cli, selftest
+from pan_kunit.commands import cli, selftest
 from testlib import write, end_to_end, setUpModule, tearDownModule, plain_printer
 
 @end_to_end

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the series of bisect (pan_kunit.series) and the verdicts of its
-# steps (pan_kunit.steps, pan_kunit.series_bisect).
+# Tests of the series of bisect (pan_kunit.trees.series) and the verdicts of its
+# steps (pan_kunit.commands.steps, pan_kunit.commands.series_bisect).
 
 import contextlib
 import io
@@ -15,7 +15,10 @@ import unittest
 from typing import Dict, List, Optional
 from unittest import mock
 
-from pan_kunit import Error, cli, config_result, junit, series, series_bisect, steps, targets
+from pan_kunit import Error
+from pan_kunit.commands import cli, series_bisect, steps
+from pan_kunit.results import config_result, junit
+from pan_kunit.trees import series, targets
 from testlib import (test_data_path, read, write, synthetic_config, end_to_end, setUpModule,
 		     tearDownModule)
 

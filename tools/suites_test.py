@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the suites as their sources name them, and of where a console
-# cut short stopped (pan_kunit.suites).
+# cut short stopped (pan_kunit.trees.suites).
 
 import glob
 import os
@@ -10,7 +10,9 @@ import re
 import unittest
 from typing import Dict, List
 
-from pan_kunit import Error, ktap_lines, suites
+from pan_kunit import Error
+from pan_kunit.kunit_tool import ktap_lines
+from pan_kunit.trees import suites
 from testlib import read, setUpModule, tearDownModule, test_data_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what the terminal shows of a run's results (pan_kunit.report):
+# Tests of what the terminal shows of a run's results (pan_kunit.results.terminal):
 # the table at the terminal's width, and a stable one off a terminal.
 
 import io
@@ -10,8 +10,10 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import config_result, ktap, ktap_lines, terminal, tree
-from pan_kunit.printer import Printer
+from pan_kunit.host.printer import Printer
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.results import config_result, terminal
+from pan_kunit.trees import tree
 from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
 
 # The matrix: a 7.3 console without PAN and one with a failure, on PAN.

@@ -36,10 +36,14 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import (cli, config_result, configs, jobs, kernels, packages, plan, selftest,
-		       sources, toolchains, tree)
-from pan_kunit.printer import Printer
-from pan_kunit.progress import Progress
+from pan_kunit.commands import cli, selftest
+from pan_kunit.host import packages
+from pan_kunit.host.printer import Printer
+from pan_kunit.host.progress import Progress
+from pan_kunit.kunit_tool import configs, toolchains
+from pan_kunit.matrix import jobs, plan
+from pan_kunit.results import config_result
+from pan_kunit.trees import kernels, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the sources of a tree (pan_kunit.sources) and its setup
-# (pan_kunit.tree): extraction, patches, suites, and what a developer
+# Tests of the sources of a tree (pan_kunit.trees.sources) and its setup
+# (pan_kunit.trees.tree): extraction, patches, suites, and what a developer
 # did in it.
 
 import contextlib
@@ -15,7 +15,8 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import Error, sources, targets, tree, worktree
+from pan_kunit import Error
+from pan_kunit.trees import sources, targets, tree, worktree
 from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H,
 		     USER_GIT_ENV, test_data_path, read, write, mtimes, TempDirTestCase,
 		     end_to_end, setUpModule, tearDownModule, plain_printer)
