@@ -78,8 +78,8 @@ def _first_alone(printer: Printer, request: RunRequest,
 	first = [c for c in plan.configs if c.name == FIRST_CONFIG]
 	if request.configs or not first or len(plan.configs) < 2:
 		return []
-	(build,) = dataclasses.replace(plan, configs=first).builds()
-	if os.path.exists(os.path.join(build.build_dir(plan.tree), first[0].kernel_path)):
+	((build_dir, image),) = dataclasses.replace(plan, configs=first).images()
+	if os.path.exists(os.path.join(build_dir, image)):
 		return []
 	printer.print(f'cold start: {FIRST_CONFIG} first, built and booted alone; then the others')
 	return first
@@ -98,9 +98,8 @@ def _print_first(printer: Printer, first: List[config_result.ConfigResult]) -> N
 def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
 	"""What the builds from scratch of the run will cost (cost.py), or ''."""
 	matrix = configs.matrix(repo, request.configs, None)
-	found = [cost.KernelBuilds(t.kernel.name, t.tree, [
-		(b.build_dir(t.tree), b.group[0].kernel_path)
-		for b in _plan(request, t, repo, matrix).builds()]) for t in reversed(target_list)]
+	found = [cost.KernelBuilds(t.kernel.name, t.tree, _plan(request, t, repo, matrix).images())
+		 for t in reversed(target_list)]
 	return cost.first_run_line(found, [t.tree for t in target_list] +
 				   [k.default_tree() for k in kernels.KNOWN])
 

@@ -14,7 +14,7 @@ from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import ktap, ktap_lines, kunit_py
 from pan_kunit.kunit_tool.configs import QemuConfig
 from pan_kunit.matrix import jobs
-from pan_kunit.matrix.plan import MatrixPlan, Outputs
+from pan_kunit.matrix.plan import Build, MatrixPlan, Outputs
 from pan_kunit.results import config_result, record
 from pan_kunit.results.config_result import CONSOLE, KUNIT_JSON, PARSED_LOG, RECORD
 from pan_kunit.trees.tree import Kernel
@@ -31,6 +31,12 @@ def clear_boot(exec_dir: str, exec_log: Optional[str]=None) -> None:
 	for path in stale + ([exec_log] if exec_log else []):
 		if os.path.lexists(path):
 			os.unlink(path)
+
+def clear(plan: MatrixPlan) -> None:
+	"""clear_boot() of every config of @plan, before its builds: a config
+	that does not build reports no earlier boot."""
+	for config in plan.configs:
+		clear_boot(plan.outputs.exec_dir(config), plan.outputs.exec_log(config))
 
 def link_kernel(exec_dir: str, build_dir: str, config: QemuConfig) -> None:
 	"""Makes @exec_dir a --build_dir for kunit.py exec that boots the
@@ -140,12 +146,14 @@ def _result(plan: MatrixPlan, config: QemuConfig, build_dir: str, build_log: str
 	files.write_json(result.record, record.config_record(result))
 	return result
 
-def read_results(plan: MatrixPlan, kernel: Kernel, outcomes: Dict[str, config_result.Exit],
+def read_results(plan: MatrixPlan, kconfig_groups: List[Build], kernel: Kernel,
+		 outcomes: Dict[str, config_result.Exit],
 		 parts: Dict[str, List[str]]) -> List[config_result.ConfigResult]:
-	"""The result of each config of @plan, in its order, from the boots
-	that ended with @outcomes (a config without one did not build), each of
-	@parts' boots with --run_isolated, naming @kernel."""
-	build_of = {c.name: b for b in plan.builds() for c in b.group}
+	"""The result of each config of @plan, in its order, built by one of
+	@kconfig_groups, from the boots that ended with @outcomes (a config
+	without one did not build), each of @parts' boots with --run_isolated,
+	naming @kernel."""
+	build_of = {c.name: b for b in kconfig_groups for c in b.group}
 	return [_result(plan, c, build_of[c.name].build_dir(plan.tree),
 			plan.outputs.build_log(build_of[c.name].key), kernel, outcomes.get(c.name),
 			parts.get(c.name, ())) for c in plan.configs]

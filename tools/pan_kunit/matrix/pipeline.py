@@ -27,13 +27,13 @@ def build_and_boot(plan: MatrixPlan, progress: Progress, settings: BuildSettings
 	0.2-0.3 s."""
 	ktap.load_parser(plan.kunit_dir)  # the consoles are parsed with it: fail before building
 	describe = describe or (lambda: kernel_of(plan.tree))
-	for config in plan.configs:
-		boots.clear_boot(plan.outputs.exec_dir(config), plan.outputs.exec_log(config))
+	kconfig_groups = plan.builds()
+	boots.clear(plan)
 	with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
 		described = pool.submit(describe)
-		ok = builds.build_all(plan, progress, settings)
+		ok = builds.build_all(plan, progress, settings, kconfig_groups)
 		kernel = described.result()
-	built = {c.name: (c, b.build_dir(plan.tree)) for b in plan.builds() if ok[b.key]
+	built = {c.name: (c, b.build_dir(plan.tree)) for b in kconfig_groups if ok[b.key]
 		 for c in b.group}
 	parts: Dict[str, List[str]] = {}
 	if plan.options.run_isolated:
@@ -44,4 +44,4 @@ def build_and_boot(plan: MatrixPlan, progress: Progress, settings: BuildSettings
 		parts = {name: each.parts for name, each in found.items()}
 	else:
 		outcomes = boots.boot(plan, built, progress)
-	return boots.read_results(plan, kernel, outcomes, parts)
+	return boots.read_results(plan, kconfig_groups, kernel, outcomes, parts)

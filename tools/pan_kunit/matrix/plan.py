@@ -11,7 +11,7 @@
 import hashlib
 import os
 from dataclasses import dataclass, field
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from pan_kunit.kunit_tool import kunit_py
 from pan_kunit.kunit_tool.configs import QemuConfig, group_by_kconfig
@@ -103,3 +103,8 @@ class MatrixPlan:
 	def builds(self) -> List[Build]:
 		return kconfig_builds(self.tree, self.configs, self.kunitconfig, self.fragments,
 				      self.options.kconfig_add, self.options.make_options)
+
+	def images(self) -> List[Tuple[str, str]]:
+		"""The build directory of each of its builds, and the image it
+		makes there (relative to it): what tells a build from scratch."""
+		return [(b.build_dir(self.tree), b.group[0].kernel_path) for b in self.builds()]
