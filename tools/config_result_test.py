@@ -22,6 +22,7 @@ from pan_kunit.host import files
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import config_result, junit, leaves, terminal
+from pan_kunit.results.config_result import Status, Exit
 from pan_kunit.results.record import config_record, kernel_record
 from pan_kunit.trees import tree
 from testlib import (FIELD_PARAM_FAILED, MATCH_CASE_FAILED, MATCH_CASE_LOG, FAILED_BLOCK_6_1,
@@ -51,43 +52,43 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(counts['arm64_cpufeature_match'].cell(), '1/1/0')
 
 	def classify(self, name: Optional[str], console: Optional[str], returncode: int,
-		     timed_out: bool=False, elapsed: float=10.0) -> config_result.Status:
+		     timed_out: bool=False, elapsed: float=10.0) -> Status:
 		return config_result.classify(self.kunit(name) if name else None,
 					self.console(console) if console else None,
-					config_result.Exit(returncode, timed_out, elapsed), 300)
+					Exit(returncode, timed_out, elapsed), 300)
 
 	def test_status_rules(self) -> None:
-		self.assertEqual(self.classify('pass', 'pass', 0), config_result.Status.PASS)
-		self.assertEqual(self.classify('skips', 'skips', 0), config_result.Status.PASS)
-		self.assertEqual(self.classify('fail', 'fail', 1), config_result.Status.FAIL)
-		self.assertEqual(self.classify('panic', 'panic', 1), config_result.Status.CRASH)
-		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), config_result.Status.CRASH)
-		self.assertEqual(self.classify('no_tests', 'no_tests', 1), config_result.Status.NO_TESTS)
-		self.assertEqual(self.classify(None, 'pass', 0), config_result.Status.CRASH)
-		self.assertEqual(self.classify('pass', None, 0), config_result.Status.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 1), config_result.Status.CRASH)
-		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), config_result.Status.TIMEOUT)
-		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), config_result.Status.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0), Status.PASS)
+		self.assertEqual(self.classify('skips', 'skips', 0), Status.PASS)
+		self.assertEqual(self.classify('fail', 'fail', 1), Status.FAIL)
+		self.assertEqual(self.classify('panic', 'panic', 1), Status.CRASH)
+		self.assertEqual(self.classify('no_ktap', 'no_ktap', 1), Status.CRASH)
+		self.assertEqual(self.classify('no_tests', 'no_tests', 1), Status.NO_TESTS)
+		self.assertEqual(self.classify(None, 'pass', 0), Status.CRASH)
+		self.assertEqual(self.classify('pass', None, 0), Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 1), Status.CRASH)
+		self.assertEqual(self.classify('pass', 'pass', 0, timed_out=True), Status.TIMEOUT)
+		self.assertEqual(self.classify('pass', 'pass', 0, elapsed=300.0), Status.TIMEOUT)
 
 	def test_statuses_are_their_values(self) -> None:
 		"""Printed, formatted, in JSON and XML, and as dict keys."""
-		status = config_result.Status.BUILD_ERROR
+		status = Status.BUILD_ERROR
 		self.assertEqual((str(status), f'{status}', f'{status:>12}', '%s' % status),
 				 ('build_error', 'build_error', ' build_error', 'build_error'))
-		self.assertEqual(json.dumps({status: [config_result.Status.PASS]}), '{"build_error": ["pass"]}')
+		self.assertEqual(json.dumps({status: [Status.PASS]}), '{"build_error": ["pass"]}')
 		self.assertEqual(ET.tostring(ET.Element('error', type=status)),
 				 b'<error type="build_error" />')
 		self.assertEqual({'build_error': 1}[status], 1)
 		self.assertIn('ERROR', {ktap.CaseStatus.ERROR})
-		self.assertEqual(config_result.Status('pass'), config_result.Status.PASS)
+		self.assertEqual(Status('pass'), Status.PASS)
 
 	def test_crashed_leaf_is_a_crash(self) -> None:
 		# Whatever kunit.py's exit status and the other leaves say.
-		self.assertEqual(self.classify('panic', 'panic', 0), config_result.Status.CRASH)
+		self.assertEqual(self.classify('panic', 'panic', 0), Status.CRASH)
 		kunit = self.kunit('fail')
 		kunit['sub_groups'][0]['test_cases'].append({'name': '', 'status': 'ERROR'})
 		self.assertEqual(config_result.classify(kunit, self.console('fail'),
-						  config_result.Exit(1, False, 1.0), 300), config_result.Status.CRASH)
+						  Exit(1, False, 1.0), 300), Status.CRASH)
 
 	def test_skip_lines_group_by_reason_within_120_columns(self) -> None:
 		def result(name: str, reasons: Dict[str, str]) -> config_result.ConfigResult:
@@ -127,7 +128,7 @@ class ResultsTest(unittest.TestCase):
 				'no narrow fields'})
 		self.assertEqual(ktap_lines.skip_reasons(self.console('pass')), {})
 
-	def result(self, name: str, status: config_result.Status, kunit: Optional[str],
+	def result(self, name: str, status: Status, kunit: Optional[str],
 		   console: Optional[str]=None, kernel: str='6.1') -> config_result.ConfigResult:
 		"""A result as boots.py would read it, its cases parsed from
 		console/CONSOLE.log with @kernel's kunit_parser."""
@@ -135,7 +136,7 @@ class ResultsTest(unittest.TestCase):
 		return config_result.ConfigResult(
 			name=name, cpu='cortex-a57', qemu_config=f'/r/qemu_configs/{name}.py',
 			build_dir='/t/.pan-kunit/build/0123456789ab', status=status,
-			elapsed=None if status == config_result.Status.BUILD_ERROR else 12.34,
+			elapsed=None if status == Status.BUILD_ERROR else 12.34,
 			skip_reasons=ktap_lines.skip_reasons(text),
 			kunit=self.kunit(kunit) if kunit else None,
 			console_log='/t/test.log', exec_log='/t/exec.log',
@@ -143,12 +144,12 @@ class ResultsTest(unittest.TestCase):
 			cases=ktap.parse(text, kunit_tool_of(kernel))[0] if console else [])
 
 	def test_table_and_total(self) -> None:
-		result_list = [self.result('a_pass', config_result.Status.PASS, 'pass'),
-			       self.result('b_skips', config_result.Status.PASS, 'skips'),
-			       self.result('c_panic', config_result.Status.CRASH, 'panic'),
-			       self.result('d_no_json', config_result.Status.CRASH, None),
-			       self.result('e_broken', config_result.Status.BUILD_ERROR, None),
-			       self.result('f_fail', config_result.Status.FAIL, 'fail')]
+		result_list = [self.result('a_pass', Status.PASS, 'pass'),
+			       self.result('b_skips', Status.PASS, 'skips'),
+			       self.result('c_panic', Status.CRASH, 'panic'),
+			       self.result('d_no_json', Status.CRASH, None),
+			       self.result('e_broken', Status.BUILD_ERROR, None),
+			       self.result('f_fail', Status.FAIL, 'fail')]
 		self.assertEqual(terminal.table(result_list), [
 			'suite (passed/failed/skipped)  a_pass      b_skips     c_panic     d_no_json   e_broken     f_fail',
 			'arm64_cpufeature_field         6/0/0       2/0/0       1/0/0       -           -            -',
@@ -166,7 +167,7 @@ class ResultsTest(unittest.TestCase):
 		self.assertEqual(list(config_result.suite_counts(kunit)), [config_result.UNNAMED])
 
 	def test_json_record_is_kunit_tool_json_filled_in(self) -> None:
-		result = self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two')
+		result = self.result('a_fail', Status.FAIL, 'fail_two', 'fail_two')
 		result.kconfig = 'CONFIG_A=y\nCONFIG_B=y'
 		report = json.loads(json.dumps(kernel_record('/t', 'f00', [result])))
 		self.assertEqual((report['tree'], report['head']), ('/t', 'f00'))
@@ -199,7 +200,7 @@ class ResultsTest(unittest.TestCase):
 			(FIELD_PARAM_FAILED, 'FAIL'), (MATCH_CASE_FAILED, 'FAIL')])
 		self.assertEqual(record['failures'][1]['log'], MATCH_CASE_LOG)
 		# A config that did not build is a group too, with no tests.
-		broken = config_record(self.result('b_broken', config_result.Status.BUILD_ERROR, None))
+		broken = config_record(self.result('b_broken', Status.BUILD_ERROR, None))
 		self.assertEqual((broken['name'], broken['sub_groups'], broken['test_cases'],
 				  broken['status'], broken['kernel']),
 				 ('b_broken', [], [], 'build_error', '6.1.192'))
@@ -211,10 +212,10 @@ class ResultsTest(unittest.TestCase):
 
 	def test_first_failed_cases_in_full_then_one_line_each_by_the_verdict(self) -> None:
 		# The failing parameter is in the first suite, not the last.
-		lines = self.report([self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two'),
-				     self.result('b_fail', config_result.Status.FAIL, 'fail_two', 'fail_two_6.12',
+		lines = self.report([self.result('a_fail', Status.FAIL, 'fail_two', 'fail_two'),
+				     self.result('b_fail', Status.FAIL, 'fail_two', 'fail_two_6.12',
 						 kernel='6.12'),
-				     self.result('c_pass', config_result.Status.PASS, 'pass', 'pass')])
+				     self.result('c_pass', Status.PASS, 'pass', 'pass')])
 		table = [l.startswith('suite (passed/failed/skipped)') for l in lines].index(True)
 		start = lines.index('a_fail: fail')
 		self.assertEqual(lines[start + 1:start + 1 + len(FAILED_BLOCK_6_1)], FAILED_BLOCK_6_1)
@@ -245,7 +246,7 @@ class ResultsTest(unittest.TestCase):
 				 ['total: 16 passed, 4 failed, 3 skipped'])
 
 	def test_the_edits_built_are_named_by_the_verdict(self) -> None:
-		result = self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two')
+		result = self.result('a_fail', Status.FAIL, 'fail_two', 'fail_two')
 		result.kernel.dirty, result.kernel.edits = True, tuple(f'f{i}.c' for i in range(12))
 		lines = self.report([result])
 		self.assertEqual(lines[-2:], [
@@ -255,7 +256,7 @@ class ResultsTest(unittest.TestCase):
 
 	def test_crashed_case_and_its_files(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
-			result = self.result('c_panic', config_result.Status.CRASH, 'panic', 'panic')
+			result = self.result('c_panic', Status.CRASH, 'panic', 'panic')
 			result.console_log = os.path.join(tmp, 'test.log')
 			result.parsed_log = os.path.join(tmp, 'parsed.log')
 			result.record = os.path.join(tmp, 'results.json')
@@ -276,13 +277,13 @@ class ResultsTest(unittest.TestCase):
 		self.assertNotIn('    kunit.py exec: /t/exec.log', lines)
 
 	def test_junit(self) -> None:
-		fail = self.result('a_fail', config_result.Status.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
+		fail = self.result('a_fail', Status.FAIL, 'fail_two', 'fail_two_6.12', kernel='6.12')
 		(param,) = [c for c in fail.cases if c.name() == FIELD_PARAM_FAILED]
 		param.log.append('\x1b[1;31mcoloured\x00')  # XML cannot hold these
-		result_list = [fail, self.result('b_skips', config_result.Status.PASS, 'skips', 'skips'),
-			       self.result('c_panic', config_result.Status.CRASH, 'panic', 'panic'),
-			       self.result('d_broken', config_result.Status.BUILD_ERROR, None),
-			       self.result('e_hang', config_result.Status.TIMEOUT, None)]
+		result_list = [fail, self.result('b_skips', Status.PASS, 'skips', 'skips'),
+			       self.result('c_panic', Status.CRASH, 'panic', 'panic'),
+			       self.result('d_broken', Status.BUILD_ERROR, None),
+			       self.result('e_hang', Status.TIMEOUT, None)]
 		with tempfile.TemporaryDirectory() as tmp:
 			path = os.path.join(tmp, 'junit.xml')
 			junit.write(path, junit.document('pan-kunit run', [

@@ -19,6 +19,7 @@ from pan_kunit.commands import coverage, lcov
 from pan_kunit.kunit_tool import configs, kunit_py
 from pan_kunit.matrix import boots, builds, initramfs
 from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Exit
 from pan_kunit.trees import kernels, tree
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
@@ -210,7 +211,7 @@ class CoverageTest(unittest.TestCase):
 		config = configs.QemuConfig('arm64_pan', '/r/qemu_configs/arm64_pan.py', '',
 					    'arch/arm64/boot/Image', 'max')
 		def read_boot(config: configs.QemuConfig, exec_dir: str, build_dir: str, work: str,
-			      outcome: config_result.Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
+			      outcome: Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
 			name = config.name + ('.baseline' if baseline else '')
 			tracefile = os.path.join(work, name + '.info')
 			write(tracefile, info({554: 5}))
@@ -237,7 +238,7 @@ class CoverageTest(unittest.TestCase):
 		assert data is not None
 		self.assertEqual(data['arch/arm64/mm/fault.c'].lines, {554: 0})
 
-	def boot(self, console: str, outcome: config_result.Exit,
+	def boot(self, console: str, outcome: Exit,
 		 baseline: bool=False) -> coverage.Boot:
 		build = os.path.join(self.tmp, 'build')
 		exec_dir = os.path.join(self.tmp, 'exec')
@@ -255,7 +256,7 @@ class CoverageTest(unittest.TestCase):
 		return boot
 
 	def test_a_boot_gives_its_tally_and_its_tracefile(self) -> None:
-		boot = self.boot('dump.log', config_result.Exit(0, False, 2.0))
+		boot = self.boot('dump.log', Exit(0, False, 2.0))
 		self.assertTrue(boot.ok, boot)
 		self.assertRegex(boot.summary, r'^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped$')
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan')
@@ -263,7 +264,7 @@ class CoverageTest(unittest.TestCase):
 		self.assertTrue(os.path.isfile(os.path.join(gcda_dir, 'arch/arm64/mm/fault.gcda')))
 
 	def test_a_baseline_boot_keeps_its_counters_apart(self) -> None:
-		boot = self.boot('dump.log', config_result.Exit(0, False, 2.0), baseline=True)
+		boot = self.boot('dump.log', Exit(0, False, 2.0), baseline=True)
 		self.assertEqual((boot.ok, boot.summary), (True, 'no suite'))
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan.baseline')
 		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
@@ -277,14 +278,14 @@ class CoverageTest(unittest.TestCase):
 				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))
 
 	def test_a_boot_without_its_whole_dump_fails_with_the_reason(self) -> None:
-		boot = self.boot('dump_cut.log', config_result.Exit(0, False, 2.0))
+		boot = self.boot('dump_cut.log', Exit(0, False, 2.0))
 		self.assertFalse(boot.ok)
 		self.assertIn('; gcov dump: no end line', boot.summary)
 		self.assertIsNone(boot.tracefile)
 		self.assertEqual(self.captured, [])
 
 	def test_a_boot_that_timed_out_fails(self) -> None:
-		boot = self.boot('dump.log', config_result.Exit(-9, True, 360.0))
+		boot = self.boot('dump.log', Exit(-9, True, 360.0))
 		self.assertEqual((boot.ok, boot.summary), (False, 'timed out after 300 s'))
 
 

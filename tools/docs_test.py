@@ -134,8 +134,9 @@ class ModulesListTest(unittest.TestCase):
 	def test_every_path_of_the_package_named_exists(self) -> None:
 		for document in documents():
 			for path in re.findall(r'tools/pan_kunit/([\w/]+\.py)', read(document)):
+				name = os.path.relpath(document, REPO)
 				self.assertTrue(os.path.isfile(os.path.join(PACKAGE, path)),
-						f'{os.path.relpath(document, REPO)}: tools/pan_kunit/{path}')
+						f'{name}: tools/pan_kunit/{path}')
 
 if __name__ == '__main__':
 	unittest.main()

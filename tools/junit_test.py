@@ -22,6 +22,7 @@ from typing import Dict, Optional, Tuple
 from pan_kunit.host import files
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import config_result, junit
+from pan_kunit.results.config_result import Status
 from testlib import end_to_end
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
@@ -73,7 +74,7 @@ def pan_kunit_junit(console: str, kunit: files.JsonObj) -> Tuple[Leaves, Dict[st
 		text = f.read()
 	cases, _ = ktap.parse(text, KUNIT_DIR)
 	result = config_result.ConfigResult(
-		name='arm64_pan', cpu='max', qemu_config='', build_dir='', status=config_result.Status.PASS,
+		name='arm64_pan', cpu='max', qemu_config='', build_dir='', status=Status.PASS,
 		elapsed=None, skip_reasons=ktap_lines.skip_reasons(text), kunit=kunit,
 		console_log=console, exec_log='', cases=cases, param_skips=ktap_lines.param_skips(text))
 	leaves: Leaves = {}

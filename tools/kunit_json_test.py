@@ -9,7 +9,8 @@ import unittest
 
 from pan_kunit.commands import series_bisect, steps
 from pan_kunit.kunit_tool.ktap import CaseStatus
-from pan_kunit.results import config_result, kunit_json
+from pan_kunit.results import kunit_json
+from pan_kunit.results.config_result import Status
 from testlib import synthetic_config
 
 class ReadingTest(unittest.TestCase):
@@ -33,8 +34,8 @@ class ReadingTest(unittest.TestCase):
 							      's.c': CaseStatus.FAIL})
 
 	def test_every_check_of_the_json_sees_it_fail(self) -> None:
-		before = synthetic_config(config_result.Status.PASS, {'a': 'PASS', 'b': 'PASS'})
-		after = synthetic_config(config_result.Status.FAIL, {'a': 'TIMEOUT', 'b': 'PASS'})
+		before = synthetic_config(Status.PASS, {'a': 'PASS', 'b': 'PASS'})
+		after = synthetic_config(Status.FAIL, {'a': 'TIMEOUT', 'b': 'PASS'})
 		self.assertEqual(series_bisect.regressions([before], [after]),
 				 ['c: arm64_s.a FAIL'])
 		self.assertEqual(steps.failed_cases(after), ['arm64_s.a'])

@@ -58,7 +58,8 @@ def imports(path: str, known: Set[str]) -> Set[str]:
 	found: Set[str] = set()
 	for node in ast.walk(tree):
 		if isinstance(node, ast.Import):
-			found |= {alias.name for alias in node.names if alias.name.split('.')[0] == 'pan_kunit'}
+			found |= {alias.name for alias in node.names
+				  if alias.name.split('.')[0] == 'pan_kunit'}
 		elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and \
 				node.module.split('.')[0] == 'pan_kunit':
 			for alias in node.names:
@@ -123,7 +124,8 @@ class LayoutTest(unittest.TestCase):
 				 if os.path.isdir(os.path.join(PACKAGE, d)) and d != '__pycache__')
 		self.assertEqual(folders, sorted(LAYERS))
 		for layer in LAYERS:
-			self.assertTrue(os.path.isfile(os.path.join(PACKAGE, layer, '__init__.py')), layer)
+			self.assertTrue(os.path.isfile(os.path.join(PACKAGE, layer, '__init__.py')),
+					layer)
 
 	def test_no_import_of_a_higher_layer(self) -> None:
 		self.assertEqual([f'{name} imports {other}' for name, other in upward(graph())], [])

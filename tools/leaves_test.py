@@ -15,6 +15,7 @@ from pan_kunit.host import files
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.kunit_tool.ktap import CaseStatus
 from pan_kunit.results import config_result, junit, leaves, terminal
+from pan_kunit.results.config_result import Status
 from pan_kunit.results.record import config_record as record_of
 from pan_kunit.trees import tree
 from testlib import COMMIT, kunit_tool_of, read, test_data_path
@@ -29,7 +30,7 @@ def read_result(kernel: str, name: str) -> config_result.ConfigResult:
 	console = read(test_data_path('console', name + '.log'))
 	return config_result.ConfigResult(
 		name='arm64_nopan', cpu='cortex-a57', qemu_config='', build_dir='',
-		status=config_result.Status.PASS, elapsed=1.0, skip_reasons=ktap_lines.skip_reasons(console),
+		status=Status.PASS, elapsed=1.0, skip_reasons=ktap_lines.skip_reasons(console),
 		kunit=files.read_json(test_data_path('kunit_json', name + '.json')),
 		console_log='', exec_log='',
 		kernel=tree.Kernel(kernel, f'linux-source-{kernel}', kernel, COMMIT, None),

@@ -18,6 +18,7 @@ from pan_kunit.host import proc, summary
 from pan_kunit.kunit_tool import configs, kunit_py
 from pan_kunit.matrix import initramfs
 from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Exit
 from pan_kunit.trees import targets
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
 		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
@@ -161,9 +162,9 @@ class LkdtmRunTest(FakeKunitTestCase):
 			write(os.path.join(exec_dir, 'console.txt'),
 			      read(test_data_path('lkdtm', 'access_caught.log')))
 			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
-					    config_result.Exit(1, False, 3.0), 60)
+					    Exit(1, False, 3.0), 60)
 			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
-					      config_result.Exit(1, True, 120.0), 60)
+					      Exit(1, True, 120.0), 60)
 		self.assertTrue(ok.ok, ok.summary)
 		self.assertFalse(late.ok)
 		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)

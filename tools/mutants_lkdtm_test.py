@@ -22,6 +22,7 @@ from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import configs
 from pan_kunit.matrix import initramfs, jobs, pipeline, plan
 from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Status, Exit
 from pan_kunit.trees import tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_progress, build_settings)
@@ -62,12 +63,12 @@ class LkdtmJudgeTest(TempDirTestCase):
 			exec_dir = job.cmd[job.cmd.index('--build_dir') + 1]
 			write(os.path.join(exec_dir, config_result.CONSOLE),
 			      read(test_data_path('lkdtm', self.consoles[name, crash])))
-			job.outcome = config_result.Exit(1, False, 1.0)
+			job.outcome = Exit(1, False, 1.0)
 			assert ended is not None
 			ended(job)
 
 	def judge(self, files: List[str], ok: Set[Tuple[str, str]],
-		  kunit: config_result.Status=config_result.Status.PASS,
+		  kunit: Status=Status.PASS,
 		  must_fail: Optional[List[str]]=None) -> mutants.Mutant:
 		"""A mutant of @files judged on one kconfig group, whose KUnit
 		boots end in @kunit, against a baseline whose LKDTM boots @ok were ok."""
@@ -75,7 +76,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 			found = []
 			for config in run.configs:
 				found.append(synthetic_config(kunit, {
-					'a': 'FAIL' if kunit == config_result.Status.FAIL else 'PASS'}))
+					'a': 'FAIL' if kunit == Status.FAIL else 'PASS'}))
 				found[-1].name = config.name
 			return found
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, self.matrix,
@@ -158,7 +159,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		self.assertEqual((mutant.verdict, mutant.lkdtm), (mutants.MutantVerdict.SURVIVED, ''))
 
 	def test_a_mutant_killed_by_kunit_gets_no_boot(self) -> None:
-		mutant = self.judge([FAULT_C], set(GOOD), kunit=config_result.Status.FAIL)
+		mutant = self.judge([FAULT_C], set(GOOD), kunit=Status.FAIL)
 		self.assertEqual(self.booted, [])
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 

@@ -22,6 +22,7 @@ from pan_kunit.host import summary
 from pan_kunit.kunit_tool import configs
 from pan_kunit.matrix import pipeline, plan
 from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Status
 from pan_kunit.trees import tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
 		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
@@ -263,7 +264,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 			console = os.path.join(run.outputs.exec_dir(run.configs[0]), 'test.log')
 			os.makedirs(os.path.dirname(console))
 			write(console, 'boot\n')
-			return [synthetic_config(config_result.Status.PASS, {'a': 'PASS'})]
+			return [synthetic_config(Status.PASS, {'a': 'PASS'})]
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
 					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
@@ -294,7 +295,7 @@ class JudgeByGroupsTest(TempDirTestCase):
 			name = run.configs[0].name
 			built.append(name)
 			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
-			return [synthetic_config(config_result.Status.PASS, {'a': 'PASS'})]
+			return [synthetic_config(Status.PASS, {'a': 'PASS'})]
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
 					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
@@ -328,8 +329,8 @@ class JudgeByGroupsTest(TempDirTestCase):
 		def fake_run(*args: Any, **kwargs: Any) -> List[config_result.ConfigResult]:
 			calls.append(1)
 			if len(calls) == fail_on:
-				return [synthetic_config(config_result.Status.FAIL, {'a': 'FAIL'})]
-			return [synthetic_config(config_result.Status.PASS, {'a': 'PASS'})]
+				return [synthetic_config(Status.FAIL, {'a': 'FAIL'})]
+			return [synthetic_config(Status.PASS, {'a': 'PASS'})]
 		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
 					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
@@ -370,14 +371,14 @@ class JudgeTest(unittest.TestCase):
 
 	def test_cases_that_failed_before_a_hang_are_named(self) -> None:
 		mutant = self.mutant()
-		hung = synthetic_config(config_result.Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
+		hung = synthetic_config(Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
 		mutants.judge(mutant, [hung], {'arm64_s'})
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 		self.assertEqual(mutant.detail, 'c: 1 failed: arm64_s.a; then c: timeout')
 
 	def test_a_crash_before_any_failure_is_the_kill(self) -> None:
 		mutant = self.mutant()
-		mutants.judge(mutant, [synthetic_config(config_result.Status.CRASH, {'a': 'PASS'})],
+		mutants.judge(mutant, [synthetic_config(Status.CRASH, {'a': 'PASS'})],
 			      {'arm64_s'})
 		self.assertEqual((mutant.verdict, mutant.detail), (mutants.MutantVerdict.KILLED, 'c: crash'))
 

@@ -13,14 +13,15 @@ from unittest import mock
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import config_result, terminal
+from pan_kunit.results.config_result import Status
 from pan_kunit.trees import tree
 from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
 
 # The matrix: a 7.3 console without PAN and one with a failure, on PAN.
-MATRIX = (('arm64_nopan', 'cortex-a57', '7.3_nopan_skips', config_result.Status.PASS),
-	  ('arm64_pan', 'max,pauth-impdef=on', '7.3_pan_one_failure', config_result.Status.FAIL),
-	  ('arm64_pan_sw_ttbr0', 'max,pauth-impdef=on', '7.3_pan_one_failure', config_result.Status.FAIL),
-	  ('arm64_ttbr0_pan', 'cortex-a57', '7.3_nopan_skips', config_result.Status.PASS))
+MATRIX = (('arm64_nopan', 'cortex-a57', '7.3_nopan_skips', Status.PASS),
+	  ('arm64_pan', 'max,pauth-impdef=on', '7.3_pan_one_failure', Status.FAIL),
+	  ('arm64_pan_sw_ttbr0', 'max,pauth-impdef=on', '7.3_pan_one_failure', Status.FAIL),
+	  ('arm64_ttbr0_pan', 'cortex-a57', '7.3_nopan_skips', Status.PASS))
 
 def matrix(package: str='linux-source-7.3') -> List[config_result.ConfigResult]:
 	found = []

@@ -43,6 +43,7 @@ from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import configs, toolchains
 from pan_kunit.matrix import jobs, plan
 from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Status, Exit
 from pan_kunit.trees import kernels, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
@@ -234,7 +235,7 @@ class FakeJobs:
 	def __call__(self, progress: Progress, job_list: List[jobs.Job], watchdog: Optional[float],
 		     ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
 		for job in job_list:
-			job.outcome = config_result.Exit(self.returncode, False, 1.0)
+			job.outcome = Exit(self.returncode, False, 1.0)
 			if self.log:
 				write(job.log, self.log)
 			self.started.append(job)
@@ -396,7 +397,7 @@ def mailinfo(path: str) -> Dict[str, str]:
 	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
 		    if ': ' in line)
 
-def synthetic_config(status: config_result.Status, leaves: Dict[str, str]) -> config_result.ConfigResult:
+def synthetic_config(status: Status, leaves: Dict[str, str]) -> config_result.ConfigResult:
 	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
 	kunit = {'name': 'KUnit Test Group', 'sub_groups': [
 		{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [

@@ -417,12 +417,12 @@ def print_report(printer: Printer, kernel: str, report: Report) -> bool:
 			area = c.function.area
 			printer.print(f'  {area}:')
 		if not c.defined:
-			printer.print(f'    {c.function.name:<{width}}  FAIL: not defined in {c.function.source}; '
-				      f'update FUNCTIONS in {__file__}')
+			printer.print(f'    {c.function.name:<{width}}  FAIL: not defined in '
+				      f'{c.function.source}; update FUNCTIONS in {__file__}')
 			continue
 		if not c.found:
-			printer.print(f'    {c.function.name:<{width}}  not instrumented: inlined whole into '
-				      'its callers')
+			printer.print(f'    {c.function.name:<{width}}  not instrumented: inlined whole '
+				      'into its callers')
 			continue
 		missed = ''
 		if c.missed_branches:

@@ -184,7 +184,8 @@ class BootDirs:
 		return os.path.join(self.log_root, f'{self.prefix}{config}-{crash}.log')
 
 def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[QemuConfig, Build]],
-	 cpio: str, timeout: int, dirs: BootDirs, quiet: bool=False) -> Dict[Tuple[str, str], BootVerdict]:
+	 cpio: str, timeout: int, dirs: BootDirs,
+	 quiet: bool=False) -> Dict[Tuple[str, str], BootVerdict]:
 	"""Boots each config of @built, a kernel already built in its build's
 	directory, once per crash type with the initramfs @cpio, all at once;
 	the verdicts, by (config, crash).  A line per boot unless @quiet (a
@@ -215,7 +216,8 @@ def boot(progress: Progress, tree: str, kunit_dir: str, built: Sequence[Tuple[Qe
 				    quiet)
 	if jobs_by_boot:
 		if not quiet:
-			progress.line(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) ...')
+			progress.line(f'booting {len(jobs_by_boot)} LKDTM kernels (timeout {timeout} s) '
+				      '...')
 		progress.boots_started(list(boot_of))
 		try:
 			jobs.run_jobs(progress, [job for job, _ in jobs_by_boot.values()],
@@ -233,10 +235,12 @@ def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: confi
 		verdict = BootVerdict(False, 'timed out: ' + verdict.summary, console)
 	return verdict
 
-def print_report(printer: Printer, configs: List[QemuConfig], verdicts: Dict[Tuple[str, str], BootVerdict]) -> bool:
+def print_report(printer: Printer, configs: List[QemuConfig],
+		 verdicts: Dict[Tuple[str, str], BootVerdict]) -> bool:
 	for (name, crash), verdict in sorted(verdicts.items()):
 		if not verdict.ok:
-			printer.print(f'--- {name} {crash}: {verdict.summary}; last {LOG_LINES} console lines:')
+			printer.print(f'--- {name} {crash}: {verdict.summary}; last {LOG_LINES} console '
+				      'lines:')
 			for line in (verdict.log or '').splitlines()[-LOG_LINES:]:
 				printer.print('    ' + line)
 	printer.print()
@@ -246,7 +250,8 @@ def print_report(printer: Printer, configs: List[QemuConfig], verdicts: Dict[Tup
 		printer.print(f'{config.name} ({config.cpu}, {pan}):')
 		for crash in CRASH_TYPES:
 			verdict = verdicts[config.name, crash]
-			printer.print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} {verdict.summary}')
+			printer.print(f'    {crash:<18} {"ok  " if verdict.ok else "FAIL"} '
+				      f'{verdict.summary}')
 	return all(v.ok for v in verdicts.values())
 
 def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str) -> int:

@@ -334,11 +334,12 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	wt = worktree.checkout(shown.printer, checker.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
 	shown.task('baseline (the prepared tree)')
-	shown.printer.print(f'baseline (the prepared tree): building and booting {len(checker.matrix)} configs, '
-			    'which must pass before any mutant is judged ...')
+	shown.printer.print('baseline (the prepared tree): building and booting '
+			    f'{len(checker.matrix)} configs, which must pass before any mutant is '
+			    'judged ...')
 	checker.run_step(wt, baseline, baseline_logs(wt))
-	shown.printer.print(f'baseline (the prepared tree): {baseline.verdict()} ({baseline.elapsed:.1f} s; '
-			    f'logs: {baseline.logs})')
+	shown.printer.print(f'baseline (the prepared tree): {baseline.verdict()} '
+			    f'({baseline.elapsed:.1f} s; logs: {baseline.logs})')
 	not_passing = [f'{r.name}: {r.status}' for r in baseline.configs
 		       if r.status != config_result.Status.PASS]
 	if not_passing:
@@ -377,8 +378,9 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 		left = eta.text()
 		logs = f'; logs: {mutant.logs}' if mutant.logs else ''
 		judged_by = f'; {mutant.lkdtm}' if mutant.lkdtm else ''
-		shown.printer.print(f'mutant {number}/{len(mutants)} {mutant.name}: {mutant.verdict}{judged_by} '
-				    f'({mutant.elapsed:.1f} s{logs})' + (f'; {left}' if left else ''))
+		shown.printer.print(f'mutant {number}/{len(mutants)} {mutant.name}: '
+				    f'{mutant.verdict}{judged_by} ({mutant.elapsed:.1f} s{logs})' +
+				    (f'; {left}' if left else ''))
 	shown.task('')
 	worktree.reset(wt, tree.PREPARED_REF)
 	return baseline

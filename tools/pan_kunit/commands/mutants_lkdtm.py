@@ -48,8 +48,9 @@ def boot_step(checker: Checker, wt: str, logs: str, cpio: str) -> Verdicts:
 	builds = checker.plan(wt, checker.matrix, logs).builds()
 	where = os.path.join(logs, BOOTS_DIR)
 	shutil.rmtree(where, ignore_errors=True)
-	return lkdtm.boot(checker.progress, wt, kunit_py.directory(wt), [(c, b) for b in builds for c in b.group],
-			  cpio, checker.timeout, lkdtm.BootDirs(where, where), quiet=True)
+	return lkdtm.boot(checker.progress, wt, kunit_py.directory(wt),
+			  [(c, b) for b in builds for c in b.group], cpio, checker.timeout,
+			  lkdtm.BootDirs(where, where), quiet=True)
 
 def baseline(checker: Checker, wt: str, logs: str,
 	     files: Sequence[Sequence[str]]) -> Optional[Baseline]:
@@ -72,8 +73,9 @@ def baseline(checker: Checker, wt: str, logs: str,
 	not_ok = [f'{name} {crash}: {verdict.summary}'
 		  for (name, crash), verdict in sorted(verdicts.items()) if not verdict.ok]
 	printer.print(f'baseline LKDTM: {len(ok)} boots ok' +
-		      (f', {len(not_ok)} not, which judge no mutant ({"; ".join(not_ok)})' if not_ok else '')
-		      + f' ({elapsed:.1f} s; logs: {os.path.join(logs, BOOTS_DIR)})')
+		      (f', {len(not_ok)} not, which judge no mutant ({"; ".join(not_ok)})'
+		       if not_ok else '') +
+		      f' ({elapsed:.1f} s; logs: {os.path.join(logs, BOOTS_DIR)})')
 	if not ok:
 		printer.print('baseline LKDTM: no boot was ok; mutants are judged without LKDTM')
 		return None

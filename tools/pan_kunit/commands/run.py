@@ -144,8 +144,9 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 				    shown=request.shown, totals=False, known=suites.known(repo))
 		if tree_dir in session.prepared:
 			prepared = session.prepared[tree_dir]
-			printer.print(f'tested your tree {prepared.state.path}: {prepared.state.describe()}' +
-				      (' (it held the suites: taken as it is)' if prepared.carried else ''))
+			carried = ' (it held the suites: taken as it is)' if prepared.carried else ''
+			printer.print(f'tested your tree {prepared.state.path}: '
+				      f'{prepared.state.describe()}{carried}')
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]

@@ -125,8 +125,8 @@ def scores(sites: Sequence[mutagen.Site],
 				score.dropped += 1
 	return per, total
 
-def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site], judged: Sequence[mutants.Mutant],
-		 per: Dict[str, Score], total: Score) -> None:
+def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site],
+		 judged: Sequence[mutants.Mutant], per: Dict[str, Score], total: Score) -> None:
 	printer.print()
 	rows = [['function', 'killed/judged', 'score', 'did not build', 'equivalent']]
 	for function, score in sorted(per.items()):
@@ -148,8 +148,9 @@ def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site], j
 		printer.print(f'... and {len(survivors) - MAX_SHOWN} more survivors (their patches: '
 			      f'{os.path.dirname(survivors[0][1].path)})')
 	if survivors:
-		printer.print('triage each: equivalent (the same object code, or a reason) goes into '
-			      'mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap for a case')
+		printer.print('triage each: equivalent (the same object code, or a reason) goes '
+			      'into mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap '
+			      'for a case')
 
 def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str, str]],
 	request: MutantsRequest,

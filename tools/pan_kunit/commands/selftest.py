@@ -183,9 +183,10 @@ def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
 			found[-1].ended = time.monotonic()
 			if name != TYPECHECK:
 				done = found[-1]
-				printer.print_stderr(f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
-						     (f', {done.skipped} skipped' if done.skipped else '') +
-						     (f', {done.failed} FAILED' if done.failed else ''))
+				printer.print_stderr(
+					f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
+					(f', {done.skipped} skipped' if done.skipped else '') +
+					(f', {done.failed} FAILED' if done.failed else ''))
 	return found
 
 def _test_job(path: str, files: str, quick: bool) -> Tuple[str, Callable[[str], int]]:

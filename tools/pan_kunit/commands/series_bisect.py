@@ -183,8 +183,8 @@ def _check_user_range(session: Session, request: BisectRequest, target: Target) 
 	names are not in the clone) and given to the clone as commits."""
 	assert target.user is not None and request.series is not None
 	base, tip = usertree.resolve_range(target.user, request.series)
-	session.printer.print(f'bisect of {request.series} of {target.user}: from {base[:12]}, without your '
-		      'uncommitted edits, to ' + tip[:12])
+	session.printer.print(f'bisect of {request.series} of {target.user}: from {base[:12]}, '
+			      'without your uncommitted edits, to ' + tip[:12])
 	session.user_ranges[target.tree] = usertree.UserRange(target.user, request.series, base)
 	request.series = f'{base}..{tip}'
 	if request.step is not None:
@@ -275,8 +275,8 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 		no_tests = no_tests and not (wanted is not None and request.step == 0)
 		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0
 	if broken(checked[0]):
-		printer.print('bisect: the start (step 0) is broken, no patch can be judged against it: ' +
-			      ', '.join(broken(checked[0])))
+		printer.print('bisect: the start (step 0) is broken, no patch can be judged against '
+			      'it: ' + ', '.join(broken(checked[0])))
 		return 1
 	if bad is None and not any(passed_any(s) for s in checked):
 		raise Error('no step passed any case: every patch would look good; check '
@@ -290,5 +290,6 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	printer.print(f'    {bad.verdict()}')
 	for line in bad.regressions:
 		printer.print(f'    {line}')
-	printer.print(f'reproduce that step: {reproduce(request, tree_dir, bad.number, session.user_ranges.get(tree_dir))}')
+	again = reproduce(request, tree_dir, bad.number, session.user_ranges.get(tree_dir))
+	printer.print(f'reproduce that step: {again}')
 	return 1

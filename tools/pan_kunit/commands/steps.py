@@ -190,7 +190,7 @@ def checker(session: Session, request: BootRequest, target: Target, repo: str,
 	"""What checks a step of @target's tree (bisect, mutants, export), in
 	the command's @session."""
 	loaded = configs.matrix(repo, request.configs, kunit_py.directory(target.tree))
-	return Checker(session.progress, session.builds, target.tree, loaded, request.timeout, request.jobs,
-		       kunitconfig=kunitconfig, options=request.options,
+	return Checker(session.progress, session.builds, target.tree, loaded, request.timeout,
+		       request.jobs, kunitconfig=kunitconfig, options=request.options,
 		       fragments=targets.fragments(repo, target.kernel),
 		       lkdtm_init=os.path.join(repo, initramfs.LKDTM_INIT))

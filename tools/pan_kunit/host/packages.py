@@ -175,7 +175,8 @@ def ensure(printer: Printer, sources: Sequence[str]=(), extra: Sequence[str]=(),
 			raise Error('missing Debian packages: ' + ' '.join(missing) + '\n'
 				    'run as root: ' + _commands(missing, newer, root))
 		if newer.packages:
-			printer.print(f'note: {_lacks(newer)}; as root, run:\n' + _commands([], newer, root))
+			printer.print(f'note: {_lacks(newer)}; as root, run:\n' +
+				      _commands([], newer, root))
 		return
 	install = list(dict.fromkeys(missing + newer.packages))
 	apt_suites.ensure(printer, newer.suites, root)

@@ -3,9 +3,10 @@
 # Progress of the long runs: builds, boots, and the steps of bisect and
 # mutants.
 #
-# Progress says on the status line of the session's Printer (printer.py) what runs: each build with its elapsed
-# time and the objects it wrote so far, the boots, and the step of a
-# bisect or mutants run with the time left.  kunit.py sends make's output
+# Progress says on the status line of the session's Printer (printer.py)
+# what runs: each build with its elapsed time and the objects it wrote so
+# far, the boots, and the step of a bisect or mutants run with the time
+# left.  kunit.py sends make's output
 # to /dev/null, so its build log has no CC lines to count: an object is a
 # .o file of the build directory written since the build started.  The
 # caller polls (poll(), e.g. once a second while it waits for the jobs),

@@ -91,8 +91,8 @@ def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, config
 			progress.line(f'booting {", ".join(exec_jobs)} (timeout {plan.timeout} s) ...')
 		progress.boots_started(list(exec_jobs))
 		try:
-			jobs.run_jobs(progress, list(exec_jobs.values()), plan.timeout + jobs.WATCHDOG_MARGIN,
-				      ended)
+			jobs.run_jobs(progress, list(exec_jobs.values()),
+				      plan.timeout + jobs.WATCHDOG_MARGIN, ended)
 		finally:
 			progress.boots_ended()
 	return {name: job.outcome for name, job in exec_jobs.items() if job.outcome}

@@ -87,7 +87,8 @@ def build_locks(printer: Printer, build_dirs: List[str]) -> Iterator[None]:
 			try:
 				fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
 			except BlockingIOError:
-				printer.print(f'waiting for another pan-kunit building in {build_dir} ...')
+				printer.print(f'waiting for another pan-kunit building in {build_dir} '
+					      '...')
 				fcntl.flock(lock, fcntl.LOCK_EX)
 		yield
 
@@ -116,15 +117,16 @@ def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
 			       plan.outputs.build_log(b.key),
 			       dict(env, **settings.build_env(printer, b.build_dir(tree), tools)))
 		if not plan.quiet:
-			printer.print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) ...')
+			printer.print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) '
+				      '...')
 		build_jobs.append(job)
 	with build_locks(printer, [b.build_dir(tree) for b in builds]):
 		image = {b.key: b.group[0].kernel_path for b in builds}
 		scratch = {b.key: not os.path.exists(os.path.join(b.build_dir(tree), image[b.key]))
 			   for b in builds}
 		for b, job in zip(builds, build_jobs):
-			progress.build_started(b.label(kernel), b.build_dir(tree), job.log,
-					       cost.expected_objects(b.build_dir(tree), image[b.key], [tree]))
+			expected = cost.expected_objects(b.build_dir(tree), image[b.key], [tree])
+			progress.build_started(b.label(kernel), b.build_dir(tree), job.log, expected)
 		try:
 			jobs.run_jobs(progress, build_jobs, None)
 		finally:

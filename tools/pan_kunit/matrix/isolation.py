@@ -132,7 +132,8 @@ def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, Boots]
 	boot_jobs: Dict[str, List[jobs.Job]] = {}
 	for name, (config, build_dir) in built.items():
 		clear_boot(listing[name].exec_dir(config), listing[name].exec_log(config))
-		boot_jobs[name] = [exec_job(plan, config, build_dir, listing[name], extra=['--list_tests'])]
+		boot_jobs[name] = [exec_job(plan, config, build_dir, listing[name],
+					    extra=['--list_tests'])]
 	if not plan.quiet and built:
 		progress.line(f'listing the tests of {", ".join(built)} for --run_isolated '
 			      f'{options.run_isolated} ...')
@@ -158,7 +159,8 @@ def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, Boots]
 				config, build_dir = built[name]
 				part = _outputs(outputs, config, f'{index + 1:03d}')
 				clear_boot(part.exec_dir(config), part.exec_log(config))
-				wave.append(exec_job(plan, config, build_dir, part, filter_glob=each[index]))
+				wave.append(exec_job(plan, config, build_dir, part,
+						     filter_glob=each[index]))
 				boot_jobs[name].append(wave[-1])
 				parts[name].append(part)
 			jobs.run_jobs(progress, wave, watchdog)

@@ -218,9 +218,11 @@ def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):
-					print_tail(printer, 'console', result.console_log, CONSOLE_LOG_LINES)
+					print_tail(printer, 'console', result.console_log,
+						   CONSOLE_LOG_LINES)
 				else:
-					print_tail(printer, 'kunit.py exec', result.exec_log, CONSOLE_LOG_LINES)
+					print_tail(printer, 'kunit.py exec', result.exec_log,
+						   CONSOLE_LOG_LINES)
 			for key, path in result.files().items():
 				if key != 'build_log' or result.status == Status.BUILD_ERROR:
 					printer.print(f'    {FILE_LABELS[key]}: {path}')

@@ -350,7 +350,8 @@ def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tar
 			git(tree, 'reset', '-q', '--soft', 'HEAD^')
 		else:
 			if not extracted:
-				printer.print('updating the patches: applying them again onto the Debian base')
+				printer.print('updating the patches: applying them again onto the Debian '
+					      'base')
 				git(tree, 'reset', '-q', '--hard', BASE_REF)
 			_apply_patches(tree, sources.patches)
 			printer.print(f'applied the {len(sources.patches)} patches of {sources.series}')

@@ -352,8 +352,8 @@ def prepare(printer: Printer, user: str, clone_path: str, kernel: KernelSpec, so
 	and says what it holds."""
 	clone = Clone(user, clone_path)
 	if not os.path.isdir(os.path.join(clone_path, '.git')):
-		printer.print(f'creating {clone_path}, pan-kunit\'s clone of {user} (it shares its objects; '
-			      f'{user} itself is only read)')
+		printer.print(f'creating {clone_path}, pan-kunit\'s clone of {user} (it shares its '
+			      f'objects; {user} itself is only read)')
 		clone.create()
 	state = read_state(user, clone)
 	edits = at is None and bool(state.edited)
@@ -389,8 +389,8 @@ def prepare(printer: Printer, user: str, clone_path: str, kernel: KernelSpec, so
 	if carried:
 		printer.print(f'{what}; it holds the suites already: taken as it is')
 	else:
-		printer.print(f'{what}; with {kernel.name}\'s series ({sources.series}) and the suites on top, '
-			      f'in {clone_path}')
+		printer.print(f'{what}; with {kernel.name}\'s series ({sources.series}) and the suites '
+			      f'on top, in {clone_path}')
 	return Prepared(clone_path, state, carried, edits)
 
 def kernel_record(prepared: Prepared) -> tree.Kernel:
