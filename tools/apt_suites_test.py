@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.apt_suites: a kernel source package from another
+# Tests of pan_kunit.host.apt_suites: a kernel source package from another
 # suite of the machine's Debian archive, on fixture APT configurations
 # (test_data/apt/, see test_data/README).
 
@@ -12,7 +12,10 @@ import shutil
 import tempfile
 import unittest
 
-from pan_kunit import Error, apt_suites, kernels
+from pan_kunit import Error
+from pan_kunit.host import apt_suites
+from pan_kunit.host.printer import Printer
+from pan_kunit.trees import kernels
 
 APT_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'apt')
 K73 = kernels.by_name('7.3')
@@ -31,9 +34,8 @@ class AptSuitesTest(unittest.TestCase):
 	def ensure(self, root: str, euid: int=0) -> str:
 		out = io.StringIO()
 		assert K73 is not None and K612 is not None
-		with contextlib.redirect_stdout(out):
-			changed = apt_suites.ensure({'trixie-backports': [K73.package]}, root,
-						    euid=lambda: euid)
+		changed = apt_suites.ensure(Printer(out), {'trixie-backports': [K73.package]}, root,
+					    euid=lambda: euid)
 		return f'{changed}\n{out.getvalue()}'
 
 	def test_7_3_comes_from_trixie_backports(self) -> None:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.catalogue: docs/suites.md is what the suites' own
+# Tests of pan_kunit.commands.catalogue: docs/suites.md is what the suites' own
 # comments and Kconfig help make of it now (a stale catalogue fails), and
 # on a small fixture (test_data/catalogue/: three suites, two of which
 # share a header and a Kconfig symbol) what each part of a suite becomes.
@@ -10,7 +10,8 @@ import difflib
 import os
 import unittest
 
-from pan_kunit import catalogue, export
+from pan_kunit.commands import catalogue
+from pan_kunit.trees import suites
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'catalogue')
 
@@ -44,7 +45,7 @@ class CatalogueTest(unittest.TestCase):
 		for directory, _, names in os.walk(top):
 			for name in [n for n in names if n.endswith('_kunit.c')]:
 				source = read(os.path.join(directory, name))
-				suite = export.SUITE_NAME.search(source)
+				suite = suites.SUITE_NAME.search(source)
 				assert suite
 				self.assertIn(f'\n## {suite.group(1)}\n', text)
 				for case, _ in catalogue._cases(source):

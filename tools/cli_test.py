@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the command line (pan_kunit.cli): arguments, list, parse and the
+# Tests of the command line (pan_kunit.commands.cli): arguments, list, parse and the
 # signals that end a run.
 
 import contextlib
@@ -18,7 +18,12 @@ import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, kernels, listing, mutants, packages, runner, score, targets
+from pan_kunit import Error
+from pan_kunit.commands import cli, listing, mutants, run, score
+from pan_kunit.commands.boot_request import BootRequest
+from pan_kunit.host import packages
+from pan_kunit.kunit_tool import configs, kunit_py
+from pan_kunit.trees import kernels, targets
 from testlib import (TEST_DATA, REPO, VERSION, test_data_path, kunit_tool_of, read, write,
 		     end_to_end, setUpModule, tearDownModule)
 
@@ -43,9 +48,9 @@ class ArgsTest(unittest.TestCase):
 	def test_each_command_gets_a_request_of_its_own(self) -> None:
 		args = cli.parse_args(['run', 'arm64_*', '--kconfig_add', 'CONFIG_X=y', '--json', 'r.json',
 				       '--config', 'a'])
-		self.assertEqual(cli.run_request(args), cli.RunRequest(
+		self.assertEqual(cli.run_request(args), run.RunRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
-			options=runner.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
+			options=kunit_py.KunitOptions('arm64_*', ['CONFIG_X=y'], []), json='r.json',
 			junit=None, raw_output=None))
 		args = cli.parse_args(['bisect', 'rel/series', '--step', '2', '--timeout', '9'])
 		request = cli.bisect_request(args)
@@ -65,14 +70,14 @@ class ArgsTest(unittest.TestCase):
 			self.assertEqual((drawn.generate, drawn.sample, drawn.seed), want, argv)
 		export = cli.export_request(cli.parse_args(['export', 'out', '--no-build']))
 		self.assertEqual((export.out, export.no_build, export.options),
-				 (os.path.abspath('out'), True, runner.KunitOptions()))
+				 (os.path.abspath('out'), True, kunit_py.KunitOptions()))
 
 	def test_coverage_takes_what_run_does_but_reports(self) -> None:
 		args = cli.parse_args(['coverage', '--kernel', '6.12', '--config', 'a',
 				       '--filter_glob', 'arm64_pan', '--kconfig_add', 'CONFIG_X=y'])
-		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], cli.BootRequest(
+		self.assertEqual((args.kernel, cli.boot_request(args)), (['6.12'], BootRequest(
 			configs=['a'], timeout=300, jobs=args.jobs,
-			options=runner.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
+			options=kunit_py.KunitOptions('arm64_pan', ['CONFIG_X=y'], []))))
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
 			cli.parse_args(['coverage', '--json', 'x.json'])
 
@@ -96,7 +101,7 @@ class ArgsTest(unittest.TestCase):
 			if 'PAN_KUNIT_TREE' not in env:
 				os.environ.pop('PAN_KUNIT_TREE', None)
 			self.assertEqual(cli.main(argv), 0)
-		return [c.args[0].tree for c in setup.call_args_list]
+		return [c.args[1].tree for c in setup.call_args_list]
 
 	def test_tree_option_then_env_then_default(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
@@ -417,7 +422,7 @@ class SignalTest(unittest.TestCase):
 		# the whole unittest run.
 		child = ('import os, signal, sys\n'
 			 'from unittest import mock\n'
-			 'from pan_kunit import cli, run\n'
+			 'from pan_kunit.commands import cli, run\n'
 			 'def killed(*args):\n'
 			 '\tos.kill(os.getpid(), signal.SIGTERM)\n'
 			 '\treturn 0\n'

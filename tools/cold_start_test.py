@@ -9,7 +9,8 @@ import os
 from typing import List, Tuple
 from unittest import mock
 
-from pan_kunit import run, tree
+from pan_kunit.commands import run
+from pan_kunit.trees import tree
 from testlib import FakeKunitTestCase, read, write, setUpModule, tearDownModule
 
 # A matrix of two kconfig groups: pass_pan and skip_nopan share one.

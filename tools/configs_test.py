@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the QEMU configs (pan_kunit.configs) and the options of their images.
+# Tests of the QEMU configs (pan_kunit.kunit_tool.configs) and the options of their images.
 
 import contextlib
 import glob
@@ -14,7 +14,11 @@ import time
 import unittest
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, lkdtm, runner, targets
+from pan_kunit import Error
+from pan_kunit.commands import cli, lkdtm
+from pan_kunit.kunit_tool import configs
+from pan_kunit.matrix import builds
+from pan_kunit.trees import targets
 from testlib import REPO, test_data_path, read, write, setUpModule, tearDownModule
 
 class ConfigsTest(unittest.TestCase):
@@ -144,17 +148,17 @@ class ImageOptionsTest(unittest.TestCase):
 	def test_make_builds_the_image_the_group_boots(self) -> None:
 		group = [self.config('a', 'arch/arm64/boot/Image'),
 			 self.config('b', 'arch/arm64/boot/Image')]
-		self.assertEqual(runner.image_options(group),
+		self.assertEqual(builds.image_options(group),
 				 ['--make_options', 'KBUILD_IMAGE=arch/arm64/boot/Image'])
-		self.assertEqual(runner.image_options(group, ['W=1']),
+		self.assertEqual(builds.image_options(group, ['W=1']),
 				 ['--make_options', 'KBUILD_IMAGE=arch/arm64/boot/Image'])
 
 	def test_two_images_or_the_users_own_are_left_to_make(self) -> None:
 		two = [self.config('a', 'arch/arm64/boot/Image'),
 		       self.config('b', 'arch/arm64/boot/Image.gz')]
-		self.assertEqual(runner.image_options(two), [])
+		self.assertEqual(builds.image_options(two), [])
 		one = two[:1]
-		self.assertEqual(runner.image_options(one, ['KBUILD_IMAGE=arch/arm64/boot/Image.gz']), [])
+		self.assertEqual(builds.image_options(one, ['KBUILD_IMAGE=arch/arm64/boot/Image.gz']), [])
 
 	def test_the_projects_configs_boot_the_image_make_builds_last(self) -> None:
 		# Image.gz is compressed from the Image after it: a config that

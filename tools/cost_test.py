@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what a run says it will cost before it starts (pan_kunit.cost),
-# and of a build's objects against its expected total (pan_kunit.progress).
+# Tests of what a run says it will cost before it starts (pan_kunit.matrix.cost),
+# and of a build's objects against its expected total (pan_kunit.host.progress).
 
 import os
 import re
@@ -10,7 +10,9 @@ import shutil
 import tempfile
 import unittest
 
-from pan_kunit import cli, cost, progress
+from pan_kunit.commands import options
+from pan_kunit.host import progress
+from pan_kunit.matrix import cost
 from testlib import setUpModule, tearDownModule, write
 
 IMAGE = 'arch/arm64/boot/Image'
@@ -46,10 +48,10 @@ class CostTest(unittest.TestCase):
 
 	def test_the_estimate_agrees_with_the_help(self) -> None:
 		low, high = map(int, re.search(r'([0-9]+)-([0-9]+) minutes per kernel',
-					       cli.EPILOG).groups())  # type: ignore[union-attr]
+					       options.EPILOG).groups())  # type: ignore[union-attr]
 		self.assertTrue(low * 60 <= cost.KERNEL_ESTIMATE <= high * 60)
 		self.assertIn(f'about {3 * cost.KERNEL_ESTIMATE // 60} for all three',
-			      ' '.join(cli.EPILOG.split()))
+			      ' '.join(options.EPILOG.split()))
 
 	def test_the_last_build_from_scratch_here(self) -> None:
 		done = self.build_dir('6.1', 'a', built=True)

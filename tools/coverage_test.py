@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit coverage: the gcov data out of the guest's console
-# and what lcov made of it (pan_kunit.coverage, pan_kunit.lcov).
+# and what lcov made of it (pan_kunit.commands.coverage, pan_kunit.commands.lcov).
 
 import contextlib
 import fnmatch
@@ -14,9 +14,15 @@ import unittest
 from typing import Dict, List
 from unittest import mock
 
-from pan_kunit import Error, configs, coverage, initramfs, kernels, lcov, results, runner, tree
+from pan_kunit import Error
+from pan_kunit.commands import coverage, lcov
+from pan_kunit.kunit_tool import configs, kunit_py
+from pan_kunit.matrix import boots, builds, initramfs
+from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Exit
+from pan_kunit.trees import kernels, tree
 from testlib import (FakeJobs, test_data_path, read, read_bytes, write, setUpModule,
-		     tearDownModule)
+		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
 class CoverageTest(unittest.TestCase):
 	"""The gcov data out of the guest's console, and what lcov made of it."""
@@ -162,11 +168,11 @@ class CoverageTest(unittest.TestCase):
 		report = coverage.Report([coverage.Boot(config, True, '1 passed')], covered, self.tmp)
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			self.assertFalse(coverage.print_report('linux-source-6.12', report))
+			self.assertFalse(coverage.print_report(plain_printer(), 'linux-source-6.12', report))
 		self.assertIn('twice    not instrumented: inlined whole into its callers', out.getvalue())
 		self.assertIn('renamed  FAIL: not defined in arch/arm64/kernel/functions.c', out.getvalue())
 		with contextlib.redirect_stdout(io.StringIO()):
-			self.assertTrue(coverage.print_report('linux-source-6.12', coverage.Report(
+			self.assertTrue(coverage.print_report(plain_printer(), 'linux-source-6.12', coverage.Report(
 				report.boots, covered[:2], self.tmp)))
 
 	def test_every_function_under_test_is_defined_where_its_entry_says(self) -> None:
@@ -186,14 +192,14 @@ class CoverageTest(unittest.TestCase):
 	def test_boot_cmdline_has_no_kunit_shutdown(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0 panic=-1')
 		self.assertEqual(coverage.boot_cmdline(config), 'console=ttyAMA0 panic=-1')
-		self.assertEqual(coverage.boot_cmdline(config, runner.KunitOptions('arm64_pan.*')),
+		self.assertEqual(coverage.boot_cmdline(config, kunit_py.KunitOptions('arm64_pan.*')),
 				 'console=ttyAMA0 panic=-1 kunit.filter_glob=arm64_pan.*')
 
 	def test_a_run_counts_none_of_an_earlier_runs_tracefiles(self) -> None:
 		# An earlier run booted arm64_nopan too; this one boots arm64_pan
 		# alone, whose baseline boot ran each of its lines as often.
 		tree_dir = os.path.join(self.tmp, 'tree')
-		work = runner.state(tree_dir, coverage.COVERAGE_DIR)
+		work = tree.state_dir(tree_dir, coverage.COVERAGE_DIR)
 		os.makedirs(work)
 		def info(counts: Dict[int, int]) -> str:
 			return (f'SF:{tree_dir}/arch/arm64/mm/fault.c\n' +
@@ -205,7 +211,7 @@ class CoverageTest(unittest.TestCase):
 		config = configs.QemuConfig('arm64_pan', '/r/qemu_configs/arm64_pan.py', '',
 					    'arch/arm64/boot/Image', 'max')
 		def read_boot(config: configs.QemuConfig, exec_dir: str, build_dir: str, work: str,
-			      outcome: results.Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
+			      outcome: Exit, timeout: int, baseline: bool=False) -> coverage.Boot:
 			name = config.name + ('.baseline' if baseline else '')
 			tracefile = os.path.join(work, name + '.info')
 			write(tracefile, info({554: 5}))
@@ -213,16 +219,16 @@ class CoverageTest(unittest.TestCase):
 		def merge(traces: List[str], tree: str, out: str) -> None:
 			write(out, ''.join(read(t) for t in traces))
 		with mock.patch.object(initramfs, 'pack', return_value='/cpio'), \
-		     mock.patch.object(runner, 'build_all',
-				       side_effect=lambda _t, _k, builds, *_a, **_kw:
-				       {b.key: True for b in builds}), \
-		     mock.patch.object(runner, 'link_kernel'), \
+		     mock.patch.object(builds, 'build_all',
+				       side_effect=lambda plan, *_a: {b.key: True for b in plan.builds()}), \
+		     mock.patch.object(boots, 'link_kernel'), \
 		     FakeJobs().patch(), \
 		     mock.patch.object(coverage, '_read_boot', side_effect=read_boot), \
 		     mock.patch.object(lcov, 'merge', side_effect=merge), \
 		     mock.patch.object(lcov, 'html'), \
 		     contextlib.redirect_stdout(io.StringIO()):
-			report = coverage.run(tree_dir, '/kunit', '7.3', 't', [config], '/repo', 60, 1)
+			report = coverage.run(matrix_plan(tree_dir, [config], 60, 1), '7.3', 't', '/repo',
+					      plain_progress(), build_settings())
 		self.assertEqual([b.ok for b in report.boots], [True])
 		self.assertEqual(sorted(os.listdir(work)),
 				 ['arm64_pan.baseline.info', 'arm64_pan.info', 'coverage.info'])
@@ -232,15 +238,15 @@ class CoverageTest(unittest.TestCase):
 		assert data is not None
 		self.assertEqual(data['arch/arm64/mm/fault.c'].lines, {554: 0})
 
-	def boot(self, console: str, outcome: results.Exit,
+	def boot(self, console: str, outcome: Exit,
 		 baseline: bool=False) -> coverage.Boot:
 		build = os.path.join(self.tmp, 'build')
 		exec_dir = os.path.join(self.tmp, 'exec')
 		os.makedirs(exec_dir)
 		text = read(test_data_path('coverage', console)).replace('/build/k', os.path.realpath(build))
-		write(os.path.join(exec_dir, runner.CONSOLE), text)
+		write(os.path.join(exec_dir, config_result.CONSOLE), text)
 		shutil.copy(test_data_path('kunit_json', 'skips.json'),
-			    os.path.join(exec_dir, runner.KUNIT_JSON))
+			    os.path.join(exec_dir, config_result.KUNIT_JSON))
 		config = mock.Mock()
 		config.name = 'arm64_pan'
 		with mock.patch.object(lcov, 'capture') as capture:
@@ -250,7 +256,7 @@ class CoverageTest(unittest.TestCase):
 		return boot
 
 	def test_a_boot_gives_its_tally_and_its_tracefile(self) -> None:
-		boot = self.boot('dump.log', results.Exit(0, False, 2.0))
+		boot = self.boot('dump.log', Exit(0, False, 2.0))
 		self.assertTrue(boot.ok, boot)
 		self.assertRegex(boot.summary, r'^[0-9]+ passed, 0 failed, [1-9][0-9]* skipped$')
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan')
@@ -258,7 +264,7 @@ class CoverageTest(unittest.TestCase):
 		self.assertTrue(os.path.isfile(os.path.join(gcda_dir, 'arch/arm64/mm/fault.gcda')))
 
 	def test_a_baseline_boot_keeps_its_counters_apart(self) -> None:
-		boot = self.boot('dump.log', results.Exit(0, False, 2.0), baseline=True)
+		boot = self.boot('dump.log', Exit(0, False, 2.0), baseline=True)
 		self.assertEqual((boot.ok, boot.summary), (True, 'no suite'))
 		gcda_dir = os.path.join(self.tmp, 'gcda', 'arm64_pan.baseline')
 		self.assertEqual(self.captured, [mock.call(gcda_dir, boot.tracefile)])
@@ -266,20 +272,20 @@ class CoverageTest(unittest.TestCase):
 
 	def test_the_baseline_boot_runs_no_suite(self) -> None:
 		config = mock.Mock(cmdline='console=ttyAMA0')
-		line = coverage.boot_cmdline(config, runner.KunitOptions(coverage.BASELINE_GLOB))
+		line = coverage.boot_cmdline(config, kunit_py.KunitOptions(coverage.BASELINE_GLOB))
 		self.assertEqual(line, 'console=ttyAMA0 kunit.filter_glob=' + coverage.BASELINE_GLOB)
 		self.assertFalse(any(fnmatch.fnmatch(f'{suite}.x', coverage.BASELINE_GLOB)
 				     for suite in ('arm64_pan', 'arm64_cpucap_table', 'arm64_alternative')))
 
 	def test_a_boot_without_its_whole_dump_fails_with_the_reason(self) -> None:
-		boot = self.boot('dump_cut.log', results.Exit(0, False, 2.0))
+		boot = self.boot('dump_cut.log', Exit(0, False, 2.0))
 		self.assertFalse(boot.ok)
 		self.assertIn('; gcov dump: no end line', boot.summary)
 		self.assertIsNone(boot.tracefile)
 		self.assertEqual(self.captured, [])
 
 	def test_a_boot_that_timed_out_fails(self) -> None:
-		boot = self.boot('dump.log', results.Exit(-9, True, 360.0))
+		boot = self.boot('dump.log', Exit(-9, True, 360.0))
 		self.assertEqual((boot.ok, boot.summary), (False, 'timed out after 300 s'))
 
 

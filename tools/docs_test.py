@@ -4,7 +4,9 @@
 # Tests of the documentation: the README shows CI's test command as
 # .ci/command holds it (the line .ci/run runs); every relative link of
 # README.md and docs/*.md reaches a file, and a heading when it names
-# one; and they name no commit hash.
+# one; they name no commit hash; docs/architecture.md lists every module
+# of tools/pan_kunit/, and nothing else; and every tools/pan_kunit/ path
+# they name exists.
 
 import glob
 import os
@@ -16,6 +18,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CI_COMMAND = os.path.join(REPO, '.ci', 'command')
 README = os.path.join(REPO, 'README.md')
 MARKER = '<!-- test-command'
+ARCHITECTURE = os.path.join(REPO, 'docs', 'architecture.md')
+PACKAGE = os.path.join(REPO, 'tools', 'pan_kunit')
+# The line that opens the list of modules in docs/architecture.md.
+MODULES_LIST = 'The modules of `tools/pan_kunit/`'
 
 def read(path: str) -> str:
 	with open(path) as f:
@@ -50,6 +56,22 @@ def anchors(text: str) -> Set[str]:
 		found.add(slug if slug not in seen else f'{slug}-{seen[slug]}')
 		seen[slug] = seen.get(slug, 0) + 1
 	return found
+
+def listed_modules(text: str) -> Set[str]:
+	"""The files the list of modules of docs/architecture.md names, each
+	`PATH.py` relative to tools/pan_kunit/, from MODULES_LIST to the next
+	item of the layout's list."""
+	start = text.index(MODULES_LIST)
+	end = text.find('\n- ', start)
+	return set(re.findall(r'`([\w/]+\.py)`', text[start:end if end >= 0 else len(text)]))
+
+def package_modules() -> Set[str]:
+	"""Every module of tools/pan_kunit/, relative to it, but the layers'
+	__init__.py, which only say what their folder holds."""
+	found = {os.path.relpath(path, PACKAGE)
+		 for path in glob.glob(os.path.join(PACKAGE, '**', '*.py'), recursive=True)}
+	return {path for path in found if os.path.dirname(path) == '' or
+		os.path.basename(path) != '__init__.py'}
 
 class CiCommandTest(unittest.TestCase):
 
@@ -93,6 +115,28 @@ class LinkTest(unittest.TestCase):
 	def test_anchors(self) -> None:
 		self.assertEqual(anchors('# A `b` c: d\n## A b c: d\n```\n# no\n```\n'),
 				 {'a-b-c-d', 'a-b-c-d-1'})
+
+class ModulesListTest(unittest.TestCase):
+
+	def test_every_module_listed_by_folder(self) -> None:
+		listed = listed_modules(read(ARCHITECTURE))
+		self.assertEqual(sorted(package_modules() - listed), [],
+				 'docs/architecture.md does not list these modules')
+		self.assertEqual(sorted(listed - package_modules()), [],
+				 'docs/architecture.md lists these, which do not exist')
+
+	def test_the_list_is_read_as_written(self) -> None:
+		text = ('- `tools/`: the tool.\n  ' + MODULES_LIST + ':\n  - `host/`:\n'
+			'    - `host/proc.py`: x; `host/gitcmd.py`: y, of `Error`.\n'
+			'- `.ci/`: not `a.py`.\n')
+		self.assertEqual(listed_modules(text), {'host/proc.py', 'host/gitcmd.py'})
+
+	def test_every_path_of_the_package_named_exists(self) -> None:
+		for document in documents():
+			for path in re.findall(r'tools/pan_kunit/([\w/]+\.py)', read(document)):
+				name = os.path.relpath(document, REPO)
+				self.assertTrue(os.path.isfile(os.path.join(PACKAGE, path)),
+						f'{name}: tools/pan_kunit/{path}')
 
 if __name__ == '__main__':
 	unittest.main()

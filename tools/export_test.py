@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of tools/pan-kunit export (pan_kunit.export): its messages, end to
+# Tests of tools/pan-kunit export (pan_kunit.commands.export): its messages, end to
 # end with the fake kunit_tool, and each suite's kernel differences.
 
 import contextlib
@@ -15,7 +15,10 @@ import unittest
 from typing import List, Optional
 from unittest import mock
 
-from pan_kunit import Error, cli, export, gitcmd, packages, sources, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli, export
+from pan_kunit.host import gitcmd, packages
+from pan_kunit.trees import sources, suites, tree
 from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
 		     mailinfo, setUpModule, tearDownModule)
 
@@ -49,7 +52,7 @@ class ExportMessageTest(unittest.TestCase):
 		self.assertIn(gitcmd.NO_GIT, out.getvalue())
 
 	def test_subject_prefixes(self) -> None:
-		found = export.suites(sources.load(REPO, KERNEL))
+		found = suites.grouped(sources.load(REPO, KERNEL))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
 			'arm64_alternative': 'alternative', 'arm64_alternative_apply': 'alternative',
 			'arm64_cpucap_passes': 'cpucap', 'arm64_cpucap_table': 'cpucap',
@@ -262,7 +265,7 @@ class ExportTest(CheckTestCase):
 		# Without builds, export needs no cross compiler and no QEMU; it
 		# needs what checkpatch's SPDX check imports, as it runs with the tree.
 		self.assertEqual(self.require.call_args.args[0], packages.SETUP_TOOLS)
-		self.assertEqual(list(self.ensure.call_args.args[1]),
+		self.assertEqual(list(self.ensure.call_args.args[2]),
 				 ['perl', 'python3-ply', 'python3-git'])
 		self.assertNotIn('FAKE_NO_TREE', output)
 		self.assertNotIn('FAKE_NOT_TOP', output)

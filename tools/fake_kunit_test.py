@@ -33,7 +33,7 @@ def _load() -> Any:
 FAKE = _load()
 COMMON = ['--build_dir', '/b', '--kunitconfig', '/t/.kunitconfig', '--arch', 'arm64',
 	  '--cross_compile', 'aarch64-linux-gnu-', '--qemu_config', '/r/qemu_configs/pass_pan.py']
-# As pan-kunit passes them (runner.kunit_cmd(), kunit_tool.parse()).
+# As pan-kunit passes them (kunit_py.kunit_cmd(), kunit_py.parse()).
 PLAIN: List[List[str]] = [
 	['build'] + COMMON + ['--kunitconfig', '/r/kconfig/lean.config', '--jobs', '2',
 			      '--make_options', 'KBUILD_IMAGE=arch/arm64/boot/Image'],

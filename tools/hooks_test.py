@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what the patches of patches/VERSION/ hook in (pan_kunit.hooks).
+# Tests of what the patches of patches/VERSION/ hook in (pan_kunit.commands.hooks).
 
 import os
 import unittest
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, export, hooks, kernels, sources
+from pan_kunit import Error
+from pan_kunit.commands import export, hooks
+from pan_kunit.trees import kernels, sources
+from pan_kunit.trees.suites import grouped
 from testlib import REPO, VERSION, KERNEL, read, setUpModule, tearDownModule
 
 def patch_changes(path: str) -> List[hooks.FileChange]:
@@ -56,10 +59,10 @@ class HooksTest(unittest.TestCase):
 
 	def setUp(self) -> None:
 		self.symbols: Dict[str, str] = {}
-		self.suites = {s.name: s.paths for s in export.suites(sources.load(REPO, KERNEL))}
+		self.suites = {s.name: s.paths for s in grouped(sources.load(REPO, KERNEL))}
 
 	def changes(self, patch: str, kernel: kernels.KernelSpec=KERNEL) -> List[hooks.FileChange]:
-		suites = {s.name: s.paths for s in export.suites(sources.load(REPO, kernel))}
+		suites = {s.name: s.paths for s in grouped(sources.load(REPO, kernel))}
 		changes = patch_changes(os.path.join(REPO, kernel.patches_dir(), patch))
 		hooks.assign(changes, suites, self.symbols)
 		return changes
@@ -69,7 +72,7 @@ class HooksTest(unittest.TestCase):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
 				wanted = sources.load(REPO, kernel)
-				suites = {s.name for s in export.suites(wanted)}
+				suites = {s.name for s in grouped(wanted)}
 				cuts = {name: hooks.hooked(self.changes(name, kernel), name, suites)
 					for name in wanted.patches}
 				self.assertEqual([cut for _, cut in sorted(cuts.items())], [
@@ -106,7 +109,7 @@ class HooksTest(unittest.TestCase):
 				self.assertEqual({name: symbols for name, symbols in
 						  export._item_symbols(changes).items() if name in pan},
 						 {name: {'ARM64_PAN_KUNIT_TEST'} for name in pan})
-				found = {s.name: s for s in export.suites(wanted)}
+				found = {s.name: s for s in grouped(wanted)}
 				patterns = hooks.file_patterns({name: found[name].paths for name in pan})
 				mail = export.mailinfo(patch)
 				own = {name: export._own_paragraphs(mail, patterns, self.symbols, name)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# pan-kunit's JUnit (pan_kunit.junit) against the one 7.3's kunit.py
+# pan-kunit's JUnit (pan_kunit.results.junit) against the one 7.3's kunit.py
 # writes (`kunit.py parse --junit`, kunit_junit.py), of the same consoles
 # of real 7.3 boots (test_data/console/7.3_*.log): pan-kunit keeps its own
 # writer on every kernel, one shape everywhere (a testsuite per kernel,
@@ -19,7 +19,10 @@ import unittest
 import xml.etree.ElementTree as ET
 from typing import Dict, Optional, Tuple
 
-from pan_kunit import junit, ktap, results
+from pan_kunit.host import files
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.results import config_result, junit
+from pan_kunit.results.config_result import Status
 from testlib import end_to_end
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
@@ -39,7 +42,7 @@ def _outcome(testcase: ET.Element) -> Tuple[str, str]:
 			return tag, reason
 	return '', ''
 
-def kunit_py_junit(console: str) -> Tuple[Leaves, Dict[str, Dict[str, str]], Optional[results.JsonObj]]:
+def kunit_py_junit(console: str) -> Tuple[Leaves, Dict[str, Dict[str, str]], Optional[files.JsonObj]]:
 	"""The leaves and per-suite counts of 7.3's kunit.py parse --junit,
 	and its JSON."""
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-junit-') as scratch:
@@ -52,7 +55,7 @@ def kunit_py_junit(console: str) -> Tuple[Leaves, Dict[str, Dict[str, str]], Opt
 			       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False,
 			       env=dict(os.environ, PYTHONDONTWRITEBYTECODE='1'))
 		top = ET.parse(xml).getroot()
-		kunit = results.read_json(json_path)
+		kunit = files.read_json(json_path)
 	leaves: Leaves = {}
 	counts = {}
 	for suite in top.findall('testsuite'):
@@ -65,15 +68,15 @@ def kunit_py_junit(console: str) -> Tuple[Leaves, Dict[str, Dict[str, str]], Opt
 				leaves[f'{name}/{case.get("name")}.{testcase.get("name")}'] = _outcome(testcase)
 	return leaves, counts, kunit
 
-def pan_kunit_junit(console: str, kunit: results.JsonObj) -> Tuple[Leaves, Dict[str, Dict[str, str]]]:
+def pan_kunit_junit(console: str, kunit: files.JsonObj) -> Tuple[Leaves, Dict[str, Dict[str, str]]]:
 	"""The same of pan-kunit's testsuites of the console as one config."""
 	with open(console) as f:
 		text = f.read()
 	cases, _ = ktap.parse(text, KUNIT_DIR)
-	result = results.ConfigResult(
-		name='arm64_pan', cpu='max', qemu_config='', build_dir='', status=results.Status.PASS,
-		elapsed=None, skip_reasons=results.skip_reasons(text), kunit=kunit,
-		console_log=console, exec_log='', cases=cases, param_skips=results.param_skips(text))
+	result = config_result.ConfigResult(
+		name='arm64_pan', cpu='max', qemu_config='', build_dir='', status=Status.PASS,
+		elapsed=None, skip_reasons=ktap_lines.skip_reasons(text), kunit=kunit,
+		console_log=console, exec_log='', cases=cases, param_skips=ktap_lines.param_skips(text))
 	leaves: Leaves = {}
 	counts = {}
 	for suite in junit.config_suites(result):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of --kernel, the supported kernels (pan_kunit.kernels) and the tree
+# Tests of --kernel, the supported kernels (pan_kunit.trees.kernels) and the tree
 # of each.
 
 import os
@@ -10,9 +10,11 @@ import unittest
 from typing import Dict, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import Error, cli, kernels, series, sources, targets, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli
+from pan_kunit.trees import kernels, sources, targets, tree
 from testlib import (REPO, VERSION, KERNEL, kernel, test_data_path, read, write, TempDirTestCase,
-		     end_to_end, setUpModule, tearDownModule)
+		     end_to_end, setUpModule, tearDownModule, plain_printer)
 
 class KernelsTest(TempDirTestCase):
 	"""--kernel, the supported kernels, and which tree each command uses."""
@@ -116,8 +118,8 @@ class KernelsTest(TempDirTestCase):
 		self.copy_prepared_tree()
 		with self.assertRaisesRegex(Error, f'^{self.tree} holds linux-source-6.1, not '
 					    'linux-source-6.12: pan-kunit leaves it alone'):
-			tree.setup(self.tree, kernel('6.12'), sources.load(self.repo, KERNEL),
-				   self.tarball, VERSION)
+			tree.setup(plain_printer(), self.tree, kernel('6.12'),
+				   sources.load(self.repo, KERNEL), self.tarball, VERSION)
 
 
 if __name__ == '__main__':

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the one result model (pan_kunit.leaves): on a real console of
+# Tests of the one result model (pan_kunit.results.leaves): on a real console of
 # each kernel (test_data/console/VERSION_*.log, with the JSON its kunit.py
 # wrote), the terminal's table, the closing tally, the JSON record and the
 # JUnit file give the counts the kernel itself printed ("# Totals:" of each
@@ -11,8 +11,13 @@ import re
 import unittest
 from typing import Dict, List, Tuple
 
-from pan_kunit import junit, ktap, leaves, report, results, tree
-from pan_kunit.ktap import CaseStatus
+from pan_kunit.host import files
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.kunit_tool.ktap import CaseStatus
+from pan_kunit.results import config_result, junit, leaves, terminal
+from pan_kunit.results.config_result import Status
+from pan_kunit.results.record import config_record as record_of
+from pan_kunit.trees import tree
 from testlib import COMMIT, kunit_tool_of, read, test_data_path
 
 # (kernel, fixture): the consoles of real boots, with their skips.
@@ -20,17 +25,17 @@ FIXTURES = (('6.1', '6.1_nopan_skips'), ('6.1', '6.1_pan_param_skip'),
 	    ('6.12', '6.12_nopan_skips'), ('7.3', '7.3_nopan_skips'))
 SUITE_TOTALS = re.compile(r'^# Totals: pass:([0-9]+) fail:([0-9]+) skip:([0-9]+) total:[0-9]+$')
 
-def config_result(kernel: str, name: str) -> results.ConfigResult:
-	"""The fixture as runner collects a boot."""
+def read_result(kernel: str, name: str) -> config_result.ConfigResult:
+	"""The fixture as boots.py reads a boot."""
 	console = read(test_data_path('console', name + '.log'))
-	return results.ConfigResult(
+	return config_result.ConfigResult(
 		name='arm64_nopan', cpu='cortex-a57', qemu_config='', build_dir='',
-		status=results.Status.PASS, elapsed=1.0, skip_reasons=results.skip_reasons(console),
-		kunit=results.read_json(test_data_path('kunit_json', name + '.json')),
+		status=Status.PASS, elapsed=1.0, skip_reasons=ktap_lines.skip_reasons(console),
+		kunit=files.read_json(test_data_path('kunit_json', name + '.json')),
 		console_log='', exec_log='',
 		kernel=tree.Kernel(kernel, f'linux-source-{kernel}', kernel, COMMIT, None),
 		cases=ktap.parse(console, kunit_tool_of(kernel))[0],
-		param_skips=results.param_skips(console))
+		param_skips=ktap_lines.param_skips(console))
 
 def kernels_own(name: str) -> Tuple[int, int, int]:
 	"""Passed, failed, skipped, as the kernel counted them: the sum of the
@@ -53,7 +58,7 @@ def kernels_own(name: str) -> Tuple[int, int, int]:
 		suite = []
 	return counts[0], counts[1], counts[2]
 
-def json_leaves(group: results.JsonObj, found: List[str]) -> List[str]:
+def json_leaves(group: files.JsonObj, found: List[str]) -> List[str]:
 	found += [case['status'] for case in group.get('test_cases', [])]
 	for sub in group.get('sub_groups', []):
 		json_leaves(sub, found)
@@ -68,12 +73,12 @@ class CountsAgreeTest(unittest.TestCase):
 	def test_every_rendering_gives_the_kernels_own_counts(self) -> None:
 		for kernel, name in FIXTURES:
 			with self.subTest(fixture=name):
-				result = config_result(kernel, name)
+				result = read_result(kernel, name)
 				expected = kernels_own(name)
 				self.assertGreater(expected[2], 0)
-				self.assertEqual(table_sums(report.table([result])), expected, 'table')
-				self.assertEqual(results.totals([result]), expected, 'closing tally')
-				record = result.to_json()
+				self.assertEqual(table_sums(terminal.table([result])), expected, 'table')
+				self.assertEqual(config_result.totals([result]), expected, 'closing tally')
+				record = record_of(result)
 				statuses = json_leaves(record, [])
 				self.assertEqual((statuses.count('PASS'), statuses.count('FAIL'),
 						  statuses.count('SKIP')), expected, 'JSON leaves')
@@ -88,20 +93,20 @@ class CountsAgreeTest(unittest.TestCase):
 	def test_every_skip_has_its_reason_everywhere(self) -> None:
 		for kernel, name in FIXTURES:
 			with self.subTest(fixture=name):
-				result = config_result(kernel, name)
+				result = read_result(kernel, name)
 				skipped = kernels_own(name)[2]
-				reasons = result.to_json()['skip_reasons']
+				reasons = record_of(result)['skip_reasons']
 				self.assertEqual(len(reasons), skipped)
 				self.assertTrue(all(reasons.values()), reasons)
 				xml = junit.document('run', junit.config_suites(result)).getroot()
 				messages = [s.get('message') for s in xml.iter('skipped')]
 				self.assertEqual(len(messages), skipped)
 				self.assertTrue(all(messages), messages)
-				lines = report.skip_lines([result], width=1000)
+				lines = terminal.skip_lines([result], width=1000)
 				counted = sum(int(line.split()[0]) for line in lines[2:]
 					      if not line.startswith('        '))
 				self.assertEqual(counted, skipped, lines)
-				self.assertNotIn(report.NO_REASON, '\n'.join(lines))
+				self.assertNotIn(terminal.NO_REASON, '\n'.join(lines))
 
 	def test_6_1_parameter_skips_named_only_when_known(self) -> None:
 		cases = [ktap.Case(['s', 'c', p], CaseStatus.PASS, []) for p in ('a', 'b', 'c')]
@@ -123,8 +128,8 @@ class CountsAgreeTest(unittest.TestCase):
 								 ('s.c[b]', CaseStatus.PASS, '')])
 
 	def test_skip_lines_name_the_unnamed_once(self) -> None:
-		result = config_result('6.1', '6.1_pan_param_skip')
-		lines = report.skip_lines([result], width=1000)
+		result = read_result('6.1', '6.1_pan_param_skip')
+		lines = terminal.skip_lines([result], width=1000)
 		self.assertIn('        arm64_nopan: arm64_cpufeature_match.'
 			      'has_cpuid_feature_kernel_rows_second_cpu_below[1 unnamed]', lines)
 

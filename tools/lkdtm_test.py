@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit lkdtm: end to end with the fake kunit_tool, and
-# its verdicts from console fixtures (pan_kunit.lkdtm).
+# its verdicts from console fixtures (pan_kunit.commands.lkdtm).
 
 import contextlib
 import io
@@ -12,10 +12,16 @@ import unittest
 from typing import Any, List, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, configs, coverage, initramfs, kunit_tool, lkdtm, proc, results,
-		       runner, summary, targets)
+from pan_kunit import Error
+from pan_kunit.commands import cli, coverage, lkdtm
+from pan_kunit.host import proc, summary
+from pan_kunit.kunit_tool import configs, kunit_py
+from pan_kunit.matrix import initramfs
+from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Exit
+from pan_kunit.trees import targets
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
-		     tearDownModule)
+		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -72,7 +78,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_initramfs_failure_is_an_error_before_any_build(self) -> None:
 		real_run = proc.run
 		def _run(argv: List[str], **kwargs: Any) -> Any:
-			if argv[0] == runner.CROSS_COMPILE + 'gcc':
+			if argv[0] == kunit_py.CROSS_COMPILE + 'gcc':
 				return proc.Result(argv, 1, 'init.c:1: error: oops')
 			return real_run(argv, **kwargs)
 		out = io.StringIO()
@@ -87,8 +93,9 @@ class LkdtmRunTest(FakeKunitTestCase):
 	def test_fragments_without_lkdtm_are_refused_before_any_work(self) -> None:
 		with mock.patch.object(initramfs, 'pack') as pack, \
 		     self.assertRaisesRegex(Error, 'built without kconfig/lkdtm.config'):
-			lkdtm.run(self.tree, 'kunit', [], self.repo, 10, 1,
-				  fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)])
+			lkdtm.run(matrix_plan(self.tree, [], 10, 1,
+					      fragments=[os.path.join(self.repo, targets.LEAN_KCONFIG)]),
+				  self.repo, plain_progress(), build_settings())
 		pack.assert_not_called()
 		self.assertEqual(self.traced('build'), [])
 
@@ -150,14 +157,14 @@ class LkdtmRunTest(FakeKunitTestCase):
 
 	def test_timeout_fails_whatever_the_console_says(self) -> None:
 		exec_dir = os.path.join(self.tmp, 'exec')
-		# Read from runner.CONSOLE, whatever its name.
-		with mock.patch.object(runner, 'CONSOLE', 'console.txt'):
+		# Read from config_result.CONSOLE, whatever its name.
+		with mock.patch.object(config_result, 'CONSOLE', 'console.txt'):
 			write(os.path.join(exec_dir, 'console.txt'),
 			      read(test_data_path('lkdtm', 'access_caught.log')))
 			ok = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
-					    results.Exit(1, False, 3.0), 60)
+					    Exit(1, False, 3.0), 60)
 			late = lkdtm._verdict(exec_dir, 'ACCESS_USERSPACE', lkdtm.PanSource.CPU,
-					      results.Exit(1, True, 120.0), 60)
+					      Exit(1, True, 120.0), 60)
 		self.assertTrue(ok.ok, ok.summary)
 		self.assertFalse(late.ok)
 		self.assertTrue(late.summary.startswith('timed out: caught'), late.summary)
@@ -303,7 +310,7 @@ class LkdtmTest(unittest.TestCase):
 			    ('c', 'ACCESS_NULL'): lkdtm.BootVerdict(True, 'caught', None)}
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			self.assertFalse(lkdtm.print_report([cfg], verdicts))
+			self.assertFalse(lkdtm.print_report(plain_printer(), [cfg], verdicts))
 		lines = out.getvalue().splitlines()
 		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
 		self.assertIn('    y', lines)
@@ -312,7 +319,8 @@ class LkdtmTest(unittest.TestCase):
 					      '    ACCESS_NULL        ok   caught'])
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			lkdtm.print_report([self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
+			lkdtm.print_report(plain_printer(),
+					   [self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
 					    self.config('max')], verdicts)
 		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
 		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.mutagen and pan_kunit.score: the places each operator
+# Tests of pan_kunit.commands.mutagen and pan_kunit.commands.score: the places each operator
 # finds in a small C fixture (test_data/mutagen/sample.c) with libclang,
 # the patches, the sample, the score and its interval, and that a mutant
 # that does not build is dropped, not counted.
@@ -14,7 +14,8 @@ import tempfile
 import unittest
 from typing import Dict, List
 
-from pan_kunit import Error, mutagen, mutants, score
+from pan_kunit import Error
+from pan_kunit.commands import mutagen, mutants, score
 from testlib import end_to_end
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data', 'mutagen')

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of LKDTM's boots as a judge of tools/pan-kunit mutants
-# (pan_kunit.mutants_lkdtm, mutants.judge_by_groups()): with runner.run and
-# runner.run_jobs as stand-ins, and end to end with the fake kunit_tool.
+# (pan_kunit.commands.mutants_lkdtm, mutants.judge_by_groups()): with
+# pipeline.build_and_boot and jobs.run_jobs as stand-ins, and end to end
+# with the fake kunit_tool.
 
 import contextlib
 import io
@@ -14,10 +15,17 @@ import unittest
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, configs, initramfs, lkdtm, mutants, mutants_lkdtm, results, runner,
-		       steps, tree)
+from pan_kunit import Error
+from pan_kunit.commands import lkdtm, mutants, mutants_lkdtm, steps
+from pan_kunit.host.printer import Printer
+from pan_kunit.host.progress import Progress
+from pan_kunit.kunit_tool import configs
+from pan_kunit.matrix import initramfs, jobs, pipeline, plan
+from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Status, Exit
+from pan_kunit.trees import tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule)
+		     setUpModule, tearDownModule, plain_progress, build_settings)
 
 FAULT_C = 'arch/arm64/mm/fault.c'
 ACCESS, EXEC, NULL = lkdtm.CRASH_TYPES
@@ -35,7 +43,7 @@ GOOD = {('pan', ACCESS): 'access_caught.log', ('pan', EXEC): 'exec_caught.log',
 
 class LkdtmJudgeTest(TempDirTestCase):
 	"""mutants.judge_by_groups() of a mutant that survives the KUnit boots
-	(runner.run a stand-in), then LKDTM's (runner.run_jobs a stand-in that
+	(pipeline.build_and_boot a stand-in), then LKDTM's (jobs.run_jobs a stand-in that
 	writes each boot's console)."""
 
 	def setUp(self) -> None:
@@ -46,38 +54,39 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# (config, crash) -> the console fixture the boot writes.
 		self.consoles = dict(GOOD)
 
-	def fake_run_jobs(self, jobs: List[runner.Job], watchdog: Optional[float],
-			  ended: Optional[Callable[[runner.Job], None]]=None) -> None:
-		for job in jobs:
+	def fake_run_jobs(self, progress: Progress, job_list: List[jobs.Job],
+			  watchdog: Optional[float],
+			  ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
+		for job in job_list:
 			name, crash = job.label.split()
 			self.booted.append((name, crash))
 			exec_dir = job.cmd[job.cmd.index('--build_dir') + 1]
-			write(os.path.join(exec_dir, runner.CONSOLE),
+			write(os.path.join(exec_dir, config_result.CONSOLE),
 			      read(test_data_path('lkdtm', self.consoles[name, crash])))
-			job.outcome = results.Exit(1, False, 1.0)
+			job.outcome = Exit(1, False, 1.0)
 			assert ended is not None
 			ended(job)
 
 	def judge(self, files: List[str], ok: Set[Tuple[str, str]],
-		  kunit: results.Status=results.Status.PASS,
+		  kunit: Status=Status.PASS,
 		  must_fail: Optional[List[str]]=None) -> mutants.Mutant:
 		"""A mutant of @files judged on one kconfig group, whose KUnit
 		boots end in @kunit, against a baseline whose LKDTM boots @ok were ok."""
-		def fake_run(wt: str, kunit_dir: str, group: List[configs.QemuConfig], *args: Any,
-			     **kwargs: Any) -> List[results.ConfigResult]:
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[config_result.ConfigResult]:
 			found = []
-			for config in group:
+			for config in run.configs:
 				found.append(synthetic_config(kunit, {
-					'a': 'FAIL' if kunit == results.Status.FAIL else 'PASS'}))
+					'a': 'FAIL' if kunit == Status.FAIL else 'PASS'}))
 				found[-1].name = config.name
 			return found
-		checker = steps.Checker(self.tree, self.matrix, timeout=60, jobs=1)
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, self.matrix,
+					timeout=60, jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
 					must_fail=must_fail or ['arm64_s'], files=files)
 		base = mutants_lkdtm.Baseline('/b/initramfs.cpio', ok, 0.0)
 		with mock.patch.object(steps.Checker, 'groups', return_value=[self.matrix]), \
-		     mock.patch.object(runner, 'run', fake_run), \
-		     mock.patch.object(runner, 'run_jobs', self.fake_run_jobs), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
+		     mock.patch.object(jobs, 'run_jobs', self.fake_run_jobs), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, self.wt, mutant, 1, {'arm64_s'}, lkdtm=base)
@@ -95,7 +104,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		# The boots' files are the mutant's, beside its KUnit boots'.
 		assert mutant.logs is not None
 		boot = os.path.join(mutant.logs, 'lkdtm', 'pan-ACCESS_USERSPACE')
-		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(boot, runner.CONSOLE)))
+		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(boot, config_result.CONSOLE)))
 		# The kernel the KUnit step built in the worktree.
 		self.assertTrue(os.readlink(os.path.join(boot, 'Image')).startswith(
 			os.path.join(self.wt, '.pan-kunit', 'build') + os.sep))
@@ -150,7 +159,7 @@ class LkdtmJudgeTest(TempDirTestCase):
 		self.assertEqual((mutant.verdict, mutant.lkdtm), (mutants.MutantVerdict.SURVIVED, ''))
 
 	def test_a_mutant_killed_by_kunit_gets_no_boot(self) -> None:
-		mutant = self.judge([FAULT_C], set(GOOD), kunit=results.Status.FAIL)
+		mutant = self.judge([FAULT_C], set(GOOD), kunit=Status.FAIL)
 		self.assertEqual(self.booted, [])
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 
@@ -165,19 +174,19 @@ class LkdtmBaselineTest(TempDirTestCase):
 
 	def baseline(self, files: List[List[str]], verdicts: Dict[Tuple[str, str], bool],
 		     pack_error: bool=False) -> Tuple[Optional[mutants_lkdtm.Baseline], str, Any]:
-		checker = steps.Checker(self.tree, [qemu_config('pan', 'max')], timeout=1, jobs=1,
+		out = io.StringIO()
+		checker = steps.Checker(Progress(Printer(out)), build_settings(), self.tree,
+					[qemu_config('pan', 'max')], timeout=1, jobs=1,
 					lkdtm_init='/repo/lkdtm/init.c')
 		found = {key: lkdtm.BootVerdict(ok, 'caught' if ok else 'hung', None)
 			 for key, ok in verdicts.items()}
-		out = io.StringIO()
 		with mock.patch.object(initramfs, 'pack', return_value='/x/initramfs.cpio',
 				       side_effect=Error('gcc failed') if pack_error else None) as pack, \
-		     mock.patch.object(lkdtm, 'boot', return_value=found) as boot, \
-		     contextlib.redirect_stdout(out):
+		     mock.patch.object(lkdtm, 'boot', return_value=found) as boot:
 			base = mutants_lkdtm.baseline(checker, os.path.join(self.tmp, 'wt'),
 						      os.path.join(self.tmp, 'logs'), files)
 		if boot.called:
-			self.assertEqual(boot.call_args[0][3], '/x/initramfs.cpio')
+			self.assertEqual(boot.call_args[0][4], '/x/initramfs.cpio')
 			pack.assert_called_once_with(os.path.join(self.tmp, 'wt'), '/repo/lkdtm/init.c',
 						     'lkdtm')
 		return base, out.getvalue(), boot
@@ -264,7 +273,7 @@ class LkdtmMutantsTest(CheckTestCase):
 		wt = self.worktree()
 		self.assertIn(lkdtm.SURVIVED_READ, read(os.path.join(
 			wt, '.pan-kunit', 'mutants', 'pan-fault-gone', 'lkdtm', 'pass_pan-ACCESS_USERSPACE',
-			runner.CONSOLE)))
+			config_result.CONSOLE)))
 
 	def test_no_lkdtm_boot_when_no_mutant_touches_the_fault_path(self) -> None:
 		status, output = self.run_cli('mutants', '--only', 'survived', '--only', 'killed')

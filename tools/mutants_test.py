@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit mutants: end to end with the fake kunit_tool, and
-# its verdicts (pan_kunit.mutants.judge*).
+# its verdicts (pan_kunit.commands.mutants.judge*).
 
 import contextlib
 import io
@@ -16,9 +16,16 @@ import xml.etree.ElementTree as ET
 from typing import Any, List, Set
 from unittest import mock
 
-from pan_kunit import Error, cli, configs, mutants, results, runner, steps, summary, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli, mutants, steps
+from pan_kunit.host import summary
+from pan_kunit.kunit_tool import configs
+from pan_kunit.matrix import pipeline, plan
+from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Status
+from pan_kunit.trees import tree
 from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule)
+		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
 
 class MutantsTest(CheckTestCase):
 
@@ -219,12 +226,13 @@ class MutantsTest(CheckTestCase):
 		request = cli.mutants_request(cli.parse_args(['mutants', '--sample', '2',
 							      '--seed', '3']))
 		with contextlib.redirect_stdout(io.StringIO()):
-			forward = [m.name for m in mutants._sampled(request, kernel, found)]
-			backward = [m.name for m in mutants._sampled(request, kernel, found[::-1])]
+			forward = [m.name for m in mutants._sampled(plain_printer(), request, kernel, found)]
+			backward = [m.name for m in mutants._sampled(plain_printer(), request, kernel,
+								    found[::-1])]
 		self.assertEqual(forward, checked)
 		self.assertEqual(backward, checked)
 		request = cli.mutants_request(cli.parse_args(['mutants']))
-		self.assertEqual(mutants._sampled(request, kernel, found), found)
+		self.assertEqual(mutants._sampled(plain_printer(), request, kernel, found), found)
 		for argv, error in ((['--sample', '2', '--only', 'killed'],
 				     '--only names the mutants to check; --sample draws them: give one'),
 				    (['--seed', '3'], '--seed seeds the sample: give --sample N too')):
@@ -247,22 +255,22 @@ class MutantsTest(CheckTestCase):
 			      output)
 
 class JudgeByGroupsTest(TempDirTestCase):
-	"""mutants.judge_by_groups() with runner.run as a stand-in."""
+	"""mutants.judge_by_groups() with pipeline.build_and_boot as a stand-in."""
 
 	def test_each_group_keeps_the_consoles_of_those_before(self) -> None:
 		matrix: List[configs.QemuConfig] = [mock.Mock(), mock.Mock()]
 		matrix[0].name, matrix[1].name = 'a', 'b'
-		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
-			     outputs: runner.Outputs, **kwargs: Any) -> List[results.ConfigResult]:
-			console = os.path.join(outputs.exec_dir(configs[0]), 'test.log')
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[config_result.ConfigResult]:
+			console = os.path.join(run.outputs.exec_dir(run.configs[0]), 'test.log')
 			os.makedirs(os.path.dirname(console))
 			write(console, 'boot\n')
-			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+			return [synthetic_config(Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
+					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'])
 		wt = os.path.join(self.tmp, 'wt')
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
-		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, wt, mutant, 1, {'arm64_s'})
@@ -283,19 +291,19 @@ class JudgeByGroupsTest(TempDirTestCase):
 			write(os.path.join(build_dir, 'f.o'), 'tree')
 		before = mutants.object_hashes(list(dirs.values()), ['f.o'])
 		built: List[str] = []
-		def fake_run(wt: str, kunit_dir: str, configs: Any, *args: Any,
-			     **kwargs: Any) -> List[results.ConfigResult]:
-			name = configs[0].name
+		def fake_run(run: plan.MatrixPlan, *args: Any) -> List[config_result.ConfigResult]:
+			name = run.configs[0].name
 			built.append(name)
 			write(os.path.join(dirs[name], 'f.o'), 'mutant' if name in mutated_in else 'tree')
-			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+			return [synthetic_config(Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
+					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s',
 					must_fail=[mutants.ANY_SUITE], files=['f.c'])
 		with mock.patch.object(steps.Checker, 'groups', return_value=[[matrix[0]], [matrix[1]]]), \
 		     mock.patch.object(steps.Checker, 'build_dirs',
 				       side_effect=lambda wt, group: [dirs[group[0].name]]), \
-		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, os.path.join(self.tmp, 'wt'), mutant, 1, set(),
@@ -318,16 +326,17 @@ class JudgeByGroupsTest(TempDirTestCase):
 		matrix: List[configs.QemuConfig] = [mock.Mock()]
 		matrix[0].name = 'a'
 		calls: List[int] = []
-		def fake_run(*args: Any, **kwargs: Any) -> List[results.ConfigResult]:
+		def fake_run(*args: Any, **kwargs: Any) -> List[config_result.ConfigResult]:
 			calls.append(1)
 			if len(calls) == fail_on:
-				return [synthetic_config(results.Status.FAIL, {'a': 'FAIL'})]
-			return [synthetic_config(results.Status.PASS, {'a': 'PASS'})]
-		checker = steps.Checker(self.tree, matrix, timeout=1, jobs=1)
+				return [synthetic_config(Status.FAIL, {'a': 'FAIL'})]
+			return [synthetic_config(Status.PASS, {'a': 'PASS'})]
+		checker = steps.Checker(plain_progress(), build_settings(), self.tree, matrix, timeout=1,
+					jobs=1)
 		mutant = mutants.Mutant(path='m.patch', name='m', subject='s', must_fail=['arm64_s'],
 					boots=boots)
 		with mock.patch.object(steps.Checker, 'groups', return_value=[matrix]), \
-		     mock.patch.object(runner, 'run', fake_run), \
+		     mock.patch.object(pipeline, 'build_and_boot', fake_run), \
 		     mock.patch.object(tree, 'head', return_value='c0ffee'), \
 		     mock.patch.object(steps, 'step_kunitconfig', return_value=[]):
 			mutants.judge_by_groups(checker, os.path.join(self.tmp, 'wt'), mutant, 1,
@@ -362,14 +371,14 @@ class JudgeTest(unittest.TestCase):
 
 	def test_cases_that_failed_before_a_hang_are_named(self) -> None:
 		mutant = self.mutant()
-		hung = synthetic_config(results.Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
+		hung = synthetic_config(Status.TIMEOUT, {'a': 'FAIL', 'b': 'PASS'})
 		mutants.judge(mutant, [hung], {'arm64_s'})
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.KILLED)
 		self.assertEqual(mutant.detail, 'c: 1 failed: arm64_s.a; then c: timeout')
 
 	def test_a_crash_before_any_failure_is_the_kill(self) -> None:
 		mutant = self.mutant()
-		mutants.judge(mutant, [synthetic_config(results.Status.CRASH, {'a': 'PASS'})],
+		mutants.judge(mutant, [synthetic_config(Status.CRASH, {'a': 'PASS'})],
 			      {'arm64_s'})
 		self.assertEqual((mutant.verdict, mutant.detail), (mutants.MutantVerdict.KILLED, 'c: crash'))
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the Debian packages and commands each command needs
-# (pan_kunit.packages).
+# (pan_kunit.host.packages).
 
 import contextlib
 import io
@@ -14,8 +14,11 @@ import unittest
 from typing import Any, Callable, Dict, List, Sequence
 from unittest import mock
 
-from pan_kunit import Error, cli, coverage, packages, tree
-from testlib import REAL_REQUIRE, test_data_path, setUpModule, tearDownModule
+from pan_kunit import Error
+from pan_kunit.commands import cli, coverage
+from pan_kunit.host import packages
+from pan_kunit.trees import tree
+from testlib import REAL_REQUIRE, test_data_path, setUpModule, tearDownModule, plain_printer
 
 def lacking(*names: str, qemu: str='1:10.0.2') -> Callable[[Sequence[str]], Dict[str, str]]:
 	"""A packages.installed_versions() that has every package but @names,
@@ -41,7 +44,7 @@ class PackagesTest(unittest.TestCase):
 		   release: str='bookworm', root: str='/nowhere') -> str:
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			packages.ensure(sources, extra, installed=installed, euid=lambda: euid,
+			packages.ensure(plain_printer(), sources, extra, installed=installed, euid=lambda: euid,
 					apt_get=self.apt_get, release=lambda: release, older=older,
 					root=root)
 		return out.getvalue()
@@ -73,7 +76,7 @@ class PackagesTest(unittest.TestCase):
 
 	def test_failing_apt_get_is_an_error(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(Error) as e:
-			packages.ensure(installed=lacking('flex'), euid=lambda: 0,
+			packages.ensure(plain_printer(), installed=lacking('flex'), euid=lambda: 0,
 					apt_get=lambda args: 100 if args[0] == 'install' else 0,
 					release=lambda: 'bookworm', older=older)
 		self.assertIn('apt-get install -y --no-install-recommends flex failed', str(e.exception))
@@ -88,7 +91,7 @@ class PackagesTest(unittest.TestCase):
 
 	def test_all_present_runs_nothing(self) -> None:
 		euid = mock.Mock(return_value=1000)
-		packages.ensure(installed=lacking(), euid=euid, apt_get=self.apt_get,
+		packages.ensure(plain_printer(), installed=lacking(), euid=euid, apt_get=self.apt_get,
 				release=lambda: 'bookworm', older=older)
 		euid.assert_not_called()
 		self.assertEqual(self.apt_calls, [])
@@ -174,7 +177,7 @@ class PackagesTest(unittest.TestCase):
 	def test_a_failing_dpkg_query_is_an_error(self) -> None:
 		# Not "every package is missing", which would install them all.
 		with self.fake_dpkg(FAKE_DPKG_BROKEN='1'), self.assertRaises(Error) as e:
-			packages.ensure(euid=lambda: 0, apt_get=self.apt_get, older=older)
+			packages.ensure(plain_printer(), euid=lambda: 0, apt_get=self.apt_get, older=older)
 		self.assertEqual(str(e.exception), "dpkg-query -W failed (exit 2): dpkg-query: error: "
 				 "parsing file '/var/lib/dpkg/status' near line 7: newline in field "
 				 "name '#padding'")
@@ -184,7 +187,7 @@ class PackagesTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as empty, \
 		     mock.patch.dict(os.environ, {'PATH': empty}):
 			with self.assertRaises(Error) as e:
-				packages.ensure(['linux-source-6.1'])
+				packages.ensure(plain_printer(), ['linux-source-6.1'])
 			self.assertIn('no dpkg-query: this is not a Debian host. pan-kunit builds '
 				      "Debian's linux-source-6.1 and installs what it needs only on Debian, "
 				      'with apt-get; it needs the Debian packages: linux-source-6.1 '

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.proc's copies of pan-kunit's own process: proc.Fork
+# Tests of pan_kunit.host.proc's copies of pan-kunit's own process: proc.Fork
 # and proc.ended(), which selftest runs its test files in.
 
 import os
@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from pan_kunit import proc
+from pan_kunit.host import proc
 from testlib import read, setUpModule, tearDownModule
 
 class ForkTest(unittest.TestCase):

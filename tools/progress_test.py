@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of what a run prints while it runs (pan_kunit.progress) and its
-# jobs (pan_kunit.runner.Job).
+# Tests of what a run shows while it runs (pan_kunit.host.progress).
 
 import contextlib
 import io
@@ -15,7 +14,8 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import progress, runner
+from pan_kunit.host import progress
+from pan_kunit.host.printer import CLEAR_LINE as CLEAR, Printer
 from testlib import write, TempDirTestCase, without_status, end_to_end, setUpModule, tearDownModule
 
 class FakeClock:
@@ -26,30 +26,11 @@ class FakeClock:
 	def __call__(self) -> float:
 		return self.now
 
-CLEAR = progress.CLEAR_LINE
-
 class ProgressTest(unittest.TestCase):
-
-	def test_status_line_is_cleared_before_every_line(self) -> None:
-		out, err = io.StringIO(), io.StringIO()
-		printer = progress.Printer(out, err, tty=True, width=lambda: 41)
-		printer.status('building a: 3 objects, 0:05')
-		printer.stdout.write('built a\n')
-		printer.stdout.write('part')
-		printer.status('x')          # not in the middle of a line
-		printer.stdout.write('ial\n')
-		printer.status('y' * 100)    # cut at the terminal's width
-		printer.stderr.write('oops\n')
-		printer.close()
-		self.assertEqual(out.getvalue(), 'building a: 3 objects, 0:05' + CLEAR + 'built a\n' +
-				 'building a: 3 objects, 0:05' + CLEAR + 'partial\n' + 'x' + CLEAR +
-				 'y' * 40 + CLEAR + 'y' * 40 + CLEAR)
-		self.assertEqual(err.getvalue(), 'oops\n')
-		self.assertEqual(without_status(out.getvalue()), 'built a\npartial\n')
 
 	def test_no_status_line_when_not_a_terminal(self) -> None:
 		out = io.StringIO()
-		printer = progress.Printer(out)
+		printer = Printer(out)
 		shown = progress.Progress(printer, clock=FakeClock())
 		shown.task('step 1/3 x', 'about 1 min 00 s left')
 		with tempfile.NamedTemporaryFile('w', prefix='pan-kunit-test-') as log:
@@ -62,7 +43,7 @@ class ProgressTest(unittest.TestCase):
 		shown.boots_started(['a', 'b'])
 		shown.boot_ended('a', 'pass', 4.24)
 		shown.boot_ended('b', 'crash', 10.0, quiet=True)
-		printer.stdout.write('a line\n')
+		printer.print('a line')
 		printer.close()
 		self.assertEqual(out.getvalue(), 'boot a: pass (4.2 s)\na line\n')
 
@@ -77,7 +58,7 @@ class ProgressTest(unittest.TestCase):
 			os.utime(os.path.join(build, name), ns=(since + age * 10**9,) * 2)
 		write(log, 'Populating config with:\n')
 		out = io.StringIO()
-		shown = progress.Progress(progress.Printer(out, tty=True, width=lambda: 200), clock=clock,
+		shown = progress.Progress(Printer(out, tty=True, width=lambda: 200), clock=clock,
 					  wall_ns=lambda: since + progress.MTIME_SLACK_NS)
 		shown.task('step 1/3 0001-x', 'about 2 min 00 s left')
 		shown.build_started('pan,nopan', build, log)
@@ -128,65 +109,6 @@ class ProgressTest(unittest.TestCase):
 		self.assertEqual(eta.text(), 'about 10 s left')
 		self.assertEqual([progress.duration(s) for s in (59.4, 61, 3700)],
 				 ['59 s', '1 min 01 s', '1 h 01 min'])
-
-	def test_installed_owns_stdout_and_stderr(self) -> None:
-		out, err = io.StringIO(), io.StringIO()
-		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-			with progress.installed() as shown:
-				self.assertIs(progress.get(), shown)
-				print('to stdout')
-				print('to stderr', file=sys.stderr)
-				self.assertIsNot(sys.stdout, out)
-				self.assertIsNot(sys.stderr, err)
-			self.assertIs(sys.stdout, out)
-			self.assertIs(sys.stderr, err)
-		self.assertIsNot(progress.get(), shown)
-		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
-
-class JobTest(TempDirTestCase):
-
-	def test_output_reaches_the_log_while_the_job_runs(self) -> None:
-		# A kunit.py that prints without flushing, then waits for the test.
-		log, go = os.path.join(self.tmp, 'build.log'), os.path.join(self.tmp, 'go')
-		script = ('import os, sys, time\n'
-			  f'print({progress.MAKE_STARTED!r})\n'
-			  'deadline = time.monotonic() + 30\n'
-			  f'while not os.path.exists({go!r}) and time.monotonic() < deadline:\n'
-			  '    time.sleep(0.01)\n')
-		environ = {k: v for k, v in os.environ.items() if k != 'PYTHONUNBUFFERED'}
-		with mock.patch.dict(os.environ, environ, clear=True):
-			job = runner.Job('build k', [sys.executable, '-S', '-c', script], log)
-			job.start()
-		try:
-			deadline = time.monotonic() + 10
-			while not progress._make_started(log) and time.monotonic() < deadline:
-				time.sleep(0.01)
-			seen = progress._make_started(log)
-		finally:
-			write(go, '')
-			job.wait(60)
-		self.assertTrue(seen, 'the line reached the log only when the job ended')
-		self.assertEqual(job.outcome and job.outcome.returncode, 0)
-
-	@end_to_end
-	def test_watchdog_says_so_in_one_write(self) -> None:
-		class Writes(io.StringIO):
-			def __init__(self) -> None:
-				super().__init__()
-				self.writes: List[str] = []
-			def write(self, text: str) -> int:
-				self.writes.append(text)
-				return super().write(text)
-		out = Writes()
-		printer = progress.Printer(out, tty=False)
-		job = runner.Job('build k', [sys.executable, '-S', '-c', 'import time; time.sleep(60)'],
-				 os.path.join(self.tmp, 'build.log'))
-		with mock.patch.object(progress, '_current', progress.Progress(printer)), \
-		     contextlib.redirect_stdout(printer.stdout):  # type: ignore[type-var]
-			job.start()
-			job.wait(0.2)
-		self.assertIn('build k: still running after 0 s; killing it\n', out.writes)
-		self.assertTrue(job.outcome and job.outcome.timed_out)
 
 
 if __name__ == '__main__':

@@ -16,8 +16,12 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 from unittest import mock
 
-from pan_kunit import (Error, cli, cost, junit, kunit_tool, packages, results, runner, summary,
-		       targets, tree)
+from pan_kunit import Error
+from pan_kunit.commands import cli
+from pan_kunit.host import packages, summary
+from pan_kunit.host.printer import Printer
+from pan_kunit.matrix import builds, cost, jobs
+from pan_kunit.trees import targets, tree
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
 		     setUpModule, tearDownModule)
@@ -29,7 +33,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 	def test_a_missing_package_of_the_second_kernel_stops_before_the_first(self) -> None:
 		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
 				os.path.join(self.repo, 'patches', '6.12'))
-		def ensure(sources: List[str], extra: Sequence[str]=()) -> None:
+		def ensure(printer: Printer, sources: List[str], extra: Sequence[str]=()) -> None:
 			if 'linux-source-6.12' in sources:
 				raise Error('missing Debian packages: linux-source-6.12')
 		out = io.StringIO()
@@ -42,7 +46,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 		self.assertEqual(out.getvalue(),
 				 'pan-kunit: error: missing Debian packages: linux-source-6.12\n')
 		self.assertEqual(ensured.call_args_list,
-				 [mock.call(['linux-source-6.1', 'linux-source-6.12'], ())])
+				 [mock.call(mock.ANY, ['linux-source-6.1', 'linux-source-6.12'], ())])
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'cache', 'linux-source-6.1')))
 		self.assertEqual(self.traced('build'), [])
 
@@ -104,7 +108,7 @@ class RunTest(FakeKunitTestCase):
 		# git status is 0.2-0.3 s of a developer's loop: not before the builds.
 		building = threading.Event()
 		waited: List[bool] = []
-		real_status, real_build = tree.changed_files, runner.build_all
+		real_status, real_build = tree.changed_files, builds.build_all
 		def status(tree_dir: str) -> List[str]:
 			waited.append(building.wait(timeout=10))
 			return real_status(tree_dir)
@@ -113,7 +117,7 @@ class RunTest(FakeKunitTestCase):
 			return real_build(*args, **kwargs)
 		write(os.path.join(self.tree, 'arch/arm64/kernel/scratch.c'), '/* mine */\n')
 		with mock.patch.object(tree, 'changed_files', status), \
-		     mock.patch.object(runner, 'build_all', build_all):
+		     mock.patch.object(builds, 'build_all', build_all):
 			code, output = self.run_cli('--config', 'pass_pan')
 		self.assertEqual(code, 0, output)
 		self.assertEqual(waited, [True])
@@ -446,8 +450,8 @@ class RunTest(FakeKunitTestCase):
 		start = time.monotonic()
 		# The watchdog's margin leaves the fake kunit.py time to start its
 		# QEMU; a QEMU that ignores SIGTERM is SIGKILLed after the grace.
-		with mock.patch.object(runner, 'WATCHDOG_MARGIN', 0.5), \
-		     mock.patch.object(runner, 'KILL_GRACE', 0.1):
+		with mock.patch.object(jobs, 'WATCHDOG_MARGIN', 0.5), \
+		     mock.patch.object(jobs, 'KILL_GRACE', 0.1):
 			status, output = self.run_cli('--config', 'hang_pan', '--timeout', '1')
 		self.assertLess(time.monotonic() - start, 20)
 		self.assertEqual(status, 1, output)

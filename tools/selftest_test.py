@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of tools/pan-kunit selftest (pan_kunit.selftest).
+# Tests of tools/pan-kunit selftest (pan_kunit.commands.selftest).
 
 import contextlib
 import io
@@ -12,8 +12,8 @@ import unittest
 from typing import List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit import cli, selftest
-from testlib import write, end_to_end, setUpModule, tearDownModule
+from pan_kunit.commands import cli, selftest
+from testlib import write, end_to_end, setUpModule, tearDownModule, plain_printer
 
 @end_to_end
 class SelftestTest(unittest.TestCase):
@@ -29,7 +29,8 @@ class SelftestTest(unittest.TestCase):
 				out = io.StringIO()
 				with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
-					self.assertEqual(selftest.selftest(typecheck=False), 0 if ok else 1)
+					self.assertEqual(selftest.selftest(plain_printer(), typecheck=False),
+							 0 if ok else 1)
 				# Its closing line, and none that reads as unittest's.
 				self.assertTrue(out.getvalue().endswith(
 					f'selftest: {int(ok)} passed, {int(not ok)} failed\n'), out.getvalue())
@@ -50,7 +51,7 @@ class SelftestTest(unittest.TestCase):
 			     mock.patch.dict(os.environ, hook), \
 			     contextlib.redirect_stderr(io.StringIO()), \
 			     contextlib.redirect_stdout(io.StringIO()):
-				self.assertEqual(selftest.selftest(typecheck=False), 0)
+				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 0)
 				self.assertEqual(os.environ['GIT_DIR'], hook['GIT_DIR'])  # given back
 
 	def test_each_file_in_a_process_of_its_own(self) -> None:
@@ -64,7 +65,7 @@ class SelftestTest(unittest.TestCase):
 			out, err = io.StringIO(), io.StringIO()
 			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-				self.assertEqual(selftest.selftest(typecheck=False), 1)
+				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
 		self.assertTrue(out.getvalue().endswith('selftest: 1 passed, 1 failed\n'), out.getvalue())
 		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
 
@@ -85,7 +86,8 @@ class SelftestTest(unittest.TestCase):
 				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
 					quick = cli.parse_args(['selftest'] + argv).quick
-					self.assertEqual(selftest.selftest(quick=quick, typecheck=False), status)
+					self.assertEqual(selftest.selftest(plain_printer(), quick=quick,
+									   typecheck=False), status)
 				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
 				self.assertEqual('(1 skipped)' in out.getvalue(), quick, out.getvalue())
 
@@ -115,7 +117,7 @@ class SelftestTest(unittest.TestCase):
 				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 				     mock.patch.object(selftest, 'MYPY', mypy), \
 				     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-					self.assertEqual(selftest.selftest(), status)
+					self.assertEqual(selftest.selftest(plain_printer()), status)
 				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
 				self.assertRegex(out.getvalue(), f'(?m)^{line} \\(tools/mypy.ini\\)$')
 				self.assertIn(printed, err.getvalue())

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the series of bisect (pan_kunit.series) and the verdicts of its
-# steps (pan_kunit.steps, pan_kunit.series_bisect).
+# Tests of the series of bisect (pan_kunit.trees.series) and the verdicts of its
+# steps (pan_kunit.commands.steps, pan_kunit.commands.series_bisect).
 
 import contextlib
 import io
@@ -15,7 +15,11 @@ import unittest
 from typing import Dict, List, Optional
 from unittest import mock
 
-from pan_kunit import Error, cli, junit, results, series, series_bisect, steps, targets, tree
+from pan_kunit import Error
+from pan_kunit.commands import cli, series_bisect, steps
+from pan_kunit.results import config_result, junit
+from pan_kunit.results.config_result import Status
+from pan_kunit.trees import series, targets
 from testlib import (test_data_path, read, write, synthetic_config, end_to_end, setUpModule,
 		     tearDownModule)
 
@@ -155,15 +159,15 @@ class SeriesTest(unittest.TestCase):
 class StepVerdictTest(unittest.TestCase):
 	"""first_bad() and regressions() on synthetic steps."""
 
-	def config(self, status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
+	def config(self, status: Status, leaves: Dict[str, str]) -> config_result.ConfigResult:
 		return synthetic_config(status, leaves)
 
 	def test_first_bad_is_the_first_of_several(self) -> None:
-		good = self.config(results.Status.PASS, {'a': 'PASS'})
+		good = self.config(Status.PASS, {'a': 'PASS'})
 		checked = [steps.Step(0, None, configs=[good]),
 			   steps.Step(1, None, configs=[good]),
 			   steps.Step(2, None, configs=[good], regressions=['c: arm64_s.a FAIL']),
-			   steps.Step(3, None, configs=[self.config(results.Status.BUILD_ERROR, {})]),
+			   steps.Step(3, None, configs=[self.config(Status.BUILD_ERROR, {})]),
 			   steps.Step(4, None, configs=[good], regressions=['c: arm64_s.b FAIL'])]
 		bad = series_bisect.first_bad(checked)
 		self.assertIsNotNone(bad)
@@ -172,37 +176,37 @@ class StepVerdictTest(unittest.TestCase):
 		self.assertIsNone(series_bisect.first_bad(checked[:2]))
 
 	def test_crash_or_hang_after_a_pass_is_a_regression(self) -> None:
-		before = [self.config(results.Status.PASS, {'a': 'PASS', 'b': 'PASS'})]
-		for status in (results.Status.CRASH, results.Status.TIMEOUT):
+		before = [self.config(Status.PASS, {'a': 'PASS', 'b': 'PASS'})]
+		for status in (Status.CRASH, Status.TIMEOUT):
 			after = [self.config(status, {'a': 'PASS'})]
 			self.assertEqual(series_bisect.regressions(before, after), [f'c: {status}'])
 		# A case that crashed (ERROR) counts as failed, one that vanished does not.
-		after = [self.config(results.Status.CRASH, {'a': 'ERROR'})]
-		self.assertEqual(series_bisect.regressions([self.config(results.Status.CRASH, {'a': 'PASS'})], after),
+		after = [self.config(Status.CRASH, {'a': 'ERROR'})]
+		self.assertEqual(series_bisect.regressions([self.config(Status.CRASH, {'a': 'PASS'})], after),
 				 ['c: arm64_s.a ERROR'])
 		# What was broken before is no regression when it stays broken.
-		self.assertEqual(series_bisect.regressions([self.config(results.Status.CRASH, {})],
-						   [self.config(results.Status.CRASH, {})]), [])
+		self.assertEqual(series_bisect.regressions([self.config(Status.CRASH, {})],
+						   [self.config(Status.CRASH, {})]), [])
 
 	def test_no_tests_is_a_junit_error(self) -> None:
-		(suite,) = junit.config_suites(synthetic_config(results.Status.NO_TESTS, {}))
+		(suite,) = junit.config_suites(synthetic_config(Status.NO_TESTS, {}))
 		error = suite.find('testcase/error')
 		assert error is not None
 		self.assertEqual((error.get('type'), error.get('message')), ('no_tests', 'no test ran'))
 
 	def test_junit_failed_config_without_cases_and_expected_no_tests(self) -> None:
-		(suite,) = junit.config_suites(synthetic_config(results.Status.FAIL, {}))
+		(suite,) = junit.config_suites(synthetic_config(Status.FAIL, {}))
 		self.assertEqual(suite.get('name'), 'linux/c')
 		failure = suite.find('testcase/failure')
 		assert failure is not None
 		self.assertEqual(failure.get('message'), junit.NO_CASE_FAILED[1])
-		(suite,) = junit.config_suites(synthetic_config(results.Status.NO_TESTS, {}),
+		(suite,) = junit.config_suites(synthetic_config(Status.NO_TESTS, {}),
 					       'step-00', no_tests_expected=True)
 		self.assertEqual((suite.get('errors'), suite.get('skipped')), ('0', '1'))
 
 	def test_pass_to_no_tests_is_a_regression(self) -> None:
-		before = [self.config(results.Status.PASS, {'a': 'PASS'})]
-		after = [self.config(results.Status.NO_TESTS, {})]
+		before = [self.config(Status.PASS, {'a': 'PASS'})]
+		after = [self.config(Status.NO_TESTS, {})]
 		self.assertEqual(series_bisect.regressions(before, after), ['c: no_tests'])
 		self.assertEqual(series_bisect.regressions(after, after), [])
 

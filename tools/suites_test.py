@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of the suites as their sources name them, and of where a console
-# cut short stopped (pan_kunit.suites).
+# cut short stopped (pan_kunit.trees.suites).
 
 import glob
 import os
@@ -10,7 +10,9 @@ import re
 import unittest
 from typing import Dict, List
 
-from pan_kunit import Error, suites
+from pan_kunit import Error
+from pan_kunit.kunit_tool import ktap_lines
+from pan_kunit.trees import suites
 from testlib import read, setUpModule, tearDownModule, test_data_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -102,10 +104,10 @@ class StoppedTest(unittest.TestCase):
 
 	def test_a_whole_console_did_not_stop(self) -> None:
 		for name in ('7.3_nopan_skips', '6.1_nopan_skips', 'pass', 'fail_two_6.12'):
-			self.assertIsNone(suites.stopped(console(name), self.known), name)
+			self.assertIsNone(ktap_lines.stopped(console(name), self.known), name)
 
 	def test_in_a_case(self) -> None:
-		stop = suites.stopped(console('7.3_cut_short'), self.known)
+		stop = ktap_lines.stopped(console('7.3_cut_short'), self.known)
 		assert stop is not None
 		self.assertEqual((stop.suite, stop.case, stop.case_number, stop.planned_cases,
 				  stop.announced, stop.begun),
@@ -121,7 +123,7 @@ class StoppedTest(unittest.TestCase):
 	def test_in_a_parameterised_case(self) -> None:
 		# Cut after the first parameter of the 3rd case: its header says it began.
 		lines = console('7.3_nopan_skips').splitlines()
-		stop = suites.stopped('\n'.join(lines[:136]), self.known)
+		stop = ktap_lines.stopped('\n'.join(lines[:136]), self.known)
 		assert stop is not None
 		self.assertEqual((stop.case, stop.case_number),
 				 ('enable_cpu_capabilities_sees_later_entries', 3))
@@ -129,7 +131,7 @@ class StoppedTest(unittest.TestCase):
 	def test_between_suites(self) -> None:
 		lines = console('7.3_nopan_skips').splitlines()
 		end = lines.index('ok 1 arm64_cpucap_passes')
-		stop = suites.stopped('\n'.join(lines[:end + 1]), self.known)
+		stop = ktap_lines.stopped('\n'.join(lines[:end + 1]), self.known)
 		assert stop is not None
 		self.assertEqual(stop.lines()[:2], [
 			'    the kernel stopped between suites, after arm64_cpucap_passes',

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of PAN_KUNIT_SUMMARY and the closing line of .ci/run (pan_kunit.summary).
+# Tests of PAN_KUNIT_SUMMARY and the closing line of .ci/run (pan_kunit.host.summary).
 
 import contextlib
 import io
@@ -10,8 +10,10 @@ import unittest
 from typing import Tuple
 from unittest import mock
 
-from pan_kunit import selftest, summary
-from testlib import read, write, TempDirTestCase, end_to_end, setUpModule, tearDownModule
+from pan_kunit.commands import selftest
+from pan_kunit.host import summary
+from testlib import (read, write, TempDirTestCase, end_to_end, setUpModule, tearDownModule,
+		     plain_printer)
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
@@ -62,7 +64,7 @@ class SummaryTest(TempDirTestCase):
 		directory = os.path.join(self.tmp, 'selftest_tally')
 		write(os.path.join(directory, 'tally_test.py'),
 		      'import unittest\n'
-		      'from pan_kunit import summary\n'
+		      'from pan_kunit.host import summary\n'
 		      'class T(unittest.TestCase):\n'
 		      '\tdef test_a(self):\n\t\tsummary.record(summary.Tally("run", 9, 9))\n'
 		      '\tdef test_b(self):\n\t\tself.assertTrue(False)\n'
@@ -70,7 +72,7 @@ class SummaryTest(TempDirTestCase):
 		with mock.patch.object(selftest, 'TOOLS_DIR', directory), \
 		     mock.patch.dict(os.environ, {summary.ENV: path}), \
 		     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-			self.assertEqual(selftest.selftest(typecheck=False), 1)
+			self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
 			self.assertEqual(os.environ[summary.ENV], path)
 		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')
 

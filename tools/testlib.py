@@ -36,7 +36,15 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit import cli, configs, kernels, packages, results, runner, selftest, sources, tree
+from pan_kunit.commands import cli, selftest
+from pan_kunit.host import packages
+from pan_kunit.host.printer import Printer
+from pan_kunit.host.progress import Progress
+from pan_kunit.kunit_tool import configs, toolchains
+from pan_kunit.matrix import jobs, plan
+from pan_kunit.results import config_result
+from pan_kunit.results.config_result import Status, Exit
+from pan_kunit.trees import kernels, sources, tree
 
 TEST_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'test_data')
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -129,9 +137,8 @@ def prepared_tree() -> str:
 	FakeKunitTestCase copies it (.git and all) for each test."""
 	path = os.path.join(_fixtures_dir(), 'prepared', 'linux-source-6.1')
 	os.mkdir(os.path.dirname(path))
-	with contextlib.redirect_stdout(io.StringIO()):
-		tree.setup(path, KERNEL, sources.load(test_data_path('fake_repo'), KERNEL), tarball(),
-			   VERSION)
+	tree.setup(Printer(io.StringIO()), path, KERNEL,
+		   sources.load(test_data_path('fake_repo'), KERNEL), tarball(), VERSION)
 	# One pack, not a directory per object: a copy makes 24 directories, not 63.
 	tree.git(path, 'repack', '-a', '-d', '-q')
 	tree.git(path, 'prune-packed')
@@ -185,6 +192,30 @@ def write(path: str, text: str) -> None:
 	with open(path, 'w') as f:
 		f.write(text)
 
+# The toolchains the tests' builds probe: once for every command of the
+# process, where each command of pan-kunit probes its own.
+TOOLCHAINS = toolchains.Toolchains()
+
+def build_settings() -> toolchains.BuildSettings:
+	"""What the builds of a command share, as a session has it."""
+	return toolchains.BuildSettings(toolchains=TOOLCHAINS)
+
+def plain_printer() -> Printer:
+	"""A Printer on the sys.stdout and sys.stderr of the moment (those of
+	a test's contextlib.redirect_stdout()), as cli.main() makes one."""
+	return Printer(sys.stdout, sys.stderr)
+
+def plain_progress() -> Progress:
+	"""A Progress on plain_printer()."""
+	return Progress(plain_printer())
+
+def matrix_plan(tree: str, matrix: List[configs.QemuConfig], timeout: int=60,
+		make_jobs: int=2, **fields: Any) -> plan.MatrixPlan:
+	"""A run of @matrix in @tree with the kunit_tool /kunit and the
+	kunitconfig /kc, its files in the tree's .pan-kunit."""
+	return plan.MatrixPlan(tree, '/kunit', matrix, timeout, make_jobs, '/kc',
+			       plan.Outputs(os.path.join(tree, '.pan-kunit')), **fields)
+
 def qemu_config(directory: str='/r', name: str='c') -> configs.QemuConfig:
 	"""A QEMU config @name of @directory, with no kconfig of its own,
 	that boots the Image on QEMU's max CPU."""
@@ -192,19 +223,19 @@ def qemu_config(directory: str='/r', name: str='c') -> configs.QemuConfig:
 				  kernel_path='Image', cpu='max')
 
 class FakeJobs:
-	"""runner.run_jobs(), faked (patch()): every job ends at once, with
+	"""jobs.run_jobs(), faked (patch()): every job ends at once, with
 	@returncode and @log written to its log, is kept in @started, and is
 	given to run_jobs' @ended, as the real one gives it."""
 
 	def __init__(self, returncode: int=0, log: str='') -> None:
 		self.returncode = returncode
 		self.log = log
-		self.started: List[runner.Job] = []
+		self.started: List[jobs.Job] = []
 
-	def __call__(self, jobs: List[runner.Job], watchdog: Optional[float],
-		     ended: Optional[Callable[[runner.Job], None]]=None) -> None:
-		for job in jobs:
-			job.outcome = results.Exit(self.returncode, False, 1.0)
+	def __call__(self, progress: Progress, job_list: List[jobs.Job], watchdog: Optional[float],
+		     ended: Optional[Callable[[jobs.Job], None]]=None) -> None:
+		for job in job_list:
+			job.outcome = Exit(self.returncode, False, 1.0)
 			if self.log:
 				write(job.log, self.log)
 			self.started.append(job)
@@ -212,7 +243,7 @@ class FakeJobs:
 				ended(job)
 
 	def patch(self) -> Any:
-		return mock.patch.object(runner, 'run_jobs', side_effect=self)
+		return mock.patch.object(jobs, 'run_jobs', side_effect=self)
 
 def mtimes(directory: str) -> Dict[str, int]:
 	found = {}
@@ -262,8 +293,8 @@ class TempDirTestCase(unittest.TestCase):
 	def setup_tree(self, version: str=VERSION) -> str:
 		"""Runs tree.setup() and returns what it printed."""
 		out = io.StringIO()
-		with contextlib.redirect_stdout(out):
-			tree.setup(self.tree, KERNEL, sources.load(self.repo, KERNEL), self.tarball, version)
+		tree.setup(Printer(out, sys.stderr), self.tree, KERNEL, sources.load(self.repo, KERNEL),
+			   self.tarball, version)
 		return out.getvalue()
 
 	def git(self, *args: str) -> str:
@@ -334,7 +365,7 @@ class FakeKunitTestCase(TempDirTestCase):
 		it printed."""
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-			status = cli.main(list(argv), repo=self.repo)
+			status = cli.main(list(argv), repo=self.repo, probed=TOOLCHAINS)
 		return status, out.getvalue()
 
 	def traced(self, kind: str) -> List[List[str]]:
@@ -366,13 +397,13 @@ def mailinfo(path: str) -> Dict[str, str]:
 	return dict(line.split(': ', 1) for line in result.stdout.decode().splitlines()
 		    if ': ' in line)
 
-def synthetic_config(status: results.Status, leaves: Dict[str, str]) -> results.ConfigResult:
+def synthetic_config(status: Status, leaves: Dict[str, str]) -> config_result.ConfigResult:
 	"""A config "c" of @status whose suite arm64_s has the cases @leaves."""
 	kunit = {'name': 'KUnit Test Group', 'sub_groups': [
 		{'name': 'arm64_s', 'sub_groups': [], 'test_cases': [
 			{'name': case, 'status': leaf} for case, leaf in leaves.items()]}],
 		 'test_cases': []}
-	return results.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
+	return config_result.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
 				    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
 				    console_log='', exec_log='')
 

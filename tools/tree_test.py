@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of the sources of a tree (pan_kunit.sources) and its setup
-# (pan_kunit.tree): extraction, patches, suites, and what a developer
+# Tests of the sources of a tree (pan_kunit.trees.sources) and its setup
+# (pan_kunit.trees.tree): extraction, patches, suites, and what a developer
 # did in it.
 
 import contextlib
@@ -15,10 +15,11 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import Error, progress, sources, targets, tree, worktree
-from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H, USER_GIT_ENV,
-		     test_data_path, read, write, mtimes, TempDirTestCase, end_to_end, setUpModule,
-		     tearDownModule)
+from pan_kunit import Error
+from pan_kunit.trees import sources, targets, tree, worktree
+from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H,
+		     USER_GIT_ENV, test_data_path, read, write, mtimes, TempDirTestCase,
+		     end_to_end, setUpModule, tearDownModule, plain_printer)
 
 class SourcesTest(TempDirTestCase):
 
@@ -217,9 +218,8 @@ class TreeSetupTest(TempDirTestCase):
 			def write(self, text: str) -> int:
 				writes.append(text)
 				return len(text)
-		with mock.patch.object(progress, '_current', None), \
-		     contextlib.redirect_stdout(Recorder()):
-			targets.note_edits(self.tree)
+		with contextlib.redirect_stdout(Recorder()):
+			targets.note_edits(plain_printer(), self.tree)
 		# In one write: run notes them in a thread, while the builds print.
 		self.assertEqual(writes, [f'note: building with uncommitted changes in {self.tree}: '
 					  'arch/arm64/kernel/cpufeature.c, arch/arm64/kernel/scratch.c\n'])

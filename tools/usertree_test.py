@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.usertree: --tree on a kernel checkout of the user's
+# Tests of pan_kunit.trees.usertree: --tree on a kernel checkout of the user's
 # own (their branch, commits and uncommitted edits), with the fake
 # kunit_tool and fake source of testlib; each test checks that the
 # user's tree is left exactly as it was.
@@ -14,7 +14,7 @@ import tarfile
 from typing import Dict, Tuple
 from unittest import mock
 
-from pan_kunit import tree, usertree
+from pan_kunit.trees import tree, usertree
 from testlib import (MATCH_CASE_FAILED, USER_GIT_ENV, FakeKunitTestCase, read, test_data_path,
 		     write, setUpModule, tearDownModule)
 

@@ -4,6 +4,6 @@
 
 import sys
 
-from pan_kunit import cli
+from pan_kunit.commands import cli
 
 sys.exit(cli.main(sys.argv[1:]))

@@ -1,0 +1,405 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# `pan-kunit export DIR`: the repo as an upstream series, made with git
+# format-patch in the check worktree, on the Debian base.  Every patch is
+# yours: its author, committer and Signed-off-by, and the cover letter's
+# From:, are your git identity (user.name and user.email, as git reads
+# them outside pan-kunit), which git format-patch encodes (RFC 2047).
+#
+# Upstream wants a test added together with what builds it.  So each
+# patch of patches/VERSION/series, applied in order with git am (its subject and
+# message read with git mailinfo), becomes:
+#
+#   a patch that hooks in no suite      itself, with its own message (the
+#                                       fix 0001, the refactor 0004): it
+#                                       stays before the suites that need
+#                                       it
+#   a patch that hooks in one suite     one patch: its lines and the
+#                                       suite's files, "arm64: AREA: Add
+#                                       the SUITE KUnit suite"
+#   a patch that hooks in N suites      N such patches, cut by hooks.py
+#                                       (0002, 0005): the first holds the
+#                                       Kconfig entries, make statements
+#                                       and #if blocks of the first suite
+#                                       (and those of no suite), each next
+#                                       one adds the next suite's, and the
+#                                       last ends at the patch's result
+#
+# then one that adds the .kunitconfig, and a cover letter from
+# patches/cover-letter.  hooks.py tells which suites a patch hooks in:
+# those whose files its lines name, and whose symbols those lines name.
+# AREA is "mm" for a suite in arch/arm64/mm/tests/, else the first word
+# of its C file's name.  So every prefix builds as the series did: a
+# suite comes with the lines that build it, and no line names a suite
+# that is not there yet.  The last patch ends at exactly the prepared tree (checked),
+# and every patch must pass checkpatch.pl --strict (checkpatch.py).
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
+
+from pan_kunit import Error
+from pan_kunit.commands import checkpatch, hooks, series_bisect, steps
+from pan_kunit.commands.boot_request import BootRequest
+from pan_kunit.commands.session import Session
+from pan_kunit.host import gitcmd, proc
+from pan_kunit.trees import series, sources, suites, tree
+from pan_kunit.trees.sources import Sources, TREE_KUNITCONFIG, write_files
+from pan_kunit.trees.targets import Target
+from pan_kunit.trees.worktree import apply, checkout, locked, reset
+
+@dataclass
+class ExportRequest(BootRequest):
+	"""What `export` is asked."""
+	out: str               # DIR, absolute
+	no_build: bool         # checkpatch the series, do not build its prefixes
+
+COVER_LETTER = os.path.join('patches', 'cover-letter')
+# Where KUnit's style guide puts a suite: tests/ beside the code it tests.
+TESTS_DIR = 'tests'
+# A line of a message's trailer block ("Signed-off-by: ...").
+TRAILER = re.compile(r'[A-Za-z][A-Za-z0-9-]*: ')
+SIGNED_OFF_BY = 'Signed-off-by: '
+# What export drops with the kernel differences it resolves (suites.VERSION_IF):
+# upstream has one kernel, and only they needed it.
+_VERSION_H = b'#include <linux/version.h>\n'
+# A mail's From: header, with its continuation lines.
+_FROM = re.compile(r'^From: .*(?:\n[ \t].*)*$', re.M)
+
+@dataclass
+class Identity:
+	"""Who sends the series: git's user.name and user.email."""
+	name: str
+	email: str
+
+	def ident(self) -> str:
+		return f'{self.name} <{self.email}>'
+
+	def signed_off_by(self) -> str:
+		return SIGNED_OFF_BY + self.ident()
+
+	def env(self) -> Dict[str, str]:
+		"""git's environment for commits and mails of this identity,
+		with no user or system configuration, as tree.git runs git."""
+		return dict(gitcmd.OWN, GIT_AUTHOR_NAME=self.name, GIT_AUTHOR_EMAIL=self.email,
+			    GIT_COMMITTER_NAME=self.name, GIT_COMMITTER_EMAIL=self.email)
+
+def identity(repo: str) -> Identity:
+	"""user.name and user.email, read by a plain `git config` (tree.git
+	leaves the user's configuration out on purpose)."""
+	values: Dict[str, str] = {}
+	for key in ('user.name', 'user.email'):
+		result = gitcmd.run(repo, 'config', key, env=gitcmd.USERS,
+				    decoding=proc.Decoding.EXACT)
+		if result.returncode not in (0, 1):  # 1: not set
+			raise Error(f'git config {key} failed:\n{result.stderr.strip()}')
+		values[key] = result.stdout.strip()
+	missing = [key for key, value in values.items() if not value]
+	if missing:
+		raise Error(f'export writes the series as yours, from your git identity, and git has '
+			    f'no {" and no ".join(missing)}; set it with:\n'
+			    '  git config --global user.name "Your Name"\n'
+			    '  git config --global user.email you@example.org')
+	return Identity(values['user.name'], values['user.email'])
+
+@dataclass
+class Mail:
+	"""A patch's subject and message, as git mailinfo decodes them."""
+	subject: str
+	paragraphs: List[str]   # the message's, without its trailers
+	trailers: List[str]
+
+def mailinfo(patch: str) -> Mail:
+	info = series.mailinfo(patch)
+	headers, body = info.headers, info.message
+	paragraphs = [p.strip('\n') for p in re.split(r'\n[ \t]*\n', body) if p.strip()]
+	trailers: List[str] = []
+	if paragraphs and all(TRAILER.match(l) for l in paragraphs[-1].splitlines()):
+		trailers = paragraphs.pop().splitlines()
+	return Mail(headers.get('Subject', '').strip(), paragraphs, trailers)
+
+def _version(text: str) -> Tuple[int, ...]:
+	found = re.match(r'(\d+)\.(\d+)(?:\.(\d+))?', text)
+	if not found:
+		raise Error(f'cannot export for kernel version {text!r}')
+	return tuple(int(n or 0) for n in found.groups())
+
+def for_kernel(path: str, text: bytes, version: str) -> bytes:
+	"""@text of the suite file @path with its kernel differences
+	resolved for @version (the Makefile's, e.g. '6.12.118')."""
+	kernel = _version(version)
+	out: List[bytes] = []
+	keep: Optional[bool] = None  # inside a difference: whether its branch is kept
+	depth = 0                    # #if nesting inside the difference
+	for number, line in enumerate(text.splitlines(keepends=True), 1):
+		directive = line.strip()
+		found = suites.VERSION_IF.match(directive)
+		if keep is None:
+			if found:
+				keep = kernel >= tuple(int(n) for n in found.groups())
+			else:
+				out.append(line)
+			continue
+		if found or (depth == 0 and directive.startswith(b'#elif')):
+			raise Error(f'{path}:{number}: export resolves a kernel difference of '
+				    '#if LINUX_VERSION_CODE, #else and #endif alone')
+		if directive.startswith(b'#if'):
+			depth += 1
+		elif directive.startswith(b'#endif'):
+			if depth == 0:
+				keep = None
+				continue
+			depth -= 1
+		elif directive.startswith(b'#else') and depth == 0:
+			keep = not keep
+			continue
+		if keep:
+			out.append(line)
+	if keep is not None:
+		raise Error(f'{path}: #if LINUX_VERSION_CODE without its #endif')
+	resolved = b''.join(out)
+	if b'LINUX_VERSION_CODE' not in resolved:
+		resolved = resolved.replace(_VERSION_H, b'', 1)
+	return resolved
+
+def _and(words: List[str]) -> str:
+	return ', '.join(words[:-1]) + ' and ' + words[-1] if len(words) > 1 else ''.join(words)
+
+def area(suite: suites.Suite) -> str:
+	"""The subsystem prefix upstream uses: "mm" for a suite of
+	arch/arm64/mm (or its tests/), else the first word of the file
+	(cpufeature, alternative, cpucap)."""
+	directory = os.path.dirname(suite.paths[0])
+	if os.path.basename(directory) == TESTS_DIR:
+		directory = os.path.dirname(directory)
+	if os.path.basename(directory) == 'mm':
+		return 'mm'
+	return os.path.basename(suite.paths[0]).split('_')[0]
+
+def _shown(path: str) -> str:
+	"""How a suite's message names its file: from the directory of the
+	code it tests (tests/foo_kunit.c)."""
+	directory = os.path.dirname(path)
+	if os.path.basename(directory) == TESTS_DIR:
+		return os.path.join(TESTS_DIR, os.path.basename(path))
+	return os.path.basename(path)
+
+def suite_message(suite: suites.Suite, symbols: List[str], paragraphs: List[str],
+		  signed_off_by: str, shared: Sequence[str]=()) -> str:
+	"""The message of the patch that adds @suite, built by the Kconfig
+	@symbols, with @paragraphs of the message of the patch that hooks it
+	in, and the @shared headers it adds."""
+	files = _and([_shown(p) for p in list(shared) + suite.paths])
+	built = _and([f'CONFIG_{s}' for s in symbols])
+	built = f'; {built} {"builds" if len(symbols) == 1 else "build"} it' if built else ''
+	body = ([suites.wrap(suite.summary)] if suite.summary else []) + [
+		suites.wrap(f'The suite is {suite.name}, in {files}{built}.')] + paragraphs
+	return (f'arm64: {area(suite)}: Add the {suite.name} KUnit suite\n\n' +
+		'\n\n'.join(body) + f'\n\n{signed_off_by}\n')
+
+def _own_paragraphs(mail: Mail, patterns: Dict[str, Pattern[str]],
+		    symbols: Dict[str, str], name: str) -> List[str]:
+	"""The paragraphs of a patch that hooks in several suites that name
+	suite @name (its files or symbols) and none of the others, unwrapped
+	and without a list's bullet."""
+	def named(paragraph: str) -> Set[str]:
+		found = {suite for suite, pattern in patterns.items() if pattern.search(paragraph)}
+		return found | {suite for symbol, suite in symbols.items()
+				if suite in patterns and re.search(rf'\b{symbol}\b', paragraph)}
+	return [suites.wrap(re.sub(r'^\s*[-*]\s+', '', p)) for p in mail.paragraphs
+		if named(p) == {name}]
+
+def _item_symbols(changes: List[hooks.FileChange]) -> Dict[str, Set[str]]:
+	"""The Kconfig symbols each suite's hook lines of @changes name: one
+	symbol may build several suites, and each patch says what builds it."""
+	found: Dict[str, Set[str]] = {}
+	for change in changes:
+		for item in change.items():
+			names = hooks.symbols_of(change.path, hooks.text_of(item.lines))
+			for suite in item.suites:
+				found.setdefault(suite, set()).update(names)
+	return found
+
+def _git(worktree: str, who: Identity, *args: str, stdin: Optional[str]=None) -> proc.Result:
+	return gitcmd.run(worktree, *args, env=who.env(), input=stdin,
+			  decoding=proc.Decoding.EXACT, check=True)
+
+def _commit(worktree: str, who: Identity, paths: List[str], message: str) -> None:
+	if paths:
+		tree.git(worktree, '--literal-pathspecs', 'add', '-A', '-f', '--', *paths)
+	_git(worktree, who, 'commit', '-q', '--cleanup=whitespace', '-F', '-', stdin=message)
+
+def _cover_letter(repo: str) -> Tuple[str, str]:
+	path = os.path.join(repo, COVER_LETTER)
+	try:
+		with open(path) as f:
+			subject, _, body = f.read().partition('\n')
+	except OSError as e:
+		raise Error(f'cannot read the cover letter {path}: {e.strerror}')
+	return subject.strip(), body.strip()
+
+def _message(mail: Mail, signed_off_by: str) -> str:
+	"""The message of a patch exported as it is, signed off by you
+	instead of by whoever signed it off in patches/."""
+	trailers = [t for t in mail.trailers if not t.startswith(SIGNED_OFF_BY)]
+	return '\n\n'.join([mail.subject] + mail.paragraphs +
+			   ['\n'.join(trailers + [signed_off_by])]) + '\n'
+
+def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[suites.Suite],
+		  files: Dict[str, bytes], symbols: Dict[str, str]) -> List[suites.Suite]:
+	"""Commits @patch of patches/ on HEAD as one patch, or as one patch
+	per suite of @waiting (the suites not exported yet) it hooks in, with
+	their @files; returns those suites.  @symbols: see hooks.assign()."""
+	mail = mailinfo(patch)
+	before = tree.head(worktree)
+	why = apply(worktree, patch)
+	if why is not None:
+		raise Error(f'{patch} does not apply in the exported series:\n{why}')
+	after = tree.head(worktree)
+	by_name = {suite.name: suite for suite in waiting}
+	changes = hooks.changes(worktree, before, after)
+	hooks.assign(changes, {s.name: s.paths for s in waiting}, symbols)
+	cuts = [by_name[name] for name in hooks.hooked(changes, patch, set(by_name))]
+	tree.git(worktree, 'reset', '-q', '--soft', before)
+	if not cuts:
+		_commit(worktree, who, [], _message(mail, who.signed_off_by()))
+		return []
+	tree.git(worktree, 'reset', '-q', '--hard', before)
+	patterns = hooks.file_patterns({s.name: s.paths for s in cuts})
+	used = _item_symbols(changes)
+	for number, suite in enumerate(cuts):
+		later = {s.name for s in cuts[number + 1:]}
+		if later:
+			write_files(worktree, {change.path: change.render(
+				lambda item: not item.suites & later) for change in changes})
+		else:  # the patch's own result, modes included
+			present = [c.path for c in changes if c.new is not None]
+			if present:
+				tree.git(worktree, '--literal-pathspecs', 'checkout', after, '--', *present)
+			write_files(worktree, {c.path: None for c in changes if c.new is None})
+		shared = [p for p in suite.shared if not os.path.exists(os.path.join(worktree, p))]
+		write_files(worktree, {path: files[path] for path in shared + suite.paths})
+		paragraphs = mail.paragraphs if len(cuts) == 1 else \
+			_own_paragraphs(mail, patterns, symbols, suite.name)
+		own = sorted({sym for sym, name in symbols.items() if name == suite.name} |
+			     used.get(suite.name, set()))
+		_commit(worktree, who, [c.path for c in changes] + shared + suite.paths,
+			suite_message(suite, own, paragraphs, who.signed_off_by(), shared))
+	return cuts
+
+def build_series(worktree: str, sources: Sources, who: Identity) -> int:
+	"""Commits the series on the base in @worktree; returns its length."""
+	reset(worktree, tree.BASE_REF)
+	version = tree.kernel_version(worktree)
+	files = {path: for_kernel(path, text, version) if path.endswith(('.c', '.h')) else text
+		 for path, text in sources.suites.items()}
+	waiting = suites.grouped(sources)
+	symbols: Dict[str, str] = {}
+	count = 0
+	for patch in sources.patches:
+		exported = _export_patch(worktree, who, patch, waiting, files, symbols)
+		waiting = [s for s in waiting if s not in exported]
+		count += max(len(exported), 1)
+	if waiting:
+		raise Error(f'no patch of {", ".join(os.path.basename(p) for p in sources.patches)} '
+			    f'hooks in {_and([s.name for s in waiting])} (no added line names '
+			    f'{_and([os.path.basename(p) for s in waiting for p in s.paths])}); export '
+			    'adds each suite with the patch that builds it')
+	write_files(worktree, {TREE_KUNITCONFIG: sources.suites[TREE_KUNITCONFIG]})
+	_commit(worktree, who, [TREE_KUNITCONFIG],
+		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + suites.wrap(
+			'With it, "./tools/testing/kunit/kunit.py run --arch=arm64 '
+			f'--kunitconfig={os.path.dirname(TREE_KUNITCONFIG)}" builds and runs every '
+			'suite of this series.') + f'\n\n{who.signed_off_by()}\n')
+	# The prepared tree, but for the kernel differences resolved.
+	resolved = {path for path in files if files[path] != sources.suites[path]}
+	differ = [path for path in tree.git(worktree, 'diff', '--name-only', 'HEAD',
+					    tree.PREPARED_REF).stdout.splitlines()
+		  if path not in resolved]
+	if differ:
+		raise Error(f'the exported series in {worktree} does not end at the prepared tree '
+			    f'({tree.PREPARED_REF}); they differ in:\n' + '\n'.join(differ))
+	return count + 1
+
+def check_out_dir(out: str) -> None:
+	"""Refuses a DIR that export cannot write the series into."""
+	if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
+		raise Error(f'{out} exists and is not an empty directory; export writes only '
+			    'into a new or empty one')
+	parent = os.path.dirname(out)
+	while not os.path.exists(parent):
+		parent = os.path.dirname(parent)
+	if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
+		raise Error(f'cannot create {out}: {parent} is not a directory pan-kunit can write to')
+
+def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
+	"""git format-patch of the series, and its cover letter, from @who."""
+	check_out_dir(out)
+	subject, body = _cover_letter(repo)
+	# The cover letter is from the committer: @who, as every commit.
+	_git(worktree, who, 'format-patch', '-q', '--cover-letter', '-o', out,
+	     tree.BASE_REF + '..HEAD')
+	files = sorted(os.path.join(out, f) for f in os.listdir(out))
+	cover = files[0]
+	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
+		text = f.read()
+	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
+	# git 2.39 writes the cover letter's From: as it is, unencoded: give
+	# it the From: that git encoded in the patches, which are @who's too.
+	with open(files[1], encoding='utf-8', errors='surrogateescape') as f:
+		encoded = _FROM.search(f.read())
+	if encoded:
+		line = encoded.group(0)
+		text = _FROM.sub(lambda _: line, text, count=1)
+	with open(cover, 'w', encoding='utf-8', errors='surrogateescape') as f:
+		f.write(text)
+	return files
+
+def check(request: ExportRequest, repo: str) -> None:
+	"""Refuses a DIR that is not new or empty, and a missing git identity."""
+	check_out_dir(request.out)
+	identity(repo)
+
+def run_export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
+	"""Prepares @target's tree, writes the series and checks it."""
+	session.prepare(target, repo, 'export', builds=not request.no_build)
+	with locked(target.tree):
+		return _export(session, request, target, repo)
+
+def _export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
+	who = identity(repo)
+	wanted = sources.load(repo, target.kernel)
+	printer = session.printer
+	# The steps before the series adds its .kunitconfig build with the repo's.
+	checker = steps.checker(session, request, target, repo,
+				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
+	wt = checkout(printer, target.tree, tree.BASE_REF)
+	build_series(wt, wanted, who)
+	files = format_patches(wt, repo, request.out, who)
+	problems = checkpatch.run(wt, files[1:])
+	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
+	for path in files:
+		verdict = 'cover letter' if path == files[0] else (
+			'checkpatch --strict: FAILED' if path in problems else
+			'checkpatch --strict: clean')
+		printer.print(f'    {os.path.basename(path)}: {verdict}')
+		for line in problems.get(path, '').splitlines():
+			printer.print(f'        {line}')
+	bad = None
+	if not request.no_build:
+		patches = [series.patch(p) for p in files[1:]]
+		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
+				     kernel=target.kernel.package)
+		printer.print()
+		for line in series_bisect.table(checked):
+			printer.print(line)
+		bad = series_bisect.first_bad(checked)
+		if bad is not None:
+			printer.print(f'export: step {bad.number} is bad: {bad.verdict()}')
+		elif checked[-1].failed():
+			bad = checked[-1]
+			printer.print('export: the whole series does not pass')
+	if problems:
+		printer.print(f'export: {len(problems)} patches are not checkpatch clean')
+	return 0 if not problems and bad is None else 1

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The options of pan-kunit's command line, group by group, as kunit.py's
+# add_*_opts(): the kernels and the tree, what a command that boots takes,
+# kunit.py's that are passed on, the files a report is written into, and
+# each command's own; their values checked as argparse reads them, so that
+# bad input is refused, exit 2, before any work.  cli.py builds the parser
+# of them.
+
+import argparse
+import os
+import re
+from typing import Callable
+
+from pan_kunit.commands import mutants, score
+from pan_kunit.kunit_tool import toolchains
+from pan_kunit.trees import kernels
+
+def _at_least(minimum: int) -> Callable[[str], int]:
+	def number(text: str) -> int:
+		value = int(text)
+		if value < minimum:
+			raise argparse.ArgumentTypeError(f'must be at least {minimum}, not {value}')
+		return value
+	number.__name__ = 'int'   # argparse's "invalid int value" for a non-number
+	return number
+
+_positive_int, _non_negative_int = _at_least(1), _at_least(0)
+
+# kunit_tool's kunit_config patterns: what kunit.py takes as a --kconfig_add.
+_KCONFIG_LINE = re.compile(r'^(?:CONFIG_(\w+)=(\S+|".*")|# CONFIG_(\w+) is not set)$')
+
+def _kconfig_line(text: str) -> str:
+	if not _KCONFIG_LINE.match(text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no CONFIG_X=VALUE (or '
+						 '"# CONFIG_X is not set") line')
+	return text
+
+def _filter_glob(text: str) -> str:
+	if not text or text.startswith('-') or any(c.isspace() for c in text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no SUITE or SUITE.CASE glob (one word '
+						 'for the kernel command line, not starting with -)')
+	return text
+
+def _attribute_filter(text: str) -> str:
+	if not text.strip() or any(c in text for c in '"\n'):
+		raise argparse.ArgumentTypeError(f'{text!r} is no attribute filter (e.g. '
+						 '"speed>slow" or "module=name", without a double quote)')
+	return text
+
+def add_kunit_opts(parser: argparse.ArgumentParser, filter_glob: bool,
+		   isolated: bool=False) -> None:
+	"""kunit.py's options that pan-kunit passes on; @filter_glob: those
+	that choose the cases a boot runs; @isolated: --run_isolated too."""
+	if filter_glob:
+		parser.add_argument('--filter_glob', type=_filter_glob, metavar='GLOB',
+				    help='run only the suites or cases of GLOB (SUITE, SUITE.CASE, '
+				    'with * and ?), as kunit.py exec does: the kernel filters them')
+		parser.add_argument('--filter', type=_attribute_filter, metavar='FILTER',
+				    help='run only the cases whose KUnit attributes match FILTER '
+				    '("speed>slow", "module=name"; comma-separated: all of them), as '
+				    'kunit.py exec does; kernels from 6.6 (not 6.1)')
+		parser.add_argument('--filter_action', choices=['skip'], default='',
+				    help='with --filter: report the cases it leaves out as skipped '
+				    '(default: they do not run and are not reported)')
+	if isolated:
+		parser.add_argument('--run_isolated', choices=['suite', 'test'], default='',
+				    help='boot each config once per suite (or per case), as kunit.py '
+				    'exec does, keeping every boot\'s results: for a case whose result '
+				    'depends on what ran before it')
+	parser.add_argument('--kconfig_add', type=_kconfig_line, action='append', default=[],
+			    metavar='CONFIG_X=Y', help='add a kconfig line to every build, as '
+			    'kunit.py does (a build of its own); repeatable')
+	parser.add_argument('--make_options', action='append', default=[], metavar='X=Y',
+			    help='a make option for every build, as kunit.py passes it on; '
+			    'repeatable')
+
+EPILOG = """\
+quick start:
+  tools/pan-kunit run                     every kernel, every QEMU config
+  tools/pan-kunit run --kernel 7.3 --config arm64_pan   one kernel, one config
+  tools/pan-kunit run --tree ~/src/linux  your own checkout, HEAD and edits
+
+what it costs (a 2-core machine; a slower one takes up to 3 times as long):
+  the first run installs packages and builds each kernel's two kconfig
+  groups from scratch: 5-12 minutes per kernel, about 30 for all three;
+  then run takes 10-25 s after an edit, lkdtm and coverage a build each,
+  bisect 15-60 s a patch, mutants 10-20 s a mutant (minutes for one of a
+  header)
+
+exit status: 0 all passed, 1 a test failed (or a build, a boot, a mutant),
+  2 bad input or a setup that cannot be done (nothing was run), 130
+  interrupted
+
+the rest: README.md, and tools/pan-kunit COMMAND --help
+"""
+
+TREE_HELP = ('one kernel tree, of the kernel it holds: a tree pan-kunit prepares, or '
+	     'a git checkout of your own, whose HEAD and uncommitted edits are tested '
+	     'in a clone and never changed (default: $PAN_KUNIT_TREE, else one tree per '
+	     'kernel, $PAN_KUNIT_CACHE/linux-source-VERSION, $PAN_KUNIT_CACHE defaulting '
+	     'to ~/.cache/pan-kunit)')
+
+def add_tree_opts(parser: argparse.ArgumentParser) -> None:
+	"""--tree, after the subcommand too; SUPPRESS keeps a --tree given before it."""
+	parser.add_argument('--tree', metavar='DIR', help=TREE_HELP, default=argparse.SUPPRESS)
+
+def add_kernel_opts(parser: argparse.ArgumentParser, default: str) -> None:
+	kernel_names = ', '.join(k.name for k in kernels.KNOWN)
+	parser.add_argument('--kernel', action='append', default=[], metavar='VERSION',
+			    help=f'work on the kernel VERSION ({kernel_names}); repeatable '
+			    f'(default: {default})')
+
+def add_boot_opts(parser: argparse.ArgumentParser, timeout: int) -> None:
+	"""The options of a command that builds and boots the matrix."""
+	parser.add_argument('--config', action='append', default=[], metavar='NAME',
+			    help='run only qemu_configs/NAME.py; repeatable')
+	parser.add_argument('--timeout', type=_positive_int, default=timeout, metavar='SECONDS',
+			    help=f'kunit.py exec\'s --timeout per boot (default: {timeout})')
+	parser.add_argument('--jobs', type=_positive_int, default=os.cpu_count(), metavar='N',
+			    help='make jobs per build (default: the number of CPUs)')
+	parser.add_argument('--olddefconfig', action='store_true',
+			    help='run kunit.py\'s make olddefconfig before every build\'s make, '
+			    f'as kunit.py does (also: {toolchains.OLDDEFCONFIG_ENV}=1); by default '
+			    'a build leaves it out while the compiler, assembler, linker and pahole '
+			    'are those it last built with (1.5 s of CPU a build)')
+
+# What each reporting command's --json and --junit FILE hold.
+_REPORT_FILES = {
+	'run': ('the results, each config\'s as a KernelCI record (kunit_tool\'s JSON with '
+		'the kernel, commit, config and CPU)',
+		'a testsuite per kernel, config and suite, a testcase per case'),
+	'bisect': ('a record per step, with its logs directory and each config\'s record as '
+		   'run --json writes it',
+		   'a testsuite bisect with a testcase per step, and a testsuite per step, kernel, '
+		   'config and suite'),
+	'mutants': ('a record per mutant: its verdict, the suites that must fail and its logs',
+		    'a testsuite mutants with a testcase per mutant, and the baseline\'s testsuites'),
+}
+
+def add_report_opts(parser: argparse.ArgumentParser, command: str) -> None:
+	"""The files a command that reports results also writes them into."""
+	json_text, junit_text = _REPORT_FILES[command]
+	parser.add_argument('--json', metavar='FILE', help=f'also write {json_text}, to FILE')
+	parser.add_argument('--junit', metavar='FILE',
+			    help=f'also write JUnit XML to FILE: {junit_text}')
+
+def add_run_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',
+			    help='the same as --filter_glob')
+	add_kunit_opts(parser, filter_glob=True, isolated=True)
+	shown = parser.add_mutually_exclusive_group()
+	shown.add_argument('--summary', action='store_true',
+			   help='print only the total lines, as kunit.py --summary does')
+	shown.add_argument('--failed', action='store_true',
+			   help='print only what failed and the total lines, as kunit.py '
+			   '--failed does')
+	parser.add_argument('--raw_output', nargs='?', const='kunit', default=None,
+			    choices=['all', 'kunit'],
+			    help='also print the console of every boot, as kunit.py does: '
+			    'all of it (all), or from the KTAP header on (kunit, the default)')
+
+def add_bisect_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument(
+		'series', nargs='?', metavar='SERIES',
+		help='a directory of patches (in the order of its "series" file, else by '
+		'name), an mbox, or a git range of the tree; applied on top of the prepared '
+		'tree.  Default: this repo\'s patches/, applied on top of the Debian base '
+		'plus the suites\' files')
+	parser.add_argument('--step', type=int, metavar='N',
+			    help='apply the first N patches and check that step alone')
+
+def add_export_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('dir', metavar='DIR',
+			    help='where the series goes: a new or empty directory')
+	parser.add_argument('--no-build', action='store_true',
+			    help='only write and checkpatch the series; do not build its '
+			    'prefixes')
+
+def add_mutants_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('--only', action='append', default=[], metavar='NAME',
+			    help='check only mutants/VERSION/NAME.patch; repeatable')
+	parser.add_argument(
+		'--generate', action='store_true',
+		help='generate mutants of the functions under test with libclang (relational, '
+		'logical, bitwise and shift operators, constants +-1, negated conditions, deleted '
+		'calls, swapped arguments) on the lines the last coverage run reached, judge a '
+		'sample, and print the mutation score and every survivor')
+	parser.add_argument('--sample', type=_non_negative_int, metavar='N',
+			    help='check N of the mutants, drawn at random (with --generate: default '
+			    f'{score.DEFAULT_SAMPLE}; 0: all; without it, all by default)')
+	parser.add_argument('--seed', type=int, default=1, metavar='S',
+			    help='the seed of the sample (default: 1)')
+	headers = parser.add_mutually_exclusive_group()
+	headers.add_argument(
+		'--no-header-mutants', action='store_const', dest='headers',
+		const=mutants.HeaderMutants.WITHOUT, default=mutants.HeaderMutants.WITH,
+		help='leave out the mutants that change a header: nearly every object includes '
+		'it, so each is a build from scratch (minutes, where the others take seconds)')
+	headers.add_argument('--only-header-mutants', action='store_const', dest='headers',
+			     const=mutants.HeaderMutants.ONLY,
+			     help='check those alone, as a run of their own outside CI')

@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# `pan-kunit selftest`: the unit tests of this tool, tools/*_test.py, each
+# file in a process of its own, two at a time per CPU (the end-to-end
+# files spend a third of their time waiting for the gits and fake
+# kunit.py processes they start), as the kernel's
+# tools/testing/kunit/run_checks.py runs its checks in parallel.  The
+# process is a copy of selftest's (proc.Fork), which has imported the
+# tool and unittest.mock once for all the files: a new Python for each
+# would spend more time importing them than most files spend testing.
+# A file's tests run:
+#
+#   - without the variables that point git at a repository
+#     (gitcmd.GIT_LOCAL_ENV): run from a git hook or `git rebase -x`, the
+#     tests' own gits, which make repositories of their own, would
+#     otherwise reinitialise and commit into the repository that ran them;
+#   - without the caller's summary file: the commands they run must not
+#     add to it;
+#   - with a temporary directory of their own, removed after them, however
+#     the file ended: on a RAM filesystem when the machine has one
+#     (scratch_dir()), as they make and remove a few thousand files and
+#     directories, and a disk's filesystem makes them wait for its
+#     journal, seconds on a busy machine.
+#
+# Beside the tests, in a copy of its own, selftest runs the type check:
+# Debian's mypy on the tool and its tests, as tools/mypy.ini says (its
+# cache, tools/.mypy_cache, makes a check after an edit take a second).
+# Its time is reported on a line of its own; it counts in the closing
+# tally as one passed check, or as one failure per error it finds.
+#
+# `selftest --quick` runs the unit layer alone: the test files see
+# QUICK_ENV=1, and skip the tests marked end to end (testlib.end_to_end:
+# the ones that run a whole command with the fake kunit_tool, set a tree
+# up with git, or start a Python or a compiler of their own).
+
+import argparse
+import functools
+import glob
+import importlib
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import unittest
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+from pan_kunit.host import gitcmd, proc, summary
+from pan_kunit.host.printer import Printer
+
+TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+QUICK_ENV = 'PAN_KUNIT_SELFTEST_QUICK'
+# What every test file imports, imported once before the copies are made
+# (not testlib: its end_to_end reads QUICK_ENV as the files import it).
+PRELOAD = ('unittest.mock', 'pan_kunit.commands.cli')
+# The type check, run in TOOLS_DIR, and its job's name among the test files'.
+TYPECHECK = 'mypy'
+MYPY = ['mypy', '--config-file', 'mypy.ini']
+NO_MYPY = 'mypy is not installed (Debian package mypy, which tools/pan-kunit setup installs)'
+_MYPY_ERROR = re.compile(r'^\S[^:\n]*:[0-9]+: error: ', re.M)
+# A RAM filesystem, as Debian mounts one, and where to read that it is.
+RAM_DIR = '/dev/shm'
+MOUNTS = '/proc/mounts'
+
+@dataclass
+class FileResult:
+	"""What one test file, or the type check, ran."""
+	name: str
+	tests: int
+	failed: int     # failures, errors and unexpected successes
+	skipped: int
+	elapsed: float
+	output: str     # its unittest output, with what its tests printed
+	ended: float = 0.0  # time.monotonic() when it ended
+
+def add_opts(parser: argparse.ArgumentParser) -> None:
+	parser.add_argument('--quick', action='store_true',
+			    help='the unit layer only: skip the end-to-end tests')
+
+def scratch_dir() -> Optional[str]:
+	"""Where the test files' temporary directories go: RAM_DIR when it
+	is a tmpfs that runs programs (the tests run scripts of their own),
+	unless the caller set TMPDIR; else None, tempfile's choice."""
+	if os.environ.get('TMPDIR'):
+		return None
+	options = None
+	try:
+		with open(MOUNTS) as f:
+			for line in f:
+				fields = line.split()
+				if len(fields) > 3 and fields[1] == RAM_DIR:
+					options = fields[3].split(',') if fields[2] == 'tmpfs' else None
+	except OSError:
+		return None
+	if options is None or 'noexec' in options or 'ro' in options:
+		return None
+	return RAM_DIR if os.access(RAM_DIR, os.W_OK | os.X_OK) else None
+
+def _jobs() -> int:
+	return 2 * (len(os.sched_getaffinity(0)) or 1)
+
+class _Stream(io.StringIO):
+	"""sys.stderr, as unittest's results write to it (a TextIO, with
+	writeln()), with no `Ran N tests in T s` of a TextTestRunner."""
+	def write(self, text: str) -> int:
+		return sys.stderr.write(text)
+
+	def writeln(self, text: str='') -> None:
+		sys.stderr.write(text + '\n')
+
+	def flush(self) -> None:
+		sys.stderr.flush()
+
+def _test_file(path: str, result_file: str, tmp: str, quick: bool) -> int:
+	"""In the copy of selftest's process: unittest on the file @path,
+	its counts into @result_file."""
+	for name in (summary.ENV, QUICK_ENV) + gitcmd.GIT_LOCAL_ENV:
+		os.environ.pop(name, None)
+	if quick:
+		os.environ[QUICK_ENV] = '1'
+	os.environ['TMPDIR'] = tempfile.tempdir = tmp
+	suite = unittest.TestLoader().discover(os.path.dirname(path),
+					       pattern=os.path.basename(path))
+	result = unittest.TextTestResult(_Stream(), descriptions=True, verbosity=1)
+	suite.run(result)
+	print(file=sys.stderr)
+	result.printErrors()
+	failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+	with open(result_file, 'w') as f:
+		json.dump({'tests': result.testsRun, 'failed': failed, 'skipped': len(result.skipped)}, f)
+	return 0 if failed == 0 else 1
+
+def _typecheck(result_file: str) -> int:
+	"""In a copy of selftest's process: MYPY, its output printed, its
+	errors counted into @result_file."""
+	try:
+		done = proc.run(MYPY, cwd=TOOLS_DIR, stdin=proc.To.NOWHERE, stderr=proc.To.MERGED)
+		output, ok = done.stdout, done.ok()
+	except FileNotFoundError:
+		output, ok = NO_MYPY + '\n', False
+	sys.stdout.write(output)
+	failed = 0 if ok else max(len(_MYPY_ERROR.findall(output)), 1)
+	with open(result_file, 'w') as f:
+		json.dump({'tests': max(failed, 1), 'failed': failed, 'skipped': 0}, f)
+	return 0 if ok else 1
+
+def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
+	with open(os.path.join(files, name + '.log'), encoding='utf-8',
+		  errors='backslashreplace') as f:
+		output = f.read()
+	try:
+		with open(os.path.join(files, name + '.json')) as f:
+			counts: Dict[str, int] = json.load(f)
+	except (FileNotFoundError, ValueError):
+		# It died before its tally: one failure, whatever it ran.
+		return FileResult(name, 1, 1, 0, elapsed,
+				  output + f'\n{name}: exited {status} without its result\n')
+	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
+			  output)
+
+def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
+	 files: str) -> List[FileResult]:
+	"""Runs each job of @jobs, a name and a function of the file its
+	counts go to, in a copy of this process, at most _jobs() at a time,
+	in the order given."""
+	found: List[FileResult] = []
+	running: Dict[proc.Fork, str] = {}
+	started: Dict[str, float] = {}
+	pending = list(jobs)
+	while pending or running:
+		while pending and len(running) < _jobs():
+			name, call = pending.pop(0)
+			started[name] = time.monotonic()
+			running[proc.Fork(functools.partial(call, os.path.join(files, name + '.json')),
+					  os.path.join(files, name + '.log'))] = name
+		for fork in proc.ended(list(running)):
+			name = running.pop(fork)
+			status = fork.wait()
+			found.append(_result(name, files, status, time.monotonic() - started[name]))
+			found[-1].ended = time.monotonic()
+			if name != TYPECHECK:
+				done = found[-1]
+				printer.print_stderr(
+					f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
+					(f', {done.skipped} skipped' if done.skipped else '') +
+					(f', {done.failed} FAILED' if done.failed else ''))
+	return found
+
+def _test_job(path: str, files: str, quick: bool) -> Tuple[str, Callable[[str], int]]:
+	name = os.path.basename(path)
+	tmp = os.path.join(files, name + '.tmp')
+	os.mkdir(tmp)
+	return name, lambda result_file: _test_file(path, result_file, tmp, quick)
+
+def selftest(printer: Printer, quick: bool=False, typecheck: bool=True) -> int:
+	"""Runs the type check (unless not @typecheck) and every test file
+	of TOOLS_DIR, the biggest first (they take the longest), only their
+	unit layer if @quick, and closes with the tally, as the other
+	commands do, instead of unittest's `Ran N tests in T s`."""
+	paths = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
+		       key=lambda p: (-os.path.getsize(p), p))
+	start = time.monotonic()
+	for name in PRELOAD:
+		importlib.import_module(name)
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
+		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
+		found = _run(printer, jobs + [_test_job(path, files, quick) for path in paths], files)
+	checks = [r for r in found if r.name == TYPECHECK]
+	found = [r for r in found if r.name != TYPECHECK]
+	for done in sorted(found, key=lambda r: r.name) + checks:
+		if done.failed:
+			printer.print_stderr(done.output, end='')
+	tests = sum(r.tests for r in found)
+	failed = sum(r.failed for r in found)
+	skipped = sum(r.skipped for r in found)
+	printer.print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
+		      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
+		      f', {len(paths)} files, {_jobs()} at a time')
+	for check in checks:
+		printer.print(f'mypy took {check.elapsed:.1f} s: ' +
+			      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed
+			       else 'no errors') + ' (tools/mypy.ini)')
+		tests, failed = tests + check.tests, failed + check.failed
+	summary.report(printer, summary.Tally('selftest', tests - failed - skipped, failed))
+	return 0 if failed == 0 else 1

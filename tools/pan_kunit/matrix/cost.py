@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a run will cost, said before it starts: how many kernel builds start
+# from scratch, and about how long they take, from the last build from
+# scratch on this machine or, without one, the estimate of --help's epilog.
+# Each build that succeeds leaves a record beside its .config (builds.py
+# writes it), which also gives progress the objects a build from scratch
+# writes, for its time left.
+
+import glob
+import json
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from pan_kunit.host import progress
+
+# Beside a build's .config: how long its last successful build took, how
+# many objects it compiled and whether it started from scratch.
+RECORD = '.pan-kunit-build.json'
+# A kernel's builds from scratch (its kconfig groups, built at once) on a
+# 2-core machine, without a record of one: --help's "5-12 minutes per kernel".
+KERNEL_ESTIMATE = 10 * 60
+SLOWER = 'a slower machine takes up to 3 times as long'
+
+def write_record(build_dir: str, seconds: float, objects: int, scratch: bool) -> None:
+	try:
+		with open(os.path.join(build_dir, RECORD), 'w') as f:
+			json.dump({'seconds': round(seconds, 1), 'objects': objects, 'scratch': scratch}, f)
+	except OSError:
+		pass  # only an estimate is lost
+
+def read_record(build_dir: str) -> Dict[str, float]:
+	try:
+		with open(os.path.join(build_dir, RECORD)) as f:
+			data = json.load(f)
+	except (OSError, ValueError):
+		return {}
+	return data if isinstance(data, dict) else {}
+
+def last_scratch(trees: Sequence[str]) -> Dict[str, float]:
+	"""The record of a build from scratch in the build directories of
+	the first of @trees that has one (the longest of its builds, which
+	ran at once); {} when there is none."""
+	for tree in trees:
+		found = [r for r in map(read_record, glob.glob(os.path.join(
+			tree, '.pan-kunit', 'build', '*', ''))) if r.get('scratch')]
+		if found:
+			return max(found, key=lambda r: r.get('seconds', 0))
+	return {}
+
+@dataclass
+class KernelBuilds:
+	"""The builds a run makes of one kernel: (build directory, the
+	kernel it makes, relative to it) each."""
+	name: str                    # the kernel, as --kernel names it
+	tree: str
+	builds: List[Tuple[str, str]]
+
+	def from_scratch(self) -> int:
+		return sum(not os.path.exists(os.path.join(d, image)) for d, image in self.builds)
+
+def first_run_line(kernels: List[KernelBuilds], trees: Sequence[str]) -> str:
+	"""What the builds from scratch among @kernels will take, or '' when
+	there are none; the estimate per kernel is the last build from
+	scratch in its tree, else in @trees, else KERNEL_ESTIMATE."""
+	cold = [k for k in kernels if k.from_scratch()]
+	if not cold:
+		return ''
+	seconds = 0.0
+	said = set()
+	for kernel in cold:
+		record = last_scratch([kernel.tree] + list(trees))
+		seconds += record.get('seconds') or KERNEL_ESTIMATE
+		said.add(f'the last build from scratch here took {progress.duration(record["seconds"])}'
+			 if record.get('seconds') else
+			 f'about {KERNEL_ESTIMATE // 60} min a kernel on 2 cores; {SLOWER}')
+	count = sum(k.from_scratch() for k in cold)
+	of = ', '.join(f'{k.name}: {k.from_scratch()}' for k in cold)
+	return (f'{count} kernel build{"s" * (count > 1)} from scratch ({of}): about '
+		f'{progress.duration(seconds)} before the boots ({"; ".join(sorted(said))})')
+
+def expected_objects(build_dir: str, image: str, trees: Sequence[str]) -> int:
+	"""The objects a build of @build_dir will write, when it starts from
+	scratch (no @image yet) and a build from scratch in @trees says how
+	many; else 0 (unknown)."""
+	if os.path.exists(os.path.join(build_dir, image)):
+		return 0
+	return int(last_scratch(trees).get('objects') or 0)

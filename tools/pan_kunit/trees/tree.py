@@ -1,0 +1,359 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The prepared tree: a git repository on branch pan-kunit whose history is
+#
+#   base     every file of the Debian tarball          refs/pan-kunit/base
+#   patches  one commit per patches/VERSION/series entry (git am)
+#   suites   kunit/ files and .kunitconfig, with the    refs/pan-kunit/prepared
+#            digests of the patches and the suites as
+#            trailers
+#
+# All of the tree's state is read from git; there is no state file.
+
+import glob
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from pan_kunit import Error
+from pan_kunit.host import gitcmd, proc
+from pan_kunit.host.printer import Printer
+from pan_kunit.trees import kernels
+from pan_kunit.trees.kernels import KernelSpec
+from pan_kunit.trees.sources import Sources, write_files
+
+BRANCH = 'pan-kunit'
+BASE_REF = 'refs/pan-kunit/base'
+PREPARED_REF = 'refs/pan-kunit/prepared'
+SUITES_SUBJECT = 'pan-kunit: install KUnit suites'
+PATCHES_TRAILER = 'Pan-Kunit-Patches'
+SUITES_TRAILER = 'Pan-Kunit-Suites'
+# Where pan-kunit keeps its files in a tree: builds, boots, logs, its worktree.
+STATE_DIR = '.pan-kunit'
+# Build outputs of pan-kunit and of kunit_tool: never part of the tree's state.
+OUTPUT_DIRS = [STATE_DIR + '/', '.kunit/']
+# How many paths an error message lists.
+MAX_LISTED = 20
+
+def git(tree: str, *args: str, check: bool=True) -> proc.Result:
+	"""git in @tree, as pan-kunit (gitcmd.OWN); with @check, an Error
+	when it fails."""
+	return gitcmd.run(tree, *args, check=check)
+
+def rev(tree: str, ref: str) -> Optional[str]:
+	result = git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
+	return result.stdout.strip() if result.returncode == 0 else None
+
+def state_dir(tree: str, *parts: str) -> str:
+	"""@parts of pan-kunit's files in @tree (STATE_DIR)."""
+	return os.path.join(tree, STATE_DIR, *parts)
+
+def head(tree: str) -> str:
+	return git(tree, 'rev-parse', 'HEAD').stdout.strip()
+
+@dataclass
+class Kernel:
+	"""What a tree builds, as a test record names it."""
+	version: str                   # the Makefile's, as `make kernelversion`; '' if unknown
+	package: Optional[str]          # the Debian package, from the base commit's subject
+	package_version: Optional[str]  # its version, from there too
+	commit: str                    # HEAD
+	branch: Optional[str]          # None on a detached HEAD
+	dirty: bool = False            # built with edits HEAD does not hold (changed_files())
+	edits: Tuple[str, ...] = ()    # the files of those edits, if known
+
+def kernel_version(tree: str) -> str:
+	"""VERSION.PATCHLEVEL.SUBLEVEL and EXTRAVERSION of the top Makefile."""
+	found = kernels.makefile_version(tree)
+	if not all(found.get(v) for v in ('VERSION', 'PATCHLEVEL', 'SUBLEVEL')):
+		return ''
+	return (f'{found["VERSION"]}.{found["PATCHLEVEL"]}.{found["SUBLEVEL"]}'
+		f'{found.get("EXTRAVERSION", "")}')
+
+def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
+	"""The kernel that @tree (the prepared tree or a worktree of it) builds
+	now; @changed: its changed_files(), if the caller has them."""
+	changed = changed_files(tree) if changed is None else changed
+	base = kernels.BASE_SUBJECT.match(base_subject(tree))
+	# One git for both: the commit, and the branch ("HEAD" when detached).
+	commit, branch = git(tree, 'rev-parse', 'HEAD', '--abbrev-ref', 'HEAD').stdout.split()
+	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
+		      package_version=base.group(2) if base else None,
+		      commit=commit, branch=None if branch == 'HEAD' else branch,
+		      dirty=bool(changed), edits=tuple(changed))
+
+def base_subject(tree: str) -> str:
+	"""The subject of @tree's base commit, '' if it has none."""
+	# log, not show: show diffs a root commit (the base: the whole tree)
+	# even with -s, a tenth of a second per call.
+	return git(tree, 'log', '-1', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
+
+def kernel_spec(tree: str) -> Optional[KernelSpec]:
+	"""The kernel @tree holds: its base commit's, else its Makefile's;
+	None if it is no tree of a known kernel."""
+	if os.path.isdir(os.path.join(tree, '.git')):
+		spec = kernels.parse_base_subject(base_subject(tree))
+		if spec is not None:
+			return spec
+	return kernels.from_makefile(tree)
+
+def describe(tree: str) -> str:
+	"""Returns '<short hash> <subject>' of HEAD."""
+	return git(tree, 'show', '-s', '--format=%h %s', 'HEAD').stdout.strip()
+
+def _listing(paths: List[str]) -> str:
+	lines = ['  ' + p for p in paths[:MAX_LISTED]]
+	if len(paths) > MAX_LISTED:
+		lines.append(f'  ... and {len(paths) - MAX_LISTED} more')
+	return '\n'.join(lines)
+
+def changed_files(tree: str) -> List[str]:
+	"""Tracked files that differ from HEAD, and untracked files.
+
+	Debian's top-level .gitignore ignores every top-level entry, so
+	untracked files only show up with --ignored; OUTPUT_DIRS are left out.
+	"""
+	fields = git(tree, 'status', '--porcelain', '-z', '--ignored').stdout.split('\0')
+	paths = []
+	i = 0
+	while i < len(fields):
+		entry = fields[i]
+		i += 1
+		if not entry:
+			continue
+		if entry[0] in 'RC':
+			i += 1  # the path it was renamed or copied from
+		path = entry[3:]
+		if not any(path.startswith(d) for d in OUTPUT_DIRS):
+			paths.append(path)
+	return paths
+
+def exclude_outputs(tree: str) -> None:
+	path = os.path.join(tree, '.git', 'info', 'exclude')
+	try:
+		with open(path) as f:
+			present = f.read().splitlines()
+	except FileNotFoundError:
+		present = []
+	missing = ['/' + d for d in OUTPUT_DIRS if '/' + d not in present]
+	if missing:
+		os.makedirs(os.path.dirname(path), exist_ok=True)
+		with open(path, 'a') as f:
+			f.write(''.join(m + '\n' for m in missing))
+
+def _sha256_file(path: str) -> str:
+	digest = hashlib.sha256()
+	with open(path, 'rb') as f:
+		for block in iter(lambda: f.read(1 << 20), b''):
+			digest.update(block)
+	return digest.hexdigest()
+
+def _alive(pid: int) -> bool:
+	try:
+		os.kill(pid, 0)
+	except ProcessLookupError:
+		return False
+	except PermissionError:
+		pass
+	return True
+
+def _remove_stale_partials(printer: Printer, tree: str) -> None:
+	for path in glob.glob(glob.escape(tree) + '.partial-*'):
+		pid = path.rsplit('-', 1)[1]
+		if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
+			printer.print(f'removing {path}, left by an interrupted setup')
+			shutil.rmtree(path)
+
+def _check_writable(tree: str) -> None:
+	"""Refuses a tree that pan-kunit could not write (a read-only file
+	system, a directory of another user): the tree itself if it exists,
+	else the nearest directory above it, which setup creates it in."""
+	existing = tree
+	while not os.path.lexists(existing) and os.path.dirname(existing) != existing:
+		existing = os.path.dirname(existing)
+	if os.path.isdir(existing) and not os.access(existing, os.W_OK | os.X_OK):
+		where = 'the tree' if existing == tree else 'the directory it would be made in,'
+		raise Error(f'cannot write {where} {existing}: read-only or not yours; give a tree '
+			    'pan-kunit can write with --tree DIR, PAN_KUNIT_TREE or PAN_KUNIT_CACHE')
+
+def check_location(tree: str, user_given: bool) -> None:
+	"""Refuses, before any work, a tree that setup would create in a
+	directory that does not exist: setup creates the tree, and the
+	directories above pan-kunit's default one, not those of a tree the
+	user named, which more likely is a typo."""
+	parent = os.path.dirname(tree)
+	_check_writable(tree)
+	if os.path.lexists(tree) or os.path.isdir(parent):
+		return
+	if os.path.lexists(parent):
+		raise Error(f'cannot create the tree {tree}: {parent} is not a directory')
+	if user_given:
+		raise Error(f'the tree {tree} does not exist, nor does its directory {parent}; '
+			    'setup would extract the kernel source into the tree, but creates no '
+			    f'directory above it: create {parent}, or check the --tree DIR or '
+			    'PAN_KUNIT_TREE you gave')
+
+def _extract(printer: Printer, tree: str, kernel: KernelSpec, tarball: str,
+	     version: str) -> None:
+	"""Extracts the tarball and commits it as the base, in a sibling
+	directory that is renamed to the tree only when complete."""
+	os.makedirs(os.path.dirname(tree), exist_ok=True)
+	_remove_stale_partials(printer, tree)
+	partial = f'{tree}.partial-{os.getpid()}'
+	os.mkdir(partial)
+	try:
+		printer.print(f'extracting {tarball} into {tree}, which does not exist yet ...')
+		result = proc.run(['tar', '-xf', tarball, '-C', partial], stdout=proc.To.TERMINAL)
+		if result.returncode != 0:
+			raise Error(f'tar -xf {tarball} failed:\n{result.stderr.strip()}')
+		top = os.listdir(partial)
+		source = os.path.join(partial, top[0]) if len(top) == 1 else ''
+		if not os.path.isdir(source):
+			raise Error(f'{tarball} should hold a single top-level directory, not {sorted(top)}')
+		git(source, 'init', '-q', '--initial-branch=' + BRANCH)
+		git(source, 'config', 'gc.auto', '0')  # no surprise background gc on 75k files
+		exclude_outputs(source)
+		# -f: Debian's .gitignore ignores every top-level entry.
+		git(source, 'add', '-A', '-f')
+		git(source, 'commit', '-q', '-m', kernels.base_subject(kernel, version),
+		     '-m', f'Tarball: {tarball}\nTarball-Sha256: {_sha256_file(tarball)}')
+		git(source, 'update-ref', BASE_REF, 'HEAD')
+		os.rename(source, tree)
+	finally:
+		shutil.rmtree(partial, ignore_errors=True)
+	printer.print(f'extracted {tarball} ({kernel.package} {version}) into {tree}')
+
+def _check_ours(tree: str) -> None:
+	if not os.path.isdir(os.path.join(tree, '.git')) or not rev(tree, BASE_REF):
+		raise Error(f'{tree} exists but is not a pan-kunit tree (no git repository with '
+			    f'{BASE_REF}); pan-kunit leaves it alone: move it away, or use another '
+			    'tree with --tree DIR or PAN_KUNIT_TREE')
+
+def _check_kernel(tree: str, kernel: KernelSpec) -> None:
+	held = kernel_spec(tree)
+	if held != kernel:
+		raise Error(f'{tree} holds {held.package if held else "no known kernel"}, not '
+			    f'{kernel.package}: pan-kunit leaves it alone; give its kernel with '
+			    f'--kernel{" " + held.name if held else ""}, or another tree')
+
+def _warn_if_other_version(printer: Printer, tree: str, kernel: KernelSpec,
+			   version: str) -> None:
+	subject = base_subject(tree)
+	prefix = kernels.base_subject(kernel, '')
+	tree_version = subject[len(prefix):] if subject.startswith(prefix) else subject
+	if tree_version != version:
+		printer.print_stderr(f'pan-kunit: warning: {tree} holds {kernel.package} {tree_version}, '
+				     f'but {version} is installed; to use {version}, move {tree} away '
+				     'and run setup again')
+
+def _trailers(tree: str, rev: str) -> Dict[str, str]:
+	text = git(tree, 'show', '-s', '--format=%(trailers:only,unfold)', rev).stdout
+	return dict(line.split(': ', 1) for line in text.splitlines() if ': ' in line)
+
+def _is_ancestor(tree: str, ancestor: str, rev: str) -> bool:
+	result = git(tree, 'merge-base', '--is-ancestor', ancestor, rev, check=False)
+	if result.returncode not in (0, 1):
+		raise Error(f'git merge-base --is-ancestor failed in {tree}:\n{result.stderr.strip()}')
+	return result.returncode == 0
+
+def _check_updatable(tree: str) -> None:
+	"""Refuses to update a tree that holds work pan-kunit did not make."""
+	if os.path.exists(os.path.join(tree, '.git', 'rebase-apply')):
+		raise Error(f'{tree} has a git am or rebase in progress; finish it or abort it '
+			    f'(git -C {tree} am --abort), then run again')
+	changed = changed_files(tree)
+	if changed:
+		raise Error(f'{tree} needs an update (the patches or suites changed) but has '
+			    f'uncommitted changes:\n{_listing(changed)}\n'
+			    'pan-kunit does not overwrite them. Save what you want to keep, '
+			    f'then discard them:\n  git -C {tree} reset --hard && '
+			    f'git -C {tree} clean -fdx -e /.pan-kunit/ -e /.kunit/')
+	log = git(tree, 'log', '--format=%cn <%ce>%x00%h %s', BASE_REF + '..HEAD').stdout
+	foreign = [line.split('\0', 1)[1] for line in log.splitlines()
+		   if line.split('\0', 1)[0] != f'{gitcmd.NAME} <{gitcmd.EMAIL}>']
+	if foreign:
+		raise Error(f'{tree} needs an update (the patches or suites changed) but has '
+			    f'commits that pan-kunit did not make:\n{_listing(foreign)}\n'
+			    'pan-kunit does not discard them. Keep them on a branch and reset, '
+			    f'then run again:\n  git -C {tree} branch my-work && '
+			    f'git -C {tree} reset --hard {BASE_REF}')
+
+def _apply_patches(tree: str, patches: List[str]) -> None:
+	for patch in patches:
+		result = git(tree, 'am', patch, check=False)
+		if result.returncode == 0:
+			continue
+		git(tree, 'am', '--abort')
+		output = (result.stdout + result.stderr).splitlines()
+		errors = [l for l in output if l.startswith(('error:', 'fatal:'))] or output[-10:]
+		raise Error(f'{patch} does not apply:\n' + '\n'.join('  ' + e for e in errors) +
+			    f'\n{tree} is at {describe(tree)}, the last commit that applied; '
+			    'fix the patch, then run setup again')
+
+def _install_suites(printer: Printer, tree: str, sources: Sources) -> None:
+	"""Commits the suites on top of HEAD.
+
+	The index may still hold a previous suites commit (after `reset
+	--soft`): the paths it differs in from HEAD are the previous suites.
+	Only files whose contents change are written, so that make does not
+	rebuild the others.
+	"""
+	previous = git(tree, 'diff', '--cached', '--no-renames', '--name-only', '-z').stdout
+	previous_paths = [p for p in previous.split('\0') if p]
+	removed = 0
+	for path in previous_paths:
+		if path in sources.suites:
+			continue
+		if git(tree, 'cat-file', '-e', 'HEAD:' + path, check=False).returncode == 0:
+			git(tree, 'checkout', 'HEAD', '--', path)
+		else:
+			os.unlink(os.path.join(tree, path))
+			try:
+				os.removedirs(os.path.dirname(os.path.join(tree, path)))
+			except OSError:
+				pass  # not empty
+		removed += 1
+	written = write_files(tree, sources.suites)
+	git(tree, '--literal-pathspecs', 'add', '-A', '-f', '--',
+	     *sorted(set(previous_paths) | set(sources.suites)))
+	git(tree, 'commit', '-q', '--allow-empty', '-m', SUITES_SUBJECT,
+	     '-m', f'{PATCHES_TRAILER}: {sources.patches_digest()}\n'
+		   f'{SUITES_TRAILER}: {sources.suites_digest()}')
+	git(tree, 'update-ref', PREPARED_REF, 'HEAD')
+	printer.print(f'installed the KUnit suites: {written} files written, {removed} removed')
+
+def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tarball: str,
+	  version: str) -> None:
+	"""Brings the tree of @kernel to the current patches and suites, or
+	refuses."""
+	extracted = not os.path.lexists(tree)
+	if extracted:
+		_extract(printer, tree, kernel, tarball, version)
+	else:
+		_check_ours(tree)
+		_check_kernel(tree, kernel)
+		_warn_if_other_version(printer, tree, kernel, version)
+		exclude_outputs(tree)
+	prepared = rev(tree, PREPARED_REF)
+	trailers = _trailers(tree, prepared) if prepared else {}
+	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
+	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
+	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
+		printer.print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
+		      'installed')
+	else:
+		_check_updatable(tree)
+		if prepared and patches_current and prepared == rev(tree, 'HEAD'):
+			printer.print('updating the suites; the patches are unchanged')
+			git(tree, 'reset', '-q', '--soft', 'HEAD^')
+		else:
+			if not extracted:
+				printer.print('updating the patches: applying them again onto the Debian '
+					      'base')
+				git(tree, 'reset', '-q', '--hard', BASE_REF)
+			_apply_patches(tree, sources.patches)
+			printer.print(f'applied the {len(sources.patches)} patches of {sources.series}')
+		_install_suites(printer, tree, sources)
+	printer.print(f'{tree} is at {describe(tree)}')

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Tests of what the terminal shows of a run's results (pan_kunit.results.terminal):
+# the table at the terminal's width, and a stable one off a terminal.
+
+import io
+import os
+import unittest
+from typing import List
+from unittest import mock
+
+from pan_kunit.host.printer import Printer
+from pan_kunit.kunit_tool import ktap, ktap_lines
+from pan_kunit.results import config_result, terminal
+from pan_kunit.results.config_result import Status
+from pan_kunit.trees import tree
+from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
+
+# The matrix: a 7.3 console without PAN and one with a failure, on PAN.
+MATRIX = (('arm64_nopan', 'cortex-a57', '7.3_nopan_skips', Status.PASS),
+	  ('arm64_pan', 'max,pauth-impdef=on', '7.3_pan_one_failure', Status.FAIL),
+	  ('arm64_pan_sw_ttbr0', 'max,pauth-impdef=on', '7.3_pan_one_failure', Status.FAIL),
+	  ('arm64_ttbr0_pan', 'cortex-a57', '7.3_nopan_skips', Status.PASS))
+
+def matrix(package: str='linux-source-7.3') -> List[config_result.ConfigResult]:
+	found = []
+	for name, cpu, console, status in MATRIX:
+		text = read(test_data_path('console', console + '.log'))
+		found.append(config_result.ConfigResult(
+			name=name, cpu=cpu, qemu_config='', build_dir='', status=status, elapsed=41.5,
+			skip_reasons=ktap_lines.skip_reasons(text), kunit=None, console_log='/t/test.log',
+			exec_log='', kernel=tree.Kernel('7.3.1', package, '7.3.1-1', COMMIT, 'pan-kunit'),
+			cases=ktap.parse(text, kunit_tool_of('7.3'))[0],
+			param_skips=ktap_lines.param_skips(text)))
+	return found
+
+class TableTest(unittest.TestCase):
+
+	def test_fits_120_as_it_is(self) -> None:
+		lines = terminal.table(matrix(), 120)
+		self.assertLessEqual(max(map(len, lines)), 120)
+		self.assertEqual(lines[0].split(), ['suite', '(passed/failed/skipped)', 'arm64_nopan',
+						    'arm64_pan', 'arm64_pan_sw_ttbr0', 'arm64_ttbr0_pan'])
+		self.assertIn('arm64_pan_hotplug              0/0/1        0/1/0                0/1/0'
+			      '                0/0/1', lines)
+
+	def test_fits_80_without_the_prefix_and_a_legend(self) -> None:
+		lines = terminal.table(matrix(), 80)
+		self.assertLessEqual(max(map(len, lines)), 80, '\n'.join(lines))
+		self.assertEqual(lines[:3], [
+			'passed/failed/skipped, names without arm64_:',
+			'suite             nopan    pan      pan_sw_ttbr0  ttbr0_pan',
+			'alternative       18/0/0   18/0/0   18/0/0        18/0/0'])
+		self.assertIn('pan_hotplug       0/0/1    0/1/0    0/1/0         0/0/1', lines)
+		self.assertEqual(lines[-4:], [
+			'  nopan         cpu cortex-a57, 41.5 s',
+			'  pan           cpu max,pauth-impdef=on, 41.5 s',
+			'  pan_sw_ttbr0  cpu max,pauth-impdef=on, 41.5 s',
+			'  ttbr0_pan     cpu cortex-a57, 41.5 s'])
+
+	def test_narrower_still_cut_into_tables(self) -> None:
+		lines = terminal.table(matrix(), 50)
+		self.assertLessEqual(max(map(len, lines)), 50)
+		heads = [line for line in lines if line.startswith('suite ')]
+		self.assertEqual(heads, ['suite             nopan    pan      pan_sw_ttbr0',
+					 'suite             ttbr0_pan'])
+		# Each table has every suite and the status.
+		self.assertEqual(sum(line.startswith('status ') for line in lines), 2)
+		self.assertEqual(sum(line.startswith('pan_uaccess ') for line in lines), 2)
+
+	def test_width_off_a_terminal_is_stable(self) -> None:
+		with mock.patch.dict(os.environ, {'COLUMNS': ''}):
+			self.assertEqual(terminal.width(Printer(io.StringIO())), terminal.WIDTH)
+		with mock.patch.dict(os.environ, {'COLUMNS': '80'}):
+			self.assertEqual(terminal.width(Printer(io.StringIO())), 80)
+
+	def test_a_log_cut_short_names_the_file_with_the_rest(self) -> None:
+		# parse has no parsed log of a boot (parsed_log ''): the console.
+		result = matrix()[1]
+		out = io.StringIO()
+		terminal.print_report(Printer(out), [result], totals=False)
+		self.assertRegex(out.getvalue(), r'\n        \.\.\. [0-9]+ more lines in /t/test\.log\n')
+
+	def test_fold_keeps_to_the_width_and_loses_nothing(self) -> None:
+		line = ('    6.12 (linux-source-6.12): series patches/6.12/series; Debian package, '
+			'6.12.118-1~deb12u1 installed; /usr/src/linux-source-6.12.tar.xz (present)')
+		self.assertEqual(terminal.fold(line, 200), [line])
+		folded = terminal.fold(line, 80)
+		self.assertEqual(folded, [
+			'    6.12 (linux-source-6.12): series patches/6.12/series;',
+			'        Debian package, 6.12.118-1~deb12u1 installed;',
+			'        /usr/src/linux-source-6.12.tar.xz (present)'])
+		for width in (40, 60, 100):
+			folded = terminal.fold(line, width)
+			self.assertLessEqual(max(map(len, folded)), width)
+			self.assertEqual(' '.join(' '.join(folded).split()), ' '.join(line.split()))
+
+	def test_report_keeps_to_the_width(self) -> None:
+		for columns in (80, 120):
+			out = io.StringIO()
+			with mock.patch.dict(os.environ, {'COLUMNS': str(columns)}):
+				terminal.print_report(Printer(out), matrix())
+			lines = out.getvalue().splitlines()
+			start = next(i for i, line in enumerate(lines) if line.startswith(('suite', 'passed')))
+			end = lines.index('did not pass (4):')
+			self.assertLessEqual(max(map(len, lines[start:end])), columns, columns)
+			# The failed cases: the case first, where it failed under it.
+			self.assertEqual(lines[end + 1:end + 3], [
+				'    arm64_pan: [FAILED] arm64_cpucap_table.cpu_enable_pan_sets_pstate_pan',
+				'        at arch/arm64/kernel/tests/cpucap_table_kunit.c:498'])
+
+if __name__ == '__main__':
+	unittest.main()
