@@ -15,7 +15,7 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import Error, progress, sources, targets, tree, worktree
+from pan_kunit import Error, export, progress, sources, targets, tree, worktree
 from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H, USER_GIT_ENV,
 		     test_data_path, read, write, mtimes, TempDirTestCase, end_to_end, setUpModule,
 		     tearDownModule)
@@ -55,6 +55,10 @@ class SourcesTest(TempDirTestCase):
 		loaded = sources.load(self.repo, KERNEL)
 		self.assertEqual(loaded.suites[SUITE_H].decode(), new)
 		self.assertEqual(loaded.suites['include/kunit/shim.h'], b'/* shim */\n')
+		# The shim is installed with the suites, but is no suite's file.
+		self.assertEqual(loaded.compat, {'include/kunit/shim.h'})
+		self.assertNotIn('include/kunit/shim.h',
+				 [p for s in export.suites(loaded) for p in s.paths + s.shared])
 		self.assertEqual(loaded.suites[SUITE_C], newest[SUITE_C])
 		# A tree prepared with the suites alone is not current.
 		self.assertNotEqual(loaded.suites_digest(), sources.Sources('', [], newest).suites_digest())
