@@ -92,8 +92,9 @@ class ExportMessageTest(unittest.TestCase):
 		self.assertEqual(mail.trailers, ['Signed-off-by: Seed dcc55037 maintainers '
 						 '<maintainers@users.noreply.a-seed-dcc55037.example>'])
 		self.assertTrue(mail.paragraphs[0].startswith('The ID register field extractors'))
-		self.assertEqual(mail.paragraphs[-1], 'Both depend on KUNIT=y and default to '
-				 'KUNIT_ALL_TESTS. A kernel built\nwithout them is unchanged.')
+		self.assertTrue(mail.paragraphs[-1].endswith('A kernel built\n'
+							      'without them is unchanged.'),
+				mail.paragraphs[-1])
 
 	def test_identity_is_the_users_git_config(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:

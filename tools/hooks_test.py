@@ -151,9 +151,10 @@ class HooksTest(unittest.TestCase):
 				 (cpufeature.old or b'').decode())
 
 	def test_0005_hooks_go_with_their_suites(self) -> None:
-		# The hook of verify_local_cpu_caps(): an #ifdef block of the
-		# passes' symbol, then the lines it replaces in the function
-		# below, each a hunk of its own that names no suite. The split
+		# The hook of verify_local_cpu_caps(): two static helpers whose
+		# comment names the passes' file, then the lines they replace in
+		# the function below, each a hunk of its own that names no
+		# suite. The split
 		# of update_cpu_features(), whose comment names the sanitise
 		# suite's file, far from any #ifdef: a hunk for each half.
 		for kernel in kernels.supported(REPO):
@@ -167,7 +168,7 @@ class HooksTest(unittest.TestCase):
 						l for item in c.items() for l in item.lines)]
 					self.assertTrue(found, text)
 					return [sorted(i.suites) for c in found for i in c.items()]
-				passes = cut(b'late_cpu_park();')
+				passes = cut(b'late_cpu_refuse(')
 				self.assertEqual(passes, [['arm64_cpucap_passes']] * len(passes))
 				split = cut(b'__update_cpu_features(')
 				self.assertEqual(split, [['arm64_cpufeature_sanitise']] * len(split))
