@@ -15,7 +15,7 @@ import unittest
 from typing import List
 from unittest import mock
 
-from pan_kunit import Error, progress, sources, targets, tree, worktree
+from pan_kunit import Error, export, progress, sources, targets, tree, worktree
 from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H, USER_GIT_ENV,
 		     test_data_path, read, write, mtimes, TempDirTestCase, end_to_end, setUpModule,
 		     tearDownModule)
@@ -60,6 +60,10 @@ class SourcesTest(TempDirTestCase):
 		self.assertNotEqual(loaded.suites_digest(), sources.Sources('', [], newest).suites_digest())
 		# The repo's kunit/ is untouched.
 		self.assertEqual(read(os.path.join(self.repo, 'kunit', SUITE_H)), old)
+		# The shim is no suite's file: export never writes it.
+		self.assertEqual(loaded.backports, frozenset({'include/kunit/shim.h'}))
+		self.assertEqual([s.paths for s in export.suites(loaded)],
+				 [s.paths for s in export.suites(sources.Sources('', [], newest))])
 
 	def test_compat_patch_that_does_not_apply_is_named(self) -> None:
 		write(self._compat('0001-stale.patch'),

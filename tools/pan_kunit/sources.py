@@ -14,7 +14,7 @@ import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from pan_kunit import Error, gitcmd
 from pan_kunit.kernels import KernelSpec
@@ -32,6 +32,9 @@ class Sources:
 	series: str               # the series file, relative to the repo
 	patches: List[str]        # absolute paths, in series order
 	suites: Dict[str, bytes]  # path in the tree -> contents
+	# The paths of suites that compat/VERSION/tree/ adds: no suite's
+	# files, which export never writes.
+	backports: FrozenSet[str] = frozenset()
 
 	def patches_digest(self) -> str:
 		digest = hashlib.sha256()
@@ -122,14 +125,15 @@ def write_files(top: str, files: Mapping[str, Optional[bytes]]) -> int:
 		changed += 1
 	return changed
 
-def _backport(repo: str, kernel: KernelSpec, suites: Dict[str, bytes]) -> Dict[str, bytes]:
+def _backport(repo: str, kernel: KernelSpec, suites: Dict[str, bytes]
+	      ) -> Tuple[Dict[str, bytes], FrozenSet[str]]:
 	"""The suites as @kernel takes them: compat/VERSION/series's patches
 	applied to them (git apply, in a directory of their own), and the
-	files of compat/VERSION/tree/ beside them.  The suites themselves when
-	@kernel has no compat/VERSION/."""
+	files of compat/VERSION/tree/ beside them, whose paths it returns too.
+	The suites themselves when @kernel has no compat/VERSION/."""
 	top = os.path.join(repo, kernel.compat_dir())
 	if not os.path.isdir(top):
-		return suites
+		return suites, frozenset()
 	backported = dict(suites)
 	if os.path.exists(os.path.join(top, 'series')):
 		patches = _read_patch_list(repo, os.path.join(kernel.compat_dir(), 'series'))
@@ -146,14 +150,16 @@ def _backport(repo: str, kernel: KernelSpec, suites: Dict[str, bytes]) -> Dict[s
 						    f'for the newest kernel; {kernel.compat_dir()}/ adapts it '
 						    f'to {kernel.name})')
 			backported = _read_dir(work)
-	for path, data in _read_dir(os.path.join(top, 'tree')).items():
+	shims = _read_dir(os.path.join(top, 'tree'))
+	for path, data in shims.items():
 		if path in backported:
 			raise Error(f'{os.path.join(kernel.compat_dir(), "tree", path)} clashes with '
 				    f'{os.path.join(SUITES_DIR, path)}: a backport changes a suite '
 				    f'with a patch in {kernel.compat_dir()}/series')
 		backported[path] = data
-	return backported
+	return backported, frozenset(shims)
 
 def load(repo: str, kernel: KernelSpec) -> Sources:
+	suites, backports = _backport(repo, kernel, _read_suites(repo))
 	return Sources(series=kernel.series(), patches=_read_series(repo, kernel),
-		       suites=_backport(repo, kernel, _read_suites(repo)))
+		       suites=suites, backports=backports)
