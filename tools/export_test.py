@@ -58,10 +58,10 @@ class ExportMessageTest(unittest.TestCase):
 			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
 			'arm64_pan_fault': 'mm'})
 		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]
-		# pan_kunit.h is no suite's own: it goes with each suite that includes
+		# pan_helpers.h is no suite's own: it goes with each suite that includes
 		# it, and the first patch that adds one of them adds it.
 		self.assertEqual([(s.name, s.shared) for s in found if s.shared],
-				 [(name, ['arch/arm64/mm/tests/pan_kunit.h']) for name in (
+				 [(name, ['arch/arm64/mm/tests/pan_helpers.h']) for name in (
 					 'arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_fault',
 					 'arm64_pan_hotplug', 'arm64_pan_uaccess')])
 		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
@@ -71,7 +71,7 @@ class ExportMessageTest(unittest.TestCase):
 				 'KUnit tests of the detection of Privileged Access Never (PAN): the\n'
 				 'ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU\'s\n'
 				 'PAN and SW TTBR0 PAN the kernel uses, against the ID register.\n\n'
-				 'The suite is arm64_pan_detect, in tests/pan_kunit.h and\n'
+				 'The suite is arm64_pan_detect, in tests/pan_helpers.h and\n'
 				 'tests/pan_detect_kunit.c; CONFIG_ARM64_PAN_KUNIT_TEST builds it.\n\nWhy.\n\n'
 				 'Signed-off-by: Z <z@example.org>\n')
 		alternative = [s for s in found if s.name == 'arm64_alternative'][0]

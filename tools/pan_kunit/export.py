@@ -71,7 +71,7 @@ class Suite:
 	name: str           # the KUnit suite, e.g. arm64_alternative
 	paths: List[str]    # its files, in the tree
 	summary: str        # the first paragraph of its C file's header comment
-	# Headers it includes that are no suite's own (pan_kunit.h): the first
+	# Headers it includes that are no suite's own (pan_helpers.h): the first
 	# suite of the series that includes one adds it.
 	shared: List[str] = field(default_factory=list)
 
@@ -196,7 +196,7 @@ def suites(sources: Sources) -> List[Suite]:
 		stem = os.path.splitext(os.path.basename(path))[0]
 		stem = stem[:-len('_asm')] if stem.endswith('_asm') else stem
 		groups.setdefault((os.path.dirname(path), stem), []).append(path)
-	# A header of no suite's own (the PAN suites' pan_kunit.h) goes with
+	# A header of no suite's own (the PAN suites' pan_helpers.h) goes with
 	# every suite that includes it.
 	shared: Dict[Tuple[str, str], List[str]] = {}
 	for key, paths in sorted(groups.items()):

@@ -13,10 +13,8 @@
 #include <kunit/test.h>
 #include <linux/version.h>
 
-#include "pan_kunit.h"
+#include "pan_helpers.h"
 
-/* DDI 0487 J.a, C5.2 Special-purpose registers: SPSR_EL1.M[3:0] = 0b0101 is EL1h. */
-#define PANT_PSTATE_EL1H	0x5ULL
 /*
  * DDI 0487 J.a, D19.2.40 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
  * For aborts ISS.WnR is bit [6] and ISS.DFSC/IFSC bits [5:0].
@@ -125,85 +123,85 @@ static const struct pant_fault_row pant_fault_rows[] = {
 		.name = "el1_data_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el1_data_perm_l1_write_user",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_ISS_WNR | PANT_FSC_PERM_L1),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H,
+		.pstate = PSR_MODE_EL1h,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el1_data_perm_l3_kernel",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_PERM_L3),
 		.addr = PANT_KERNEL_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el1_inst_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el0_data_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_DABT_LOW, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_PAN,
+		.pstate = PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el0_inst_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_IABT_LOW, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_PAN,
+		.pstate = PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_trans_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_data_trans_l0_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L0),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_inst_trans_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_data_trans_lm1_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_LM1),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_TRANS_LM1_EXPECT,
 	}, {
 		.name = "el1_inst_trans_lm1_user_pan",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_TRANS_LM1),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_TRANS_LM1_EXPECT,
 	}, {
 		.name = "el1_data_trans_l3_user_no_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H,
+		.pstate = PSR_MODE_EL1h,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_trans_l3_kernel_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_KERNEL_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_access_flag_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_AF_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		/*
@@ -214,25 +212,25 @@ static const struct pant_fault_row pant_fault_rows[] = {
 		.name = "el1_data_sea_ttw_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_SEA_TTW_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_ecc_ttw_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_ECC_TTW_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_inst_ecc_ttw_l1_kernel",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_ECC_TTW_L1),
 		.addr = PANT_KERNEL_ADDR,
-		.pstate = PANT_PSTATE_EL1H,
+		.pstate = PSR_MODE_EL1h,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el0_data_trans_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_LOW, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_PAN,
+		.pstate = PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	},
 };
@@ -359,9 +357,9 @@ static const struct {
 	u64 pstate;
 	bool user_pan;
 } pant_fault_places[] = {
-	{ PANT_USER_ADDR, PANT_PSTATE_EL1H | PANT_PSTATE_PAN, true },
-	{ PANT_USER_ADDR, PANT_PSTATE_EL1H, false },
-	{ PANT_KERNEL_ADDR, PANT_PSTATE_EL1H | PANT_PSTATE_PAN, false },
+	{ PANT_USER_ADDR, PSR_MODE_EL1h | PSR_PAN_BIT, true },
+	{ PANT_USER_ADDR, PSR_MODE_EL1h, false },
+	{ PANT_KERNEL_ADDR, PSR_MODE_EL1h | PSR_PAN_BIT, false },
 };
 
 /*

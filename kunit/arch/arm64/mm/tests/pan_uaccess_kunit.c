@@ -57,7 +57,7 @@
 #include <linux/uaccess.h>
 #include <asm/futex.h>
 
-#include "pan_kunit.h"
+#include "pan_helpers.h"
 
 /*
  * A user mm owned by the test, attached to the KUnit kthread, with one
@@ -286,7 +286,7 @@ static void pant_fault_overflow(struct perf_event *event, struct perf_sample_dat
 	}
 	if (seen->wrong_pan)
 		return;
-	seen->wrong_pan = (regs->pstate & PANT_PSTATE_PAN) != seen->want_pan;
+	seen->wrong_pan = (regs->pstate & PSR_PAN_BIT) != seen->want_pan;
 	seen->pc = pc;
 	seen->addr = data->addr;
 	seen->pstate = regs->pstate;
@@ -338,7 +338,7 @@ static void pant_faults_watch(struct pant_faults_seen *seen, unsigned long page)
 	seen->start = page;
 	seen->end = page + PAGE_SIZE;
 	seen->kind = pant_get_kind();
-	seen->want_pan = seen->kind == PANT_HW ? PANT_PSTATE_PAN : 0;
+	seen->want_pan = seen->kind == PANT_HW ? PSR_PAN_BIT : 0;
 }
 
 /*
@@ -367,7 +367,7 @@ static void pant_expect_fault_handled(struct kunit *test, struct pant_faults_see
 	KUNIT_EXPECT_FALSE_MSG(test, seen->wrong_pan,
 			       "%s (%s): faulted at %pS on %#lx with SPSR %#llx: SPSR.PAN=%d inside the routine, want %d",
 			       what, pant_kind_name(seen->kind), (void *)seen->pc, seen->addr,
-			       seen->pstate, !!(seen->pstate & PANT_PSTATE_PAN), !!seen->want_pan);
+			       seen->pstate, !!(seen->pstate & PSR_PAN_BIT), !!seen->want_pan);
 	if (seen->kind == PANT_HW)
 		KUNIT_EXPECT_FALSE_MSG(test, seen->handler_open,
 				       "%s (%s): do_page_fault() ran with PSTATE.PAN=%d",
@@ -1287,7 +1287,7 @@ static void pant_read_window(struct pant_window *w, struct mm_struct *mm)
 	w->ttbr0_baddr = pant_ttbr0_baddr();
 	w->asid = pant_asid();
 	uaccess_disable_privileged();
-	w->mm_asid = mm ? pant_mm_asid(mm) : 0;
+	w->mm_asid = mm ? ASID(mm) : 0;
 	local_irq_restore(flags);
 }
 
