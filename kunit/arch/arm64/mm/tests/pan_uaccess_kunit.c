@@ -28,7 +28,7 @@
  * returned.
  *
  * get_user() and friends access user memory with LDTR/STTR (or, with
- * FEAT_MOPS on 7.3, copy with the unprivileged CPY*RT/WT forms),
+ * FEAT_MOPS, copy with the unprivileged CPY*RT/WT forms),
  * unprivileged accesses, checked as if made at EL0 while PSTATE.UAO is 0
  * (which these kernels never set), so PAN does not stop them (DDI 0487
  * J.a, C6.2 LDTR, STTR; D8, Privileged Access Never): they must never
@@ -37,13 +37,12 @@
  * software page fault event hands to its overflow handler
  * (CONFIG_PERF_EVENTS).
  *
- * No kernel version #if: on 6.12, unlike 6.1, a suite's .exit always runs
- * in a kernel thread of its own, not in the one that ran the case, so its
- * current->mm says nothing about the case. Nothing here depends on which
- * thread it is: a case checks "no mm left, user access closed" in its own
- * thread when it drops its mm (pant_user_put()), and pant_uaccess_exit()
- * checks through a reference of its own that the mm is gone, whether the
- * case dropped it or the exit of a thread an assertion ended did.
+ * A suite's .exit runs in a kernel thread of its own, not in the one that
+ * ran the case, so its current->mm says nothing about the case: a case
+ * checks "no mm left, user access closed" in its own thread when it drops
+ * its mm (pant_user_put()), and pant_uaccess_exit() checks through a
+ * reference of its own that the mm is gone, whether the case dropped it
+ * or the exit of a thread an assertion ended did.
  */
 
 #include <kunit/test.h>
@@ -60,7 +59,7 @@
 #include "pan_helpers.h"
 
 /*
- * A user mm owned by the test, attached to the KUnit kthread, with one
+ * A user mm of the test's, attached to the calling kernel thread, with one
  * mapped read-write page at @addr and an unmapped page right after it.
  */
 struct pant_user {
@@ -70,37 +69,31 @@ struct pant_user {
 	unsigned long unmapped;
 };
 
-static int pant_user_get(struct pant_user *u)
+/*
+ * kunit_vm_mmap() attaches a new mm to the calling thread, which drops it
+ * as it exits; the callers drop it themselves, with pant_user_put().
+ */
+static int pant_user_get(struct kunit *test, struct pant_user *u)
 {
+	unsigned long addr;
 	int ret;
 
-	u->mm = mm_alloc();
-	if (!u->mm)
+	addr = kunit_vm_mmap(test, NULL, 0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
+	if (!addr)
 		return -ENOMEM;
-	/* What an mm gets from a process; kunit_attach_mm() (6.12) does the same. */
-	u->mm->task_size = TASK_SIZE;
-	arch_pick_mmap_layout(u->mm, &current->signal->rlim[RLIMIT_STACK]);
-	kthread_use_mm(u->mm);
-	u->addr = vm_mmap(NULL, 0, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-			  MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
-	if (IS_ERR_VALUE(u->addr)) {
-		ret = (int)u->addr;
-		goto out;
-	}
-	u->unmapped = u->addr + PAGE_SIZE;
+	if (IS_ERR_VALUE(addr))
+		return (int)addr;
+	u->mm = current->mm;
+	u->addr = addr;
+	u->unmapped = addr + PAGE_SIZE;
 	ret = vm_munmap(u->unmapped, PAGE_SIZE);
-	if (!ret) {
-		/* For pant_uaccess_exit(): the mm_struct outlives its address space. */
-		mmgrab(u->mm);
-		u->held = u->mm;
-		return 0;
-	}
-	vm_munmap(u->addr, PAGE_SIZE);
-out:
-	kthread_unuse_mm(u->mm);
-	mmput(u->mm);
-	u->mm = NULL;
-	return ret;
+	if (ret)
+		return ret;
+	/* For pant_uaccess_exit(): the mm_struct outlives its address space. */
+	mmgrab(u->mm);
+	u->held = u->mm;
+	return 0;
 }
 
 /*
@@ -119,7 +112,7 @@ static void pant_user_attach(struct kunit *test, struct pant_user *u)
 	struct pant_want w = {};
 	u64 ttbr0;
 
-	KUNIT_ASSERT_EQ(test, pant_user_get(u), 0);
+	KUNIT_ASSERT_EQ(test, pant_user_get(test, u), 0);
 	pant_want_tables(&w, kind, u->mm, false);
 	ttbr0 = pant_ttbr0_baddr();
 	KUNIT_ASSERT_EQ_MSG(test, ttbr0, w.ttbr0_baddr,
@@ -383,10 +376,9 @@ static void pant_expect_fault_handled(struct kunit *test, struct pant_faults_see
 /*
  * uaccess_enable_privileged() opens user access and
  * uaccess_disable_privileged() closes it again, on a test-owned mm
- * (mm_alloc(), kthread_use_mm(), vm_mmap()). Before any user access, an
- * assertion that TTBR0_EL1 holds what the kind of PAN makes it, so that a
- * kernel installing the wrong tables fails the case instead of faulting
- * for ever.
+ * (kunit_vm_mmap()). Before any user access, an assertion that TTBR0_EL1
+ * holds what the kind of PAN makes it, so that a kernel installing the
+ * wrong tables fails the case instead of faulting for ever.
  */
 static void uaccess_privileged_toggles_pan(struct kunit *test)
 {
@@ -624,7 +616,7 @@ pant_read_refused_mapping(struct kunit *test, struct pant_user *u, vm_flags_t vm
 
 	seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
-	seen->spec.name = "[pan-kunit]";
+	seen->spec.name = "[fault_flags]";
 	seen->spec.fault = pant_record_fault_flags;
 
 	mmap_write_lock(u->mm);
@@ -763,10 +755,9 @@ static int pant_hold_mmap_lock(void *data)
 
 /*
  * A fault that get_user() takes at EL1 is handled under the mm's
- * mmap_lock, never under the lock of its VMA alone (per-VMA locking, from
- * 6.4, is for faults of user mode; before it, every fault takes the
- * mmap_lock): while another thread holds the mmap_lock for writing, a
- * read of an untouched page cannot end. The holder lets it go after
+ * mmap_lock, never under the lock of its VMA alone (per-VMA locking is
+ * for faults of user mode): while another thread holds the mmap_lock for
+ * writing, a read of an untouched page cannot end. The holder lets it go after
  * PANT_LOCK_HOLD_MS and notes whether the read ended first. Under TTBR0
  * PAN the fault sleeps inside the window get_user() opened, and the
  * thread is switched out and in again before the exception returns: the
@@ -796,7 +787,7 @@ static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
 	init_completion(&h.locked);
 	init_completion(&h.done);
 	init_completion(&h.released);
-	holder = kthread_run(pant_hold_mmap_lock, &h, "pan-kunit-mmap-lock");
+	holder = kthread_run(pant_hold_mmap_lock, &h, "pan_mmap_lock_holder");
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(holder), "kthread_run(): %pe", holder);
 
 	wait_for_completion(&h.locked);
@@ -1234,7 +1225,7 @@ static void pant_routines_fault(struct kunit *test)
  * software page fault event). Under the CPU's PAN each fault's saved
  * PSTATE, the one the access ran with, has PAN set: the routines access
  * user memory with unprivileged loads and stores (LDTR/STTR, or with
- * FEAT_MOPS on 7.3 the CPY*RT/WT and SET*T forms), which need no window,
+ * FEAT_MOPS the CPY*RT/WT and SET*T forms), which need no window,
  * so they never clear it; and do_page_fault() runs with PSTATE.PAN set.
  * Without the CPU's PAN there is no PSTATE.PAN to keep and the case skips.
  */
@@ -1338,6 +1329,7 @@ static void enter_lazy_tlb_window_reserved(struct kunit *test)
 
 /* Another kernel thread with a user mm of its own, on the case's CPU. */
 struct pant_other_mm {
+	struct kunit *test;
 	struct pant_user user;
 	int ret;
 	u64 baddr;		/* its pgd, for the message */
@@ -1349,7 +1341,7 @@ static int pant_run_with_other_mm(void *data)
 	struct pant_other_mm *o = data;
 	int i;
 
-	o->ret = pant_user_get(&o->user);
+	o->ret = pant_user_get(o->test, &o->user);
 	if (!o->ret)
 		o->baddr = virt_to_phys(o->user.mm->pgd);
 	complete(&o->attached);
@@ -1382,7 +1374,7 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	struct pant_uaccess_ctx *ctx = test->priv;
 	struct pant_user *u = &ctx->user;
 	struct pant_window w[PANT_SWITCH_ROUNDS];
-	struct pant_other_mm o = {};
+	struct pant_other_mm o = { .test = test };
 	struct task_struct *other;
 	u64 want_baddr;
 	int i;
@@ -1395,7 +1387,7 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	init_completion(&o.ran);
 	init_completion(&o.finished);
 	migrate_disable();
-	other = kthread_create(pant_run_with_other_mm, &o, "pan-kunit-mm");
+	other = kthread_create(pant_run_with_other_mm, &o, "pan_ttbr0_other_mm");
 	if (IS_ERR(other)) {
 		migrate_enable();
 		KUNIT_FAIL(test, "kthread_create(): %pe", other);
