@@ -59,23 +59,30 @@ class ExportMessageTest(unittest.TestCase):
 			'arm64_cpufeature_field': 'cpufeature', 'arm64_cpufeature_match': 'cpufeature',
 			'arm64_cpufeature_sanitise': 'cpufeature', 'arm64_pan_detect': 'mm',
 			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
-			'arm64_pan_fault': 'mm'})
+			'arm64_pan_uaccess_fault': 'mm', 'arm64_pan_exec_only': 'mm',
+			'arm64_pan_saved_ttbr0': 'mm', 'arm64_pan_fault': 'mm'})
 		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]
-		# pan_kunit.h is no suite's own: it goes with each suite that includes
-		# it, and the first patch that adds one of them adds it.
-		self.assertEqual([(s.name, s.shared) for s in found if s.shared],
-				 [(name, ['arch/arm64/mm/tests/pan_kunit.h']) for name in (
-					 'arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_fault',
-					 'arm64_pan_hotplug', 'arm64_pan_uaccess')])
-		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_KUNIT_TEST'], ['Why.'],
+		# pan_helpers.h and pan_uaccess_helpers.h are no suite's own: each
+		# goes with each suite that includes it, and the first patch that
+		# adds one of them adds it.
+		helpers = 'arch/arm64/mm/tests/pan_helpers.h'
+		uaccess = 'arch/arm64/mm/tests/pan_uaccess_helpers.h'
+		self.assertEqual([(s.name, s.shared) for s in found if s.shared], [
+			('arm64_pan_detect', [helpers]), ('arm64_pan_enable', [helpers]),
+			('arm64_pan_exec_only', [helpers, uaccess]), ('arm64_pan_fault', [helpers]),
+			('arm64_pan_hotplug', [helpers]), ('arm64_pan_saved_ttbr0', [helpers, uaccess]),
+			('arm64_pan_uaccess_fault', [helpers, uaccess]),
+			('arm64_pan_uaccess', [helpers, uaccess])])
+		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_DETECT_KUNIT_TEST'], ['Why.'],
 						      'Signed-off-by: Z <z@example.org>',
 						      pan.shared),
 				 'arm64: mm: Add the arm64_pan_detect KUnit suite\n\n'
 				 'KUnit tests of the detection of Privileged Access Never (PAN): the\n'
 				 'ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU\'s\n'
 				 'PAN and SW TTBR0 PAN the kernel uses, against the ID register.\n\n'
-				 'The suite is arm64_pan_detect, in tests/pan_kunit.h and\n'
-				 'tests/pan_detect_kunit.c; CONFIG_ARM64_PAN_KUNIT_TEST builds it.\n\nWhy.\n\n'
+				 'The suite is arm64_pan_detect, in tests/pan_helpers.h and\n'
+				 'tests/pan_detect_kunit.c; CONFIG_ARM64_PAN_DETECT_KUNIT_TEST builds it.\n'
+				 '\nWhy.\n\n'
 				 'Signed-off-by: Z <z@example.org>\n')
 		alternative = [s for s in found if s.name == 'arm64_alternative'][0]
 		self.assertTrue(export.suite_message(alternative, [], [], '').startswith(
