@@ -8,6 +8,7 @@
 
 import difflib
 import os
+import re
 import unittest
 
 from pan_kunit.commands import catalogue
@@ -69,3 +70,32 @@ class CatalogueTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+class SuiteSourcesTest(unittest.TestCase):
+	"""What every file of kunit/ and compat/ holds, as upstream takes it."""
+
+	def files(self) -> list:
+		found = []
+		for top in ('kunit', 'compat'):
+			for root, _, names in os.walk(os.path.join(catalogue.REPO, top)):
+				found += [os.path.join(root, n) for n in names
+					  if n.endswith(('.c', '.h', '.S', '.patch'))]
+		return found
+
+	def test_every_arm_arm_citation_is_one_revision(self) -> None:
+		# One revision of DDI 0487 (M.a.a), whose section numbers the
+		# citations give: a J.a number is another section in M.a.a.
+		for path in self.files():
+			text = read(path)
+			# A citation may wrap onto a comment's next line.
+			for match in re.finditer(r'DDI 0487[\s*+-]*([^\s,:)]*)', text):
+				self.assertEqual(match.group(1), 'M.a.a',
+						 f'{os.path.relpath(path, catalogue.REPO)}: '
+						 f'{match.group(0)!r}')
+			self.assertNotRegex(text, r'\bD19\.[12]\.\d', path)
+
+	def test_no_suite_asks_for_a_kernel_version(self) -> None:
+		# Suites are written for the newest kernel; compat/VERSION/ adapts.
+		for path in self.files():
+			if '/kunit/' in path:
+				self.assertNotRegex(read(path), r'LINUX_VERSION_CODE|KERNEL_VERSION\(', path)

@@ -14,17 +14,18 @@
  * capability is in the mask and on every CPU), how many instructions,
  * and how it moved a PC-relative instruction from the replacement to the
  * site. The encodings and the branch arithmetic come from the Arm ARM
- * (DDI 0487 J.a, C6.2: B, BL, B.cond, CBZ, TBZ, ADRP, MOVZ), not from
- * the kernel's instruction helpers the loop uses.
+ * (DDI 0487 M.a.a: C6.2.35 B, C6.2.43 BL, C6.2.34 B.cond, C6.2.78 CBZ,
+ * C6.2.478 TBZ, C6.2.13 ADRP, C6.2.284 MOVZ), not from the kernel's
+ * instruction helpers the loop uses.
  */
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/sizes.h>
 
-/* MOVZ W0, #imm16 (C6.2, MOVZ: sf=0 opc=10 100101 hw=00 imm16 Rd) */
+/* MOVZ W0, #imm16 (C6.2.284 MOVZ: sf=0 opc=10 100101 hw=00 imm16 Rd) */
 #define ALT_APPLY_MOVZ(imm)	(0x52800000U | ((u32)(imm) << 5))
-/* NOP (C6.2, NOP: HINT #0) */
+/* NOP (C6.2.298 NOP: HINT #0) */
 #define ALT_APPLY_NOP		0xd503201fU
 
 #define ALT_APPLY_INSNS		4
@@ -239,8 +240,9 @@ static void __apply_alternatives_calls_callback(struct kunit *test)
 }
 
 /*
- * Immediate branches (C6.2): each kind's opcode, and where its word
- * offset sits: B and BL imm26 at [25:0]; B.cond, CBZ imm19 at [23:5];
+ * Immediate branches (C6.2.35, C6.2.43, C6.2.34, C6.2.78, C6.2.478):
+ * each kind's opcode, and where its word offset sits: B and BL imm26 at
+ * [25:0]; B.cond, CBZ imm19 at [23:5];
  * TBZ imm14 at [18:5]. The target is the branch's own address plus the
  * offset times 4.
  */
@@ -327,7 +329,7 @@ static void get_alt_insn_branch_by_target(struct kunit *test)
 			    row->moved ? "the same target, from the site" : "as it is");
 }
 
-/* ADRP X0 (C6.2, ADRP: 1 immlo 10000 immhi Rd, imm = 4KB pages from PC's page) */
+/* ADRP X0 (C6.2.13 ADRP: 1 immlo 10000 immhi Rd, imm = 4KB pages from PC's page) */
 static u32 alt_apply_adrp(long pages)
 {
 	u32 imm = (u32)pages & (u32)GENMASK(20, 0);

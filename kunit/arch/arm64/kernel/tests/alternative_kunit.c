@@ -32,7 +32,7 @@
 
 #include "alternative_kunit.h"
 
-/* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (Arm ARM C6.2) */
+/* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (DDI 0487 M.a.a, C6.2.284 MOVZ) */
 #define ALT_TEST_MOVZ_W0(imm)	(0x52800000U | ((imm) << 5))
 
 /*
@@ -246,8 +246,8 @@ static void alternative_patches_by_capability(struct kunit *test)
 }
 
 /*
- * ADRP Xd, label: Xd = the 4KB page of PC plus imm * 4KB (DDI 0487 J.a,
- * C6.2, ADRP), whatever the kernel's page size. The site's ALWAYS_SYSTEM
+ * ADRP Xd, label: Xd = the 4KB page of PC plus imm * 4KB (DDI 0487 M.a.a,
+ * C6.2.13 ADRP), whatever the kernel's page size. The site's ALWAYS_SYSTEM
  * alternative is applied on every CPU, and its ADRP, assembled in
  * .altinstr_replacement, must still name alt_test_adrp_target's page.
  */

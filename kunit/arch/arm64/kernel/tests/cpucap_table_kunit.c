@@ -31,7 +31,7 @@
  * callback leaves in its caller does not.
  *
  * The sanitisation cases take field positions and encodings from the Arm
- * ARM (DDI 0487 J.a): ID_AA64MMFR1_EL1.PAN, bits [23:20], unsigned, 0b0000
+ * ARM (DDI 0487 M.a.a): ID_AA64MMFR1_EL1.PAN, bits [23:20], unsigned, 0b0000
  * not implemented, 0b0010 FEAT_PAN2; ID_AA64PFR0_EL1.FP, bits [19:16],
  * signed, 0b0000 implemented, 0b1111 not implemented.
  */
@@ -47,7 +47,7 @@ static bool table_is_cpuid_row(const struct arm64_cpu_capabilities *cap)
 
 /*
  * The value a field of @width (1 to 32) bits holds when its bits are @raw:
- * two's complement when it is signed (DDI 0487 J.a, D19.1.3, "Principles
+ * two's complement when it is signed (DDI 0487 M.a.a, D24.1.3, "Principles
  * of the ID scheme for fields in ID registers"), from the width and sign
  * alone, not from the kernel's macros.
  */
@@ -420,9 +420,10 @@ static void update_cpu_ftr_reg_pan_lowest_wins(struct kunit *test)
 }
 
 /*
- * DDI 0487 J.a: D19.2.118 SCTLR_EL1, SPAN, bit [23] (0: an exception
- * taken to EL1 sets PSTATE.PAN); C5.2 PAN, bit [22], read with MRS
- * s3_0_c4_c2_3 and written with MSR PAN, #<imm> (C6.2: 0xd500409f | imm << 8).
+ * DDI 0487 M.a.a: D24.2.175 SCTLR_EL1, SPAN, bit [23] (0: an exception
+ * taken to EL1 sets PSTATE.PAN); C5.2.12 PAN, bit [22], read with MRS
+ * s3_0_c4_c2_3 and written with MSR PAN, #<imm> (C6.2.287 MSR (immediate):
+ * 0xd500409f | imm << 8).
  */
 #define TABLE_SCTLR_SPAN	BIT_ULL(23)
 #define TABLE_PSTATE_PAN	BIT_ULL(22)
@@ -435,7 +436,7 @@ static u64 table_read_pan(void)
 	return pan & TABLE_PSTATE_PAN;
 }
 
-/* DDI 0487 J.a, D19.2.65 ID_AA64MMFR1_EL1: PAN, bits [23:20]; 0 without FEAT_PAN. */
+/* DDI 0487 M.a.a, D24.2.89 ID_AA64MMFR1_EL1: PAN, bits [23:20]; 0 without FEAT_PAN. */
 static bool table_cpu_has_pan(void)
 {
 	return (read_sysreg(id_aa64mmfr1_el1) >> 20) & 0xf;
@@ -522,7 +523,7 @@ static void update_cpu_ftr_reg_fp_signed_lowest_wins(struct kunit *test)
 /*
  * The system-wide value of a field two CPUs report differently, for each
  * rule the kernel has for one; LOWER_SAFE is above. Fields, from DDI 0487
- * J.a, D19.2.33 CTR_EL0 and D19.2.65 ID_AA64MMFR1_EL1, and what is safe
+ * M.a.a, D24.2.42 CTR_EL0 and D24.2.89 ID_AA64MMFR1_EL1, and what is safe
  * for the system when CPUs differ, from what the values mean there:
  * - CTR_EL0.L1Ip, bits [15:14] (0b10 VIPT, 0b11 PIPT): CPUs that disagree
  *   on the instruction cache policy are handled as the most demanding

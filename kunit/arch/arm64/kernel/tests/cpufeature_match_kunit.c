@@ -8,7 +8,7 @@
  * those static functions and tables.
  *
  * Register encodings, field positions, signedness and the value at which
- * each feature is implemented come from the Arm ARM (DDI 0487 J.a), the
+ * each feature is implemented come from the Arm ARM (DDI 0487 M.a.a), the
  * ID_AA64PFR0_EL1, ID_AA64ISAR0_EL1, ID_AA64ISAR1_EL1 and ID_AA64MMFR1_EL1
  * register descriptions, never from the kernel's own definitions: a row
  * that names the wrong field, sign or minimum must fail here.
@@ -20,7 +20,7 @@
 #include <linux/stop_machine.h>
 
 /*
- * The largest value of a 4-bit ID field (DDI 0487 J.a, D19.1.3,
+ * The largest value of a 4-bit ID field (DDI 0487 M.a.a, D24.1.3,
  * "Principles of the ID scheme for fields in ID registers"): 0b1111
  * unsigned, 0b0111 signed (two's complement: 0b1000-0b1111 are -8 to -1).
  */
@@ -176,8 +176,8 @@ static void feature_matches_thresholds(struct kunit *test)
 /*
  * feature_matches() with an upper bound: a field value at the row's
  * maximum matches, one above it does not. min and max are raw field
- * values, read as the field is (signed: two's complement, DDI 0487 J.a,
- * D19.1.3, "Principles of the ID scheme for fields in ID registers"), as
+ * values, read as the field is (signed: two's complement, DDI 0487 M.a.a,
+ * D24.1.3, "Principles of the ID scheme for fields in ID registers"), as
  * ARM64_CPUID_FIELDS_NEG() writes a row for a feature that is not
  * implemented (ID_AA64PFR0_EL1.FP = 0b1111, -1).
  */
@@ -349,7 +349,7 @@ static void feature_matches_kernel_rows(struct kunit *test)
 			    row->hwcap ? has_user_cpuid_feature : has_cpuid_feature);
 	/*
 	 * A higher value of these fields keeps every feature of a lower one
-	 * (DDI 0487 J.a, D19.1.3, "Principles of the ID scheme for fields in
+	 * (DDI 0487 M.a.a, D24.1.3, "Principles of the ID scheme for fields in
 	 * ID registers"): the row's bound is the field's.
 	 */
 	KUNIT_EXPECT_EQ_MSG(test, cap->max_field_value >> 4, 0,
@@ -552,7 +552,7 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
  * SCOPE_SYSTEM and puts the value back. .exit checks that every register
  * of match_id_regs[] is back at the value it had before the case.
  *
- * The expected values are the Arm ARM's (DDI 0487 J.a): the field
+ * The expected values are the Arm ARM's (DDI 0487 M.a.a): the field
  * positions and signs of the register descriptions (ID_AA64PFR0_EL1,
  * ID_AA64ISAR0_EL1, ID_AA64MMFR1_EL1 in "AArch64 System Register
  * Descriptions"), where a higher value of these fields has every feature

@@ -18,7 +18,7 @@
  *
  * The description has one field of each kind, unlisted bits between
  * them, and a signed field, where 0b1111 is -1, below every value a
- * feature is implemented with (DDI 0487 J.a, D19.1.3, "Principles of the
+ * feature is implemented with (DDI 0487 M.a.a, D24.1.3, "Principles of the
  * ID scheme for fields in ID registers": a signed field reads 0b1111 when
  * the feature is not implemented). What each rule must make of two values is the case's
  * own arithmetic on its own description, not the kernel's helpers.
@@ -293,7 +293,7 @@ static void check_update_ftr_reg_by_rule(struct kunit *test)
  * fields that say SVE, SME, MPAM and MTE (ID_AA64PFR0_EL1 [35:32],
  * [43:40]; ID_AA64PFR1_EL1 [11:8], [19:16], [27:24]) are 0, so no
  * ZCR_EL1, SMCR_EL1, MPAMIDR_EL1 or GMID_EL1 is read or folded (DDI 0487
- * J.a, D19.2, the field tables of ID_AA64PFR0_EL1 and ID_AA64PFR1_EL1).
+ * M.a.a, D24.2.93 ID_AA64PFR0_EL1 and D24.2.94 ID_AA64PFR1_EL1).
  */
 
 /* A register update_cpu_features() folds, and its struct cpuinfo_arm64 field. */

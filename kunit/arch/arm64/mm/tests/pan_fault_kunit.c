@@ -15,7 +15,7 @@
 #include "pan_helpers.h"
 
 /*
- * DDI 0487 J.a, D19.2.40 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
+ * DDI 0487 M.a.a, D24.2.45 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
  * For aborts ISS.WnR is bit [6] and ISS.DFSC/IFSC bits [5:0].
  */
 #define PANT_ESR(ec, iss)	(((u64)(ec) << 26) | BIT_ULL(25) | (iss))
@@ -25,7 +25,7 @@
 #define PANT_EC_DABT_CUR	0x25	/* data abort, same EL */
 #define PANT_ISS_WNR		BIT_ULL(6)
 /*
- * DDI 0487 J.a, D19.2.40 ESR_EL1, ISS encoding for an exception from a
+ * DDI 0487 M.a.a, D24.2.45 ESR_EL1, ISS encoding for an exception from a
  * Data Abort: S1PTW, bit [7], and CM, bit [8] (a cache maintenance or
  * address translation instruction). S1PTW marks a stage 2 fault on a
  * stage 1 table walk, which ESR_EL1 reports only where a hypervisor
@@ -45,14 +45,14 @@
 #define PANT_FSC_PERM_L1	0x0d	/* 0b001101 permission fault, level 1 */
 #define PANT_FSC_PERM_L3	0x0f	/* 0b001111 permission fault, level 3 */
 /*
- * DDI 0487 J.a, D19.2.40 ESR_EL1, ISS encoding for a Data Abort, DFSC: 0b101011
+ * DDI 0487 M.a.a, D24.2.45 ESR_EL1, ISS encoding for a Data Abort, DFSC: 0b101011
  * "When FEAT_LPA2 is implemented: Translation fault, level -1" (the same
  * encoding in IFSC). Permission faults have levels 0 to 3 only
  * (0b0011xx); 0b001011 is the access flag fault, level 3.
  */
 #define PANT_FSC_TRANS_LM1	0x2b	/* 0b101011 translation fault, level -1 */
 /*
- * DDI 0487 J.a, D19.2.40 ESR_EL1, DFSC/IFSC: faults with FSC bits [5:4] set,
+ * DDI 0487 M.a.a, D24.2.45 ESR_EL1, DFSC/IFSC: faults with FSC bits [5:4] set,
  * which a check of the type bits [3:2] alone takes for a translation
  * (0b01) or a permission (0b11) fault.
  */
@@ -81,7 +81,7 @@ struct pant_fault_row {
 	enum pant_fault_expect expect;
 };
 
-/* ESR encodings: DDI 0487 J.a, D19.2.40 ESR_EL1 and its ISS for aborts. */
+/* ESR encodings: DDI 0487 M.a.a, D24.2.45 ESR_EL1 and its ISS for aborts. */
 static const struct pant_fault_row pant_fault_rows[] = {
 	{
 		.name = "el1_data_perm_l3_user",
@@ -243,7 +243,7 @@ static void is_el1_permission_fault_rows(struct kunit *test)
 
 /*
  * The fault status codes of the four kinds of MMU fault, at every level
- * the architecture defines for each: DDI 0487 J.a, D19.2.40 ESR_EL1, ISS
+ * the architecture defines for each: DDI 0487 M.a.a, D24.2.45 ESR_EL1, ISS
  * encoding for an exception from a Data Abort, DFSC (the same codes in
  * an Instruction Abort's IFSC):
  *   0b0000nn  address size fault, level nn (0 to 3)
@@ -389,8 +389,8 @@ static void is_el1_permission_fault_every_level(struct kunit *test)
 /*
  * Every other fault status code (external aborts, parity and ECC errors,
  * alignment, TLB conflict, granule protection, the level -2 address size
- * fault, IMPLEMENTATION DEFINED and unallocated codes: DDI 0487 J.a,
- * D19.2.40 ESR_EL1, DFSC) is no permission fault, at any place, as a data
+ * fault, IMPLEMENTATION DEFINED and unallocated codes: DDI 0487 M.a.a,
+ * D24.2.45 ESR_EL1, DFSC) is no permission fault, at any place, as a data
  * or an instruction abort.
  */
 static void is_el1_permission_fault_other_fsc(struct kunit *test)

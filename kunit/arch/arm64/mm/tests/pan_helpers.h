@@ -12,7 +12,7 @@
  * PSTATE.PAN or SCTLR_EL1.SPAN is not what these suites test. What SW
  * TTBR0 PAN and switch_mm() write into TTBR0_EL1 and TTBR1_EL1 is: their
  * BADDR, CnP and ASID fields are the Arm Architecture Reference Manual's
- * (DDI 0487 J.a), not the kernel macros that code writes them with.
+ * (DDI 0487 M.a.a), not the kernel macros that code writes them with.
  */
 #ifndef _ARM64_MM_TESTS_PAN_HELPERS_H
 #define _ARM64_MM_TESTS_PAN_HELPERS_H
@@ -89,11 +89,11 @@ static inline u64 pant_read_pan(void)
 	return read_sysreg_s(SYS_PSTATE_PAN) & PSR_PAN_BIT;
 }
 
-/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
+/* DDI 0487 M.a.a, D24.2.209 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
 #define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
-/* DDI 0487 J.a, D19.2.155 TTBR0_EL1: CnP, bit [0] (with FEAT_TTCNP). */
+/* DDI 0487 M.a.a, D24.2.209 TTBR0_EL1: CnP, bit [0] (with FEAT_TTCNP). */
 #define PANT_TTBR_CNP		BIT_ULL(0)
-/* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
+/* DDI 0487 M.a.a, D24.2.209 and D24.2.212, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
 #define PANT_TTBR_ASID_SHIFT	48
 /* The ASID that SW TTBR0 PAN installs while user access is closed. */
 #define PANT_RESERVED_ASID	0

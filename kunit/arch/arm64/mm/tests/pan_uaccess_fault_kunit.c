@@ -11,7 +11,7 @@
  * get_user() and friends access user memory with LDTR/STTR (or, with
  * FEAT_MOPS, copy with the unprivileged CPY*RT/WT forms), unprivileged
  * accesses, checked as if made at EL0 while PSTATE.UAO is 0 (which the
- * kernel never sets), so PAN does not stop them (DDI 0487 J.a, C6.2 LDTR,
+ * kernel never sets), so PAN does not stop them (DDI 0487 M.a.a, C6.2.244 LDTR,
  * STTR; D8, Privileged Access Never): they must never clear PSTATE.PAN,
  * and whether they did shows only inside the routine. A page fault taken
  * there saves the PSTATE the access ran with, which the software page
