@@ -177,7 +177,7 @@ static void __apply_alternatives_skips_cap_not_in_mask(struct kunit *test)
 	alt_apply_expect_site(test, 1, 2, true);
 }
 
-/* A capability the CPUs lack: no QEMU CPU has Cavium ThunderX erratum 27456. */
+/* A capability the CPUs lack (checked): Cavium ThunderX erratum 27456. */
 static void __apply_alternatives_skips_cap_cpu_lacks(struct kunit *test)
 {
 	DECLARE_BITMAP(mask, ARM64_NCAPS);

@@ -217,10 +217,9 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 /*
  * Every site with code returns 1, and holds MOVZ W0, #1, exactly when
  * cpus_have_cap() says the CPU has its capability: ARM64_HAS_PAN;
- * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which QEMU
- * 10.0's max CPU has and QEMU 7.2's CPUs lack; ARM64_HAS_ADDRESS_AUTH, a
- * boot CPU capability, whose sites only apply_boot_alternatives() patches
- * (QEMU's max CPU has it). An empty site still returns 2: nothing was
+ * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which some
+ * CPUs with PAN lack; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability,
+ * whose sites only apply_boot_alternatives() patches. An empty site still returns 2: nothing was
  * patched into it.
  */
 static void alternative_patches_by_capability(struct kunit *test)

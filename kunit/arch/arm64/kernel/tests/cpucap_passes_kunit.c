@@ -14,8 +14,8 @@
  * (system_cpucaps and boot_cpucaps) and elf_hwcap are unchanged. These
  * are global, so the check holds whichever thread .exit runs in.
  *
- * The contract comes from the 2015 PAN series, which added the enable
- * callback in a second pass: every capability of a pass is detected
+ * The contract: the enable callbacks run in a pass of their own, after
+ * detection: every capability of a pass is detected
  * before any is enabled, so that an enable callback can take the other
  * capabilities into account. The late CPU rules are those of the
  * ARM64_CPUCAP_* type bits in <asm/cpufeature.h>, checked for every type

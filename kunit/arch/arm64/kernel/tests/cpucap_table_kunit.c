@@ -285,11 +285,13 @@ static void arm64_elf_hwcaps_row_is_valid(struct kunit *test)
 }
 
 /*
- * Each entry of compat_elf_hwcaps[], the hwcaps of 32-bit tasks: only
- * its end without CONFIG_COMPAT, which the kunitconfig leaves off.
+ * Each entry of compat_elf_hwcaps[], the hwcaps of 32-bit tasks. Without
+ * CONFIG_COMPAT the table holds only its terminator: nothing to check.
  */
 static void compat_elf_hwcaps_row_is_valid(struct kunit *test)
 {
+	if (!IS_ENABLED(CONFIG_COMPAT))
+		kunit_skip(test, "CONFIG_COMPAT=n: compat_elf_hwcaps[] is empty");
 	table_check_row(test, "compat_elf_hwcaps", compat_elf_hwcaps,
 			ARRAY_SIZE(compat_elf_hwcaps), test->param_value);
 }
@@ -370,15 +372,11 @@ static u64 table_sanitise(struct kunit *test, u32 sys_reg, u64 boot, u64 seconda
 {
 	struct arm64_ftr_reg *live = get_arm64_ftr_reg_nowarn(sys_reg);
 	struct arm64_ftr_reg copy;
-	u64 live_sys_val;
 
 	KUNIT_ASSERT_NOT_NULL(test, live);
-	live_sys_val = live->sys_val;
 	copy = *live;
 	copy.sys_val = boot;
 	update_cpu_ftr_reg(&copy, secondary);
-	KUNIT_EXPECT_EQ_MSG(test, live->sys_val, live_sys_val,
-			    "%s: the system's sanitised value changed", live->name);
 	return copy.sys_val;
 }
 
