@@ -10,6 +10,7 @@ import difflib
 import os
 import re
 import unittest
+from typing import List
 
 from pan_kunit.commands import catalogue
 from pan_kunit.trees import suites
@@ -74,7 +75,7 @@ if __name__ == '__main__':
 class SuiteSourcesTest(unittest.TestCase):
 	"""What every file of kunit/ and compat/ holds, as upstream takes it."""
 
-	def files(self) -> list:
+	def files(self) -> List[str]:
 		found = []
 		for top in ('kunit', 'compat'):
 			for root, _, names in os.walk(os.path.join(catalogue.REPO, top)):
