@@ -345,7 +345,8 @@ static inline void pant_want_tables(struct pant_want *w, enum pant_kind kind,
 }
 
 /*
- * User access is open or closed, as @open says, in the calling thread,
+ * What pant_sample_state() and pant_check_state() hold to: user access is
+ * open or closed, as @open says, in the calling thread,
  * which has the user @mm attached (NULL if none):
  * - PAN by the CPU: PSTATE.PAN, and the SPSR an IRQ saves, are !@open; the
  *   kernel never switches TTBR0_EL1, also when built with
@@ -360,23 +361,44 @@ static inline void pant_want_tables(struct pant_want *w, enum pant_kind kind,
  * exception set PSTATE.PAN (SCTLR_EL1.SPAN is 0), or the entry code put
  * reserved_pg_dir and the reserved ASID in place.
  */
-static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, bool open,
-				     const char *what)
+struct pant_state {
+	enum pant_kind kind;
+	bool open;
+	struct pant_want w;
+	struct pant_sample s;
+};
+
+/*
+ * The sampling half: what the registers hold, and what they should. It
+ * expects nothing, so that it can run inside an open window: a failed
+ * expectation allocates, and may sleep, which must not happen with user
+ * access open.
+ */
+static inline void pant_sample_state(struct pant_state *st, struct mm_struct *mm, bool open)
 {
-	enum pant_kind kind = pant_get_kind();
-	const char *where = open ? "in" : "after";
-	struct pant_want w = {
-		.saved_pan = kind != PANT_NONE && !open ? PSR_PAN_BIT : 0,
-		.check_pan = kind == PANT_HW,
+	st->kind = pant_get_kind();
+	st->open = open;
+	st->w = (struct pant_want) {
+		.saved_pan = st->kind != PANT_NONE && !open ? PSR_PAN_BIT : 0,
+		.check_pan = st->kind == PANT_HW,
 		.pan = open ? 0 : PSR_PAN_BIT,
 	};
-	struct pant_sample s;
+	pant_want_tables(&st->w, st->kind, mm, open);
+	pant_sample(&st->s, mm);
+	if (st->w.mm_tables)
+		st->w.asid = st->s.mm_asid;
+}
+
+/* The checking half, once user access is closed again. */
+static inline void pant_check_state(struct kunit *test, const struct pant_state *st,
+				    const char *what)
+{
+	enum pant_kind kind = st->kind;
+	const char *where = st->open ? "in" : "after";
+	const struct pant_want w = st->w;
+	const struct pant_sample s = st->s;
 	u64 cnp;
 
-	pant_want_tables(&w, kind, mm, open);
-	pant_sample(&s, mm);
-	if (w.mm_tables)
-		w.asid = s.mm_asid;
 	KUNIT_EXPECT_TRUE_MSG(test, s.irq_taken && s.irq_cpu == s.cpu,
 			      "%s %s: no IRQ interrupted it on CPU%d (the last ran on %d%s)",
 			      where, what, s.cpu, s.irq_cpu,
@@ -427,13 +449,10 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 /* Called after @what: user access must be closed again. */
 static inline void pant_expect_closed(struct kunit *test, struct mm_struct *mm, const char *what)
 {
-	pant_expect_state(test, mm, false, what);
-}
+	struct pant_state st;
 
-/* Called inside a privileged uaccess window on @mm: user access is open. */
-static inline void pant_expect_open(struct kunit *test, struct mm_struct *mm, const char *what)
-{
-	pant_expect_state(test, mm, true, what);
+	pant_sample_state(&st, mm, false);
+	pant_check_state(test, &st, what);
 }
 
 /*

@@ -47,14 +47,19 @@
 static void uaccess_privileged_toggles_pan(struct kunit *test)
 {
 	struct pant_user *u = test->priv;
+	struct pant_state open;
 
 	pant_user_attach(test, u);
 
 	pant_expect_closed(test, u->mm, "attaching a user mm");
-	/* Preemptible, as a real window is: the state must survive an IRQ. */
+	/*
+	 * Preemptible, as a real window is: the state must survive an IRQ.
+	 * Only sampled while open; checked once closed.
+	 */
 	uaccess_enable_privileged();
-	pant_expect_open(test, u->mm, "uaccess_enable_privileged()");
+	pant_sample_state(&open, u->mm, true);
 	uaccess_disable_privileged();
+	pant_check_state(test, &open, "uaccess_enable_privileged()");
 	pant_expect_closed(test, u->mm, "uaccess_disable_privileged()");
 
 	pant_user_put(test, u);
