@@ -417,7 +417,7 @@ class ParseTest(unittest.TestCase):
 @end_to_end
 class SignalTest(unittest.TestCase):
 
-	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:
+	def test_sigterm_ends_the_run_as_interrupt_does_with_its_status(self) -> None:
 		# In a child process: without the handler, SIGTERM kills it, not
 		# the whole unittest run.
 		child = ('import os, signal, sys\n'
@@ -431,8 +431,8 @@ class SignalTest(unittest.TestCase):
 		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
 					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
 					timeout=60, check=False)
-		self.assertEqual(result.returncode, 130, result.stderr)
-		self.assertEqual(result.stderr, 'pan-kunit: interrupted\n')
+		self.assertEqual(result.returncode, 128 + signal.SIGTERM, result.stderr)
+		self.assertEqual(result.stderr, 'pan-kunit: stopped by SIGTERM\n')
 
 
 if __name__ == '__main__':

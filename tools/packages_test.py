@@ -8,7 +8,6 @@ import contextlib
 import io
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 from typing import Any, Callable, Dict, List, Sequence
@@ -16,7 +15,7 @@ from unittest import mock
 
 from pan_kunit import Error
 from pan_kunit.commands import cli, coverage
-from pan_kunit.host import packages
+from pan_kunit.host import packages, proc
 from pan_kunit.trees import tree
 from testlib import REAL_REQUIRE, test_data_path, setUpModule, tearDownModule, plain_printer
 
@@ -160,7 +159,7 @@ class PackagesTest(unittest.TestCase):
 
 	def test_installed_asks_dpkg_query_once(self) -> None:
 		with self.fake_dpkg(), \
-		     mock.patch.object(subprocess, 'run', wraps=subprocess.run) as run:
+		     mock.patch.object(proc, 'run', wraps=proc.run) as run:
 			# flex: removed, its configuration kept; libssl-dev: so for the
 			# host's amd64, installed for arm64 only; libc6-dev: amd64 and
 			# i386; make: a trigger pending; lcov: unknown to dpkg.
