@@ -364,7 +364,7 @@ def check(request: ExportRequest, repo: str) -> None:
 def run_export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, writes the series and checks it."""
 	session.prepare(target, repo, 'export', builds=not request.no_build)
-	with locked(target.tree):
+	with locked(session.printer, target.tree):
 		return _export(session, request, target, repo)
 
 def _export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:

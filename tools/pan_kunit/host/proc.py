@@ -135,7 +135,7 @@ def stopping_on_signals() -> Iterator[None]:
 		_stopping = False
 		_deferred = 0
 
-def _start_time(pid: int) -> str:
+def start_time(pid: int) -> str:
 	"""When @pid started, in clock ticks since boot (/proc/PID/stat's
 	22nd field): with the pid, what tells a process from a later one that
 	reuses its number; '' when it is gone."""
@@ -220,6 +220,16 @@ class Guard:
 		for line in self._watched.values():
 			os.write(write, line.encode())
 
+	def ready(self) -> None:
+		"""Starts the guard, if it does not run: before a child starts,
+		so that a kill while it starts finds the guard there."""
+		with self._lock:
+			if self._fd is None:
+				try:
+					self._start()
+				except OSError:
+					pass  # watch() tries again
+
 	def _send(self, line: str) -> None:
 		with self._lock:
 			if line.startswith('+'):
@@ -251,7 +261,7 @@ class Guard:
 		"""Has process @pid (with @group, its whole process group, which
 		it leads) stopped with @stop, then SIGKILL, if pan-kunit ends
 		before it forgot it."""
-		start = _start_time(pid)
+		start = start_time(pid)
 		if start:
 			kind = 'g' if group else 'p'
 			self._send(f'+ {kind}{pid} {start} {signal.Signals(stop).name[3:]}\n')
@@ -332,6 +342,7 @@ def run(cmd: Sequence[str], *, cwd: Optional[str]=None, env: Optional[Mapping[st
 	then SIGKILL after @grace seconds (default GRACE)."""
 	data = input.encode('utf-8', 'surrogateescape') if isinstance(input, str) else input
 	try:
+		GUARD.ready()
 		with _starting():
 			child = subprocess.Popen(list(cmd), cwd=cwd, env=None if env is None else dict(env),
 						 stdin=subprocess.PIPE if data is not None else _fd(stdin),
@@ -366,6 +377,7 @@ class Session:
 
 	def __init__(self, cmd: Sequence[str], log: IO[str], env: Mapping[str, str],
 		     pass_fds: Sequence[int]=()) -> None:
+		GUARD.ready()
 		with _starting():
 			self._proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=log,
 						      stderr=subprocess.STDOUT, start_new_session=True,
@@ -414,6 +426,7 @@ class Fork:
 	def __init__(self, call: Callable[[], int], log: str) -> None:
 		sys.stdout.flush()
 		sys.stderr.flush()
+		GUARD.ready()
 		with _starting():
 			self.pid = os.fork()
 			if self.pid == 0:

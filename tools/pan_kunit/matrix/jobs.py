@@ -8,7 +8,7 @@
 import os
 import threading
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
 from pan_kunit.host import proc
 from pan_kunit.host.progress import POLL_SECONDS, Progress
@@ -31,6 +31,8 @@ class Job:
 		self.cmd = cmd
 		self.log = log
 		self.env = env or {}
+		# What the process holds open while it runs (a build: its lock).
+		self.pass_fds: Sequence[int] = ()
 		self.outcome: Optional[Exit] = None
 		self._session: Optional[proc.Session] = None
 		self._start = 0.0
@@ -39,7 +41,8 @@ class Job:
 		os.makedirs(os.path.dirname(self.log), exist_ok=True)
 		with open(self.log, 'w') as log:
 			self._session = proc.Session(self.cmd, log, dict(
-				PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1', **self.env))
+				PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1', **self.env),
+				self.pass_fds)
 		self._start = time.monotonic()
 
 	def wait(self, watchdog: Optional[float], progress: Progress) -> None:
