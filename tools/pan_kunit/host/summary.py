@@ -41,8 +41,13 @@ def record(tally: Tally, path: Optional[str]=None) -> None:
 	path = path if path is not None else os.environ.get(ENV, '')
 	if not path:
 		return
-	with open(path, 'a') as f:
-		f.write(tally.line() + '\n')
+	# One write of the whole line, appended: a file other commands (and
+	# CI) add to is never left with half a line.
+	fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+	try:
+		os.write(fd, (tally.line() + '\n').encode())
+	finally:
+		os.close(fd)
 
 def report(printer: Printer, tally: Tally) -> None:
 	"""Prints @tally as the command's closing line, and records it.

@@ -128,8 +128,8 @@ def _result(plan: MatrixPlan, config: QemuConfig, build_dir: str, build_log: str
 		consoles = [files.read_text(os.path.join(p, CONSOLE)) or '' for p in parts] or [console]
 		parsed_list = [ktap.parse(text, plan.kunit_dir) for text in consoles]
 		cases = [case for found_cases, _ in parsed_list for case in found_cases]
-		with open(os.path.join(exec_dir, PARSED_LOG), 'w') as f:
-			f.write(''.join(parsed for _, parsed in parsed_list))
+		files.write_text(os.path.join(exec_dir, PARSED_LOG),
+				 ''.join(parsed for _, parsed in parsed_list))
 	result = config_result.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=found,

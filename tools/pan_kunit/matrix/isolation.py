@@ -89,13 +89,14 @@ def merge_outcomes(outcomes: Sequence[config_result.Exit]) -> config_result.Exit
 def _concat(paths: Sequence[str], labels: Sequence[str], into: str) -> None:
 	"""@paths one after the other into @into, each after a line naming
 	its boot; a missing one is said to be."""
-	with open(into, 'w') as out:
-		for path, label in zip(paths, labels):
-			text = files.read_text(path)
-			out.write(f'pan-kunit: --run_isolated: {label}'
-				  f'{"" if text is not None else " (wrote nothing)"}\n')
-			if text:
-				out.write(text if text.endswith('\n') else text + '\n')
+	out = []
+	for path, label in zip(paths, labels):
+		text = files.read_text(path)
+		out.append(f'pan-kunit: --run_isolated: {label}'
+			   f'{"" if text is not None else " (wrote nothing)"}\n')
+		if text:
+			out.append(text if text.endswith('\n') else text + '\n')
+	files.write_text(into, ''.join(out))
 
 def _merge(outputs: Outputs, config: QemuConfig, parts: List[Outputs], labels: List[str],
 	   list_outputs: Outputs, listed_ok: bool) -> None:
