@@ -34,8 +34,10 @@
 # that is not there yet.  The last patch ends at exactly the prepared tree (checked),
 # and every patch must pass checkpatch.pl --strict (checkpatch.py).
 
+import glob
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
@@ -44,6 +46,8 @@ from pan_kunit.commands import checkpatch, hooks, series_bisect, steps
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.host import gitcmd, proc
+from pan_kunit.host.files import write_text
+from pan_kunit.host.printer import Printer
 from pan_kunit.trees import series, sources, suites, tree
 from pan_kunit.trees.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.trees.targets import Target
@@ -333,9 +337,33 @@ def check_out_dir(out: str) -> None:
 	if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
 		raise Error(f'cannot create {out}: {parent} is not a directory pan-kunit can write to')
 
-def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
-	"""git format-patch of the series, and its cover letter, from @who."""
+def partial_dir(out: str, pid: int) -> str:
+	"""Where export writes DIR (@out) until the series is checked: beside
+	it, on its file system."""
+	parent, name = os.path.split(os.path.normpath(out))
+	return os.path.join(parent, f'.{name}.pan-kunit-{pid}')
+
+def _remove_stale_partials(printer: Printer, out: str) -> None:
+	"""Removes what an export to @out that was stopped (a signal, SIGKILL)
+	left beside it."""
+	prefix = partial_dir(out, 0)[:-1]
+	for path in glob.glob(glob.escape(prefix) + '*'):
+		pid = path[len(prefix):]
+		if pid.isdigit() and int(pid) != os.getpid() and not proc.start_time(int(pid)):
+			printer.print(f'removing {path}, left by an export that was stopped')
+			shutil.rmtree(path, ignore_errors=True)
+
+def publish(partial: str, out: str) -> None:
+	"""Moves the checked series from @partial to DIR (@out), new or empty:
+	DIR holds the whole series or nothing, whatever stops export."""
 	check_out_dir(out)
+	if os.path.isdir(out):
+		os.rmdir(out)
+	os.rename(partial, out)
+
+def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
+	"""git format-patch of the series, and its cover letter, from @who,
+	into the directory @out (partial_dir())."""
 	subject, body = _cover_letter(repo)
 	# The cover letter is from the committer: @who, as every commit.
 	_git(worktree, who, 'format-patch', '-q', '--cover-letter', '-o', out,
@@ -352,8 +380,7 @@ def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[st
 	if encoded:
 		line = encoded.group(0)
 		text = _FROM.sub(lambda _: line, text, count=1)
-	with open(cover, 'w', encoding='utf-8', errors='surrogateescape') as f:
-		f.write(text)
+	write_text(cover, text, 'the cover letter')
 	return files
 
 def check(request: ExportRequest, repo: str) -> None:
@@ -376,8 +403,31 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = checkout(printer, target.tree, tree.BASE_REF)
 	build_series(wt, wanted, who)
-	files = format_patches(wt, repo, request.out, who)
+	# Written beside DIR, checked, then moved into it: an export that is
+	# stopped leaves DIR as it was, for the next one.
+	_remove_stale_partials(printer, request.out)
+	check_out_dir(request.out)
+	partial = partial_dir(request.out, os.getpid())
+	try:
+		return _check_and_publish(session, request, target, checker, wt,
+					  format_patches(wt, repo, partial, who), partial)
+	finally:
+		shutil.rmtree(partial, ignore_errors=True)
+
+def _check_and_publish(session: Session, request: ExportRequest, target: Target,
+		       checker: steps.Checker, wt: str, files: List[str], partial: str) -> int:
+	"""Checks the series @files (in @partial), with checkpatch and, unless
+	--no-build, a build and boot of each prefix, then moves it into DIR
+	and reports."""
+	printer = session.printer
 	problems = checkpatch.run(wt, files[1:])
+	bad = None
+	checked: List[steps.Step] = []
+	if not request.no_build:
+		patches = [series.patch(p) for p in files[1:]]
+		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
+				     kernel=target.kernel.package)
+	publish(partial, request.out)
 	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
@@ -386,11 +436,7 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		printer.print(f'    {os.path.basename(path)}: {verdict}')
 		for line in problems.get(path, '').splitlines():
 			printer.print(f'        {line}')
-	bad = None
-	if not request.no_build:
-		patches = [series.patch(p) for p in files[1:]]
-		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
-				     kernel=target.kernel.package)
+	if checked:
 		printer.print()
 		for line in series_bisect.table(checked):
 			printer.print(line)
