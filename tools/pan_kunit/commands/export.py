@@ -42,7 +42,9 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import Error
-from pan_kunit.commands import checkpatch, hooks, series_bisect, steps
+from pan_kunit.commands import checkpatch, export_check, hooks, series_bisect, steps
+from pan_kunit.commands.export_mail import (BASE_MARK, NO_RESULTS, RESULTS_MARK, fill_results,
+					    qemu_version, recipients, results_block, stable_list)
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.host import gitcmd, proc
@@ -58,6 +60,7 @@ class ExportRequest(BootRequest):
 	"""What `export` is asked."""
 	out: str               # DIR, absolute
 	no_build: bool         # checkpatch the series, do not build its prefixes
+	check: bool = False    # and the maintainer's checks (export_check.py)
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
 # Where KUnit's style guide puts a suite: tests/ beside the code it tests.
@@ -243,10 +246,14 @@ def _cover_letter(repo: str) -> Tuple[str, str]:
 		raise Error(f'cannot read the cover letter {path}: {e.strerror}')
 	return subject.strip(), body.strip()
 
-def _message(mail: Mail, signed_off_by: str) -> str:
+def _message(mail: Mail, signed_off_by: str, stable: Optional[str]=None) -> str:
 	"""The message of a patch exported as it is, signed off by you
-	instead of by whoever signed it off in patches/."""
+	instead of by whoever signed it off in patches/; a fix (a Fixes:
+	trailer) goes to the @stable list too."""
 	trailers = [t for t in mail.trailers if not t.startswith(SIGNED_OFF_BY)]
+	if stable and any(t.startswith('Fixes: ') for t in trailers) and \
+	   not any(stable in t for t in trailers):
+		trailers.append(f'Cc: {stable}')
 	return '\n\n'.join([mail.subject] + mail.paragraphs +
 			   ['\n'.join(trailers + [signed_off_by])]) + '\n'
 
@@ -267,7 +274,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[suites
 	cuts = [by_name[name] for name in hooks.hooked(changes, patch, set(by_name))]
 	tree.git(worktree, 'reset', '-q', '--soft', before)
 	if not cuts:
-		_commit(worktree, who, [], _message(mail, who.signed_off_by()))
+		_commit(worktree, who, [], _message(mail, who.signed_off_by(), stable_list(worktree)))
 		return []
 	tree.git(worktree, 'reset', '-q', '--hard', before)
 	patterns = hooks.file_patterns({s.name: s.paths for s in cuts})
@@ -361,17 +368,29 @@ def publish(partial: str, out: str) -> None:
 		os.rmdir(out)
 	os.rename(partial, out)
 
-def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
+def format_patches(worktree: str, repo: str, out: str, who: Identity,
+		   results: str=NO_RESULTS) -> List[str]:
 	"""git format-patch of the series, and its cover letter, from @who,
-	into the directory @out (partial_dir())."""
+	into the directory @out (partial_dir()), to the recipients
+	get_maintainer.pl gives, with the base commit, and @results
+	(RESULTS_MARK: fill_results() writes them later) in the cover
+	letter."""
 	subject, body = _cover_letter(repo)
+	draft = os.path.join(tree.state_dir(worktree, 'export-draft'))
+	shutil.rmtree(draft, ignore_errors=True)
+	_git(worktree, who, 'format-patch', '-q', '-o', draft, tree.BASE_REF + '..HEAD')
+	to, cc = recipients(worktree, sorted(os.path.join(draft, f) for f in os.listdir(draft)))
+	shutil.rmtree(draft, ignore_errors=True)
 	# The cover letter is from the committer: @who, as every commit.
 	_git(worktree, who, 'format-patch', '-q', '--cover-letter', '-o', out,
-	     tree.BASE_REF + '..HEAD')
+	     f'--base={tree.rev(worktree, tree.BASE_REF)}', *[f'--to={r}' for r in to],
+	     *[f'--cc={r}' for r in cc], tree.BASE_REF + '..HEAD')
 	files = sorted(os.path.join(out, f) for f in os.listdir(out))
 	cover = files[0]
 	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
 		text = f.read()
+	body = body.replace(BASE_MARK, 'v' + tree.kernel_version(worktree))
+	body = body.replace(RESULTS_MARK, results)
 	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
 	# git 2.39 writes the cover letter's From: as it is, unencoded: give
 	# it the From: that git encoded in the patches, which are @who's too.
@@ -409,25 +428,21 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 	check_out_dir(request.out)
 	partial = partial_dir(request.out, os.getpid())
 	try:
-		return _check_and_publish(session, request, target, checker, wt,
-					  format_patches(wt, repo, partial, who), partial)
+		files = format_patches(wt, repo, partial, who,
+				       NO_RESULTS if request.no_build else RESULTS_MARK)
+		problems = checkpatch.run(wt, files[1:])
+		checked: List[steps.Step] = []
+		if not request.no_build:
+			patches = [series.patch(p) for p in files[1:]]
+			checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
+					     kernel=target.kernel.package)
+			fill_results(files[0], results_block(checked[-1].configs, qemu_version()))
+		publish(partial, request.out)
 	finally:
 		shutil.rmtree(partial, ignore_errors=True)
-
-def _check_and_publish(session: Session, request: ExportRequest, target: Target,
-		       checker: steps.Checker, wt: str, files: List[str], partial: str) -> int:
-	"""Checks the series @files (in @partial), with checkpatch and, unless
-	--no-build, a build and boot of each prefix, then moves it into DIR
-	and reports."""
-	printer = session.printer
-	problems = checkpatch.run(wt, files[1:])
-	bad = None
-	checked: List[steps.Step] = []
-	if not request.no_build:
-		patches = [series.patch(p) for p in files[1:]]
-		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
-				     kernel=target.kernel.package)
-	publish(partial, request.out)
+	moved = {path: os.path.join(request.out, os.path.basename(path)) for path in files}
+	files = [moved[path] for path in files]
+	problems = {moved[path]: text for path, text in problems.items()}
 	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
@@ -436,6 +451,7 @@ def _check_and_publish(session: Session, request: ExportRequest, target: Target,
 		printer.print(f'    {os.path.basename(path)}: {verdict}')
 		for line in problems.get(path, '').splitlines():
 			printer.print(f'        {line}')
+	bad = None
 	if checked:
 		printer.print()
 		for line in series_bisect.table(checked):
@@ -446,6 +462,12 @@ def _check_and_publish(session: Session, request: ExportRequest, target: Target,
 		elif checked[-1].failed():
 			bad = checked[-1]
 			printer.print('export: the whole series does not pass')
+	checked_series = None
+	if request.check:
+		checked_series = export_check.check_series(printer, target.tree, files[1:],
+							   request.jobs, request.timeout)
+		export_check.report(printer, checked_series)
 	if problems:
 		printer.print(f'export: {len(problems)} patches are not checkpatch clean')
-	return 0 if not problems and bad is None else 1
+	ok = not problems and bad is None and (checked_series is None or checked_series.ok())
+	return 0 if ok else 1
