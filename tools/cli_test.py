@@ -5,6 +5,8 @@
 # signals that end a run.
 
 import contextlib
+import dataclasses
+import errno
 import io
 import os
 import re
@@ -413,6 +415,23 @@ class ParseTest(unittest.TestCase):
 			self.assertEqual(status, 2, out.getvalue())
 			self.assertIn(f'{path} holds no KTAP output ({why})', out.getvalue())
 			self.assertLess(len(out.getvalue()), 300)
+
+class FullDiskTest(unittest.TestCase):
+
+	def test_a_full_disk_no_caller_named_is_exit_2_naming_the_file(self) -> None:
+		full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), '/c/linux/.pan-kunit/x')
+		for raised, message in ((full, 'pan-kunit: error: cannot write /c/linux/.pan-kunit/x: '
+					   'No space left on device; the disk is full: free space on it, '
+					   'then run again\n'),
+					 (OSError(errno.EDQUOT, os.strerror(errno.EDQUOT)),
+					  'pan-kunit: error: cannot write a file: Disk quota exceeded; the '
+					  'disk is full: free space on it, then run again\n')):
+			out = io.StringIO()
+			with mock.patch.dict(cli.COMMANDS, {'list': dataclasses.replace(cli.COMMANDS['list'],
+					handler=mock.Mock(side_effect=raised))}), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['list'])
+			self.assertEqual((status, out.getvalue()), (2, message))
 
 @end_to_end
 class SignalTest(unittest.TestCase):

@@ -38,7 +38,7 @@ class WriteTest(unittest.TestCase):
 			self.assertEqual(read(self.path), '{"the": "last run"}\n')
 			self.assertEqual(os.listdir(self.tmp), ['report.json'])
 		self.assertEqual(str(e.exception), f'cannot write --json {self.path}: No space left on '
-				 'device')
+				 'device; the disk is full: free space on it, then run again')
 		files.write_json(self.path, {'a': 1}, '--json')
 		self.assertEqual(json.loads(read(self.path)), {'a': 1})
 
@@ -62,6 +62,19 @@ class WriteTest(unittest.TestCase):
 			summary.record(summary.Tally('run', 3, 1, 2), path)
 		self.assertEqual(writes, [b'run: 3 passed, 1 failed, 2 skipped\n'])
 		self.assertEqual(read(path), 'run: 3 passed, 1 failed, 2 skipped\n')
+
+	def test_a_full_disk_names_the_summary(self) -> None:
+		path = os.path.join(self.tmp, 'summary')
+		full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+		with mock.patch.object(os, 'write', side_effect=full), self.assertRaises(Error) as e:
+			summary.record(summary.Tally('run', 3, 1), path)
+		self.assertEqual(str(e.exception), f'cannot write the tally (PAN_KUNIT_SUMMARY) {path}: '
+				 'No space left on device; the disk is full: free space on it, then run '
+				 'again')
+		# Another error is not a full disk's.
+		with mock.patch.object(os, 'write', side_effect=OSError(errno.EIO, 'I/O error')), \
+		     self.assertRaises(OSError):
+			summary.record(summary.Tally('run', 3, 1), path)
 
 	@end_to_end
 	def test_a_pan_kunit_killed_while_it_writes_leaves_no_half_file(self) -> None:

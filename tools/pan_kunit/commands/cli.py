@@ -27,7 +27,7 @@ from pan_kunit.commands import (checkpatch, coverage, export, export_check, list
 				series_bisect)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
-from pan_kunit.host import proc
+from pan_kunit.host import files, proc
 from pan_kunit.kunit_tool import configs, kunit_py, toolchains
 from pan_kunit.results import record, terminal
 from pan_kunit.trees import sources, targets
@@ -315,6 +315,13 @@ def _command(args: argparse.Namespace, repo: str, session: Session) -> int:
 		return COMMANDS[args.command].handler(args, repo, session)
 	except Error as e:
 		session.printer.print_stderr(f'pan-kunit: error: {e}')
+		return 2
+	except OSError as e:
+		if e.errno not in files.DISK_FULL:
+			raise
+		# A write that no caller named (files.writing()): what the error says.
+		session.printer.print_stderr('pan-kunit: error: ' +
+					     str(files.write_error(e, e.filename or 'a file')))
 		return 2
 	except KeyboardInterrupt as e:
 		# ^C without pan-kunit's handler (before it, or in a test) is SIGINT's.

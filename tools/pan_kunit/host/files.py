@@ -13,16 +13,40 @@
 # the next write of it removes the temporary files that dead pan-kunits
 # left.
 
+import contextlib
+import errno
 import glob
 import json
 import os
-from typing import Any, Callable, Dict, IO, Optional
+from typing import Any, Callable, Dict, IO, Iterator, Optional
 
 from pan_kunit import Error
 from pan_kunit.host import proc
 
 # A JSON object: kunit_tool's JSON, and pan-kunit's records.
 JsonObj = Dict[str, Any]
+
+# What a write fails with on a full disk (or a user's full quota).
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+# What an Error of a full disk adds: the next run, with space, needs no
+# clean-up (what was half-written is removed, or written again).
+DISK_FULL_HINT = 'the disk is full: free space on it, then run again'
+
+def write_error(e: OSError, path: str, what: str='') -> Error:
+	"""The Error of a failed write of @what (e.g. --json) into @path."""
+	hint = f'; {DISK_FULL_HINT}' if e.errno in DISK_FULL else ''
+	return Error(f'cannot write {what + " " if what else ""}{path}: {e.strerror or e}{hint}')
+
+@contextlib.contextmanager
+def writing(path: str, what: str) -> Iterator[None]:
+	"""The block writes @what into @path: an OSError of a full disk is
+	an Error that names them."""
+	try:
+		yield
+	except OSError as e:
+		if e.errno not in DISK_FULL:
+			raise
+		raise write_error(e, path, what) from None
 
 def read_text(path: str) -> Optional[str]:
 	try:
@@ -71,8 +95,7 @@ def write_with(path: str, write: Callable[[IO[bytes]], object], what: str='') ->
 				os.unlink(temporary)
 			raise
 	except OSError as e:
-		raise Error(f'cannot write {what + " " if what else ""}{path}: '
-			    f'{e.strerror or e}') from None
+		raise write_error(e, path, what) from None
 
 def write_text(path: str, text: str, what: str='') -> None:
 	"""Writes @text to @path (UTF-8), whole or not at all."""
