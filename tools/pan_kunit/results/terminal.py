@@ -226,9 +226,11 @@ def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool
 	for result in result_list if shown != Shown.SUMMARY else []:
 		if result.status != Status.PASS:
 			printer.print(f'{result.title(several)}: {result.status}')
-			for line in stop_lines(result, known) + last_words_lines(result):
+			for line in stop_lines(result, known):
 				printer.print(line)
 			logs -= print_failed(printer, result, logs)
+			for line in last_words_lines(result):
+				printer.print(line)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):
