@@ -37,15 +37,22 @@ LEFT_OVER_SECONDS = 5.0
 EDIT = '/* the user\'s edit */\n'
 
 def kill_self_when(module: Any, name: str, signum: int,
-		   when: Callable[..., bool]=lambda *a, **k: True) -> Any:
+		   when: Callable[..., bool]=lambda *a, **k: True, after: bool=False) -> Any:
 	"""A patch of @module.@name that, called with arguments @when
-	accepts, sends @signum to this process first."""
+	accepts, sends @signum to this process first (@after: once the
+	call is done)."""
 	real = getattr(module, name)
+	def kill() -> None:
+		os.kill(os.getpid(), signum)
+		time.sleep(1)  # SIGKILL: never returns; the others: raised here
 	def call(*args: Any, **kwargs: Any) -> Any:
-		if when(*args, **kwargs):
-			os.kill(os.getpid(), signum)
-			time.sleep(1)  # SIGKILL: never returns; the others: raised here
-		return real(*args, **kwargs)
+		killed = when(*args, **kwargs)
+		if killed and not after:
+			kill()
+		result = real(*args, **kwargs)
+		if killed:
+			kill()
+		return result
 	return mock.patch.object(module, name, call)
 
 class FaultTestCase(FakeKunitTestCase):
@@ -134,6 +141,13 @@ class FaultTestCase(FakeKunitTestCase):
 		if os.path.exists(self.junit):
 			self.assertTrue(read(self.junit).rstrip().endswith('</testsuites>'))
 
+	def check_next(self, again: str) -> None:
+		"""What the next run printed (@again) and wrote: a whole run."""
+		self.assertIn('run: 9 passed, 0 failed, 0 skipped\n', again)
+		self.assertEqual(json.loads(read(self.json))['kernels'][0]['configs'][0]['name'],
+				 'pass_pan')
+		self.assertTrue(read(self.junit).rstrip().endswith('</testsuites>'))
+
 	def check(self, signum: int, patch: Optional[Any]=None, stall: str='',
 		  edit: bool=True) -> str:
 		"""Ends `run` with @signum (see killed_run()), checks what it left
@@ -153,10 +167,7 @@ class FaultTestCase(FakeKunitTestCase):
 		self.assert_whole_or_absent()
 		status, again = self.cli_main(*self.argv())
 		self.assertEqual(status, 0, output + '\n---- the next run:\n' + again)
-		self.assertIn('run: 9 passed, 0 failed, 0 skipped\n', again)
-		self.assertEqual(json.loads(read(self.json))['kernels'][0]['configs'][0]['name'],
-				 'pass_pan')
-		self.assertTrue(read(self.junit).rstrip().endswith('</testsuites>'))
+		self.check_next(again)
 		self.assertEqual([n for n in os.listdir(os.path.dirname(self.json))
 				  if n.endswith('.tmp')], [])
 		if edit:
