@@ -85,18 +85,21 @@ def build_locks(printer: Printer, build_dirs: List[str]) -> Iterator[List[int]]:
 	waited for, with a line that names it; a lock its holder did not
 	release is named and cleared (lockfile.py).  The locks are taken in
 	one order, so two runs never wait for each other."""
+	for build_dir in build_dirs:
+		os.makedirs(os.path.dirname(build_dir), exist_ok=True)
 	with contextlib.ExitStack() as held:
 		yield [held.enter_context(lockfile.held(printer, build_dir + '.lock',
 							f'builds in {build_dir}'))
 		       for build_dir in sorted(set(build_dirs))]
 
 def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
-	      builds: Optional[List[Build]]=None) -> Dict[str, bool]:
+	      builds: Optional[List[Build]]=None, locks: Optional[List[int]]=None) -> Dict[str, bool]:
 	"""Runs the @builds of @plan (default: one per kconfig group) at once
 	(incremental builds are mostly make walking the tree on one CPU) and
 	returns whether each succeeded, by key.  The user's --make_options come
 	after ccache's CC= (if any); @settings say whether they run kunit.py's
-	olddefconfig."""
+	olddefconfig.  The builds take their directories' locks (build_locks()),
+	unless the caller holds them (@locks: their file descriptors)."""
 	tree, options = plan.tree, plan.options
 	builds = plan.builds() if builds is None else builds
 	ccache, env = ccache_options(tree, options.make_options)
@@ -118,9 +121,10 @@ def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
 			printer.print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) '
 				      '...')
 		build_jobs.append(job)
-	with build_locks(printer, [b.build_dir(tree) for b in builds]) as locks:
+	with contextlib.nullcontext(locks) if locks is not None else \
+	     build_locks(printer, [b.build_dir(tree) for b in builds]) as held:
 		for job in build_jobs:
-			job.pass_fds = locks
+			job.pass_fds = held
 		image = {b.key: b.group[0].kernel_path for b in builds}
 		scratch = {b.key: not os.path.exists(os.path.join(b.build_dir(tree), image[b.key]))
 			   for b in builds}
