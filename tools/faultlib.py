@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What the tests of the fault-injection layer share (faults_run_test.py,
-# faults_setup_test.py): `run` (with the fake kunit_tool), ended at
-# each stage that writes by SIGTERM, SIGHUP (a closed terminal) and
+# faults_setup_test.py, faults_check_test.py): a command (`run`, with the
+# fake kunit_tool), ended at each stage that writes by SIGTERM, SIGHUP (a closed terminal) and
 # SIGKILL (kill -9, the OOM killer), then run again.  Each time:
 #
 #   - the command ends with 128 + the signal (SIGKILL: killed);
@@ -25,7 +25,7 @@ import time
 from typing import Any, Callable, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit.host import files, proc
+from pan_kunit.host import proc
 from pan_kunit.host.files import read_text
 from pan_kunit.trees import tree
 from testlib import FakeKunitTestCase, read, process_running

@@ -11,10 +11,9 @@ import unittest
 from typing import Any, Callable
 from unittest import mock
 
-from faultlib import FaultTestCase, SIGNALS, kill_self_when
+from faultlib import FaultTestCase, SIGNALS
 from pan_kunit.host import files
-from pan_kunit.trees import tree
-from testlib import from_scratch, read, write, setUpModule, tearDownModule
+from testlib import setUpModule, tearDownModule
 
 class RunFaultTest(FaultTestCase):
 
@@ -38,23 +37,24 @@ class RunFaultTest(FaultTestCase):
 					self.assertIn('a stale lock of pan-kunit pid', again)
 
 	def test_killed_while_it_writes_the_result_files(self) -> None:
+		real = files.write_with
 		for signum, what in ((signal.SIGTERM, '--json'), (signal.SIGHUP, '--junit'),
 				     (signal.SIGKILL, '--json'), (signal.SIGKILL, '--junit')):
-			if True:
-				real = files.write_with
-				def half(path: str, write: Callable[[Any], object], name: str='',
-					 signum: int=signum, what: str=what) -> None:
-					def partly(f: Any) -> None:
-						if name == what:
-							f.write(b'{"half": ')
-							f.flush()
-							os.kill(os.getpid(), signum)
-							time.sleep(1)
-						write(f)
-					real(path, partly, name)
-				# A run before it, whose files the killed one must not spoil.
-				with self.subTest(signal=signal.Signals(signum).name, file=what):
-					self.check(signum, mock.patch.object(files, 'write_with', half))
+			def half(path: str, write: Callable[[Any], object], name: str='',
+				 signum: int=signum, what: str=what) -> None:
+				"""Writes half of @what, then is ended by @signum."""
+				def partly(f: Any) -> None:
+					if name == what:
+						f.write(b'{"half": ')
+						f.flush()
+						os.kill(os.getpid(), signum)
+						time.sleep(1)
+					write(f)
+				real(path, partly, name)
+			# From the second on, the files of the run before it are there:
+			# the killed one must not spoil them.
+			with self.subTest(signal=signal.Signals(signum).name, file=what):
+				self.check(signum, mock.patch.object(files, 'write_with', half))
 
 
 if __name__ == '__main__':

@@ -8,11 +8,9 @@ import os
 import shutil
 import signal
 import unittest
-from typing import Any, Callable
-from unittest import mock
+from typing import Any
 
 from faultlib import FaultTestCase, SIGNALS, kill_self_when
-from pan_kunit.host import files
 from pan_kunit.trees import tree
 from testlib import from_scratch, read, write, setUpModule, tearDownModule
 
