@@ -16,6 +16,11 @@
 # time from the instruction count, adjusted to the host's speed) rules
 # out multi-threaded TCG whatever -accel QEMU took: the four boots of 7.3
 # took 10-11 s without it, 2.1-2.6 s with it; 6.1's and 6.12's the same.
+#
+# earlycon=pl011,0x9000000 (the virt machine's UART, as ttyAMA0) prints
+# what the kernel says before its console starts: an oops or panic in the
+# early boot leaves its panic line and backtrace in the console, which
+# without it holds none of the kernel's lines (run quotes them).
 
 from ..qemu_config import QemuArchParams
 
@@ -27,7 +32,7 @@ CONFIG_SERIAL_AMBA_PL011=y
 CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image',
-			   kernel_command_line='console=ttyAMA0 panic=-1',
+			   kernel_command_line='console=ttyAMA0 earlycon=pl011,0x9000000 panic=-1',
 			   extra_qemu_params=['-machine', 'virt',
 					      '-cpu', 'cortex-a57',
 					      '-accel', 'tcg,thread=single',

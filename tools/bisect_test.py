@@ -6,6 +6,7 @@
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import unittest
@@ -18,7 +19,8 @@ from pan_kunit.host import summary
 from pan_kunit.results.config_result import Status
 from pan_kunit.trees import series, targets, worktree
 from testlib import (STALE_PATCH, test_data_path, read, write, TtyStringIO, without_status,
-		     from_scratch, CheckTestCase, synthetic_config, setUpModule, tearDownModule)
+		     from_scratch, CheckTestCase, synthetic_config, plain_printer, setUpModule,
+		     tearDownModule)
 
 class BisectTest(CheckTestCase):
 
@@ -237,11 +239,12 @@ class BisectTest(CheckTestCase):
 
 	def test_one_check_at_a_time(self) -> None:
 		self.setup_tree()
-		with worktree.locked(self.tree):
+		with worktree.locked(plain_printer(), self.tree):
 			status, output = self.run_cli('bisect')
 		self.assertEqual(status, 2, output)
-		self.assertIn(f'another pan-kunit (pid {os.getpid()}) is using {self.worktree()}',
-			      output)
+		self.assertRegex(output, f'pan-kunit: error: pan-kunit pid {os.getpid()} '
+				 r'\(.*, since [-0-9]+ [:0-9]+\) is using ' + re.escape(self.worktree()) +
+				 '; wait for it to finish, or stop it\n')
 		status, output = self.run_cli('bisect')
 		self.assertEqual(status, 0, output)
 

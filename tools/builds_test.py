@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit.commands import cli
-from pan_kunit.host import proc
+from pan_kunit.host import lockfile, proc
 from pan_kunit.kunit_tool import configs, kunit_build, kunit_py, modules, toolchains
 from pan_kunit.matrix import builds, plan
 from pan_kunit.trees import kernels, tree
@@ -320,7 +320,7 @@ class BuildLockTest(unittest.TestCase):
 		waiting = threading.Event()
 		class Out(io.StringIO):
 			def write(self, text: str) -> int:
-				if text.startswith('waiting for another pan-kunit building in '):
+				if text.startswith(f'waiting for pan-kunit pid {os.getpid()} ('):
 					waiting.set()
 				return super().write(text)
 		fake = FakeJobs()
@@ -332,6 +332,8 @@ class BuildLockTest(unittest.TestCase):
 			os.makedirs(build.build_dir(tmp))
 			with open(build.build_dir(tmp) + '.lock', 'w') as other:  # another pan-kunit
 				fcntl.flock(other, fcntl.LOCK_EX)
+				other.write(lockfile.Holder.me().text())
+				other.flush()
 				thread = threading.Thread(target=builds.build_all,
 							  args=(matrix_plan(tmp, [qemu_config(tmp)]),
 								plain_progress(), build_settings(),

@@ -5,6 +5,8 @@
 # signals that end a run.
 
 import contextlib
+import dataclasses
+import errno
 import io
 import os
 import re
@@ -414,10 +416,27 @@ class ParseTest(unittest.TestCase):
 			self.assertIn(f'{path} holds no KTAP output ({why})', out.getvalue())
 			self.assertLess(len(out.getvalue()), 300)
 
+class FullDiskTest(unittest.TestCase):
+
+	def test_a_full_disk_no_caller_named_is_exit_2_naming_the_file(self) -> None:
+		full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), '/c/linux/.pan-kunit/x')
+		for raised, message in ((full, 'pan-kunit: error: cannot write /c/linux/.pan-kunit/x: '
+					   'No space left on device; the disk is full: free space on it, '
+					   'then run again\n'),
+					 (OSError(errno.EDQUOT, os.strerror(errno.EDQUOT)),
+					  'pan-kunit: error: cannot write a file: Disk quota exceeded; the '
+					  'disk is full: free space on it, then run again\n')):
+			out = io.StringIO()
+			with mock.patch.dict(cli.COMMANDS, {'list': dataclasses.replace(cli.COMMANDS['list'],
+					handler=mock.Mock(side_effect=raised))}), \
+			     contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+				status = cli.main(['list'])
+			self.assertEqual((status, out.getvalue()), (2, message))
+
 @end_to_end
 class SignalTest(unittest.TestCase):
 
-	def test_sigterm_ends_the_run_as_interrupt_does(self) -> None:
+	def test_sigterm_ends_the_run_as_interrupt_does_with_its_status(self) -> None:
 		# In a child process: without the handler, SIGTERM kills it, not
 		# the whole unittest run.
 		child = ('import os, signal, sys\n'
@@ -431,8 +450,8 @@ class SignalTest(unittest.TestCase):
 		result = subprocess.run([sys.executable, '-c', child], cwd=os.path.dirname(TEST_DATA),
 					stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
 					timeout=60, check=False)
-		self.assertEqual(result.returncode, 130, result.stderr)
-		self.assertEqual(result.stderr, 'pan-kunit: interrupted\n')
+		self.assertEqual(result.returncode, 128 + signal.SIGTERM, result.stderr)
+		self.assertEqual(result.stderr, 'pan-kunit: stopped by SIGTERM\n')
 
 
 if __name__ == '__main__':

@@ -269,6 +269,12 @@ class ResultsTest(unittest.TestCase):
 			'begin',
 			'    [CRASHED] arm64_cpufeature_match, the case that never reported',
 			'        Unable to handle kernel paging request at virtual address 0000ffff8c6a1000'])
+		# The kernel's last words, after the cases, before the console.
+		words = lines.index("    the kernel's last words:")
+		self.assertEqual(lines[words + 1:words + 3], [
+			'        Unable to handle kernel paging request at virtual address 0000ffff8c6a1000',
+			'        Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP'])
+		self.assertLess(words, lines.index(f'--- console: last 40 lines of {result.console_log}'))
 		self.assertIn(f'--- console: last 40 lines of {result.console_log}', lines)
 		# The files of the boot that exist, named.
 		self.assertIn(f'    console: {result.console_log}', lines)

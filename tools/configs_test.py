@@ -58,6 +58,10 @@ class ConfigsTest(unittest.TestCase):
 		# With SW TTBR0 PAN built in, a CPU with PAN provides it.
 		self.assertEqual(lkdtm.pan_source(by_name['arm64_pan_sw_ttbr0']), lkdtm.PanSource.CPU)
 		self.assertIsNone(lkdtm.pan_source(by_name['arm64_nopan']))
+		# A kernel that dies before its console starts says why on the
+		# virt machine's PL011 (QEMU hw/arm/virt.c: VIRT_UART at 0x09000000).
+		for config in loaded:
+			self.assertIn('earlycon=pl011,0x9000000', config.cmdline.split(), config.name)
 
 	def broken_repo(self, tmp: str) -> str:
 		"""fake_repo's configs, and one broken config of each kind."""

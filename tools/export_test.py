@@ -16,7 +16,7 @@ from typing import List, Optional
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.commands import cli, export, export_check
+from pan_kunit.commands import cli, export, export_check, series_bisect
 from pan_kunit.host import gitcmd, packages
 from pan_kunit.trees import sources, suites, tree
 from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
@@ -314,6 +314,24 @@ class ExportTest(CheckTestCase):
 		status, output = self.run_cli('export', self.out, '--no-build')
 		self.assertEqual(status, 2, output)
 		self.assertIn(f'{self.out} exists and is not an empty directory', output)
+
+	def test_a_stopped_export_leaves_dir_as_it_was_for_the_next(self) -> None:
+		os.mkdir(self.out)
+		dead = subprocess.Popen(['true'])
+		dead.wait()
+		left = export.partial_dir(self.out, dead.pid)  # of one that was SIGKILLed
+		write(os.path.join(left, '0000-cover-letter.patch'), 'half')
+		with mock.patch.object(series_bisect, 'run', side_effect=KeyboardInterrupt):
+			status, output = self.run_cli('export', self.out)
+		self.assertEqual(status, 130, output)
+		self.assertIn(f'removing {left}, left by an export that was stopped\n', output)
+		self.assertEqual(sorted(os.listdir(self.tmp)), sorted(set(os.listdir(self.tmp)) - {
+			os.path.basename(export.partial_dir(self.out, os.getpid()))}))
+		self.assertEqual(self.exported(), [])
+		status, output = self.run_cli('export', self.out)
+		self.assertEqual(status, 0, output)
+		self.assertEqual(len(self.exported()), 4)
+		self.assertEqual([n for n in os.listdir(self.tmp) if '.pan-kunit-' in n], [])
 
 class ExportCheckTest(unittest.TestCase):
 	"""The parts of export --check that need no tree (export_check.py)."""

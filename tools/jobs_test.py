@@ -3,6 +3,7 @@
 #
 # Tests of the kunit.py processes of the matrix (pan_kunit.matrix.jobs.Job).
 
+import errno
 import io
 import os
 import sys
@@ -11,6 +12,7 @@ import unittest
 from typing import List
 from unittest import mock
 
+from pan_kunit import Error
 from pan_kunit.host import progress
 from pan_kunit.host.printer import Printer
 from pan_kunit.matrix import jobs
@@ -40,6 +42,30 @@ class JobTest(TempDirTestCase):
 			job.wait(60, progress.Progress(Printer(io.StringIO())))
 		self.assertTrue(seen, 'the line reached the log only when the job ended')
 		self.assertEqual(job.outcome and job.outcome.returncode, 0)
+
+	def test_a_job_that_found_the_disk_full_is_an_error_naming_what_it_wrote(self) -> None:
+		log = os.path.join(self.tmp, 'build.log')
+		line = ('arch/arm64/kernel/cpufeature.c:3512: fatal error: error writing to '
+			'/b/arch/arm64/kernel/.tmp_cpufeature.o: No space left on device')
+		failed = jobs.Job('build 7.3 arm64_pan', ['sh', '-c', f'echo "  CC  x"; echo "{line}"; '
+							 'exit 2'], log)
+		with self.assertRaises(Error) as e:
+			jobs.run_jobs(progress.Progress(Printer(io.StringIO())), [failed], None)
+		self.assertEqual(str(e.exception), f'build 7.3 arm64_pan failed: {line}\n'
+				 f'the disk is full: free space on it, then run again (the log: {log})')
+		# A job that failed otherwise is its caller's to judge.
+		other = jobs.Job('build k', ['sh', '-c', 'echo "error: x"; exit 2'], log)
+		jobs.run_jobs(progress.Progress(Printer(io.StringIO())), [other], None)
+		self.assertEqual(other.outcome and other.outcome.returncode, 2)
+
+	def test_a_log_it_cannot_create_on_a_full_disk_is_named(self) -> None:
+		log = os.path.join(self.tmp, 'logs', 'build.log')
+		job = jobs.Job('build k', ['true'], log)
+		full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+		with mock.patch('builtins.open', side_effect=full), self.assertRaises(Error) as e:
+			job.start()
+		self.assertEqual(str(e.exception), f'cannot write the log of build k {log}: No space '
+				 'left on device; the disk is full: free space on it, then run again')
 
 	@end_to_end
 	def test_watchdog_says_so_in_one_write(self) -> None:

@@ -8,7 +8,6 @@ import contextlib
 import io
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 from typing import Any, Callable, Dict, List, Sequence
@@ -16,7 +15,7 @@ from unittest import mock
 
 from pan_kunit import Error
 from pan_kunit.commands import cli, coverage
-from pan_kunit.host import packages
+from pan_kunit.host import packages, proc
 from pan_kunit.trees import tree
 from testlib import REAL_REQUIRE, test_data_path, setUpModule, tearDownModule, plain_printer
 
@@ -38,6 +37,7 @@ class PackagesTest(unittest.TestCase):
 
 	def setUp(self) -> None:
 		self.apt_calls: List[List[str]] = []
+		self.simulated_calls: List[List[str]] = []
 
 	def ensure(self, sources: Sequence[str]=(), extra: Sequence[str]=(), *,
 		   installed: Callable[[Sequence[str]], Dict[str, str]], euid: int,
@@ -45,8 +45,8 @@ class PackagesTest(unittest.TestCase):
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
 			packages.ensure(plain_printer(), sources, extra, installed=installed, euid=lambda: euid,
-					apt_get=self.apt_get, release=lambda: release, older=older,
-					root=root)
+					apt_get=self.apt_get, simulate=self.simulate, release=lambda: release,
+					older=older, root=root)
 		return out.getvalue()
 
 	def apt_root(self) -> str:
@@ -61,6 +61,11 @@ class PackagesTest(unittest.TestCase):
 		self.apt_calls.append(args)
 		return 0
 
+	def simulate(self, args: List[str]) -> str:
+		"""apt-get -s @args: what self.simulated says (the test's)."""
+		self.simulated_calls.append(args)
+		return getattr(self, 'simulated', '')
+
 	def test_missing_as_user_names_the_command(self) -> None:
 		with self.assertRaises(Error) as e:
 			self.ensure(installed=lacking('bc', 'gcc'), euid=1000)
@@ -72,14 +77,37 @@ class PackagesTest(unittest.TestCase):
 		self.ensure(installed=lacking('bc', 'gcc'), euid=0)
 		self.assertEqual(self.apt_calls, [
 			['update'],
-			['install', '-y', '--no-install-recommends', 'bc', 'gcc']])
+			['install', '-y', '--no-install-recommends', '--no-upgrade', 'bc', 'gcc']])
+		self.assertEqual(self.simulated_calls, self.apt_calls[1:])
+
+	def test_what_apt_get_upgrades_beside_them_is_named_first(self) -> None:
+		# apt-get -s install of the compilers on a Debian 12 whose libc6
+		# and libssl3 are older than the archive's.
+		self.simulated = '\n'.join([
+			'NOTE: This is only a simulation!',
+			'Inst libc6 [2.36-9+deb12u7] (2.36-9+deb12u14 Debian-Security:12/stable-security '
+			'[amd64]) []',
+			'Inst libc-dev-bin (2.36-9+deb12u14 Debian-Security:12/stable-security [amd64])',
+			'Inst libc6-dev (2.36-9+deb12u14 Debian-Security:12/stable-security [amd64])',
+			'Inst libssl3:amd64 [3.0.15-1~deb12u1] (3.0.17-1~deb12u2 Debian:12.11/stable '
+			'[amd64])',
+			'Inst bc (1.07.1-3+b1 Debian:12.11/stable [amd64])',
+			'Conf libc6 (2.36-9+deb12u14 Debian-Security:12/stable-security [amd64])'])
+		output = self.ensure(installed=lacking('bc', 'libc6-dev'), euid=0)
+		self.assertIn('installing Debian packages: bc libc6-dev\n'
+			      'note: apt-get also upgrades libc6 2.36-9+deb12u7 to 2.36-9+deb12u14: a '
+			      'package it installs depends on that version\n'
+			      'note: apt-get also upgrades libssl3:amd64 3.0.15-1~deb12u1 to '
+			      '3.0.17-1~deb12u2: a package it installs depends on that version\n', output)
+		self.assertNotIn('libc-dev-bin', output)
 
 	def test_failing_apt_get_is_an_error(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(Error) as e:
 			packages.ensure(plain_printer(), installed=lacking('flex'), euid=lambda: 0,
 					apt_get=lambda args: 100 if args[0] == 'install' else 0,
-					release=lambda: 'bookworm', older=older)
-		self.assertIn('apt-get install -y --no-install-recommends flex failed', str(e.exception))
+					simulate=lambda args: '', release=lambda: 'bookworm', older=older)
+		self.assertIn('apt-get install -y --no-install-recommends --no-upgrade flex failed',
+			      str(e.exception))
 
 	def test_a_commands_extra_packages_are_installed_with_the_rest(self) -> None:
 		have = lacking()
@@ -87,7 +115,7 @@ class PackagesTest(unittest.TestCase):
 			    installed=lambda wanted: {p: v for p, v in have(wanted).items()
 						      if p in packages.NEEDED + list(packages.QEMU.packages)})
 		self.assertEqual(self.apt_calls[-1], ['install', '-y', '--no-install-recommends',
-						      'linux-source-6.12', 'lcov'])
+						      '--no-upgrade', 'linux-source-6.12', 'lcov'])
 
 	def test_all_present_runs_nothing(self) -> None:
 		euid = mock.Mock(return_value=1000)
@@ -113,6 +141,14 @@ class PackagesTest(unittest.TestCase):
 			['install', '-y', '--no-install-recommends',
 			 'qemu-system-arm', 'qemu-system-common', 'qemu-system-data']])
 		self.assertIn('installing Debian packages: qemu-system-arm', output)
+
+	def test_only_the_backports_are_upgraded_by_name(self) -> None:
+		self.ensure(installed=lacking('bc', qemu='1:7.2+dfsg-7'), euid=0, root=self.apt_root())
+		self.assertEqual(self.apt_calls, [
+			['update'],
+			['install', '-y', '--no-install-recommends', '--no-upgrade', 'bc'],
+			['install', '-y', '--no-install-recommends',
+			 'qemu-system-arm', 'qemu-system-common', 'qemu-system-data']])
 
 	def test_user_with_an_old_qemu_goes_on_with_the_commands(self) -> None:
 		root = self.apt_root()
@@ -160,7 +196,7 @@ class PackagesTest(unittest.TestCase):
 
 	def test_installed_asks_dpkg_query_once(self) -> None:
 		with self.fake_dpkg(), \
-		     mock.patch.object(subprocess, 'run', wraps=subprocess.run) as run:
+		     mock.patch.object(proc, 'run', wraps=proc.run) as run:
 			# flex: removed, its configuration kept; libssl-dev: so for the
 			# host's amd64, installed for arm64 only; libc6-dev: amd64 and
 			# i386; make: a trigger pending; lcov: unknown to dpkg.

@@ -6,13 +6,16 @@
 # session, with sys.stdout and sys.stderr left as they are.
 
 import contextlib
+import errno
 import io
+import signal
 import sys
 import unittest
 from typing import List, Optional, TextIO, Tuple
 from unittest import mock
 
 from pan_kunit.commands import cli, listing
+from pan_kunit.host import proc
 from pan_kunit.host.printer import CLEAR_LINE as CLEAR, Printer
 from testlib import without_status, setUpModule, tearDownModule
 
@@ -48,6 +51,24 @@ class PrinterTest(unittest.TestCase):
 			self.assertEqual(cli.main(['list']), 0)
 		self.assertEqual(seen, [(out, err)])
 		self.assertEqual((out.getvalue(), err.getvalue()), ('to stdout\n', 'to stderr\n'))
+
+	def test_a_terminal_that_hung_up_is_given_up_and_the_command_ends_as_it_would(self) -> None:
+		class HungUp(io.StringIO):
+			"""A terminal after SIGHUP: every write fails with EIO."""
+			def write(self, text: str) -> int:
+				raise OSError(errno.EIO, 'Input/output error')
+		err = io.StringIO()
+		printer = Printer(HungUp(), err, tty=True)
+		printer.status('building a')
+		printer.print('built a')
+		printer.print_stderr('pan-kunit: stopped by SIGHUP')
+		printer.close()
+		self.assertEqual(err.getvalue(), 'pan-kunit: stopped by SIGHUP\n')
+		def stopped(*args: object) -> int:
+			raise proc.Stopped(signal.SIGHUP)
+		with contextlib.redirect_stdout(HungUp()), contextlib.redirect_stderr(HungUp()), \
+		     mock.patch.object(listing, 'run_list', stopped):
+			self.assertEqual(cli.main(['list']), 128 + signal.SIGHUP)
 
 if __name__ == '__main__':
 	unittest.main()

@@ -1,17 +1,40 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# Tests of pan_kunit.host.proc's copies of pan-kunit's own process: proc.Fork
-# and proc.ended(), which selftest runs its test files in.
+# Tests of pan_kunit.host.proc: the copies of pan-kunit's own process
+# (proc.Fork and proc.ended(), which selftest runs its test files in), the
+# signals that end a command, and what stops its children when it ends.
 
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 import unittest
+from typing import Callable, List
 
 from pan_kunit.host import proc
-from testlib import read, setUpModule, tearDownModule
+from pan_kunit.host.printer import Printer
+from testlib import read, process_running, end_to_end, setUpModule, tearDownModule
+
+def wait_for(path: str, seconds: float=20) -> str:
+	"""The contents of @path, once something wrote a line into it."""
+	deadline = time.monotonic() + seconds
+	while time.monotonic() < deadline:
+		if os.path.exists(path) and read(path).endswith('\n'):
+			return read(path)
+		time.sleep(0.01)
+	raise AssertionError(f'nothing wrote {path} in {seconds} s')
+
+def gone(pids: List[int], seconds: float=10) -> List[int]:
+	"""Those of @pids still running after @seconds (none, as soon as none is)."""
+	deadline = time.monotonic() + seconds
+	running = list(pids)
+	while running and time.monotonic() < deadline:
+		time.sleep(0.02)
+		running = [pid for pid in running if process_running(pid)]
+	return running
 
 class ForkTest(unittest.TestCase):
 
@@ -52,6 +75,152 @@ class ForkTest(unittest.TestCase):
 		finally:
 			os.kill(slow.pid, 9)
 		self.assertEqual(slow.wait(), -9)
+
+
+def signal_when_written(path: str, signum: int) -> None:
+	"""In a thread: @signum to this process once something wrote @path."""
+	def send() -> None:
+		wait_for(path)
+		os.kill(os.getpid(), signum)
+	threading.Thread(target=send, daemon=True).start()
+
+def in_a_copy(test: unittest.TestCase, call: Callable[[], int], log: str) -> proc.Fork:
+	"""@call in a copy of this process, as pan-kunit's own: its signals,
+	its children and its guard are its own, not the test's."""
+	fork = proc.Fork(call, log)
+	test.addCleanup(lambda: (os.kill(fork.pid, signal.SIGKILL) if process_running(fork.pid)
+				 else None))
+	return fork
+
+@end_to_end
+class StopTest(unittest.TestCase):
+	"""A signal that ends a command: the children stopped first, each
+	with its own signal, and the command's status 128 + the signal's."""
+
+	def setUp(self) -> None:
+		tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(tmp.cleanup)
+		self.tmp = tmp.name
+
+	def test_each_stop_signal_raises_once_and_the_handlers_come_back(self) -> None:
+		for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGINT):
+			def call() -> int:
+				before = signal.getsignal(signum)
+				status = 0
+				with proc.stopping_on_signals():
+					try:
+						os.kill(os.getpid(), signum)
+						time.sleep(10)
+					except proc.Stopped as e:
+						# A second signal while the first one's stop runs is ignored.
+						os.kill(os.getpid(), signum)
+						time.sleep(0.1)
+						status = e.status
+				print('restored' if signal.getsignal(signum) == before else 'not restored')
+				return status
+			log = os.path.join(self.tmp, f'{signum}.log')
+			fork = in_a_copy(self, call, log)
+			self.assertEqual(fork.wait(), 128 + signum, read(log))
+			self.assertEqual(read(log), 'restored\n')
+
+	def test_a_stopped_child_gets_its_own_signal_first(self) -> None:
+		# git removes its index.lock on SIGTERM, never on SIGKILL.
+		marker = os.path.join(self.tmp, 'marker')
+		script = f'trap "echo TERM > {marker}; exit 1" TERM; echo $$ > {marker}.pid; ' \
+			 'sleep 30 & wait'
+		def call() -> int:
+			with proc.stopping_on_signals():
+				signal_when_written(marker + '.pid', signal.SIGHUP)
+				try:
+					proc.run(['sh', '-c', script])
+				except proc.Stopped as e:
+					return e.status
+			return 0
+		log = os.path.join(self.tmp, 'log')
+		fork = in_a_copy(self, call, log)
+		self.assertEqual(fork.wait(), 128 + signal.SIGHUP, read(log))
+		self.assertEqual(read(marker), 'TERM\n')
+
+	def test_a_child_that_ignores_its_signal_is_killed_after_the_grace(self) -> None:
+		pid_file = os.path.join(self.tmp, 'pid')
+		def call() -> int:
+			with proc.stopping_on_signals():
+				signal_when_written(pid_file, signal.SIGTERM)
+				try:
+					proc.run(['sh', '-c', f'trap "" TERM; echo $$ > {pid_file}; sleep 30'],
+						 grace=0.2)
+				except proc.Stopped as e:
+					return e.status
+			return 0
+		fork = in_a_copy(self, call, os.path.join(self.tmp, 'log'))
+		self.assertEqual(fork.wait(), 128 + signal.SIGTERM)
+		self.assertEqual(gone([int(read(pid_file))], 1), [])
+
+@end_to_end
+class GuardTest(unittest.TestCase):
+	"""What pan-kunit started, when pan-kunit ends where it cannot act
+	(SIGKILL, the OOM killer)."""
+
+	def setUp(self) -> None:
+		tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(tmp.cleanup)
+		self.tmp = tmp.name
+
+	def started(self, start: Callable[[], None]) -> proc.Fork:
+		"""A copy of this process that runs @start, then waits to be killed."""
+		def call() -> int:
+			proc.GUARD.grace = 0.3
+			start()
+			time.sleep(60)
+			return 0
+		return in_a_copy(self, call, os.path.join(self.tmp, 'log'))
+
+	def test_a_sessions_whole_group_and_a_plain_child_are_stopped(self) -> None:
+		pids = os.path.join(self.tmp, 'pids')
+		# kunit.py (the session's leader), with a make or QEMU of its own
+		# that ignores SIGTERM; and a git, or a tar, run() waits for.
+		leader = ('trap "" TERM; sh -c "trap \\"\\" TERM; echo \\$\\$ >> {0}; exec sleep 60" & '
+			  'echo $$ >> {0}; wait').format(pids)
+		def start() -> None:
+			with open(os.devnull, 'w') as log:
+				proc.Session(['sh', '-c', leader], log, {})
+			threading.Thread(target=proc.run, args=(
+				['sh', '-c', f'echo $$ >> {pids}.plain; exec sleep 60'],), daemon=True).start()
+		fork = self.started(start)
+		while len(read(pids).split() if os.path.exists(pids) else []) < 2 or \
+		      not os.path.exists(pids + '.plain') or not read(pids + '.plain').strip():
+			time.sleep(0.01)
+		children = [int(pid) for pid in read(pids).split() + read(pids + '.plain').split()]
+		self.assertEqual(gone(children, 0.3), children)  # they run
+		os.kill(fork.pid, signal.SIGKILL)
+		self.assertEqual(fork.wait(), -signal.SIGKILL)
+		self.assertEqual(gone(children), [], 'left running after pan-kunit was killed')
+
+	def test_what_ended_is_not_signalled_and_a_normal_end_leaves_none(self) -> None:
+		log = os.path.join(self.tmp, 'log')
+		def call() -> int:
+			proc.GUARD.grace = 0.3
+			for _ in range(3):
+				proc.run(['true'])
+			print(proc.GUARD._watched, proc.GUARD._pid)
+			return 0
+		fork = in_a_copy(self, call, log)
+		self.assertEqual(fork.wait(), 0)
+		watched, guard = read(log).rsplit(' ', 1)
+		self.assertEqual(watched, '{}')
+		self.assertEqual(gone([int(guard)], 5), [], 'the guard outlived its pan-kunit')
+
+	def test_a_copy_has_a_guard_of_its_own(self) -> None:
+		proc.run(['true'])  # the test's own guard, which the copy must not share
+		log = os.path.join(self.tmp, 'log')
+		parent = proc.GUARD._pid
+		def call() -> int:
+			proc.run(['true'])
+			print(proc.GUARD._pid)
+			return 0
+		fork = in_a_copy(self, call, log)
+		self.assertEqual(fork.wait(), 0)
+		self.assertNotEqual(int(read(log)), parent)
 
 
 if __name__ == '__main__':

@@ -363,6 +363,9 @@ class RunTest(FakeKunitTestCase):
 		status, output = self.run_cli('--config', 'crash_pan')
 		self.assertEqual(status, 1, output)
 		self.assertIn('crash_pan: crash', output)
+		self.assertIn("    the kernel's last words:\n"
+			      '        Unable to handle kernel paging request at virtual address '
+			      '0000ffff8c6a1000\n', output)
 		self.assertIn('Kernel panic - not syncing: Oops: Fatal exception', output)
 		self.assertTrue(output.endswith('run: 2 passed, 1 failed, 0 skipped\n'), output)
 

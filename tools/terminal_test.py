@@ -4,6 +4,7 @@
 # Tests of what the terminal shows of a run's results (pan_kunit.results.terminal):
 # the table at the terminal's width, and a stable one off a terminal.
 
+import dataclasses
 import io
 import os
 import unittest
@@ -81,6 +82,43 @@ class TableTest(unittest.TestCase):
 		out = io.StringIO()
 		terminal.print_report(Printer(out), [result], totals=False)
 		self.assertRegex(out.getvalue(), r'\n        \.\.\. [0-9]+ more lines in /t/test\.log\n')
+
+	def crashed(self, console: str) -> str:
+		"""What print_report() says of a boot that crashed with @console."""
+		result = dataclasses.replace(matrix()[1], status=Status.CRASH,
+					     console_log=test_data_path('console', console))
+		out = io.StringIO()
+		terminal.print_report(Printer(out), [result], totals=False)
+		return out.getvalue()
+
+	def test_a_crash_before_the_console_quotes_the_panic_and_backtrace(self) -> None:
+		output = self.crashed('7.3_early_panic.log')
+		self.assertIn("\n    the kernel's last words:\n"
+			      '        Kernel panic - not syncing: Failed to allocate memmap for section 8\n'
+			      '        Call trace:\n'
+			      '         show_stack+0x18/0x24 (C)\n', output)
+		self.assertIn('         start_kernel+0x6c/0x7e0\n'
+			      '         __primary_switched+0x88/0x90\n'
+			      '        ---[ end Kernel panic - not syncing: Failed to allocate memmap '
+			      'for section 8 ]---\n', output)
+		# The boot's lines before it are not its last words.
+		self.assertNotIn('        Zone ranges', output)
+
+	def test_an_oops_in_a_case_quotes_it_without_timestamps(self) -> None:
+		output = self.crashed('panic.log')
+		self.assertIn("    the kernel's last words:\n"
+			      '        Unable to handle kernel paging request at virtual address '
+			      '0000ffff8c6a1000\n'
+			      '        Internal error: Oops: 0000000096000004 [#1] PREEMPT SMP\n'
+			      '        pc : has_cpuid_feature_pan_every_cpu+0x5c/0x1a0\n'
+			      '        lr : kunit_try_run_case+0x4c/0xa0\n'
+			      '        Kernel panic - not syncing: Oops: Fatal exception\n'
+			      '        ---[ end Kernel panic', output)
+
+	def test_a_crash_without_an_oops_says_so(self) -> None:
+		output = self.crashed('no_tests.log')
+		self.assertIn('    the console holds no oops or panic of the kernel: see its last lines\n',
+			      output)
 
 	def test_fold_keeps_to_the_width_and_loses_nothing(self) -> None:
 		line = ('    6.12 (linux-source-6.12): series patches/6.12/series; Debian package, '

@@ -253,6 +253,53 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertTrue(os.path.isdir(rebase_apply))
 		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 
+	def interrupted(self) -> None:
+		"""What a setup stopped while it changed the tree leaves."""
+		write(os.path.join(self.tree, '.git', tree.SETUP_MARK), 'a setup is changing it\n')
+
+	def test_a_setup_stopped_in_a_git_am_is_done_again(self) -> None:
+		self.copy_prepared_tree()
+		self.set_series(PATCH_1, PATCH_2, PATCH_3)
+		self.git('reset', '-q', '--hard', tree.BASE_REF)
+		# pan-kunit's git am of the series, stopped in its second patch.
+		tree.git(self.tree, 'am', '-q', test_data_path('fake_repo', 'patches', '6.1', PATCH_1))
+		self.interrupted()
+		tree.git(self.tree, 'am', '-q', test_data_path('patches', STALE_PATCH), check=False)
+		self.assertTrue(os.path.isdir(os.path.join(self.tree, '.git', 'rebase-apply')))
+		output = self.setup_tree()
+		self.assertIn(f'{self.tree}: the last setup was stopped before it ended, in a git am of '
+			      'the series: aborting it; setting the tree up again\n', output)
+		self.assertIn('applied the 3 patches', output)
+		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
+		self.assertEqual(tree.changed_files(self.tree), [])
+		self.assertFalse(os.path.exists(os.path.join(self.tree, '.git', tree.SETUP_MARK)))
+		self.assertIn('already installed', self.setup_tree())
+
+	def test_a_setup_stopped_while_it_wrote_the_suites_is_done_again(self) -> None:
+		self.copy_prepared_tree()
+		write(os.path.join(self.repo, 'kunit', SUITE_H), '/* changed */\n')
+		# Stopped in _install_suites(): its reset --soft done, the new
+		# header written, nothing committed.
+		self.interrupted()
+		self.git('reset', '-q', '--soft', 'HEAD^')
+		write(os.path.join(self.tree, SUITE_H), '/* changed */\n')
+		mine = os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c')
+		with open(mine, 'a') as f:
+			f.write('/* my edit, since */\n')
+		# The user's edit is theirs: refused, naming it alone.
+		with self.assertRaises(Error) as e:
+			self.setup_tree()
+		self.assertIn('uncommitted changes:\n  arch/arm64/kernel/cpufeature.c\npan-kunit does',
+			      str(e.exception))
+		self.git('checkout', '--', 'arch/arm64/kernel/cpufeature.c')
+		self.interrupted()
+		output = self.setup_tree()
+		self.assertIn('the last setup was stopped before it ended; setting the tree up again',
+			      output)
+		self.assertEqual(read(os.path.join(self.tree, SUITE_H)), '/* changed */\n')
+		self.assertEqual(self.git('rev-parse', tree.PREPARED_REF), self.git('rev-parse', 'HEAD'))
+		self.assertEqual(tree.changed_files(self.tree), [])
+
 	def test_user_commits_are_not_discarded(self) -> None:
 		self.copy_prepared_tree()
 		write(os.path.join(self.tree, 'arch/arm64/kernel/cpufeature.c'), '/* rewritten */\n')

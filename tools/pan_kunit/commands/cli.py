@@ -27,6 +27,7 @@ from pan_kunit.commands import (checkpatch, coverage, export, export_check, list
 				series_bisect)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
+from pan_kunit.host import files, proc
 from pan_kunit.kunit_tool import configs, kunit_py, toolchains
 from pan_kunit.results import record, terminal
 from pan_kunit.trees import sources, targets
@@ -138,23 +139,21 @@ def export_request(args: argparse.Namespace) -> export.ExportRequest:
 	return export.ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
 				    no_build=args.no_build, check=args.check)
 
-def _interrupt(signum: int, frame: object) -> None:
-	raise KeyboardInterrupt
-
 def main(argv: Sequence[str], repo: str=REPO,
 	 probed: Optional[toolchains.Toolchains]=None) -> int:
 	"""The command of @argv in a session of its own, whose builds probe
 	their toolchains into @probed (the tests': every command's)."""
 	args = parse_args(argv)
-	# A SIGTERM (a CI job cancelled, kill) ends the run as ^C does: every
-	# kunit.py, make and QEMU it started is killed, not orphaned.
-	signal.signal(signal.SIGTERM, _interrupt)
 	session = Session.of_streams(sys.stdout, sys.stderr, getattr(args, 'olddefconfig', False),
 				     probed)
-	try:
-		return _command(args, repo, session)
-	finally:
-		session.printer.close()
+	# A SIGTERM (a CI job cancelled, kill), a SIGHUP (a closed terminal, a
+	# dropped ssh session) or a SIGQUIT ends the run as ^C does: every
+	# kunit.py, make and QEMU it started is stopped, not orphaned.
+	with proc.stopping_on_signals():
+		try:
+			return _command(args, repo, session)
+		finally:
+			session.printer.close()
 
 # Each command's handler, as kunit.py's: turns the arguments into the
 # command's request and refuses what it can before any work (for every
@@ -317,6 +316,16 @@ def _command(args: argparse.Namespace, repo: str, session: Session) -> int:
 	except Error as e:
 		session.printer.print_stderr(f'pan-kunit: error: {e}')
 		return 2
-	except KeyboardInterrupt:
-		session.printer.print_stderr('pan-kunit: interrupted')
-		return 130
+	except OSError as e:
+		if e.errno not in files.DISK_FULL:
+			raise
+		# A write that no caller named (files.writing()): what the error says.
+		session.printer.print_stderr('pan-kunit: error: ' +
+					     str(files.write_error(e, e.filename or 'a file')))
+		return 2
+	except KeyboardInterrupt as e:
+		# ^C without pan-kunit's handler (before it, or in a test) is SIGINT's.
+		stopped = e if isinstance(e, proc.Stopped) else proc.Stopped(signal.SIGINT)
+		session.printer.print_stderr('pan-kunit: interrupted' if stopped.signum == signal.SIGINT
+					     else f'pan-kunit: stopped by {stopped.name}')
+		return stopped.status

@@ -34,6 +34,7 @@
 # that is not there yet.  The last patch ends at exactly the prepared tree (checked),
 # and every patch must pass checkpatch.pl --strict (checkpatch.py).
 
+import glob
 import os
 import re
 import shutil
@@ -47,6 +48,8 @@ from pan_kunit.commands.export_mail import (BASE_MARK, NO_RESULTS, RESULTS_MARK,
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.host import gitcmd, proc
+from pan_kunit.host.files import write_text
+from pan_kunit.host.printer import Printer
 from pan_kunit.trees import series, sources, suites, tree
 from pan_kunit.trees.sources import Sources, TREE_KUNITCONFIG, write_files
 from pan_kunit.trees.targets import Target
@@ -341,13 +344,37 @@ def check_out_dir(out: str) -> None:
 	if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
 		raise Error(f'cannot create {out}: {parent} is not a directory pan-kunit can write to')
 
+def partial_dir(out: str, pid: int) -> str:
+	"""Where export writes DIR (@out) until the series is checked: beside
+	it, on its file system."""
+	parent, name = os.path.split(os.path.normpath(out))
+	return os.path.join(parent, f'.{name}.pan-kunit-{pid}')
+
+def _remove_stale_partials(printer: Printer, out: str) -> None:
+	"""Removes what an export to @out that was stopped (a signal, SIGKILL)
+	left beside it."""
+	prefix = partial_dir(out, 0)[:-1]
+	for path in glob.glob(glob.escape(prefix) + '*'):
+		pid = path[len(prefix):]
+		if pid.isdigit() and int(pid) != os.getpid() and not proc.start_time(int(pid)):
+			printer.print(f'removing {path}, left by an export that was stopped')
+			shutil.rmtree(path, ignore_errors=True)
+
+def publish(partial: str, out: str) -> None:
+	"""Moves the checked series from @partial to DIR (@out), new or empty:
+	DIR holds the whole series or nothing, whatever stops export."""
+	check_out_dir(out)
+	if os.path.isdir(out):
+		os.rmdir(out)
+	os.rename(partial, out)
+
 def format_patches(worktree: str, repo: str, out: str, who: Identity,
 		   results: str=NO_RESULTS) -> List[str]:
 	"""git format-patch of the series, and its cover letter, from @who,
-	to the recipients get_maintainer.pl gives, with the base commit, and
-	@results (RESULTS_MARK: fill_results() writes them later) in the
-	cover letter."""
-	check_out_dir(out)
+	into the directory @out (partial_dir()), to the recipients
+	get_maintainer.pl gives, with the base commit, and @results
+	(RESULTS_MARK: fill_results() writes them later) in the cover
+	letter."""
 	subject, body = _cover_letter(repo)
 	draft = os.path.join(tree.state_dir(worktree, 'export-draft'))
 	shutil.rmtree(draft, ignore_errors=True)
@@ -372,8 +399,7 @@ def format_patches(worktree: str, repo: str, out: str, who: Identity,
 	if encoded:
 		line = encoded.group(0)
 		text = _FROM.sub(lambda _: line, text, count=1)
-	with open(cover, 'w', encoding='utf-8', errors='surrogateescape') as f:
-		f.write(text)
+	write_text(cover, text, 'the cover letter')
 	return files
 
 def check(request: ExportRequest, repo: str) -> None:
@@ -384,7 +410,7 @@ def check(request: ExportRequest, repo: str) -> None:
 def run_export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
 	"""Prepares @target's tree, writes the series and checks it."""
 	session.prepare(target, repo, 'export', builds=not request.no_build)
-	with locked(target.tree):
+	with locked(session.printer, target.tree):
 		return _export(session, request, target, repo)
 
 def _export(session: Session, request: ExportRequest, target: Target, repo: str) -> int:
@@ -396,9 +422,27 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = checkout(printer, target.tree, tree.BASE_REF)
 	build_series(wt, wanted, who)
-	files = format_patches(wt, repo, request.out, who,
-			       NO_RESULTS if request.no_build else RESULTS_MARK)
-	problems = checkpatch.run(wt, files[1:])
+	# Written beside DIR, checked, then moved into it: an export that is
+	# stopped leaves DIR as it was, for the next one.
+	_remove_stale_partials(printer, request.out)
+	check_out_dir(request.out)
+	partial = partial_dir(request.out, os.getpid())
+	try:
+		files = format_patches(wt, repo, partial, who,
+				       NO_RESULTS if request.no_build else RESULTS_MARK)
+		problems = checkpatch.run(wt, files[1:])
+		checked: List[steps.Step] = []
+		if not request.no_build:
+			patches = [series.patch(p) for p in files[1:]]
+			checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
+					     kernel=target.kernel.package)
+			fill_results(files[0], results_block(checked[-1].configs, qemu_version()))
+		publish(partial, request.out)
+	finally:
+		shutil.rmtree(partial, ignore_errors=True)
+	moved = {path: os.path.join(request.out, os.path.basename(path)) for path in files}
+	files = [moved[path] for path in files]
+	problems = {moved[path]: text for path, text in problems.items()}
 	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
 		verdict = 'cover letter' if path == files[0] else (
@@ -408,10 +452,7 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		for line in problems.get(path, '').splitlines():
 			printer.print(f'        {line}')
 	bad = None
-	if not request.no_build:
-		patches = [series.patch(p) for p in files[1:]]
-		checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
-				     kernel=target.kernel.package)
+	if checked:
 		printer.print()
 		for line in series_bisect.table(checked):
 			printer.print(line)
@@ -421,7 +462,6 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		elif checked[-1].failed():
 			bad = checked[-1]
 			printer.print('export: the whole series does not pass')
-		fill_results(files[0], results_block(checked[-1].configs, qemu_version()))
 	checked_series = None
 	if request.check:
 		checked_series = export_check.check_series(printer, target.tree, files[1:],

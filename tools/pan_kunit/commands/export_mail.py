@@ -10,6 +10,7 @@ from typing import List, Optional, Tuple
 
 from pan_kunit import Error
 from pan_kunit.host import proc
+from pan_kunit.host.files import write_text
 from pan_kunit.results.config_result import ConfigResult, Status
 
 # What export writes into the cover letter in place of these lines: the
@@ -54,8 +55,7 @@ def fill_results(cover: str, results: str) -> None:
 	"""The cover letter's results, once the last step has run."""
 	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
 		text = f.read()
-	with open(cover, 'w', encoding='utf-8', errors='surrogateescape') as f:
-		f.write(text.replace(RESULTS_MARK, results))
+	write_text(cover, text.replace(RESULTS_MARK, results), 'the cover letter')
 
 def qemu_version() -> str:
 	"""'QEMU 10.0.2', from qemu-system-aarch64 --version."""

@@ -461,7 +461,7 @@ def run_mutants(session: Session, request: MutantsRequest, target: Target, repo:
 		printer.print(f'mutants: none to check on {target.kernel.package}')
 		return 0
 	session.prepare(target, repo, 'mutants')
-	with worktree.locked(target.tree):
+	with worktree.locked(session.printer, target.tree):
 		return _check_all(session, request, target, repo, found)
 
 def _check_all(session: Session, request: MutantsRequest, target: Target, repo: str,

@@ -188,7 +188,7 @@ def run_generated(session: Session, request: MutantsRequest, target: Target, rep
 	"""mutants --generate: the mutation score of the suites on a kernel."""
 	assert request.generate
 	session.prepare(target, repo, 'mutants')
-	with worktree.locked(target.tree):
+	with worktree.locked(session.printer, target.tree):
 		return _score(session, request, target, repo)
 
 def _score(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:

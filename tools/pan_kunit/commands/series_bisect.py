@@ -220,7 +220,7 @@ def run_bisect(session: Session, request: BisectRequest, target: Target, repo: s
 	user_range = session.user_ranges.get(target.tree)
 	session.prepare(target, repo, 'bisect', at=user_range.base if user_range else None)
 	tallies: List[summary.Tally] = []
-	with worktree.locked(target.tree):
+	with worktree.locked(session.printer, target.tree):
 		status = _bisect(session, request, target, repo, tallies)
 	for tally in tallies:  # the closing line, after the verdict
 		summary.report(session.printer, tally)

@@ -71,8 +71,7 @@ def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]
 	kept = [line for line in lines if _kept(line)]
 	path = state_dir(worktree, STEP_KUNITCONFIG)
 	os.makedirs(os.path.dirname(path), exist_ok=True)
-	with open(path, 'w') as f:
-		f.write(''.join(line + '\n' for line in kept))
+	files.write_text(path, ''.join(line + '\n' for line in kept))
 	return sorted(wanted - defined)
 
 def failed_cases(result: config_result.ConfigResult) -> List[str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pan_kunit import Error
+from pan_kunit.host.files import write_text
 from pan_kunit.host.printer import Printer
 
 SOURCES_DIR = os.path.join('etc', 'apt', 'sources.list.d')
@@ -186,8 +187,7 @@ def ensure(printer: Printer, wanted: Mapping[str, Sequence[str]], root: str='/',
 			    commands(stale))
 	for path, text in stale.items():
 		os.makedirs(os.path.dirname(path), exist_ok=True)
-		with open(path, 'w') as f:
-			f.write(text)
+		write_text(path, text)
 		printer.print(f'wrote {path}:')
 		printer.print(''.join(f'    {line}\n' for line in text.splitlines()), end='')
 	return True

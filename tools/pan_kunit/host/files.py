@@ -2,16 +2,51 @@
 #
 # The files pan-kunit reads and writes whole: text read as a message is
 # (a stray byte shows as \xNN), None when it is not there; JSON objects
-# (kunit_tool's, pan-kunit's records), None when unreadable; and a JSON
-# file a command writes, whose failure is an Error that names it.
+# (kunit_tool's, pan-kunit's records), None when unreadable; and the files
+# a command writes (--json, --junit, a boot's record), whose failure is an
+# Error that names them.
+#
+# A file is written whole or not at all: into a temporary file beside it
+# (.NAME.pan-kunit-PID.tmp, in the same directory, so on the same file
+# system), then renamed over it.  Killed before the rename (SIGKILL, a
+# full disk), the file is as it was, never half-written as if complete;
+# the next write of it removes the temporary files that dead pan-kunits
+# left.
 
+import contextlib
+import errno
+import glob
 import json
-from typing import Any, Dict, Optional
+import os
+from typing import Any, Callable, Dict, IO, Iterator, Optional
 
 from pan_kunit import Error
+from pan_kunit.host import proc
 
 # A JSON object: kunit_tool's JSON, and pan-kunit's records.
 JsonObj = Dict[str, Any]
+
+# What a write fails with on a full disk (or a user's full quota).
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+# What an Error of a full disk adds: the next run, with space, needs no
+# clean-up (what was half-written is removed, or written again).
+DISK_FULL_HINT = 'the disk is full: free space on it, then run again'
+
+def write_error(e: OSError, path: str, what: str='') -> Error:
+	"""The Error of a failed write of @what (e.g. --json) into @path."""
+	hint = f'; {DISK_FULL_HINT}' if e.errno in DISK_FULL else ''
+	return Error(f'cannot write {what + " " if what else ""}{path}: {e.strerror or e}{hint}')
+
+@contextlib.contextmanager
+def writing(path: str, what: str) -> Iterator[None]:
+	"""The block writes @what into @path: an OSError of a full disk is
+	an Error that names them."""
+	try:
+		yield
+	except OSError as e:
+		if e.errno not in DISK_FULL:
+			raise
+		raise write_error(e, path, what) from None
 
 def read_text(path: str) -> Optional[str]:
 	try:
@@ -28,11 +63,45 @@ def read_json(path: str) -> Optional[JsonObj]:
 		return None
 	return data if isinstance(data, dict) else None
 
-def write_json(path: str, data: JsonObj, option: str='') -> None:
-	"""Writes @data to @path, the FILE of @option (e.g. --json), if any."""
+def _temporary(path: str, pid: int) -> str:
+	directory, name = os.path.split(path)
+	return os.path.join(directory, f'.{name}.pan-kunit-{pid}.tmp')
+
+def _remove_stale(path: str) -> None:
+	"""Removes the temporary files of @path that a pan-kunit which is no
+	longer running left."""
+	prefix, suffix = _temporary(path, 0).split('-0.', 1)
+	for stale in glob.glob(glob.escape(prefix) + '-*.' + suffix):
+		pid = stale[len(prefix) + 1:-len(suffix) - 1]
+		if pid.isdigit() and int(pid) != os.getpid() and not proc.start_time(int(pid)):
+			try:
+				os.unlink(stale)
+			except OSError:
+				pass
+
+def write_with(path: str, write: Callable[[IO[bytes]], object], what: str='') -> None:
+	"""Writes @path whole or not at all (see the top), with @write, which
+	writes the bytes into the file it is given; an Error that names @what
+	(e.g. --json) and @path if it cannot."""
+	_remove_stale(path)
+	temporary = _temporary(path, os.getpid())
 	try:
-		with open(path, 'w') as f:
-			json.dump(data, f, indent=4)
-			f.write('\n')
+		try:
+			with open(temporary, 'wb') as f:
+				write(f)
+			os.replace(temporary, path)
+		except BaseException:
+			if os.path.lexists(temporary):
+				os.unlink(temporary)
+			raise
 	except OSError as e:
-		raise Error(f'cannot write {option + " " if option else ""}{path}: {e.strerror}')
+		raise write_error(e, path, what) from None
+
+def write_text(path: str, text: str, what: str='') -> None:
+	"""Writes @text to @path (UTF-8), whole or not at all."""
+	write_with(path, lambda f: f.write(text.encode('utf-8', 'surrogateescape')), what)
+
+def write_json(path: str, data: JsonObj, option: str='') -> None:
+	"""Writes @data to @path, the FILE of @option (e.g. --json), if any,
+	whole or not at all."""
+	write_text(path, json.dumps(data, indent=4) + '\n', option)

@@ -3,6 +3,7 @@
 # The Debian packages that setup and run need, and the commands they run.
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
@@ -117,6 +118,31 @@ def _apt_get(args: List[str]) -> int:
 	return proc.run(['apt-get'] + args, env=env, stdout=proc.To.TERMINAL,
 			stderr=proc.To.TERMINAL).returncode
 
+def _apt_get_simulated(args: List[str]) -> str:
+	"""What apt-get would do (apt-get -s: nothing is changed), '' if it
+	cannot say."""
+	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
+	result = proc.run(['apt-get', '-s'] + args, env=env)
+	return result.stdout if result.ok() else ''
+
+# apt-get -s's line of a package it installs: "Inst NAME [OLD] (NEW SUITE
+# [ARCH])", with [OLD] when NAME is installed and is upgraded.
+_INST = re.compile(r'^Inst (\S+) (?:\[([^]]+)\] )?\((\S+)')
+
+def side_upgrades(simulated: str, named: Sequence[str]) -> List[str]:
+	"""The notes of the installed packages that apt-get -s (@simulated)
+	upgrades beside the @named ones: APT upgrades an installed package
+	that no one named only when a package it installs depends on a newer
+	version of it (libc6-dev on its libc6, libssl-dev on its libssl3, a
+	backport on its libraries), and --no-upgrade cannot stop that."""
+	notes = []
+	for line in simulated.splitlines():
+		found = _INST.match(line)
+		if found and found.group(2) and found.group(1).split(':')[0] not in named:
+			notes.append(f'note: apt-get also upgrades {found.group(1)} {found.group(2)} to '
+				     f'{found.group(3)}: a package it installs depends on that version')
+	return notes
+
 @dataclass
 class Upgrade:
 	"""The Backport packages to install, and their suites' APT files."""
@@ -151,6 +177,7 @@ def ensure(printer: Printer, sources: Sequence[str]=(), extra: Sequence[str]=(),
 	   installed: Callable[[Sequence[str]], Mapping[str, str]]=installed_versions,
 	   euid: Callable[[], int]=os.geteuid,
 	   apt_get: Callable[[List[str]], int]=_apt_get,
+	   simulate: Callable[[List[str]], str]=_apt_get_simulated,
 	   release: Callable[[], Optional[str]]=apt_suites.codename,
 	   older: Callable[[str, str], bool]=older,
 	   root: str='/') -> None:
@@ -184,9 +211,18 @@ def ensure(printer: Printer, sources: Sequence[str]=(), extra: Sequence[str]=(),
 	if apt_get(['update']) != 0:
 		raise Error('apt-get update failed (see its output above); '
 			    'fix the APT sources, then run again')
-	command = ['install', '-y', '--no-install-recommends'] + install
-	if apt_get(command) != 0:
-		raise Error('apt-get ' + ' '.join(command) + ' failed (see its output above)')
+	# What is missing, with --no-upgrade: a package that is installed
+	# meanwhile is left as it is; then the backports pan-kunit upgrades,
+	# by name.  Each says first what apt-get upgrades beside them.
+	upgraded = [p for p in newer.packages if p not in missing]
+	commands = ([['install', '-y', '--no-install-recommends', '--no-upgrade'] + missing]
+		    if missing else []) + \
+		   ([['install', '-y', '--no-install-recommends'] + upgraded] if upgraded else [])
+	for command in commands:
+		for note in side_upgrades(simulate(command), command[3:]):
+			printer.print(note)
+		if apt_get(command) != 0:
+			raise Error('apt-get ' + ' '.join(command) + ' failed (see its output above)')
 
 def _lacks(newer: Upgrade) -> str:
 	backport = next(b for b in BACKPORTS if b.packages[0] in newer.packages)

@@ -11,11 +11,14 @@
 # any normal line is written, so the two never mix.  When stdout is not a
 # terminal (a CI log) there is no status line, only the normal lines.
 # Each line is one write, under a lock: the threads that wait on builds
-# and boots print their lines as they end.
+# and boots print their lines as they end.  A stream that can no longer be
+# written (a terminal that hung up: a closed window, a dropped ssh
+# session; a pipe whose reader is gone) is given up, not raised from: the
+# command stops what it started and ends with its status all the same.
 
 import shutil
 import threading
-from typing import Callable, Optional, TextIO
+from typing import Callable, List, Optional, TextIO
 
 CLEAR_LINE = '\r\033[K'
 
@@ -34,6 +37,7 @@ class Printer:
 		self._status = ''
 		self._shown = False
 		self._line_start = True
+		self._gone: List[TextIO] = []  # the streams given up
 
 	def print(self, text: str='', end: str='\n') -> None:
 		"""@text and @end on stdout, in one write."""
@@ -47,11 +51,21 @@ class Printer:
 		with self._lock:
 			if text:
 				self._erase()
-				stream.write(text)
+				self._put(stream, text, flush=stream is not self._stdout)
 				self._line_start = text.endswith('\n')
-				if stream is not self._stdout:
-					stream.flush()
 				self._draw()
+
+	def _put(self, stream: TextIO, text: str, flush: bool=False) -> None:
+		"""@text on @stream, unless it was given up (see the top)."""
+		if any(gone is stream for gone in self._gone):
+			return
+		try:
+			if text:
+				stream.write(text)
+			if flush:
+				stream.flush()
+		except (OSError, ValueError):  # ValueError: closed
+			self._gone.append(stream)
 
 	def status(self, text: str) -> None:
 		"""Shows @text as the status line ('' for none), on a terminal."""
@@ -68,12 +82,12 @@ class Printer:
 
 	def _erase(self) -> None:
 		if self._shown:
-			self._stdout.write(CLEAR_LINE)
+			self._put(self._stdout, CLEAR_LINE)
 			self._shown = False
 
 	def _draw(self) -> None:
 		if self.live and self._status and self._line_start:
 			width = self._width() or shutil.get_terminal_size().columns
-			self._stdout.write(self._status[:max(width - 1, 1)])
+			self._put(self._stdout, self._status[:max(width - 1, 1)])
 			self._shown = True
-		self._stdout.flush()
+		self._put(self._stdout, '', flush=True)

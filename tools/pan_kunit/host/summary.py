@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
+from pan_kunit.host.files import writing
 from pan_kunit.host.printer import Printer
 
 ENV = 'PAN_KUNIT_SUMMARY'
@@ -41,8 +42,14 @@ def record(tally: Tally, path: Optional[str]=None) -> None:
 	path = path if path is not None else os.environ.get(ENV, '')
 	if not path:
 		return
-	with open(path, 'a') as f:
-		f.write(tally.line() + '\n')
+	# One write of the whole line, appended: a file other commands (and
+	# CI) add to is never left with half a line.
+	with writing(path, f'the tally ({ENV})'):
+		fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+		try:
+			os.write(fd, (tally.line() + '\n').encode())
+		finally:
+			os.close(fd)
 
 def report(printer: Printer, tally: Tally) -> None:
 	"""Prints @tally as the command's closing line, and records it.

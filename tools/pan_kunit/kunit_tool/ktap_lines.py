@@ -157,3 +157,27 @@ def stopped(console: str, suites: Optional[Dict[str, List[str]]]=None) -> Option
 	return Stop(suite=suite, case=case if suite else '', case_number=number if suite else 0,
 		    planned_cases=planned if suite else 0, after=after, announced=announced,
 		    begun=begun, not_begun=[s for s in known_names if s not in begun])
+
+# The kernel's last words on a console that ends in a crash: its oops or
+# panic (arch/arm64/mm/fault.c die_kernel_fault(), arch/arm64/kernel/
+# traps.c die(), kernel/panic.c panic()), the registers that say where,
+# and the backtrace (dump_backtrace(): "Call trace:", then a frame a
+# line).  A kernel that dies before its console starts prints them
+# only with earlycon (qemu_configs/*.py).
+_TIMESTAMP = re.compile(r'^\[\s*[0-9]+\.[0-9]+\] ')
+_LAST_WORDS_START = re.compile(r'^(?:Unable to handle kernel |Internal error: |'
+			       r'Kernel panic - not syncing|kernel BUG at |BUG: |Oops)')
+_LAST_WORDS = re.compile(r'^(?:Unable to handle kernel |Internal error: |'
+			 r'Kernel panic - not syncing|kernel BUG at |BUG: |Oops|pc : |lr : |'
+			 r'Call trace:|\s+\S+\+0x[0-9a-f]+/0x[0-9a-f]+|---\[ end )')
+# At most this many lines of them: an oops and a backtrace.
+LAST_WORDS_LINES = 30
+
+def last_words(console: str) -> List[str]:
+	"""The oops or panic of @console, where it was, and the backtrace,
+	without their printk timestamps; [] when the console holds none."""
+	lines = [_TIMESTAMP.sub('', line, count=1).rstrip() for line in console.splitlines()]
+	first = next((i for i, line in enumerate(lines) if _LAST_WORDS_START.match(line)), None)
+	if first is None:
+		return []
+	return [line for line in lines[first:] if _LAST_WORDS.match(line)][:LAST_WORDS_LINES]

@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit.host import proc
+from pan_kunit.host import files, proc
 from pan_kunit.host.printer import Printer
 
 # =1: every build runs kunit.py's olddefconfig (kunit_build.py reads it too).
@@ -122,6 +122,5 @@ def _probe(tools: Sequence[str]) -> str:
 
 def note_toolchain(build_dir: str, tools: str) -> None:
 	"""Notes @tools beside the .config of a build that succeeded."""
-	with open(os.path.join(build_dir, TOOLCHAIN_FILE), 'w') as f:
-		f.write(tools)
+	files.write_text(os.path.join(build_dir, TOOLCHAIN_FILE), tools)
 

@@ -75,10 +75,15 @@ def status(exec_dir: str, outcome: config_result.Exit, timeout: int) -> config_r
 	return config_result.classify(files.read_json(os.path.join(exec_dir, KUNIT_JSON)),
 				files.read_text(os.path.join(exec_dir, CONSOLE)), outcome, timeout)
 
-def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, config_result.Exit]:
-	"""Boots each config of @built once, all at once: how each ended."""
+def boot(plan: MatrixPlan, built: Built, progress: Progress,
+	 pass_fds: Sequence[int]=()) -> Dict[str, config_result.Exit]:
+	"""Boots each config of @built once, all at once: how each ended.
+	Each kunit.py, and the QEMU it starts, holds @pass_fds (the locks of
+	the build directories it boots from) until it ends."""
 	exec_jobs = {name: exec_job(plan, config, build_dir)
 		     for name, (config, build_dir) in built.items()}
+	for job in exec_jobs.values():
+		job.pass_fds = pass_fds
 	def ended(job: jobs.Job) -> None:
 		# In the job's waiting thread: the status only; the console is
 		# parsed in the main thread, once every boot has ended.
@@ -128,8 +133,8 @@ def _result(plan: MatrixPlan, config: QemuConfig, build_dir: str, build_log: str
 		consoles = [files.read_text(os.path.join(p, CONSOLE)) or '' for p in parts] or [console]
 		parsed_list = [ktap.parse(text, plan.kunit_dir) for text in consoles]
 		cases = [case for found_cases, _ in parsed_list for case in found_cases]
-		with open(os.path.join(exec_dir, PARSED_LOG), 'w') as f:
-			f.write(''.join(parsed for _, parsed in parsed_list))
+		files.write_text(os.path.join(exec_dir, PARSED_LOG),
+				 ''.join(parsed for _, parsed in parsed_list))
 	result = config_result.ConfigResult(
 		name=config.name, cpu=config.cpu, qemu_config=config.path,
 		build_dir=build_dir, status=found,

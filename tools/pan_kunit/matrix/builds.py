@@ -6,11 +6,11 @@
 # directory, which `run` and `lkdtm` (and two runs) share.
 
 import contextlib
-import fcntl
 import os
 import shutil
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
+from pan_kunit.host import lockfile
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import kunit_py, toolchains
@@ -75,30 +75,31 @@ def short_path(path: str, tree: str) -> str:
 	return '~' + path[len(home):] if path.startswith(home + os.sep) else path
 
 @contextlib.contextmanager
-def build_locks(printer: Printer, build_dirs: List[str]) -> Iterator[None]:
-	"""Holds an flock on DIR.lock beside each build directory, for the
-	time of the block: `run` and `lkdtm` (and two runs) share build
-	directories, and two `make O=DIR` at once break each other.  A lock
-	another pan-kunit holds is waited for, with a line that says so; the
-	locks are taken in one order, so two runs never wait for each other."""
+def build_locks(printer: Printer, build_dirs: List[str]) -> Iterator[List[int]]:
+	"""Holds the lock DIR.lock beside each build directory for the time of
+	the block, and yields their file descriptors, which each build's
+	kunit.py holds too: `run` and `lkdtm` (and two runs) share build
+	directories, and two `make O=DIR` at once break each other, as do a
+	make that a killed pan-kunit left running and a new one; the lock is
+	held until the last of them ends.  A lock another pan-kunit holds is
+	waited for, with a line that names it; a lock its holder did not
+	release is named and cleared (lockfile.py).  The locks are taken in
+	one order, so two runs never wait for each other."""
+	for build_dir in build_dirs:
+		os.makedirs(os.path.dirname(build_dir), exist_ok=True)
 	with contextlib.ExitStack() as held:
-		for build_dir in sorted(set(build_dirs)):
-			lock = held.enter_context(open(build_dir + '.lock', 'w'))
-			try:
-				fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-			except BlockingIOError:
-				printer.print(f'waiting for another pan-kunit building in {build_dir} '
-					      '...')
-				fcntl.flock(lock, fcntl.LOCK_EX)
-		yield
+		yield [held.enter_context(lockfile.held(printer, build_dir + '.lock',
+							f'builds in {build_dir}'))
+		       for build_dir in sorted(set(build_dirs))]
 
 def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
-	      builds: Optional[List[Build]]=None) -> Dict[str, bool]:
+	      builds: Optional[List[Build]]=None, locks: Optional[List[int]]=None) -> Dict[str, bool]:
 	"""Runs the @builds of @plan (default: one per kconfig group) at once
 	(incremental builds are mostly make walking the tree on one CPU) and
 	returns whether each succeeded, by key.  The user's --make_options come
 	after ccache's CC= (if any); @settings say whether they run kunit.py's
-	olddefconfig."""
+	olddefconfig.  The builds take their directories' locks (build_locks()),
+	unless the caller holds them (@locks: their file descriptors)."""
 	tree, options = plan.tree, plan.options
 	builds = plan.builds() if builds is None else builds
 	ccache, env = ccache_options(tree, options.make_options)
@@ -120,7 +121,10 @@ def build_all(plan: MatrixPlan, progress: Progress, settings: BuildSettings,
 			printer.print(f'building {b.label(kernel)} (log: {short_path(job.log, tree)}) '
 				      '...')
 		build_jobs.append(job)
-	with build_locks(printer, [b.build_dir(tree) for b in builds]):
+	with contextlib.nullcontext(locks) if locks is not None else \
+	     build_locks(printer, [b.build_dir(tree) for b in builds]) as held:
+		for job in build_jobs:
+			job.pass_fds = held
 		image = {b.key: b.group[0].kernel_path for b in builds}
 		scratch = {b.key: not os.path.exists(os.path.join(b.build_dir(tree), image[b.key]))
 			   for b in builds}

@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from pan_kunit.host import progress
+from pan_kunit import Error
+from pan_kunit.host import files, progress
 
 # Beside a build's .config: how long its last successful build took, how
 # many objects it compiled and whether it started from scratch.
@@ -25,9 +26,9 @@ SLOWER = 'a slower machine takes up to 3 times as long'
 
 def write_record(build_dir: str, seconds: float, objects: int, scratch: bool) -> None:
 	try:
-		with open(os.path.join(build_dir, RECORD), 'w') as f:
-			json.dump({'seconds': round(seconds, 1), 'objects': objects, 'scratch': scratch}, f)
-	except OSError:
+		files.write_json(os.path.join(build_dir, RECORD),
+				 {'seconds': round(seconds, 1), 'objects': objects, 'scratch': scratch})
+	except Error:
 		pass  # only an estimate is lost
 
 def read_record(build_dir: str) -> Dict[str, float]:

@@ -89,13 +89,14 @@ def merge_outcomes(outcomes: Sequence[config_result.Exit]) -> config_result.Exit
 def _concat(paths: Sequence[str], labels: Sequence[str], into: str) -> None:
 	"""@paths one after the other into @into, each after a line naming
 	its boot; a missing one is said to be."""
-	with open(into, 'w') as out:
-		for path, label in zip(paths, labels):
-			text = files.read_text(path)
-			out.write(f'pan-kunit: --run_isolated: {label}'
-				  f'{"" if text is not None else " (wrote nothing)"}\n')
-			if text:
-				out.write(text if text.endswith('\n') else text + '\n')
+	out = []
+	for path, label in zip(paths, labels):
+		text = files.read_text(path)
+		out.append(f'pan-kunit: --run_isolated: {label}'
+			   f'{"" if text is not None else " (wrote nothing)"}\n')
+		if text:
+			out.append(text if text.endswith('\n') else text + '\n')
+	files.write_text(into, ''.join(out))
 
 def _merge(outputs: Outputs, config: QemuConfig, parts: List[Outputs], labels: List[str],
 	   list_outputs: Outputs, listed_ok: bool) -> None:
@@ -122,10 +123,12 @@ def _merge(outputs: Outputs, config: QemuConfig, parts: List[Outputs], labels: L
 def _outputs(outputs: Outputs, config: QemuConfig, part: str) -> Outputs:
 	return Outputs(os.path.join(outputs.root, 'isolated', config.name, part))
 
-def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, Boots]:
+def boot(plan: MatrixPlan, built: Built, progress: Progress,
+	 pass_fds: Sequence[int]=()) -> Dict[str, Boots]:
 	"""Lists the tests of each config of @built (name: config, build
 	directory), boots each suite or case of it, and merges their files
-	into the config's exec directory (see _merge())."""
+	into the config's exec directory (see _merge()); each kunit.py holds
+	@pass_fds (boots.boot())."""
 	outputs, options = plan.outputs, plan.options
 	watchdog = plan.timeout + jobs.WATCHDOG_MARGIN
 	listing = {name: _outputs(outputs, config, 'list') for name, (config, _) in built.items()}
@@ -134,6 +137,7 @@ def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, Boots]
 		clear_boot(listing[name].exec_dir(config), listing[name].exec_log(config))
 		boot_jobs[name] = [exec_job(plan, config, build_dir, listing[name],
 					    extra=['--list_tests'])]
+		boot_jobs[name][0].pass_fds = pass_fds
 	if not plan.quiet and built:
 		progress.line(f'listing the tests of {", ".join(built)} for --run_isolated '
 			      f'{options.run_isolated} ...')
@@ -161,6 +165,7 @@ def boot(plan: MatrixPlan, built: Built, progress: Progress) -> Dict[str, Boots]
 				clear_boot(part.exec_dir(config), part.exec_log(config))
 				wave.append(exec_job(plan, config, build_dir, part,
 						     filter_glob=each[index]))
+				wave[-1].pass_fds = pass_fds
 				boot_jobs[name].append(wave[-1])
 				parts[name].append(part)
 			jobs.run_jobs(progress, wave, watchdog)

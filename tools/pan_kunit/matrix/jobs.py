@@ -8,9 +8,11 @@
 import os
 import threading
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence
 
+from pan_kunit import Error
 from pan_kunit.host import proc
+from pan_kunit.host.files import DISK_FULL_HINT, read_text, writing
 from pan_kunit.host.progress import POLL_SECONDS, Progress
 from pan_kunit.results.config_result import Exit
 
@@ -31,15 +33,20 @@ class Job:
 		self.cmd = cmd
 		self.log = log
 		self.env = env or {}
+		# What the process holds open while it runs (a build: its lock).
+		self.pass_fds: Sequence[int] = ()
 		self.outcome: Optional[Exit] = None
 		self._session: Optional[proc.Session] = None
 		self._start = 0.0
 
 	def start(self) -> None:
-		os.makedirs(os.path.dirname(self.log), exist_ok=True)
-		with open(self.log, 'w') as log:
+		with writing(self.log, f'the log of {self.label}'):
+			os.makedirs(os.path.dirname(self.log), exist_ok=True)
+			log = open(self.log, 'w')
+		with log:
 			self._session = proc.Session(self.cmd, log, dict(
-				PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1', **self.env))
+				PYTHONDONTWRITEBYTECODE='1', PYTHONUNBUFFERED='1', **self.env),
+				self.pass_fds)
 		self._start = time.monotonic()
 
 	def wait(self, watchdog: Optional[float], progress: Progress) -> None:
@@ -84,3 +91,21 @@ def run_jobs(progress: Progress, jobs: List[Job], watchdog: Optional[float],
 		for job in jobs:
 			job.kill()
 		raise
+	for job in jobs:
+		check_disk(job)
+
+# What a process that could not write because the disk is full says
+# (strerror(ENOSPC), strerror(EDQUOT)): make, the compilers, ld, QEMU and
+# kunit.py's Python.
+_DISK_FULL_WORDS = ('No space left on device', 'Disk quota exceeded')
+
+def check_disk(job: Job) -> None:
+	"""Refuses (exit 2) a @job that failed because the disk is full,
+	quoting the line of its log that names what it was writing where."""
+	if job.outcome is None or job.outcome.returncode == 0:
+		return
+	text = read_text(job.log) or ''
+	full = [line.strip() for line in text.splitlines()
+		if any(words in line for words in _DISK_FULL_WORDS)]
+	if full:
+		raise Error(f'{job.label} failed: {full[0]}\n{DISK_FULL_HINT} (the log: {job.log})')

@@ -28,20 +28,26 @@ def build_and_boot(plan: MatrixPlan, progress: Progress, settings: BuildSettings
 	ktap.load_parser(plan.kunit_dir)  # the consoles are parsed with it: fail before building
 	describe = describe or (lambda: kernel_of(plan.tree))
 	kconfig_groups = plan.builds()
-	boots.clear(plan)
-	with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-		described = pool.submit(describe)
-		ok = builds.build_all(plan, progress, settings, kconfig_groups)
-		kernel = described.result()
-	built = {c.name: (c, b.build_dir(plan.tree)) for b in kconfig_groups if ok[b.key]
-		 for c in b.group}
-	parts: Dict[str, List[str]] = {}
-	if plan.options.run_isolated:
-		# A boot per suite or case, which leaves in each config's exec
-		# directory what one boot would have.
-		found = isolation.boot(plan, built, progress)
-		outcomes = {name: each.outcome for name, each in found.items()}
-		parts = {name: each.parts for name, each in found.items()}
-	else:
-		outcomes = boots.boot(plan, built, progress)
+	# The build directories are locked from the builds to the end of the
+	# boots, which boot their kernels and write into the tree's exec
+	# directories: a second run waits for both, and a run killed while it
+	# boots leaves the lock to its QEMU until its guard stops it.
+	with builds.build_locks(progress.printer,
+				[b.build_dir(plan.tree) for b in kconfig_groups]) as locks:
+		boots.clear(plan)
+		with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+			described = pool.submit(describe)
+			ok = builds.build_all(plan, progress, settings, kconfig_groups, locks)
+			kernel = described.result()
+		built = {c.name: (c, b.build_dir(plan.tree)) for b in kconfig_groups if ok[b.key]
+			 for c in b.group}
+		parts: Dict[str, List[str]] = {}
+		if plan.options.run_isolated:
+			# A boot per suite or case, which leaves in each config's exec
+			# directory what one boot would have.
+			found = isolation.boot(plan, built, progress, locks)
+			outcomes = {name: each.outcome for name, each in found.items()}
+			parts = {name: each.parts for name, each in found.items()}
+		else:
+			outcomes = boots.boot(plan, built, progress, locks)
 	return boots.read_results(plan, kconfig_groups, kernel, outcomes, parts)

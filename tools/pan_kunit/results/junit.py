@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import Error, StrEnum
+from pan_kunit import StrEnum
 from pan_kunit.host import files
 from pan_kunit.kunit_tool.ktap import CaseStatus
 from pan_kunit.results import config_result, terminal
@@ -157,7 +157,6 @@ def document(name: str, suites: List[ET.Element], time: Optional[float]=None) ->
 	return ET.ElementTree(top)
 
 def write(path: str, junit: ET.ElementTree) -> None:
-	try:
-		junit.write(path, encoding='utf-8', xml_declaration=True)
-	except OSError as e:
-		raise Error(f'cannot write --junit {path}: {e.strerror}')
+	"""Writes @junit to --junit @path, whole or not at all."""
+	files.write_with(path, lambda f: junit.write(f, encoding='utf-8', xml_declaration=True),
+			 '--junit')

@@ -195,6 +195,20 @@ def stop_lines(result: ConfigResult, known: Optional[Dict[str, List[str]]]=None)
 	stop = ktap_lines.stopped(text, known) if text else None
 	return stop.lines() if stop else []
 
+def last_words_lines(result: ConfigResult) -> List[str]:
+	"""The kernel's panic line and backtrace of a boot that crashed, or
+	that its console holds none (a kernel that died before its console
+	started, and before earlycon, says nothing)."""
+	if result.status != Status.CRASH or not result.console_log:
+		return []
+	text = read_text(result.console_log)
+	if text is None:
+		return []
+	words = ktap_lines.last_words(text)
+	if not words:
+		return ['    the console holds no oops or panic of the kernel: see its last lines']
+	return ["    the kernel's last words:"] + ['        ' + line for line in words]
+
 def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool=False,
 		 shown: Shown=Shown.ALL, totals: bool=True,
 		 known: Optional[Dict[str, List[str]]]=None) -> None:
@@ -215,6 +229,8 @@ def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool
 			for line in stop_lines(result, known):
 				printer.print(line)
 			logs -= print_failed(printer, result, logs)
+			for line in last_words_lines(result):
+				printer.print(line)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
 				if os.path.exists(result.console_log):

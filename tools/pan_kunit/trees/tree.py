@@ -15,10 +15,10 @@ import hashlib
 import os
 import shutil
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
-from pan_kunit.host import gitcmd, proc
+from pan_kunit.host import gitcmd, lockfile, proc
 from pan_kunit.host.printer import Printer
 from pan_kunit.trees import kernels
 from pan_kunit.trees.kernels import KernelSpec
@@ -32,6 +32,10 @@ PATCHES_TRAILER = 'Pan-Kunit-Patches'
 SUITES_TRAILER = 'Pan-Kunit-Suites'
 # Where pan-kunit keeps its files in a tree: builds, boots, logs, its worktree.
 STATE_DIR = '.pan-kunit'
+# In the tree's .git: a setup is changing the tree (removed when it ends),
+# and the lock that one setup at a time holds.
+SETUP_MARK = 'pan-kunit-setup'
+SETUP_LOCK = 'pan-kunit-setup.lock'
 # Build outputs of pan-kunit and of kunit_tool: never part of the tree's state.
 OUTPUT_DIRS = [STATE_DIR + '/', '.kunit/']
 # How many paths an error message lists.
@@ -258,12 +262,13 @@ def _is_ancestor(tree: str, ancestor: str, rev: str) -> bool:
 		raise Error(f'git merge-base --is-ancestor failed in {tree}:\n{result.stderr.strip()}')
 	return result.returncode == 0
 
-def _check_updatable(tree: str) -> None:
-	"""Refuses to update a tree that holds work pan-kunit did not make."""
+def _check_updatable(tree: str, ours: Sequence[str]=()) -> None:
+	"""Refuses to update a tree that holds work pan-kunit did not make;
+	the changes of @ours are pan-kunit's (an interrupted setup's)."""
 	if os.path.exists(os.path.join(tree, '.git', 'rebase-apply')):
 		raise Error(f'{tree} has a git am or rebase in progress; finish it or abort it '
 			    f'(git -C {tree} am --abort), then run again')
-	changed = changed_files(tree)
+	changed = [path for path in changed_files(tree) if path not in ours]
 	if changed:
 		raise Error(f'{tree} needs an update (the patches or suites changed) but has '
 			    f'uncommitted changes:\n{_listing(changed)}\n'
@@ -324,10 +329,37 @@ def _install_suites(printer: Printer, tree: str, sources: Sources) -> None:
 	git(tree, 'update-ref', PREPARED_REF, 'HEAD')
 	printer.print(f'installed the KUnit suites: {written} files written, {removed} removed')
 
+def _mark_path(tree: str) -> str:
+	return os.path.join(tree, '.git', SETUP_MARK)
+
+def _interrupted(printer: Printer, tree: str) -> bool:
+	"""Whether a setup of @tree began changing it and was stopped before
+	it ended (a signal, SIGKILL); a git am of the series it left in
+	progress is aborted."""
+	if not os.path.exists(_mark_path(tree)):
+		return False
+	am = os.path.exists(os.path.join(tree, '.git', 'rebase-apply'))
+	printer.print(f'{tree}: the last setup was stopped before it ended' +
+		      (', in a git am of the series: aborting it' if am else '') +
+		      '; setting the tree up again')
+	if am:
+		git(tree, 'am', '--abort')
+	return True
+
+def _suite_paths(tree: str, prepared: Optional[str], sources: Sources) -> List[str]:
+	"""What a setup writes of the suites: the suites of @sources, and
+	those of the @prepared tree it replaces."""
+	previous = git(tree, 'diff', '--no-renames', '--name-only', '-z', prepared + '^',
+		       prepared).stdout.split('\0') if prepared else []
+	return sorted(set(sources.suites) | {p for p in previous if p})
+
 def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tarball: str,
 	  version: str) -> None:
 	"""Brings the tree of @kernel to the current patches and suites, or
-	refuses."""
+	refuses.  One setup of a tree at a time (a lock in its .git); one
+	that was stopped while it changed the tree (SETUP_MARK) is done
+	again: its git am aborted, the suites it was writing not taken for
+	the user's edits."""
 	extracted = not os.path.lexists(tree)
 	if extracted:
 		_extract(printer, tree, kernel, tarball, version)
@@ -336,16 +368,30 @@ def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tar
 		_check_kernel(tree, kernel)
 		_warn_if_other_version(printer, tree, kernel, version)
 		exclude_outputs(tree)
+	with lockfile.held(printer, os.path.join(tree, '.git', SETUP_LOCK), f'sets up {tree}'):
+		_setup(printer, tree, kernel, sources, extracted)
+	printer.print(f'{tree} is at {describe(tree)}')
+
+def _setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources,
+	   extracted: bool) -> None:
+	interrupted = _interrupted(printer, tree)
 	prepared = rev(tree, PREPARED_REF)
 	trailers = _trailers(tree, prepared) if prepared else {}
 	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
 	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
 	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
+		# Set up: what differs from HEAD is the user's (a setup moves the
+		# prepared ref last).
+		if interrupted:
+			os.unlink(_mark_path(tree))
 		printer.print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
-		      'installed')
-	else:
-		_check_updatable(tree)
-		if prepared and patches_current and prepared == rev(tree, 'HEAD'):
+			      'installed')
+		return
+	_check_updatable(tree, _suite_paths(tree, prepared, sources) if interrupted else [])
+	with open(_mark_path(tree), 'w') as f:
+		f.write('a pan-kunit setup is changing this tree; if none runs, it was stopped\n')
+	try:
+		if prepared and patches_current and prepared == rev(tree, 'HEAD') and not interrupted:
 			printer.print('updating the suites; the patches are unchanged')
 			git(tree, 'reset', '-q', '--soft', 'HEAD^')
 		else:
@@ -356,4 +402,7 @@ def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tar
 			_apply_patches(tree, sources.patches)
 			printer.print(f'applied the {len(sources.patches)} patches of {sources.series}')
 		_install_suites(printer, tree, sources)
-	printer.print(f'{tree} is at {describe(tree)}')
+	except Error:
+		os.unlink(_mark_path(tree))  # an orderly end: the tree is as the error says
+		raise
+	os.unlink(_mark_path(tree))

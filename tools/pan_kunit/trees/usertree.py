@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
-from pan_kunit.host import gitcmd, proc
+from pan_kunit.host import files, gitcmd, proc
 from pan_kunit.host.printer import Printer
 from pan_kunit.trees import kernels, series, tree
 from pan_kunit.trees.kernels import KernelSpec
@@ -382,8 +382,7 @@ def prepare(printer: Printer, user: str, clone_path: str, kernel: KernelSpec, so
 		tree.git(clone_path, 'update-ref', tree.BASE_REF, base)
 		tree.git(clone_path, 'update-ref', tree.PREPARED_REF, prepared)
 		tree.git(clone_path, 'checkout', '-q', '-f', '--detach', prepared)
-		with open(clone.key_path(), 'w') as f:
-			f.write(key)
+		files.write_text(clone.key_path(), key)
 	what = (f'your tree {user}: ' + (state.describe() if at is None else
 					 f'commit {at[:12]}, without your uncommitted edits'))
 	if carried:

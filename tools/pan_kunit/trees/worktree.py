@@ -10,11 +10,10 @@
 # time holds it (locked()).
 
 import contextlib
-import fcntl
 import os
 from typing import Iterator, Optional
 
-from pan_kunit import Error
+from pan_kunit.host import lockfile
 from pan_kunit.host.printer import Printer
 from pan_kunit.trees import tree
 from pan_kunit.trees.sources import Sources, write_files
@@ -26,25 +25,15 @@ def location(tree_dir: str) -> str:
 	return tree.state_dir(tree_dir, 'check', 'linux')
 
 @contextlib.contextmanager
-def locked(tree_dir: str) -> Iterator[None]:
+def locked(printer: Printer, tree_dir: str) -> Iterator[None]:
 	"""Holds the check worktree for one command: two checks at once would
-	reset it under each other."""
+	reset it under each other.  Another check that holds it is named and
+	refused (exit 2): a check holds it for its whole run; one that ended
+	without releasing it is named, and its lock cleared (lockfile.py)."""
 	path = tree.state_dir(tree_dir, 'check', 'lock')
 	os.makedirs(os.path.dirname(path), exist_ok=True)
-	with open(path, 'a+') as f:
-		try:
-			fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-		except BlockingIOError:
-			f.seek(0)
-			raise Error(f'another pan-kunit (pid {f.read().strip() or "?"}) is using '
-				    f'{location(tree_dir)}; wait for it to finish')
-		f.truncate(0)
-		f.write(str(os.getpid()))
-		f.flush()
-		try:
-			yield
-		finally:
-			fcntl.flock(f, fcntl.LOCK_UN)
+	with lockfile.held(printer, path, f'is using {location(tree_dir)}', wait=False):
+		yield
 
 def _git_dir(worktree: str) -> str:
 	"""The git directory of @worktree, from its .git file ("gitdir: DIR",

@@ -54,6 +54,14 @@
 #                            (at most RENDEZVOUS_SECONDS) and traces
 #                            "rendezvous CONFIG FOUND": N boots that run at
 #                            once all find N, without a fixed sleep
+#   FAKE_KUNIT_STALL         STAGE:DIR (STAGE: build or exec): at STAGE,
+#                            after writing half its output (a partial
+#                            object, a partial test.log), starts a
+#                            stand-in for make or QEMU (`sleep 600`, in
+#                            our process group, ignoring SIGTERM), writes
+#                            DIR/STAGE holding "KUNIT_PID CHILD_PID", and
+#                            never exits: the fault tests kill pan-kunit
+#                            there (faults_test.py)
 
 # Only what every call needs is imported here, the rest where it is used:
 # the tests start this file a few hundred times, and importing argparse
@@ -114,10 +122,31 @@ def check_absolute(*paths: str) -> None:
 		if not os.path.isabs(path):
 			sys.exit(f'fake kunit.py: {path} is not absolute')
 
+def stall(stage: str, half: str) -> None:
+	"""Stalls at @stage if FAKE_KUNIT_STALL says so, with the file
+	@half written in part: see FAKE_KUNIT_STALL."""
+	spec = os.environ.get('FAKE_KUNIT_STALL', '')
+	if not spec.startswith(stage + ':'):
+		return
+	import signal
+	import subprocess
+	with open(half, 'w') as f:
+		f.write('half of it\n')
+	child = subprocess.Popen(['sleep', '600'],
+				 preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
+	where = os.path.join(spec.split(':', 1)[1], stage)
+	with open(where + '.tmp', 'w') as f:
+		f.write(f'{os.getpid()} {child.pid}\n')
+	os.rename(where + '.tmp', where)
+	while True:
+		time.sleep(600)
+
 def build(args: Args, mode: str) -> int:
 	check_absolute(args.build_dir, args.qemu_config, *args.kunitconfig)
 	trace('build', mode_config(args), args.build_dir)
 	os.makedirs(args.build_dir, exist_ok=True)
+	os.makedirs(os.path.join(args.build_dir, 'arch/arm64/kernel'), exist_ok=True)
+	stall('build', os.path.join(args.build_dir, OBJECTS[0]))
 	with open(os.path.join(args.build_dir, '.kunitconfig'), 'w') as merged:
 		for kunitconfig in args.kunitconfig:
 			with open(kunitconfig) as f:
@@ -175,6 +204,7 @@ def execute(args: Args, mode: str) -> int:
 	with open(os.path.join(args.build_dir, 'arch/arm64/boot/Image.gz')) as f:
 		print('booting', f.read().strip())
 	start = time.time()
+	stall('exec', os.path.join(args.build_dir, 'test.log'))
 	if mode == 'hang':
 		import signal
 		import subprocess
