@@ -3,18 +3,25 @@
 #
 # Tests of the split of a command's work between shards
 # (pan_kunit.matrix.shard): I/N and the CI's variables read, refused when
-# wrong; and, over many work lists and numbers of shards, that the shards
-# of one request partition its work exactly, the same on any machine and
-# whatever the order of the list, balanced by cost.
+# wrong; over many work lists and numbers of shards, that the shards of
+# one request partition its work exactly, the same on any machine and
+# whatever the order of the list, balanced by cost; and, end to end with
+# the fake kunit_tool, the shards of commands that take --shard.
 
+import contextlib
+import io
+import json
+import os
 import random
 import unittest
-from typing import List
+from typing import Dict, List, Tuple
+from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.matrix import cost, shard
+from pan_kunit.commands import cli
+from pan_kunit.matrix import cost, initramfs, shard
 from pan_kunit.matrix.shard import Shard, Unit
-from testlib import setUpModule, tearDownModule
+from testlib import FakeKunitTestCase, read, setUpModule, tearDownModule
 
 class ParseTest(unittest.TestCase):
 
@@ -123,6 +130,93 @@ class SplitTest(unittest.TestCase):
 	def test_digest_of_a_list_whatever_its_order(self) -> None:
 		self.assertEqual(shard.digest(['b', 'a']), shard.digest(['a', 'b']))
 		self.assertNotEqual(shard.digest(['a']), shard.digest(['a', 'b']))
+
+class ShardedCommandTest(FakeKunitTestCase):
+	"""--shard and the CI's variables, end to end."""
+
+	def pan_kunit(self, *argv: str, env: Dict[str, str]={}) -> Tuple[int, str]:
+		cpio = os.path.join(self.tmp, 'initramfs.cpio')
+		with mock.patch.dict(os.environ, env), \
+		     mock.patch.object(initramfs, 'pack', return_value=cpio):
+			return self.cli_main('--tree', self.tree, *argv)
+
+	def json(self, name: str) -> Tuple[str, Dict[str, object]]:
+		path = os.path.join(self.tmp, name + '.json')
+		return path, (json.loads(read(path)) if os.path.exists(path) else {})
+
+	def test_each_shard_builds_its_kconfig_groups_and_no_other(self) -> None:
+		configs = ['--config=builderror_pan', '--config=pass_pan', '--config=skip_nopan',
+			   '--config=pass_ttbr0']
+		units, names = [], []
+		for index in (1, 2):
+			path, _ = self.json(f'run-{index}')
+			status, output = self.pan_kunit('run', *configs, '--shard', f'{index}/2',
+							'--json', path)
+			self.assertNotEqual(status, 2, output)
+			data = json.loads(read(path))
+			self.assertEqual((data['shard']['index'], data['shard']['total'],
+					  data['work']['units']), (index, 2, 3))
+			units += data['shard']['units']
+			names += [c['name'] for k in data['kernels'] for c in k['configs']]
+		self.assertEqual(sorted(units), ['6.1/builderror_pan', '6.1/pass_pan+skip_nopan',
+						 '6.1/pass_ttbr0'])
+		self.assertEqual(sorted(names), ['builderror_pan', 'pass_pan', 'pass_ttbr0',
+						 'skip_nopan'])
+		self.assertEqual(sorted(b[1] for b in self.traced('build')),
+				 ['builderror_pan', 'pass_pan', 'pass_ttbr0'])
+		# lkdtm splits the same way, and says so in its own JSON.
+		path, _ = self.json('lkdtm')
+		status, output = self.pan_kunit('lkdtm', *configs[1:], '--shard', '1/2', '--json', path)
+		self.assertEqual(status, 0, output)
+		data = json.loads(read(path))
+		(kernel,) = data['kernels']
+		self.assertEqual([(c['name'], [b['ok'] for b in c['boots']]) for c in kernel['configs']],
+				 [('pass_pan', [True] * 3), ('skip_nopan', [True] * 3)])
+		self.assertEqual(data['shard']['units'], ['6.1/pass_pan+skip_nopan'])
+
+	def test_a_shard_of_no_work(self) -> None:
+		path, _ = self.json('empty')
+		status, output = self.pan_kunit('run', '--config', 'pass_pan', '--shard', '2/2',
+						'--json', path)
+		self.assertEqual(status, 0, output)
+		self.assertIn('shard 2/2 (--shard): 0 of 1 kconfig groups', output)
+		self.assertEqual(self.traced('build'), [])
+		self.assertEqual(json.loads(read(path))['kernels'], [])
+
+	def test_the_ci_variables_choose_the_shard(self) -> None:
+		path, _ = self.json('ci')
+		for env, said in (({'CI_NODE_INDEX': '2', 'CI_NODE_TOTAL': '3'},
+				   'CI_NODE_INDEX/CI_NODE_TOTAL'),
+				  ({'PAN_KUNIT_SHARD': '2/3', 'CI_NODE_INDEX': '1', 'CI_NODE_TOTAL': '2'},
+				   'PAN_KUNIT_SHARD')):
+			status, output = self.pan_kunit('run', '--config', 'pass_pan', '--config',
+							'pass_ttbr0', '--json', path, env=env)
+			self.assertEqual(status, 0, output)
+			self.assertIn(f'shard 2/3 ({said}): 1 of 2 kconfig groups', output)
+			data = json.loads(read(path))
+			self.assertEqual((data['shard']['index'], data['shard']['total'],
+					  data['shard']['said_by']), (2, 3, said))
+		# --shard comes first; 1/1 is all of the work.
+		status, output = self.pan_kunit('run', '--config', 'pass_pan', '--shard', '1/1',
+						env={'CI_NODE_INDEX': '2', 'CI_NODE_TOTAL': '3'})
+		self.assertEqual(status, 0, output)
+		self.assertNotIn('shard ', output)
+
+	def test_bad_shards_are_refused_before_any_work(self) -> None:
+		for command in ('run', 'lkdtm', 'coverage'):
+			for given, why in (('0/2', "'0/2': shard 0 of 2; I counts from 1 to 2"),
+					   ('3/2', "'3/2': shard 3 of 2"), ('x', "'x' is no shard I/N")):
+				err = io.StringIO()
+				with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+					cli.parse_args([command, '--shard', given])
+				self.assertEqual(e.exception.code, 2)
+				self.assertIn(f'argument --shard: {why}', err.getvalue())
+		for env, why in (({'PAN_KUNIT_SHARD': '5/4'}, 'PAN_KUNIT_SHARD=5/4: '),
+				 ({'CI_NODE_INDEX': '2'}, 'CI_NODE_INDEX=2 and CI_NODE_TOTAL=(unset)')):
+			status, output = self.pan_kunit('run', env=env)
+			self.assertEqual(status, 2, output)
+			self.assertIn(f'pan-kunit: error: {why}', output)
+		self.assertEqual(self.traced('build'), [])
 
 if __name__ == '__main__':
 	unittest.main()

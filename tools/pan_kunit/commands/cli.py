@@ -23,9 +23,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, coverage, export, listing, lkdtm, mutagen, mutants,
-		                options, parse, run, score, selftest, series_bisect)
+		                options, parse, run, score, selftest, series_bisect, sharding)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
+from pan_kunit.host import files
+from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool import configs, kunit_py, toolchains
 from pan_kunit.results import record, terminal
 from pan_kunit.trees import sources, targets
@@ -66,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
 		options.add_boot_opts(sub[name], mutants.TIMEOUT if name == 'mutants' else 300)
 	for name in ('run', 'bisect', 'mutants'):
 		options.add_report_opts(sub[name], name)
+	options.add_json_opt(sub['lkdtm'], 'lkdtm')
+	for name in ('run', 'lkdtm', 'coverage'):
+		options.add_shard_opts(sub[name], name)
 	options.add_run_opts(sub['run'])
 	options.add_kunit_opts(sub['bisect'], filter_glob=True, isolated=True)
 	options.add_kunit_opts(sub['coverage'], filter_glob=True)
@@ -173,12 +178,22 @@ def setup_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 		session.prepare(target, repo, 'setup', builds=False)
 	return 0
 
+def _take_groups(args: argparse.Namespace, repo: str, session: Session,
+		 request: BootRequest, target_list: List[Target], boots: int=1,
+		 steps: Optional[Callable[[Target], int]]=None) -> List[Target]:
+	"""The command's shard of the kconfig groups of its kernels (all
+	without one), and the kernels it has a group of."""
+	session.sharding = sharding.of_args(args, [t.kernel.name for t in target_list])
+	return session.sharding.take_groups(session.printer, repo, request.configs,
+					    request.options.kconfig_add, target_list, boots, steps)
+
 def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = run_request(args)
 	record.check_destinations(request.json, request.junit)  # before anything runs
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
+	target_list = _take_groups(args, repo, session, request, target_list)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	return run.run_tests(session, request, target_list, repo)
@@ -186,18 +201,27 @@ def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 def lkdtm_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
+	record.check_destinations(args.json, None)
 	for config in configs.matrix(repo, request.configs, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
+	target_list = _take_groups(args, repo, session, request, target_list,
+				   boots=len(lkdtm.CRASH_TYPES))
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
-	return targets.each(session.printer, target_list,
-			    lambda t: lkdtm.run_lkdtm(session, request, t, repo))
+	reports: List[JsonObj] = []
+	status = targets.each(session.printer, target_list,
+			      lambda t: lkdtm.run_lkdtm(session, request, t, repo, reports))
+	if args.json:
+		files.write_json(args.json, dict(session.sharding.record(repo), kernels=reports),
+				 '--json')
+	return status
 
 def coverage_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)
+	target_list = _take_groups(args, repo, session, request, target_list, boots=2)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list, coverage.PACKAGES)
 	return targets.each(session.printer, target_list,
