@@ -13,6 +13,7 @@ import io
 import json
 import os
 import random
+import shutil
 import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
@@ -21,7 +22,7 @@ from pan_kunit import Error
 from pan_kunit.commands import cli
 from pan_kunit.matrix import cost, initramfs, shard
 from pan_kunit.matrix.shard import Shard, Unit
-from testlib import FakeKunitTestCase, read, setUpModule, tearDownModule
+from testlib import FakeKunitTestCase, read, test_data_path, setUpModule, tearDownModule
 
 class ParseTest(unittest.TestCase):
 
@@ -173,6 +174,35 @@ class ShardedCommandTest(FakeKunitTestCase):
 		self.assertEqual([(c['name'], [b['ok'] for b in c['boots']]) for c in kernel['configs']],
 				 [('pass_pan', [True] * 3), ('skip_nopan', [True] * 3)])
 		self.assertEqual(data['shard']['units'], ['6.1/pass_pan+skip_nopan'])
+
+	def test_mutants_and_bisect_shards(self) -> None:
+		shutil.copytree(test_data_path('mutants'), os.path.join(self.repo, 'mutants', '6.1'))
+		found: List[str] = []
+		for index in (1, 2):
+			path, _ = self.json(f'mutants-{index}')
+			status, output = self.pan_kunit('mutants', '--config', 'pass_pan', '--shard',
+							f'{index}/2', '--json', path)
+			self.assertNotEqual(status, 2, output)
+			data = json.loads(read(path))
+			checked = [m['name'] for m in data['mutants']]
+			self.assertEqual(data['shard']['units'], [f'6.1/{name}' for name in checked])
+			self.assertIn(f'shard {index}/2 (--shard): {len(checked)} of 6 mutants', output)
+			self.assertEqual(data['request']['options']['seed'], 1)
+			found += checked
+		self.assertEqual(sorted(found), ['crash', 'half', 'killed', 'pending', 'stale',
+						 'survived'])
+		# bisect's shards: each its kconfig group, at every step.
+		builds = len(self.traced('build'))
+		for index in (1, 2):
+			path, _ = self.json(f'bisect-{index}')
+			status, output = self.pan_kunit('bisect', '--config', 'pass_pan', '--config',
+							'pass_ttbr0', '--shard', f'{index}/2', '--json', path)
+			self.assertEqual(status, 0, output)
+			data = json.loads(read(path))
+			self.assertEqual([[c['name'] for c in step['configs']] for step in data['steps']],
+					 [data['shard']['units'][0].split('/')[1].split('+')] * 3)
+		self.assertEqual(sorted(b[1] for b in self.traced('build')[builds:]),
+				 ['pass_pan'] * 3 + ['pass_ttbr0'] * 3)
 
 	def test_a_shard_of_no_work(self) -> None:
 		path, _ = self.json('empty')

@@ -23,12 +23,15 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, coverage, export, listing, lkdtm, mutagen, mutants,
-		                options, parse, run, score, selftest, series_bisect, sharding)
+		                mutants_report, options, parse, run, score, selftest, series_bisect,
+		                sharding)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
 from pan_kunit.host import files
 from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool import configs, kunit_py, toolchains
+from pan_kunit.matrix import cost
+from pan_kunit.matrix.shard import Unit
 from pan_kunit.results import record, terminal
 from pan_kunit.trees import sources, targets
 from pan_kunit.trees.kernels import KernelSpec
@@ -69,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
 	for name in ('run', 'bisect', 'mutants'):
 		options.add_report_opts(sub[name], name)
 	options.add_json_opt(sub['lkdtm'], 'lkdtm')
-	for name in ('run', 'lkdtm', 'coverage'):
+	for name in ('run', 'lkdtm', 'coverage', 'bisect', 'mutants'):
 		options.add_shard_opts(sub[name], name)
 	options.add_run_opts(sub['run'])
 	options.add_kunit_opts(sub['bisect'], filter_glob=True, isolated=True)
@@ -236,9 +239,19 @@ def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 	for target in target_list:
 		targets.check_tree(target)
 		series_bisect.check(session, request, target, repo)
+	# Each step of a kconfig group is judged against the step before on
+	# the same configs: a group's steps stay together.
+	target_list = _take_groups(
+		args, repo, session, request, target_list,
+		steps=lambda t: 1 if request.series else len(sources.load(repo, t.kernel).patches))
 	targets.ensure_packages(session.printer, target_list)
-	return targets.each(session.printer, target_list,
-			    lambda t: series_bisect.run_bisect(session, request, t, repo))
+	reports: List[series_bisect.KernelReport] = []
+	try:
+		return targets.each(session.printer, target_list,
+				    lambda t: series_bisect.run_bisect(session, request, t, repo, reports))
+	finally:
+		if reports:
+			series_bisect.write_files(request, reports, session.sharding.record(repo))
 
 def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
@@ -246,6 +259,7 @@ def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> in
 	record.check_destinations(request.json, request.junit)
 	configs.check(repo, request.configs)
 	kernel_list = [t.kernel for t in target_list]
+	session.sharding = sharding.of_args(args, [k.name for k in kernel_list])
 	found: Dict[KernelSpec, List[mutants.Mutant]] = {}
 	for target in target_list:
 		targets.check_tree(target)
@@ -257,15 +271,42 @@ def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> in
 							 kernel_list)
 		for mutant in found[target.kernel]:
 			mutants.check_kill_on(mutant, configs.available(repo))
+	if not request.generate:
+		found = _take_mutants(session, target_list, found)
+		if session.sharding.shard is not None:
+			target_list = [t for t in target_list if found[t.kernel]]
 	targets.ensure_packages(session.printer,
 				[t for t in target_list if found[t.kernel] or request.generate],
 				[mutagen.PACKAGE] if request.generate else [])
 	if request.generate:
 		mutagen.load_bindings()  # before any build: names the package if it is missing
+		scored: List[score.KernelReport] = []
+		try:
+			return targets.each(session.printer, target_list,
+					    lambda t: score.run_generated(session, request, t, repo, scored))
+		finally:
+			if scored:
+				score.write_files(request, scored, session.sharding.record(repo))
+	reports: List[mutants_report.KernelReport] = []
+	try:
 		return targets.each(session.printer, target_list,
-				    lambda t: score.run_generated(session, request, t, repo))
-	return targets.each(session.printer, target_list,
-			    lambda t: mutants.run_mutants(session, request, t, repo, found[t.kernel]))
+				    lambda t: mutants_report.run_mutants(session, request, t, repo,
+									 found[t.kernel], reports))
+	finally:
+		if reports:
+			mutants_report.write_files(request, reports, session.sharding.record(repo))
+
+def _take_mutants(session: Session, target_list: List[Target],
+		  found: Dict[KernelSpec, List[mutants.Mutant]]) -> Dict[KernelSpec, List[mutants.Mutant]]:
+	"""The command's shard of the mutants @found (all without one): each
+	a unit, of a header a build from scratch, and each kernel's baseline
+	a setup of every shard that checks one of its mutants."""
+	units = [Unit(f'{t.kernel.name}/{m.name}', cost.mutant_cost(m.of_header()), t.kernel.name)
+		 for t in target_list for m in found[t.kernel]]
+	setup = {t.kernel.name: cost.kernel_setup(baseline=True) for t in target_list}
+	mine = {u.key for u in session.sharding.take(session.printer, units, 'mutants', setup)}
+	return {kernel: [m for m in found_here if f'{kernel.name}/{m.name}' in mine]
+		for kernel, found_here in found.items()}
 
 def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)

@@ -60,6 +60,8 @@ _SHARDED = {
 	'run': 'the kconfig groups of its kernels (a group\'s build and boots stay together)',
 	'lkdtm': 'the kconfig groups of its kernels',
 	'coverage': 'the kconfig groups of its kernels',
+	'bisect': 'the kconfig groups of its kernels, each with every step of the series',
+	'mutants': 'the mutants (of every kernel; with --generate, of each kernel\'s sample)',
 }
 
 def add_shard_opts(parser: argparse.ArgumentParser, command: str) -> None:
