@@ -15,25 +15,20 @@ void __attribute__((noreturn, used)) pankunit_main(long *sp)
 	long fd;
 
 	if (!type) {
-		say("pan-kunit init: no pankunit_crash= on the command line\n");
+		tell("pan-kunit init: no pankunit_crash= on the command line", 0);
 		power_off();
 	}
 	if (mount_debugfs() < 0) {
-		say("pan-kunit init: cannot mount debugfs\n");
+		tell("pan-kunit init: cannot mount debugfs", 0);
 		power_off();
 	}
 	fd = syscall4(__NR_openat, AT_FDCWD, (long)"/debug/provoke-crash/DIRECT", O_WRONLY, 0);
 	if (fd < 0) {
-		say("pan-kunit init: cannot open provoke-crash/DIRECT\n");
+		tell("pan-kunit init: cannot open provoke-crash/DIRECT", 0);
 		power_off();
 	}
-	say("pan-kunit init: provoking ");
-	say(type);
-	say("\n");
-	drain();
+	tell("pan-kunit init: provoking ", type);
 	syscall4(__NR_write, fd, (long)type, length(type), 0);
-	say("pan-kunit init: survived ");
-	say(type);
-	say("\n");
+	tell("pan-kunit init: survived ", type);
 	power_off();
 }

@@ -61,6 +61,36 @@ static inline void say(const char *s)
 }
 
 /*
+ * One line into the kernel's log, in one write to /dev/kmsg (which the
+ * initramfs holds): the log keeps it whole and in order with the
+ * kernel's own lines, where writes to the console's tty can be cut by a
+ * printk that a console thread prints meanwhile. Level 5 (notice), which
+ * a console at the default loglevel prints. Falls back to the console.
+ */
+static inline void tell(const char *what, const char *arg)
+{
+	char line[256];
+	unsigned long n = 3;
+	long fd;
+
+	line[0] = '<';
+	line[1] = '5';
+	line[2] = '>';
+	for (; *what && n < sizeof(line) - 2; what++)
+		line[n++] = *what;
+	for (; arg && *arg && n < sizeof(line) - 2; arg++)
+		line[n++] = *arg;
+	line[n++] = '\n';
+	fd = syscall4(__NR_openat, AT_FDCWD, (long)"/dev/kmsg", O_WRONLY, 0);
+	if (fd < 0) {
+		syscall4(__NR_write, 1, (long)(line + 3), n - 3, 0);
+		return;
+	}
+	syscall4(__NR_write, fd, (long)line, n, 0);
+	syscall4(__NR_close, fd, 0, 0, 0);
+}
+
+/*
  * The console's output goes out from a buffer after write() returned; an
  * oops and the panic after it print directly, and the reboot can come
  * before the buffer is sent.

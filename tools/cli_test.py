@@ -247,7 +247,7 @@ class ListTest(unittest.TestCase):
 			built = os.path.getmtime(image)
 			for path in ('kconfig/lean.config', 'guest/lkdtm_init.c', 'kunitconfig',
 				     'qemu_configs/arm64_pan.py', 'patches/6.1/series',
-				     'kunit/arch/arm64/mm/tests/pan_kunit.h'):
+				     'kunit/arch/arm64/mm/tests/pan_helpers.h'):
 				write(os.path.join(repo, path), '')
 				os.utime(os.path.join(repo, path), (built - 5, built - 5))
 			self.assertEqual(listing.tree_lines(tree_dir, repo, [])[1:],

@@ -83,9 +83,11 @@ class HooksTest(unittest.TestCase):
 					# In the order of their Kconfig entries.
 					['arm64_cpufeature_sanitise', 'arm64_cpucap_passes',
 					 'arm64_cpucap_table'],
-					# One symbol builds the five: a Makefile line each.
+					# In the order of their Kconfig entries.
 					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
-					 'arm64_pan_uaccess', 'arm64_pan_fault']])
+					 'arm64_pan_uaccess', 'arm64_pan_uaccess_fault',
+					 'arm64_pan_exec_only', 'arm64_pan_saved_ttbr0',
+					 'arm64_pan_fault']])
 				self.assertEqual(self.symbols, {
 					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
 					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
@@ -94,21 +96,30 @@ class HooksTest(unittest.TestCase):
 					'ARM64_CPUFEATURE_SANITISE_KUNIT_TEST': 'arm64_cpufeature_sanitise',
 					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
 					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
-					'ARM64_PAN_KUNIT_TEST': 'arm64_pan_detect'})
+					'ARM64_PAN_DETECT_KUNIT_TEST': 'arm64_pan_detect',
+					'ARM64_PAN_ENABLE_KUNIT_TEST': 'arm64_pan_enable',
+					'ARM64_PAN_HOTPLUG_KUNIT_TEST': 'arm64_pan_hotplug',
+					'ARM64_PAN_UACCESS_KUNIT_TEST': 'arm64_pan_uaccess',
+					'ARM64_PAN_UACCESS_FAULT_KUNIT_TEST': 'arm64_pan_uaccess_fault',
+					'ARM64_PAN_EXEC_ONLY_KUNIT_TEST': 'arm64_pan_exec_only',
+					'ARM64_PAN_SAVED_TTBR0_KUNIT_TEST': 'arm64_pan_saved_ttbr0',
+					'ARM64_PAN_FAULT_KUNIT_TEST': 'arm64_pan_fault'})
 
 	def test_0006_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
 		pan = ['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
-		       'arm64_pan_uaccess', 'arm64_pan_fault']
+		       'arm64_pan_uaccess', 'arm64_pan_uaccess_fault', 'arm64_pan_exec_only',
+		       'arm64_pan_saved_ttbr0', 'arm64_pan_fault']
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
 				wanted = sources.load(REPO, kernel)
 				(patch,) = [p for p in wanted.patches if os.path.basename(p).startswith('0006-')]
 				changes = self.changes(os.path.basename(patch), kernel)
-				# One symbol builds the five: each patch of the cut names it.
+				# A symbol each: each patch of the cut names its own.
 				self.assertEqual({name: symbols for name, symbols in
 						  export._item_symbols(changes).items() if name in pan},
-						 {name: {'ARM64_PAN_KUNIT_TEST'} for name in pan})
+						 {name: {name.upper() + '_KUNIT_TEST'}
+						  for name in pan})
 				found = {s.name: s for s in grouped(wanted)}
 				patterns = hooks.file_patterns({name: found[name].paths for name in pan})
 				mail = export.mailinfo(patch)
@@ -116,7 +127,7 @@ class HooksTest(unittest.TestCase):
 				       for name in pan}
 				# Why the patch exists goes with the first suite, and each suite's
 				# own paragraph with it: a paragraph that names none is lost.
-				self.assertEqual([len(own[name]) for name in pan], [1, 1, 1, 1, 1])
+				self.assertEqual([len(own[name]) for name in pan], [1] * len(pan))
 				self.assertTrue(own['arm64_pan_detect'][0].startswith('PAN is set up'))
 				for name in pan[1:]:
 					self.assertTrue(own[name][0].startswith(
@@ -151,9 +162,10 @@ class HooksTest(unittest.TestCase):
 				 (cpufeature.old or b'').decode())
 
 	def test_0005_hooks_go_with_their_suites(self) -> None:
-		# The hook of verify_local_cpu_caps(): an #ifdef block of the
-		# passes' symbol, then the lines it replaces in the function
-		# below, each a hunk of its own that names no suite. The split
+		# The hook of verify_local_cpu_caps(): two static helpers whose
+		# comment names the passes' file, then the lines they replace in
+		# the function below, each a hunk of its own that names no
+		# suite. The split
 		# of update_cpu_features(), whose comment names the sanitise
 		# suite's file, far from any #ifdef: a hunk for each half.
 		for kernel in kernels.supported(REPO):
@@ -167,7 +179,7 @@ class HooksTest(unittest.TestCase):
 						l for item in c.items() for l in item.lines)]
 					self.assertTrue(found, text)
 					return [sorted(i.suites) for c in found for i in c.items()]
-				passes = cut(b'late_cpu_park();')
+				passes = cut(b'late_cpu_refuse(')
 				self.assertEqual(passes, [['arm64_cpucap_passes']] * len(passes))
 				split = cut(b'__update_cpu_features(')
 				self.assertEqual(split, [['arm64_cpufeature_sanitise']] * len(split))

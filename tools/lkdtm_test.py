@@ -121,6 +121,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 		self.assertIn(os.path.join(self.tree, 'usr', 'gen_init_cpio.c'), calls[1])
 		self.assertEqual(listings, ['dir /dev 0755 0 0\n'
 					    'nod /dev/console 0600 0 0 c 5 1\n'
+					    'nod /dev/kmsg 0600 0 0 c 1 11\n'
 					    f'file /init {os.path.join(work, "init")} 0755 0 0\n'])
 
 	def test_a_boot_never_reads_an_earlier_boots_console(self) -> None:
@@ -217,6 +218,16 @@ class LkdtmTest(unittest.TestCase):
 		self.assertTrue(lkdtm.judge(self.console('access_caught.log'), 'ACCESS_USERSPACE',
 					    SW_TTBR0).ok)
 		self.assertEqual(lkdtm.expected('ACCESS_USERSPACE', SW_TTBR0), lkdtm.PAN_CAUGHT)
+
+	def test_init_tells_whole_lines_to_the_kernels_log(self) -> None:
+		# A line written to the console's tty in pieces was cut by LKDTM's
+		# printks ("pan-kunit init: survived lkdtm: FAIL: survived bad
+		# read"): each of init's lines is one write to /dev/kmsg.
+		source = read(os.path.join(REPO, lkdtm.INIT_SOURCE))
+		self.assertNotIn('say(', source)
+		self.assertEqual(source.count('tell("pan-kunit init: '), 5)
+		sys_h = read(os.path.join(REPO, initramfs.GUEST_DIR, 'sys.h'))
+		self.assertIn('"/dev/kmsg"', sys_h)
 
 	def test_init_line_cut_off_by_the_panic(self) -> None:
 		# init's line never left the tty's buffer; LKDTM's printk says it ran.

@@ -16,7 +16,7 @@ from typing import List
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.trees import sources, targets, tree, worktree
+from pan_kunit.trees import sources, suites, targets, tree, worktree
 from testlib import (KERNEL, PATCH_1, PATCH_2, PATCH_3, STALE_PATCH, SUITE_C, SUITE_H,
 		     USER_GIT_ENV, test_data_path, read, write, mtimes, TempDirTestCase,
 		     end_to_end, setUpModule, tearDownModule, plain_printer)
@@ -56,6 +56,10 @@ class SourcesTest(TempDirTestCase):
 		loaded = sources.load(self.repo, KERNEL)
 		self.assertEqual(loaded.suites[SUITE_H].decode(), new)
 		self.assertEqual(loaded.suites['include/kunit/shim.h'], b'/* shim */\n')
+		# The shim is installed with the suites, but is no suite's file.
+		self.assertEqual(loaded.compat, {'include/kunit/shim.h'})
+		self.assertNotIn('include/kunit/shim.h',
+				 [p for s in suites.grouped(loaded) for p in s.paths + s.shared])
 		self.assertEqual(loaded.suites[SUITE_C], newest[SUITE_C])
 		# A tree prepared with the suites alone is not current.
 		self.assertNotEqual(loaded.suites_digest(), sources.Sources('', [], newest).suites_digest())

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import Error
-from pan_kunit.commands import (checkpatch, coverage, export, listing, lkdtm, mutagen, mutants,
-		                mutants_report, options, parse, run, score, selftest, series_bisect,
-		                sharding)
+from pan_kunit.commands import (checkpatch, coverage, export, export_check, listing, lkdtm,
+				mutagen, mutants, mutants_report, options, parse, run, score, selftest,
+				series_bisect, sharding)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
 from pan_kunit.host import files
@@ -143,7 +143,7 @@ def mutants_request(args: argparse.Namespace) -> mutants.MutantsRequest:
 
 def export_request(args: argparse.Namespace) -> export.ExportRequest:
 	return export.ExportRequest(**_boot_fields(args), out=os.path.abspath(args.dir),
-				    no_build=args.no_build)
+				    no_build=args.no_build, check=args.check)
 
 def _interrupt(signum: int, frame: object) -> None:
 	raise KeyboardInterrupt
@@ -317,7 +317,8 @@ def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 		raise Error('export writes one series, against one kernel: give one --kernel (' +
 			    ', '.join(t.kernel.name for t in target_list) + ')')
 	_check_targets(target_list, repo)
-	targets.ensure_packages(session.printer, target_list, checkpatch.PACKAGES)
+	targets.ensure_packages(session.printer, target_list, checkpatch.PACKAGES +
+				(export_check.PACKAGES if request.check else []))
 	return export.run_export(session, request, target_list[0], repo)
 
 def selftest_handler(args: argparse.Namespace, repo: str, session: Session) -> int:

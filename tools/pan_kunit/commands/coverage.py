@@ -68,7 +68,10 @@ PROFILED = [
 	'arch/arm64/kernel/tests/alternative_kunit.c',       # alternative_has_cap_*() inlined
 	'arch/arm64/kernel/tests/cpufeature_field_kunit.c',  # the extractors, inlined
 	'arch/arm64/mm/fault.c',            # and arm64_pan_fault
-	'arch/arm64/mm/tests/pan_uaccess_kunit.c',  # the uaccess helpers, inlined
+	# The uaccess helpers, inlined in the suites that open windows.
+	'arch/arm64/mm/tests/pan_uaccess_kunit.c',
+	'arch/arm64/mm/tests/pan_uaccess_fault_kunit.c',
+	'arch/arm64/mm/tests/pan_saved_ttbr0_kunit.c',
 	'arch/arm64/mm/context.c',
 ]
 

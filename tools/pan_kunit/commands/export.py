@@ -36,11 +36,14 @@
 
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import Error
-from pan_kunit.commands import checkpatch, hooks, series_bisect, steps
+from pan_kunit.commands import checkpatch, export_check, hooks, series_bisect, steps
+from pan_kunit.commands.export_mail import (BASE_MARK, NO_RESULTS, RESULTS_MARK, fill_results,
+					    qemu_version, recipients, results_block, stable_list)
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.host import gitcmd, proc
@@ -54,6 +57,7 @@ class ExportRequest(BootRequest):
 	"""What `export` is asked."""
 	out: str               # DIR, absolute
 	no_build: bool         # checkpatch the series, do not build its prefixes
+	check: bool = False    # and the maintainer's checks (export_check.py)
 
 COVER_LETTER = os.path.join('patches', 'cover-letter')
 # Where KUnit's style guide puts a suite: tests/ beside the code it tests.
@@ -239,10 +243,14 @@ def _cover_letter(repo: str) -> Tuple[str, str]:
 		raise Error(f'cannot read the cover letter {path}: {e.strerror}')
 	return subject.strip(), body.strip()
 
-def _message(mail: Mail, signed_off_by: str) -> str:
+def _message(mail: Mail, signed_off_by: str, stable: Optional[str]=None) -> str:
 	"""The message of a patch exported as it is, signed off by you
-	instead of by whoever signed it off in patches/."""
+	instead of by whoever signed it off in patches/; a fix (a Fixes:
+	trailer) goes to the @stable list too."""
 	trailers = [t for t in mail.trailers if not t.startswith(SIGNED_OFF_BY)]
+	if stable and any(t.startswith('Fixes: ') for t in trailers) and \
+	   not any(stable in t for t in trailers):
+		trailers.append(f'Cc: {stable}')
 	return '\n\n'.join([mail.subject] + mail.paragraphs +
 			   ['\n'.join(trailers + [signed_off_by])]) + '\n'
 
@@ -263,7 +271,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[suites
 	cuts = [by_name[name] for name in hooks.hooked(changes, patch, set(by_name))]
 	tree.git(worktree, 'reset', '-q', '--soft', before)
 	if not cuts:
-		_commit(worktree, who, [], _message(mail, who.signed_off_by()))
+		_commit(worktree, who, [], _message(mail, who.signed_off_by(), stable_list(worktree)))
 		return []
 	tree.git(worktree, 'reset', '-q', '--hard', before)
 	patterns = hooks.file_patterns({s.name: s.paths for s in cuts})
@@ -333,17 +341,29 @@ def check_out_dir(out: str) -> None:
 	if not os.path.isdir(parent) or not os.access(parent, os.W_OK | os.X_OK):
 		raise Error(f'cannot create {out}: {parent} is not a directory pan-kunit can write to')
 
-def format_patches(worktree: str, repo: str, out: str, who: Identity) -> List[str]:
-	"""git format-patch of the series, and its cover letter, from @who."""
+def format_patches(worktree: str, repo: str, out: str, who: Identity,
+		   results: str=NO_RESULTS) -> List[str]:
+	"""git format-patch of the series, and its cover letter, from @who,
+	to the recipients get_maintainer.pl gives, with the base commit, and
+	@results (RESULTS_MARK: fill_results() writes them later) in the
+	cover letter."""
 	check_out_dir(out)
 	subject, body = _cover_letter(repo)
+	draft = os.path.join(tree.state_dir(worktree, 'export-draft'))
+	shutil.rmtree(draft, ignore_errors=True)
+	_git(worktree, who, 'format-patch', '-q', '-o', draft, tree.BASE_REF + '..HEAD')
+	to, cc = recipients(worktree, sorted(os.path.join(draft, f) for f in os.listdir(draft)))
+	shutil.rmtree(draft, ignore_errors=True)
 	# The cover letter is from the committer: @who, as every commit.
 	_git(worktree, who, 'format-patch', '-q', '--cover-letter', '-o', out,
-	     tree.BASE_REF + '..HEAD')
+	     f'--base={tree.rev(worktree, tree.BASE_REF)}', *[f'--to={r}' for r in to],
+	     *[f'--cc={r}' for r in cc], tree.BASE_REF + '..HEAD')
 	files = sorted(os.path.join(out, f) for f in os.listdir(out))
 	cover = files[0]
 	with open(cover, encoding='utf-8', errors='surrogateescape') as f:
 		text = f.read()
+	body = body.replace(BASE_MARK, 'v' + tree.kernel_version(worktree))
+	body = body.replace(RESULTS_MARK, results)
 	text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
 	# git 2.39 writes the cover letter's From: as it is, unencoded: give
 	# it the From: that git encoded in the patches, which are @who's too.
@@ -376,7 +396,8 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 				  kunitconfig=wanted.suites[sources.TREE_KUNITCONFIG])
 	wt = checkout(printer, target.tree, tree.BASE_REF)
 	build_series(wt, wanted, who)
-	files = format_patches(wt, repo, request.out, who)
+	files = format_patches(wt, repo, request.out, who,
+			       NO_RESULTS if request.no_build else RESULTS_MARK)
 	problems = checkpatch.run(wt, files[1:])
 	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
 	for path in files:
@@ -400,6 +421,13 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		elif checked[-1].failed():
 			bad = checked[-1]
 			printer.print('export: the whole series does not pass')
+		fill_results(files[0], results_block(checked[-1].configs, qemu_version()))
+	checked_series = None
+	if request.check:
+		checked_series = export_check.check_series(printer, target.tree, files[1:],
+							   request.jobs, request.timeout)
+		export_check.report(printer, checked_series)
 	if problems:
 		printer.print(f'export: {len(problems)} patches are not checkpatch clean')
-	return 0 if not problems and bad is None else 1
+	ok = not problems and bad is None and (checked_series is None or checked_series.ok())
+	return 0 if ok else 1

@@ -117,8 +117,8 @@ def judge(console: Optional[str], crash: str, pan: Optional[PanSource]) -> BootV
 	lines = (console or '').splitlines()
 	want = expected(crash, pan)
 	caught = want != SURVIVED_READ
-	# init's own line goes out through the tty's buffer, which a panic
-	# can cut off (init drains it first); LKDTM's is a printk.
+	# init's lines and LKDTM's are both printks (init writes /dev/kmsg):
+	# each whole, in the order they were made.
 	if not _find(lines, INIT_PROVOKING + crash) and not _find(lines, LKDTM_PROVOKED + crash):
 		return BootVerdict(False, f'init never provoked {crash}', console)
 	found = _find(lines, want)

@@ -208,6 +208,12 @@ def add_export_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--no-build', action='store_true',
 			    help='only write and checkpatch the series; do not build its '
 			    'prefixes')
+	parser.add_argument('--check', action='store_true',
+			    help='also check it as a maintainer does, in a tree of the base and '
+			    'the series alone: each patch applies with git am and adds no W=1, '
+			    'sparse or kernel-doc warning; the plain kunit.py run of the suites\' '
+			    '.kunitconfig passes; and, without KUnit, the object code of each file '
+			    'it touches is compared with the base\'s')
 
 def add_mutants_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--only', action='append', default=[], metavar='NAME',

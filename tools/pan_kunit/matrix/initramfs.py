@@ -42,6 +42,7 @@ def pack(tree: str, source: str, name: str) -> str:
 	with open(listing, 'w') as f:
 		f.write('dir /dev 0755 0 0\n'
 			'nod /dev/console 0600 0 0 c 5 1\n'
+			'nod /dev/kmsg 0600 0 0 c 1 11\n'
 			f'file /init {init} 0755 0 0\n')
 	with open(cpio, 'wb') as out:
 		packed = proc.run([gen, listing], stdout=out)

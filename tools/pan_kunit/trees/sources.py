@@ -13,8 +13,8 @@
 import hashlib
 import os
 import tempfile
-from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Set, Tuple
 
 from pan_kunit import Error
 from pan_kunit.host import gitcmd
@@ -33,6 +33,9 @@ class Sources:
 	series: str               # the series file, relative to the repo
 	patches: List[str]        # absolute paths, in series order
 	suites: Dict[str, bytes]  # path in the tree -> contents
+	# The paths of @suites that compat/VERSION/tree/ gives an older kernel
+	# (headers with the newest kernel's interfaces): no suite's files.
+	compat: Set[str] = field(default_factory=set)
 
 	def patches_digest(self) -> str:
 		digest = hashlib.sha256()
@@ -123,14 +126,15 @@ def write_files(top: str, files: Mapping[str, Optional[bytes]]) -> int:
 		changed += 1
 	return changed
 
-def _backport(repo: str, kernel: KernelSpec, suites: Dict[str, bytes]) -> Dict[str, bytes]:
+def _backport(repo: str, kernel: KernelSpec,
+	      suites: Dict[str, bytes]) -> Tuple[Dict[str, bytes], Set[str]]:
 	"""The suites as @kernel takes them: compat/VERSION/series's patches
 	applied to them (git apply, in a directory of their own), and the
-	files of compat/VERSION/tree/ beside them.  The suites themselves when
-	@kernel has no compat/VERSION/."""
+	files of compat/VERSION/tree/ beside them, whose paths it returns too.
+	The suites themselves when @kernel has no compat/VERSION/."""
 	top = os.path.join(repo, kernel.compat_dir())
 	if not os.path.isdir(top):
-		return suites
+		return suites, set()
 	backported = dict(suites)
 	if os.path.exists(os.path.join(top, 'series')):
 		patches = _read_patch_list(repo, os.path.join(kernel.compat_dir(), 'series'))
@@ -147,14 +151,17 @@ def _backport(repo: str, kernel: KernelSpec, suites: Dict[str, bytes]) -> Dict[s
 						    f'for the newest kernel; {kernel.compat_dir()}/ adapts it '
 						    f'to {kernel.name})')
 			backported = _read_dir(work)
+	compat = set()
 	for path, data in _read_dir(os.path.join(top, 'tree')).items():
 		if path in backported:
 			raise Error(f'{os.path.join(kernel.compat_dir(), "tree", path)} clashes with '
 				    f'{os.path.join(SUITES_DIR, path)}: a backport changes a suite '
 				    f'with a patch in {kernel.compat_dir()}/series')
 		backported[path] = data
-	return backported
+		compat.add(path)
+	return backported, compat
 
 def load(repo: str, kernel: KernelSpec) -> Sources:
+	suites, compat = _backport(repo, kernel, _read_suites(repo))
 	return Sources(series=kernel.series(), patches=_read_series(repo, kernel),
-		       suites=_backport(repo, kernel, _read_suites(repo)))
+		       suites=suites, compat=compat)

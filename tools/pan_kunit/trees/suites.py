@@ -110,7 +110,7 @@ def grouped(sources: Sources) -> List[Suite]:
 	foo_kunit_asm.S are one suite), named by the suite its C file defines."""
 	groups: Dict[Tuple[str, str], List[str]] = {}
 	for path in sorted(sources.suites):
-		if path == TREE_KUNITCONFIG:
+		if path == TREE_KUNITCONFIG or path in sources.compat:
 			continue
 		stem = os.path.splitext(os.path.basename(path))[0]
 		stem = stem[:-len('_asm')] if stem.endswith('_asm') else stem

@@ -21,32 +21,6 @@
 #include <kunit/test.h>
 #include <linux/bitmap.h>
 #include <linux/sizes.h>
-#include <linux/version.h>
-
-/*
- * Kernel differences: one #if per difference, named by the release that
- * made it.
- *
- * 6.5: struct alt_instr.cpufeature was renamed .cpucap (the cpucap naming
- * series).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#define alt_apply_cap_field(alt)	((alt)->cpucap)
-#else
-#define alt_apply_cap_field(alt)	((alt)->cpufeature)
-#endif
-
-/*
- * 6.18: __apply_alternatives() returns an error (-ENOEXEC for a module's
- * callback outside the kernel's text; backported to some stable series,
- * where the call below is a statement that drops it); before, nothing.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-#define alt_apply_call(test, region, mask)				\
-	KUNIT_EXPECT_EQ(test, __apply_alternatives(region, true, mask), 0)
-#else
-#define alt_apply_call(test, region, mask)	__apply_alternatives(region, true, mask)
-#endif
 
 /* MOVZ W0, #imm16 (C6.2, MOVZ: sf=0 opc=10 100101 hw=00 imm16 Rd) */
 #define ALT_APPLY_MOVZ(imm)	(0x52800000U | ((u32)(imm) << 5))
@@ -86,7 +60,7 @@ static void alt_apply_entry(int i, u16 cap, int insns, void *cb)
 
 	alt->orig_offset = (s32)((void *)alt_apply_buf.orig[i] - (void *)&alt->orig_offset);
 	alt->alt_offset = (s32)(repl - (void *)&alt->alt_offset);
-	alt_apply_cap_field(alt) = cb ? cap | ARM64_CB_BIT : cap;
+	alt->cpucap = cb ? cap | ARM64_CB_BIT : cap;
 	alt->orig_len = insns * AARCH64_INSN_SIZE;
 	alt->alt_len = cb ? 0 : insns * AARCH64_INSN_SIZE;
 }
@@ -119,7 +93,8 @@ static void alt_apply_region(struct kunit *test, int nr, unsigned long *mask)
 	bool same;
 
 	bitmap_copy(applied, applied_alternatives, ARM64_NCAPS);
-	alt_apply_call(test, &region, mask);
+	KUNIT_EXPECT_EQ_MSG(test, __apply_alternatives(&region, true, mask), 0,
+			    "a module's region of %d entries", nr);
 	same = bitmap_equal(applied, applied_alternatives, ARM64_NCAPS);
 	KUNIT_EXPECT_TRUE_MSG(test, same,
 			      "a module's region changed the applied capabilities: %*pb, were %*pb",

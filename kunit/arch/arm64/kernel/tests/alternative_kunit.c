@@ -12,10 +12,10 @@
  * kernel and from the .altinstructions entries, never by expanding the
  * macro again here.
  *
- * CONFIG_KUNIT is on in any kernel that runs this test, and
- * CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER, a def_bool n of this test's
- * own, is off in every kernel: one build has both polarities, whatever
- * else the kernel is built with (modules, KUNIT_ALL_TESTS).
+ * The sites with a CONFIG_ argument take the page size options,
+ * CONFIG_ARM64_4K_PAGES, CONFIG_ARM64_16K_PAGES and CONFIG_ARM64_64K_PAGES,
+ * a site each, in C and in assembler: a kernel has exactly one of them, so
+ * every build has both polarities, whatever else it is built with.
  *
  * The sites are called through a pointer, so each is a function the
  * kernel's branch protection accepts: the C-string sites are C functions
@@ -26,36 +26,11 @@
 #include <kunit/test.h>
 #include <linux/cpufeature.h>
 #include <linux/init.h>
-#include <linux/version.h>
 #include <asm/alternative.h>
 #include <asm/insn.h>
 #include <asm/sections.h>
 
 #include "alternative_kunit.h"
-
-/*
- * Kernel differences: one #if per difference, named by the release that
- * made it.
- */
-
-/*
- * 6.5: the capability of an .altinstructions entry, struct
- * alt_instr.cpufeature, was renamed .cpucap (the cpucap naming series,
- * which also renamed alternative_has_feature_*() to alternative_has_cap_*()).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#define alt_test_entry_cap(alt)	((alt)->cpucap)
-#else
-#define alt_test_entry_cap(alt)	((alt)->cpufeature)
-#endif
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
-/* A case's generate_params() takes the test first. */
-#define ALT_TEST_GEN_PARAMS_ARGS	struct kunit *test, const void *prev, char *desc
-#else
-/* Before 6.18's parameterized testing rework, without the test. */
-#define ALT_TEST_GEN_PARAMS_ARGS	const void *prev, char *desc
-#endif
 
 /* MOVZ W0, #imm16: sf=0 opc=10 100101 hw=00 imm16 Rd=0 (Arm ARM C6.2) */
 #define ALT_TEST_MOVZ_W0(imm)	(0x52800000U | ((imm) << 5))
@@ -78,18 +53,25 @@
 	(int)x0;							\
 })
 
-noinline int alt_test_c_cfg_on(void)
+noinline int alt_test_c_cfg_4k(void)
 {
-	return ALT_TEST_C_SITE(alt_test_c_cfg_on,
+	return ALT_TEST_C_SITE(alt_test_c_cfg_4k,
 			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN,
-					   CONFIG_KUNIT));
+					   CONFIG_ARM64_4K_PAGES));
 }
 
-noinline int alt_test_c_cfg_off(void)
+noinline int alt_test_c_cfg_16k(void)
 {
-	return ALT_TEST_C_SITE(alt_test_c_cfg_off,
-			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM,
-					   CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER));
+	return ALT_TEST_C_SITE(alt_test_c_cfg_16k,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN,
+					   CONFIG_ARM64_16K_PAGES));
+}
+
+noinline int alt_test_c_cfg_64k(void)
+{
+	return ALT_TEST_C_SITE(alt_test_c_cfg_64k,
+			       ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_HAS_PAN,
+					   CONFIG_ARM64_64K_PAGES));
 }
 
 noinline int alt_test_c_pan(void)
@@ -137,16 +119,18 @@ struct alt_test_site {
 	  .cap = capability, .emitted = on }
 
 static const struct alt_test_site alt_test_sites[] = {
-	ALT_TEST_SITE(alt_test_c_cfg_on, ARM64_HAS_PAN, IS_ENABLED(CONFIG_KUNIT)),
-	ALT_TEST_SITE(alt_test_c_cfg_off, ARM64_ALWAYS_SYSTEM,
-		      IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER)),
+	ALT_TEST_SITE(alt_test_c_cfg_4k, ARM64_HAS_PAN, IS_ENABLED(CONFIG_ARM64_4K_PAGES)),
+	ALT_TEST_SITE(alt_test_c_cfg_16k, ARM64_HAS_PAN, IS_ENABLED(CONFIG_ARM64_16K_PAGES)),
+	ALT_TEST_SITE(alt_test_c_cfg_64k, ARM64_HAS_PAN, IS_ENABLED(CONFIG_ARM64_64K_PAGES)),
 	ALT_TEST_SITE(alt_test_c_pan, ARM64_HAS_PAN, true),
 	ALT_TEST_SITE(alt_test_c_always, ARM64_ALWAYS_SYSTEM, true),
 	ALT_TEST_SITE(alt_test_c_epan, ARM64_HAS_EPAN, true),
 	ALT_TEST_SITE(alt_test_c_boot, ARM64_HAS_ADDRESS_AUTH, true),
-	ALT_TEST_SITE(alt_test_asm_cfg_on, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_KUNIT)),
-	ALT_TEST_SITE(alt_test_asm_cfg_off, ARM64_ALWAYS_SYSTEM,
-		      IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER)),
+	ALT_TEST_SITE(alt_test_asm_cfg_4k, ARM64_ALWAYS_SYSTEM, IS_ENABLED(CONFIG_ARM64_4K_PAGES)),
+	ALT_TEST_SITE(alt_test_asm_cfg_16k, ARM64_ALWAYS_SYSTEM,
+		      IS_ENABLED(CONFIG_ARM64_16K_PAGES)),
+	ALT_TEST_SITE(alt_test_asm_cfg_64k, ARM64_ALWAYS_SYSTEM,
+		      IS_ENABLED(CONFIG_ARM64_64K_PAGES)),
 	ALT_TEST_SITE(alt_test_asm_insn_off, ARM64_ALWAYS_SYSTEM, false),
 	ALT_TEST_SITE(alt_test_asm_pan, ARM64_HAS_PAN, true),
 	ALT_TEST_SITE(alt_test_asm_if_always, ARM64_ALWAYS_SYSTEM, true),
@@ -160,21 +144,6 @@ static void alt_test_site_desc(const struct alt_test_site *site, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(alt_test_site, alt_test_sites, alt_test_site_desc);
-
-/* The sites with code in them: those the boot can patch. */
-static const void *alt_test_emitted_gen_params(ALT_TEST_GEN_PARAMS_ARGS)
-{
-	const struct alt_test_site *site = prev ? (const struct alt_test_site *)prev + 1
-						: alt_test_sites;
-
-	for (; site < alt_test_sites + ARRAY_SIZE(alt_test_sites); site++) {
-		if (site->emitted) {
-			alt_test_site_desc(site, desc);
-			return site;
-		}
-	}
-	return NULL;
-}
 
 /* Where an entry's self-relative offset field points (struct alt_instr). */
 static const void *alt_test_target(const s32 *offset)
@@ -204,14 +173,14 @@ static int __init alt_test_entries(const u32 *begin, const struct alt_instr **fo
 /*
  * Every site, written with ALTERNATIVE(old, new, cap, CONFIG_X) in C and
  * in assembler, with alternative_insn ... enable, or as an
- * alternative_if / alternative_if_not block. With its option off
- * (CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER, or alternative_insn without
- * enable): the labels around it are 0 bytes apart, no .altinstructions
- * entry points at it, and calling it runs nothing. With its option on
- * (CONFIG_KUNIT): one instruction, and exactly one entry points at it,
- * with the site's capability, lengths and replacement (MOVZ W0, #1). The
- * entries are read by walking __alt_instructions ..
- * __alt_instructions_end, init memory: hence an init section suite.
+ * alternative_if / alternative_if_not block. With its option off (two of
+ * the three page sizes, or alternative_insn without enable): the labels
+ * around it are 0 bytes apart and no .altinstructions entry points at it.
+ * With its option on (the kernel's page size, or no option): one
+ * instruction, and exactly one entry points at it, with the site's
+ * capability, lengths and replacement (MOVZ W0, #1). The entries are read
+ * by walking __alt_instructions .. __alt_instructions_end, init memory:
+ * hence an init section suite.
  */
 static void __init alternative_emits_site_by_config(struct kunit *test)
 {
@@ -219,11 +188,6 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 	const struct alt_instr *alt = NULL;
 	size_t bytes = (site->end - site->begin) * sizeof(u32);
 	int entries = alt_test_entries(site->begin, &alt);
-	bool both = IS_ENABLED(CONFIG_KUNIT) &&
-		    !IS_ENABLED(CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER);
-
-	KUNIT_ASSERT_TRUE_MSG(test, both,
-			      "both polarities need CONFIG_KUNIT=y and CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER=n");
 
 	if (!site->emitted) {
 		KUNIT_EXPECT_EQ_MSG(test, bytes, (size_t)0,
@@ -232,8 +196,6 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, entries, 0,
 				    "%s: the option is off, yet it has an .altinstructions entry",
 				    site->name);
-		KUNIT_EXPECT_EQ_MSG(test, site->call(), 2,
-				    "%s: the empty site ran an instruction", site->name);
 		return;
 	}
 
@@ -241,9 +203,12 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
 			    "%s: the old sequence is one instruction", site->name);
 	KUNIT_ASSERT_EQ_MSG(test, entries, 1,
 			    "%s: needs exactly one .altinstructions entry", site->name);
-	KUNIT_EXPECT_EQ(test, alt_test_entry_cap(alt), site->cap);
-	KUNIT_EXPECT_EQ(test, alt->orig_len, AARCH64_INSN_SIZE);
-	KUNIT_EXPECT_EQ(test, alt->alt_len, AARCH64_INSN_SIZE);
+	KUNIT_EXPECT_EQ_MSG(test, alt->cpucap, site->cap, "%s: the entry's capability",
+			    site->name);
+	KUNIT_EXPECT_EQ_MSG(test, alt->orig_len, AARCH64_INSN_SIZE, "%s: the entry's old length",
+			    site->name);
+	KUNIT_EXPECT_EQ_MSG(test, alt->alt_len, AARCH64_INSN_SIZE, "%s: the entry's new length",
+			    site->name);
 	KUNIT_EXPECT_EQ_MSG(test, le32_to_cpu(*(const __le32 *)alt_test_target(&alt->alt_offset)),
 			    ALT_TEST_MOVZ_W0(1), "%s: the replacement is not MOVZ W0, #1",
 			    site->name);
@@ -253,21 +218,31 @@ static void __init alternative_emits_site_by_config(struct kunit *test)
  * Every site with code returns 1, and holds MOVZ W0, #1, exactly when
  * cpus_have_cap() says the CPU has its capability: ARM64_HAS_PAN;
  * ARM64_ALWAYS_SYSTEM, which every CPU has; ARM64_HAS_EPAN, which QEMU
- * 10.0's max CPU has and QEMU 7.2's CPUs lack; ARM64_HAS_ADDRESS_AUTH, a boot CPU capability,
- * whose sites only apply_boot_alternatives() patches (QEMU's max CPU has
- * it).
+ * 10.0's max CPU has and QEMU 7.2's CPUs lack; ARM64_HAS_ADDRESS_AUTH, a
+ * boot CPU capability, whose sites only apply_boot_alternatives() patches
+ * (QEMU's max CPU has it). An empty site still returns 2: nothing was
+ * patched into it.
  */
 static void alternative_patches_by_capability(struct kunit *test)
 {
 	const struct alt_test_site *site = test->param_value;
 	bool have = cpus_have_cap(site->cap);
-	u32 insn = le32_to_cpu(*(const __le32 *)site->begin);
+	int ret = site->call();
+	u32 insn;
 
-	KUNIT_EXPECT_EQ_MSG(test, site->call(), have ? 1 : 0,
+	if (!site->emitted) {
+		KUNIT_EXPECT_EQ_MSG(test, ret, 2,
+				    "%s: empty, capability %u %s: it ran an instruction",
+				    site->name, site->cap, have ? "present" : "absent");
+		return;
+	}
+	insn = le32_to_cpu(*(const __le32 *)site->begin);
+	KUNIT_EXPECT_EQ_MSG(test, ret, have ? 1 : 0,
 			    "%s: capability %u is %s", site->name, site->cap,
 			    have ? "present" : "absent");
 	KUNIT_EXPECT_EQ_MSG(test, insn, ALT_TEST_MOVZ_W0(have ? 1 : 0),
-			    "%s: instruction at the site", site->name);
+			    "%s: instruction at the site, capability %u %s", site->name,
+			    site->cap, have ? "present" : "absent");
 }
 
 /*
@@ -309,7 +284,7 @@ static void alternative_is_applied_by_capability(struct kunit *test)
 
 static struct kunit_case __refdata arm64_alternative_cases[] = {
 	KUNIT_CASE_PARAM(alternative_emits_site_by_config, alt_test_site_gen_params),
-	KUNIT_CASE_PARAM(alternative_patches_by_capability, alt_test_emitted_gen_params),
+	KUNIT_CASE_PARAM(alternative_patches_by_capability, alt_test_site_gen_params),
 	KUNIT_CASE(alternative_relocates_adrp),
 	KUNIT_CASE(alternative_is_applied_by_capability),
 	{}

@@ -13,14 +13,16 @@
 	int name(void);							\
 	extern const u32 name##_begin[], name##_end[]
 
-ALT_TEST_DECLARE(alt_test_c_cfg_on);
-ALT_TEST_DECLARE(alt_test_c_cfg_off);
+ALT_TEST_DECLARE(alt_test_c_cfg_4k);
+ALT_TEST_DECLARE(alt_test_c_cfg_16k);
+ALT_TEST_DECLARE(alt_test_c_cfg_64k);
 ALT_TEST_DECLARE(alt_test_c_pan);
 ALT_TEST_DECLARE(alt_test_c_always);
 ALT_TEST_DECLARE(alt_test_c_epan);
 ALT_TEST_DECLARE(alt_test_c_boot);
-ALT_TEST_DECLARE(alt_test_asm_cfg_on);
-ALT_TEST_DECLARE(alt_test_asm_cfg_off);
+ALT_TEST_DECLARE(alt_test_asm_cfg_4k);
+ALT_TEST_DECLARE(alt_test_asm_cfg_16k);
+ALT_TEST_DECLARE(alt_test_asm_cfg_64k);
 ALT_TEST_DECLARE(alt_test_asm_insn_off);
 ALT_TEST_DECLARE(alt_test_asm_pan);
 ALT_TEST_DECLARE(alt_test_asm_if_always);

@@ -24,12 +24,13 @@ SYM_INNER_LABEL(name##_end, SYM_L_GLOBAL);			\
 	ret;							\
 SYM_FUNC_END(name)
 
-/* ALTERNATIVE() with a CONFIG_ argument, in assembler */
-ALT_TEST_ASM_SITE(alt_test_asm_cfg_on,
-	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_KUNIT))
-ALT_TEST_ASM_SITE(alt_test_asm_cfg_off,
-	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM,
-		    CONFIG_ARM64_ALTERNATIVE_KUNIT_TEST_NEVER))
+/* ALTERNATIVE() with a CONFIG_ argument, in assembler: one page size is on */
+ALT_TEST_ASM_SITE(alt_test_asm_cfg_4k,
+	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_ARM64_4K_PAGES))
+ALT_TEST_ASM_SITE(alt_test_asm_cfg_16k,
+	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_ARM64_16K_PAGES))
+ALT_TEST_ASM_SITE(alt_test_asm_cfg_64k,
+	ALTERNATIVE("mov w0, #0", "mov w0, #1", ARM64_ALWAYS_SYSTEM, CONFIG_ARM64_64K_PAGES))
 
 /* alternative_insn with its enable argument */
 ALT_TEST_ASM_SITE(alt_test_asm_insn_off,

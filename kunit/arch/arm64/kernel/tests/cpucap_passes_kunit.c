@@ -11,10 +11,8 @@
  * those static functions. Every case runs them over a fake capability
  * table and a private pair of bitmaps (struct cpucap_set), never over the
  * system's: .exit checks that the system's capability bitmaps
- * (cpu_hwcaps and boot_capabilities on 6.1, system_cpucaps and
- * boot_cpucaps on 6.12) and elf_hwcap are unchanged. These are global, so
- * the check holds also where .exit runs in a kernel thread of its own
- * (6.12).
+ * (system_cpucaps and boot_cpucaps) and elf_hwcap are unchanged. These
+ * are global, so the check holds whichever thread .exit runs in.
  *
  * The contract comes from the 2015 PAN series, which added the enable
  * callback in a second pass: every capability of a pass is detected
@@ -25,69 +23,20 @@
  * detect pass must ask for the row's own scope, the late CPU check for
  * SCOPE_LOCAL_CPU. The kernel's own PAN row is run through the passes
  * too, with a fake matches(), to show its type makes it a system feature.
+ * The late CPU check that the CPU hotplug code runs,
+ * check_local_cpu_capabilities(), is run over a fake table too: static
+ * stubs give it the case's set and record how it refuses a CPU.
  *
  * __enable_cpu_capabilities() is __init, so this is an init section
  * suite.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/preempt.h>
 #include <linux/smp.h>
-#include <linux/version.h>
-
-/*
- * Kernel differences: one #if per difference, named by the release that
- * made it.
- */
-
-/*
- * 6.5: the cpucap naming series (which also renamed struct
- * alt_instr.cpufeature to .cpucap, see alternative_kunit.c) renamed the
- * system's capability bitmaps: cpu_hwcaps is system_cpucaps and
- * boot_capabilities is boot_cpucaps. Patch 0004 names the set made of
- * them system_cpucaps on 6.1 and system_cpucap_set on 6.12; this suite
- * does not use it.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-#define PASSES_SYSTEM_CAPS	system_cpucaps
-#define PASSES_BOOT_CAPS	boot_cpucaps
-#else
-#define PASSES_SYSTEM_CAPS	cpu_hwcaps
-#define PASSES_BOOT_CAPS	boot_capabilities
-#endif
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
-/* arm64_features[] has the ARM64_HAS_PAN row, with cpu_enable_pan(). */
-static void passes_need_pan_row(struct kunit *test)
-{
-}
-
-#define PASSES_PAN_ENABLE	cpu_enable_pan
-#else
-/*
- * Until CONFIG_ARM64_PAN was removed (by 7.2 at the latest: 6.12 has it,
- * Debian's 7.2 has not), the ARM64_HAS_PAN row and cpu_enable_pan() were
- * there with CONFIG_ARM64_PAN=y only.
- */
-static void passes_need_pan_row(struct kunit *test)
-{
-	if (!IS_ENABLED(CONFIG_ARM64_PAN))
-		kunit_skip(test, "CONFIG_ARM64_PAN=n: arm64_features[] has no PAN row");
-}
-
-#ifdef CONFIG_ARM64_PAN
-#define PASSES_PAN_ENABLE	cpu_enable_pan
-#else
-#define PASSES_PAN_ENABLE	NULL
-#endif
-#endif
-
-/*
- * Not a difference: the six other capability types (ARM64_CPUCAP_*) of
- * <asm/cpufeature.h> have the same late CPU rules on every kernel.
- */
 
 /* Fake capability numbers: bits of the private bitmaps only */
 #define PASSES_NCAPS		6
@@ -131,6 +80,9 @@ struct passes_ctx {
 	struct cpucap_set set;
 	struct passes_log log;
 	struct passes_pan pan;
+	/* How the late CPU check refused a CPU, instead of doing it */
+	atomic_t parked;
+	atomic_t panicked;
 };
 
 /* The context of the running case; the callbacks only get their row. */
@@ -180,19 +132,6 @@ static void passes_add_row(struct passes_ctx *ctx, unsigned int num, u16 type,
 	ctx->log.has[num] = has;
 }
 
-/* What the check of a late CPU did on a conflict, instead of doing it. */
-static atomic_t passes_parked, passes_panicked;
-
-static void passes_park(void)
-{
-	atomic_inc(&passes_parked);
-}
-
-static void passes_panic(void)
-{
-	atomic_inc(&passes_panicked);
-}
-
 /*
  * Each case gets a fresh fake table and private bitmaps; the system's
  * capability bitmaps and elf_hwcap are saved for .exit.
@@ -214,8 +153,8 @@ static int passes_init(struct kunit *test)
 	passes_ctx = ctx;
 	test->priv = ctx;
 
-	bitmap_copy(passes_saved_hwcaps, PASSES_SYSTEM_CAPS, ARM64_NCAPS);
-	bitmap_copy(passes_saved_boot_caps, PASSES_BOOT_CAPS, ARM64_NCAPS);
+	bitmap_copy(passes_saved_hwcaps, system_cpucaps, ARM64_NCAPS);
+	bitmap_copy(passes_saved_boot_caps, boot_cpucaps, ARM64_NCAPS);
 	bitmap_copy(passes_saved_elf_hwcap, elf_hwcap, MAX_CPU_FEATURES);
 	return 0;
 }
@@ -226,18 +165,17 @@ static int passes_init(struct kunit *test)
  */
 static void passes_exit(struct kunit *test)
 {
-	bool same_caps = bitmap_equal(passes_saved_hwcaps, PASSES_SYSTEM_CAPS, ARM64_NCAPS);
-	bool same_boot = bitmap_equal(passes_saved_boot_caps, PASSES_BOOT_CAPS, ARM64_NCAPS);
+	bool same_caps = bitmap_equal(passes_saved_hwcaps, system_cpucaps, ARM64_NCAPS);
+	bool same_boot = bitmap_equal(passes_saved_boot_caps, boot_cpucaps, ARM64_NCAPS);
 	bool same_elf = bitmap_equal(passes_saved_elf_hwcap, elf_hwcap, MAX_CPU_FEATURES);
 
 	passes_ctx = NULL;
 	KUNIT_EXPECT_TRUE_MSG(test, same_caps,
-			      "%s changed: was %*pb, now %*pb", __stringify(PASSES_SYSTEM_CAPS),
-			      ARM64_NCAPS, passes_saved_hwcaps, ARM64_NCAPS, PASSES_SYSTEM_CAPS);
+			      "system_cpucaps changed: was %*pb, now %*pb",
+			      ARM64_NCAPS, passes_saved_hwcaps, ARM64_NCAPS, system_cpucaps);
 	KUNIT_EXPECT_TRUE_MSG(test, same_boot,
-			      "%s changed: was %*pb, now %*pb", __stringify(PASSES_BOOT_CAPS),
-			      ARM64_NCAPS, passes_saved_boot_caps,
-			      ARM64_NCAPS, PASSES_BOOT_CAPS);
+			      "boot_cpucaps changed: was %*pb, now %*pb",
+			      ARM64_NCAPS, passes_saved_boot_caps, ARM64_NCAPS, boot_cpucaps);
 	KUNIT_EXPECT_TRUE_MSG(test, same_elf,
 			      "elf_hwcap changed");
 }
@@ -472,11 +410,9 @@ static const struct passes_type passes_types[] = {
 	  .scope = SCOPE_BOOT_CPU, .verify = SCOPE_BOOT_CPU },
 	{ .name = "system_feature", .type = ARM64_CPUCAP_SYSTEM_FEATURE,
 	  .scope = SCOPE_SYSTEM, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 	/* SCOPE_LOCAL_CPU | PERMITTED_FOR_LATE_CPU | MATCH_ALL_EARLY_CPUS */
 	{ .name = "early_local_cpu_feature", .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE,
 	  .scope = SCOPE_LOCAL_CPU, .verify = SCOPE_ALL & ~SCOPE_BOOT_CPU },
-#endif
 };
 
 static void passes_type_desc(const struct passes_type *t, char *desc)
@@ -723,7 +659,6 @@ static const struct passes_late_rule passes_late_rules[] = {
 	{ .name = "system_feature_cpu_has",
 	  .type = ARM64_CPUCAP_SYSTEM_FEATURE, .verify = PASSES_NON_BOOT,
 	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 	/*
 	 * EARLY_LOCAL_CPU_FEATURE: "Late CPUs are permitted to have the
 	 * feature even if it hasn't been enabled ... If all early CPUs have
@@ -735,7 +670,6 @@ static const struct passes_late_rule passes_late_rules[] = {
 	{ .name = "early_local_cpu_feature_cpu_has",
 	  .type = ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, .verify = PASSES_NON_BOOT,
 	  .system_has = false, .cpu_has = true, .refused = false, .enabled = false },
-#endif
 };
 
 static void passes_late_rule_desc(const struct passes_late_rule *r, char *desc)
@@ -786,6 +720,17 @@ static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
 			    passes_has(r->cpu_has));
 }
 
+/* The static stubs of the late CPU check: the case's set, and a record. */
+static const struct cpucap_set *passes_late_cpu_cpucap_set(void)
+{
+	return &passes_ctx->set;
+}
+
+static void passes_late_cpu_refuse(bool panic)
+{
+	atomic_inc(panic ? &passes_ctx->panicked : &passes_ctx->parked);
+}
+
 /*
  * The same rules through check_local_cpu_capabilities(), which the CPU
  * hotplug code runs on a CPU that comes up late: it checks the boot CPU
@@ -793,36 +738,29 @@ static void verify_local_cpu_caps_late_cpu_rules(struct kunit *test)
  * (verify_local_cpu_capabilities()), each row with the mask of its
  * scope, and on a conflict parks the CPU, or panics the kernel for a
  * STRICT_BOOT_CPU_FEATURE. It runs on this CPU over the case's table,
- * whose row is the only one in conflict, through the hooks of
- * verify_local_cpu_caps(), which record the action instead of taking it:
- * exactly one action for a refused CPU, none for one let in.
+ * whose row is the only one in conflict: the static stubs of
+ * verify_local_cpu_caps() give it the case's set and record the refusal
+ * instead of taking it, in this thread only. Exactly one refusal for a
+ * refused CPU, of the kind its type asks for, none for one let in.
  */
 static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
 {
 	const struct passes_late_rule *r = test->param_value;
-	/* The hooks as boot left them, put back right after the check. */
-	const struct cpucap_set *boot_set = late_cpu_set;
-	void (*boot_park)(void) = late_cpu_park;
-	void (*boot_panic)(void) = late_cpu_panic;
 	struct passes_ctx *ctx = test->priv;
 	int parked, panicked;
 
 	passes_add_row(ctx, 0, r->type, r->name, r->cpu_has);
 	if (r->system_has)
 		__set_bit(0, ctx->caps);
-	atomic_set(&passes_parked, 0);
-	atomic_set(&passes_panicked, 0);
-	late_cpu_set = &ctx->set;
-	late_cpu_park = passes_park;
-	late_cpu_panic = passes_panic;
+	kunit_activate_static_stub(test, late_cpu_cpucap_set, passes_late_cpu_cpucap_set);
+	kunit_activate_static_stub(test, late_cpu_refuse, passes_late_cpu_refuse);
 	preempt_disable();
 	check_local_cpu_capabilities();
 	preempt_enable();
-	late_cpu_set = boot_set;
-	late_cpu_park = boot_park;
-	late_cpu_panic = boot_panic;
-	parked = atomic_read(&passes_parked);
-	panicked = atomic_read(&passes_panicked);
+	kunit_deactivate_static_stub(test, late_cpu_refuse);
+	kunit_deactivate_static_stub(test, late_cpu_cpucap_set);
+	parked = atomic_read(&ctx->parked);
+	panicked = atomic_read(&ctx->panicked);
 
 	KUNIT_EXPECT_TRUE_MSG(test, parked == (r->refused && !r->panics) &&
 			      panicked == (r->refused && r->panics),
@@ -872,13 +810,12 @@ static struct passes_pan *passes_pan_copy(struct kunit *test, u16 answers)
 	struct passes_pan *pan = &ctx->pan;
 	const struct arm64_cpu_capabilities *real;
 
-	passes_need_pan_row(test);
 	real = passes_find_feature(ARM64_HAS_PAN);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, real, "no row for ARM64_HAS_PAN (%d) in arm64_features[]",
 				  ARM64_HAS_PAN);
-	KUNIT_EXPECT_TRUE_MSG(test, real->cpu_enable == PASSES_PAN_ENABLE,
+	KUNIT_EXPECT_TRUE_MSG(test, real->cpu_enable == cpu_enable_pan,
 			      "the PAN row's cpu_enable() is %ps, expected %ps",
-			      real->cpu_enable, PASSES_PAN_ENABLE);
+			      real->cpu_enable, cpu_enable_pan);
 	/* Not an assignment: the struct has const members */
 	memcpy(&pan->row, real, sizeof(pan->row));
 	/* No "detected: Privileged Access Never" from the private passes. */
@@ -948,17 +885,16 @@ static void verify_local_cpu_caps_pan_refuses_cpu_without(struct kunit *test)
 			    "PAN row's cpu_enable() ran on a late CPU without PAN");
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 /*
- * 6.17 ("arm64: cpufeature: Introduce MATCH_ALL_EARLY_CPUS capability
- * type") added ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE: set by the boot CPU's
- * detect pass only, probed again on every early secondary and cleared for
- * good by the first that lacks it. Such a capability through the detect
- * passes as boot runs them: the boot CPU's
- * (SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU), then check_local_cpu_capabilities()
- * on each early secondary (SCOPE_LOCAL_CPU), each CPU answering matches()
- * for itself, then setup_system_capabilities() (SCOPE_SYSTEM), which
- * leaves a local scope capability alone.
+ * ARM64_CPUCAP_EARLY_LOCAL_CPU_FEATURE, a local CPU scope type with
+ * ARM64_CPUCAP_MATCH_ALL_EARLY_CPUS: set by the boot CPU's detect pass
+ * only, probed again on every early secondary and cleared for good by the
+ * first that lacks it. Such a capability through the detect passes as
+ * boot runs them: the boot CPU's (SCOPE_BOOT_CPU | SCOPE_LOCAL_CPU), then
+ * check_local_cpu_capabilities() on each early secondary
+ * (SCOPE_LOCAL_CPU), each CPU answering matches() for itself, then
+ * setup_system_capabilities() (SCOPE_SYSTEM), which leaves a local scope
+ * capability alone.
  */
 struct passes_match_all {
 	const char *name;
@@ -1034,7 +970,6 @@ static void update_cpu_capabilities_match_all_early_cpus(struct kunit *test)
 			      ctx->boot_caps);
 }
 
-#endif
 static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_after_every_match, passes_scope_gen_params),
 	KUNIT_CASE_PARAM(enable_cpu_capabilities_once_per_detected, passes_scope_gen_params),
@@ -1051,10 +986,8 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 			 passes_late_rule_gen_params),
 	KUNIT_CASE(update_cpu_capabilities_pan_needs_every_cpu),
 	KUNIT_CASE(verify_local_cpu_caps_pan_refuses_cpu_without),
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 	KUNIT_CASE_PARAM(update_cpu_capabilities_match_all_early_cpus,
 			 passes_match_all_gen_params),
-#endif
 	{}
 };
 

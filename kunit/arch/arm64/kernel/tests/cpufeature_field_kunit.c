@@ -4,8 +4,8 @@
  * cpuid_feature_extract_{signed,unsigned}_field{,_width}() and
  * cpuid_feature_extract_field{,_width}().
  *
- * Expected values come from the Arm ARM (DDI 0487), "Principles of the ID
- * scheme for fields in ID registers": a field is four bits wide at a
+ * Expected values come from the Arm ARM (DDI 0487 J.a, D19.1.3,
+ * "Principles of the ID scheme for fields in ID registers"): a field is four bits wide at a
  * four-bit aligned position and holds either an unsigned value or a signed
  * two's complement one, so 0b1000 reads as 8 unsigned but -8 signed, and
  * 0b1111 as 15 unsigned but -1 signed ("not implemented" in a signed field

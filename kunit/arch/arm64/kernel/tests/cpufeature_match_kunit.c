@@ -8,7 +8,7 @@
  * those static functions and tables.
  *
  * Register encodings, field positions, signedness and the value at which
- * each feature is implemented come from the Arm ARM (DDI 0487), the
+ * each feature is implemented come from the Arm ARM (DDI 0487 J.a), the
  * ID_AA64PFR0_EL1, ID_AA64ISAR0_EL1, ID_AA64ISAR1_EL1 and ID_AA64MMFR1_EL1
  * register descriptions, never from the kernel's own definitions: a row
  * that names the wrong field, sign or minimum must fail here.
@@ -18,56 +18,11 @@
 #include <linux/cpu.h>
 #include <linux/smp.h>
 #include <linux/stop_machine.h>
-#include <linux/version.h>
 
 /*
- * Kernel differences: one #if per difference, named by the release that
- * made it.
- */
-
-/*
- * 6.9: rows carry max_field_value (set by ARM64_CPUID_FIELDS() to the
- * largest positive value of the field) and feature_matches() checks
- * min <= val <= max, both sign-extended as the field is. Before, it
- * checked val >= min only. MATCH_ENTRY_MAX() gives a synthetic row its
- * upper bound where the kernel has one.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-#define MATCH_HAS_UPPER_BOUND		true
-#define MATCH_ENTRY_MAX(max)		.max_field_value = (max),
-static inline u8 match_row_max(const struct arm64_cpu_capabilities *cap)
-{
-	return cap->max_field_value;
-}
-#else
-#define MATCH_HAS_UPPER_BOUND		false
-#define MATCH_ENTRY_MAX(max)
-static inline u8 match_row_max(const struct arm64_cpu_capabilities *cap)
-{
-	return 0;
-}
-#endif
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0)
-/* PAN and LSE atomics support are always built: their rows are there. */
-#define MATCH_PAN_CONFIGURED		.configured = true
-#define MATCH_LSE_CONFIGURED		.configured = true
-#else
-/*
- * Until CONFIG_ARM64_PAN and CONFIG_ARM64_LSE_ATOMICS were removed (by 7.2
- * at the latest: 6.12 has both, Debian's 7.2 neither), the ARM64_HAS_PAN
- * and ARM64_HAS_LSE_ATOMICS rows were there with their option only.
- */
-#define MATCH_PAN_CONFIGURED		.configured = IS_ENABLED(CONFIG_ARM64_PAN), \
-					.config = "CONFIG_ARM64_PAN"
-#define MATCH_LSE_CONFIGURED		.configured = IS_ENABLED(CONFIG_ARM64_LSE_ATOMICS), \
-					.config = "CONFIG_ARM64_LSE_ATOMICS"
-#endif
-
-/*
- * The largest value of a 4-bit ID field (DDI 0487 L.a, "Principles of the
- * ID scheme for fields in ID registers"): 0b1111 unsigned, 0b0111 signed
- * (two's complement: 0b1000-0b1111 are -8 to -1).
+ * The largest value of a 4-bit ID field (DDI 0487 J.a, D19.1.3,
+ * "Principles of the ID scheme for fields in ID registers"): 0b1111
+ * unsigned, 0b0111 signed (two's complement: 0b1000-0b1111 are -8 to -1).
  */
 #define MATCH_FIELD_MAX(sign)		((sign) ? 0x7 : 0xf)
 
@@ -208,7 +163,7 @@ static void feature_matches_thresholds(struct kunit *test)
 		.field_width = 4,
 		.sign = t->sign,
 		.min_field_value = t->min,
-		MATCH_ENTRY_MAX(MATCH_FIELD_MAX(t->sign))
+		.max_field_value = MATCH_FIELD_MAX(t->sign),
 	};
 	u64 reg = match_place(t->neighbours, t->shift, t->raw);
 
@@ -219,10 +174,10 @@ static void feature_matches_thresholds(struct kunit *test)
 }
 
 /*
- * feature_matches() with an upper bound (6.9 on): a field value at the
- * row's maximum matches, one above it does not. min and max are raw field
- * values, read as the field is (signed: two's complement, DDI 0487 L.a,
- * "Principles of the ID scheme for fields in ID registers"), as
+ * feature_matches() with an upper bound: a field value at the row's
+ * maximum matches, one above it does not. min and max are raw field
+ * values, read as the field is (signed: two's complement, DDI 0487 J.a,
+ * D19.1.3, "Principles of the ID scheme for fields in ID registers"), as
  * ARM64_CPUID_FIELDS_NEG() writes a row for a feature that is not
  * implemented (ID_AA64PFR0_EL1.FP = 0b1111, -1).
  */
@@ -268,15 +223,20 @@ static void match_bound_desc(const struct match_bound_case *t, char *desc)
 
 KUNIT_ARRAY_PARAM(match_bound, match_bound_cases, match_bound_desc);
 
-static void match_expect_bound(struct kunit *test, const struct match_bound_case *t)
+/*
+ * feature_matches() also checks max_field_value: a field at the row's
+ * maximum matches, one above it does not.
+ */
+static void feature_matches_upper_bound(struct kunit *test)
 {
+	const struct match_bound_case *t = test->param_value;
 	const struct arm64_cpu_capabilities entry = {
 		.desc = t->name,
 		.field_pos = t->shift,
 		.field_width = 4,
 		.sign = t->sign,
 		.min_field_value = t->min,
-		MATCH_ENTRY_MAX(t->max)
+		.max_field_value = t->max,
 	};
 	u64 reg = match_place(t->neighbours, t->shift, t->raw);
 
@@ -284,20 +244,6 @@ static void match_expect_bound(struct kunit *test, const struct match_bound_case
 			    "reg %#018llx, %s field at %d = %#x, min %#x, max %#x",
 			    reg, t->sign ? "signed" : "unsigned", t->shift,
 			    t->raw, t->min, t->max);
-}
-
-/*
- * From 6.9 feature_matches() also checks max_field_value: a field at the
- * row's maximum matches, one above it does not. Before 6.9 the case has no
- * rows: it runs once and skips, with the reason.
- */
-static void feature_matches_upper_bound(struct kunit *test)
-{
-	const struct match_bound_case *t = test->param_value;
-
-	if (!MATCH_HAS_UPPER_BOUND || !t)
-		kunit_skip(test, "kernel before 6.9: feature_matches() has no upper bound");
-	match_expect_bound(test, t);
 }
 
 /*
@@ -318,14 +264,14 @@ struct match_row {
 
 static const struct match_row match_rows[] = {
 	/* ID_AA64MMFR1_EL1.PAN, bits [23:20]: 0b0001 FEAT_PAN */
-	{ .name = "ARM64_HAS_PAN", .id = ARM64_HAS_PAN, MATCH_PAN_CONFIGURED,
+	{ .name = "ARM64_HAS_PAN", .id = ARM64_HAS_PAN, .configured = true,
 	  .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20, .min = 1 },
 	/* ID_AA64MMFR1_EL1.PAN: 0b0011 FEAT_PAN3 (EPAN) */
 	{ .name = "ARM64_HAS_EPAN", .id = ARM64_HAS_EPAN,
 	  .configured = IS_ENABLED(CONFIG_ARM64_EPAN), .config = "CONFIG_ARM64_EPAN",
 	  .reg = MATCH_ID_AA64MMFR1_EL1, .shift = 20, .min = 3 },
 	/* ID_AA64ISAR0_EL1.Atomic, bits [23:20]: 0b0010 FEAT_LSE */
-	{ .name = "ARM64_HAS_LSE_ATOMICS", .id = ARM64_HAS_LSE_ATOMICS, MATCH_LSE_CONFIGURED,
+	{ .name = "ARM64_HAS_LSE_ATOMICS", .id = ARM64_HAS_LSE_ATOMICS, .configured = true,
 	  .reg = MATCH_ID_AA64ISAR0_EL1, .shift = 20, .min = 2 },
 	/* ID_AA64ISAR0_EL1.RNDR, bits [63:60]: 0b0001 FEAT_RNG */
 	{ .name = "ARM64_HAS_RNG", .id = ARM64_HAS_RNG, .configured = true,
@@ -386,8 +332,8 @@ match_get_row(struct kunit *test, const struct match_row *row)
  * ARM64_HAS_LSE_ATOMICS, ARM64_HAS_RNG, ARM64_HAS_DCPOP, and the FP, FPHP
  * and ASIMD hwcaps), looked up by capability number, against the register
  * encoding and field the Arm ARM gives, for every value of the field with
- * the neighbouring bits clear and set; from 6.9 the row's max_field_value
- * is the field's largest value. A row whose option is off skips.
+ * the neighbouring bits clear and set; the row's max_field_value is the
+ * field's largest value. A row whose option is off skips.
  */
 static void feature_matches_kernel_rows(struct kunit *test)
 {
@@ -401,24 +347,22 @@ static void feature_matches_kernel_rows(struct kunit *test)
 			    match_id_regs[row->reg].name);
 	KUNIT_EXPECT_PTR_EQ(test, cap->matches,
 			    row->hwcap ? has_user_cpuid_feature : has_cpuid_feature);
-	if (MATCH_HAS_UPPER_BOUND) {
-		/*
-		 * A higher value of these fields keeps every feature of a
-		 * lower one (DDI 0487 L.a, "Principles of the ID scheme for
-		 * fields in ID registers"): the row's bound is the field's.
-		 */
-		KUNIT_EXPECT_EQ_MSG(test, match_row_max(cap) >> 4, 0,
-				    "%s: max_field_value %#x does not fit the 4-bit field",
-				    row->name, match_row_max(cap));
-		KUNIT_EXPECT_EQ_MSG(test, (int)match_row_max(cap), MATCH_FIELD_MAX(row->sign),
-				    "%s: max_field_value %#x, the %s field's largest value is %#x",
-				    row->name, match_row_max(cap),
-				    row->sign ? "signed" : "unsigned", MATCH_FIELD_MAX(row->sign));
-		KUNIT_EXPECT_LE_MSG(test, row->min,
-				    match_decode((u64)match_row_max(cap), 0, row->sign),
-				    "%s: min_field_value %d above max_field_value %#x",
-				    row->name, row->min, match_row_max(cap));
-	}
+	/*
+	 * A higher value of these fields keeps every feature of a lower one
+	 * (DDI 0487 J.a, D19.1.3, "Principles of the ID scheme for fields in
+	 * ID registers"): the row's bound is the field's.
+	 */
+	KUNIT_EXPECT_EQ_MSG(test, cap->max_field_value >> 4, 0,
+			    "%s: max_field_value %#x does not fit the 4-bit field",
+			    row->name, cap->max_field_value);
+	KUNIT_EXPECT_EQ_MSG(test, (int)cap->max_field_value, MATCH_FIELD_MAX(row->sign),
+			    "%s: max_field_value %#x, the %s field's largest value is %#x",
+			    row->name, cap->max_field_value,
+			    row->sign ? "signed" : "unsigned", MATCH_FIELD_MAX(row->sign));
+	KUNIT_EXPECT_LE_MSG(test, row->min,
+			    match_decode((u64)cap->max_field_value, 0, row->sign),
+			    "%s: min_field_value %d above max_field_value %#x",
+			    row->name, row->min, cap->max_field_value);
 
 	for (n = 0; n < 2; n++) {
 		for (raw = 0; raw < 16; raw++) {
@@ -530,7 +474,7 @@ static void has_cpuid_feature_live_thresholds(struct kunit *test)
 		.field_pos = f->shift,
 		.field_width = 4,
 		.sign = f->sign,
-		MATCH_ENTRY_MAX(MATCH_FIELD_MAX(f->sign))
+		.max_field_value = MATCH_FIELD_MAX(f->sign),
 	};
 	struct match_cpu_read r = { .reg = f->reg };
 	int val, min, cpu;
@@ -608,7 +552,7 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
  * SCOPE_SYSTEM and puts the value back. .exit checks that every register
  * of match_id_regs[] is back at the value it had before the case.
  *
- * The expected values are the Arm ARM's (DDI 0487 L.a): the field
+ * The expected values are the Arm ARM's (DDI 0487 J.a): the field
  * positions and signs of the register descriptions (ID_AA64PFR0_EL1,
  * ID_AA64ISAR0_EL1, ID_AA64MMFR1_EL1 in "AArch64 System Register
  * Descriptions"), where a higher value of these fields has every feature
@@ -616,11 +560,10 @@ static void has_cpuid_feature_pan_every_cpu(struct kunit *test)
  * registers"; a signed field's 0b1111 is -1, not implemented). The
  * sanitised value is "safe across all the available CPU on the system":
  * one CPU without a feature makes the system report it not implemented
- * (cpu-feature-registers.rst, "Requirements", a), in Documentation/arm64/,
- * Documentation/arch/arm64/ from 6.5), so the system's value of such a
- * field is the lowest of the CPUs'. A row whose minimum is the online
- * CPUs' lowest value then matches on every CPU (SCOPE_LOCAL_CPU) and not
- * on the system (SCOPE_SYSTEM).
+ * (Documentation/arch/arm64/cpu-feature-registers.rst, "Requirements",
+ * a), so the system's value of such a field is the lowest of the CPUs'.
+ * A row whose minimum is the online CPUs' lowest value then matches on
+ * every CPU (SCOPE_LOCAL_CPU) and not on the system (SCOPE_SYSTEM).
  */
 struct match_second_cpu {
 	const char *name;
@@ -797,7 +740,7 @@ static void has_cpuid_feature_second_cpu_below(struct kunit *test)
 		.field_pos = t->shift,
 		.field_width = 4,
 		.sign = t->sign,
-		MATCH_ENTRY_MAX(MATCH_FIELD_MAX(t->sign))
+		.max_field_value = MATCH_FIELD_MAX(t->sign),
 	};
 	const struct match_second_cpu s = {
 		.name = t->name, .entry = &entry, .reg = t->reg,
@@ -882,8 +825,7 @@ static void match_exit(struct kunit *test)
 
 static struct kunit_case arm64_cpufeature_match_cases[] = {
 	KUNIT_CASE_PARAM(feature_matches_thresholds, match_threshold_gen_params),
-	KUNIT_CASE_PARAM(feature_matches_upper_bound,
-			 MATCH_HAS_UPPER_BOUND ? match_bound_gen_params : NULL),
+	KUNIT_CASE_PARAM(feature_matches_upper_bound, match_bound_gen_params),
 	KUNIT_CASE_PARAM(feature_matches_kernel_rows, match_row_gen_params),
 	KUNIT_CASE_PARAM(cpus_have_cap_agrees_with_id_registers, match_row_gen_params),
 	KUNIT_CASE_PARAM(has_cpuid_feature_live_thresholds, match_live_gen_params),

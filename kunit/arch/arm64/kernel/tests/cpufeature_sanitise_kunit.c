@@ -26,7 +26,6 @@
 
 #include <kunit/test.h>
 #include <linux/stop_machine.h>
-#include <linux/version.h>
 #include <asm/cpu.h>
 
 /* The fields of the lent register, and their masks. */
@@ -88,7 +87,7 @@ static int san_call_fn(void *data)
 
 static void san_call(struct kunit *test, struct san_call *call)
 {
-	call->state.name = "pan-kunit test register";
+	call->state.name = "KUnit test register";
 	call->state.ftr_bits = san_bits;
 	KUNIT_ASSERT_EQ(test, stop_machine(san_call_fn, call, NULL), 0);
 	KUNIT_ASSERT_TRUE_MSG(test, call->found, "no arm64_ftr_regs[] entry to lend");
@@ -102,7 +101,7 @@ static void san_call(struct kunit *test, struct san_call *call)
 static void san_lend(struct arm64_ftr_reg *reg, u64 sys_val,
 		     struct arm64_ftr_override *override)
 {
-	reg->name = "pan-kunit lent register";
+	reg->name = "KUnit lent register";
 	reg->ftr_bits = san_bits;
 	reg->sys_val = sys_val;
 	reg->strict_mask = ~(SAN_S4 | SAN_H12);
@@ -285,7 +284,7 @@ static void check_update_ftr_reg_by_rule(struct kunit *test)
  * and given back as it was. The boot CPU's value of register i has bits
  * [55:48] = i + 1, a secondary's the same, so that a value folded into
  * the wrong register shows. A strict difference prints the kernel's own
- * "SANITY CHECK: Unexpected variation in pan-kunit lent register" line,
+ * "SANITY CHECK: Unexpected variation in KUnit lent register" line,
  * one per register that differs: the lent state's, not the CPU's.
  *
  * The values keep the secondary from the registers the kernel folds only
@@ -323,31 +322,16 @@ static const struct san_folded san_folded[] = {
 	SAN_FOLDED(ID_AA64PFR1_EL1, reg_id_aa64pfr1),
 	SAN_FOLDED(ID_AA64ZFR0_EL1, reg_id_aa64zfr0),
 	SAN_FOLDED(ID_AA64SMFR0_EL1, reg_id_aa64smfr0),
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-	/*
-	 * Kernel difference: 6.1 has none of these four, 6.12 folds them
-	 * all. Checked from 6.12 on; a tree between the two has those it
-	 * folds unchecked.
-	 */
 	SAN_FOLDED(ID_AA64ISAR3_EL1, reg_id_aa64isar3),
 	SAN_FOLDED(ID_AA64MMFR3_EL1, reg_id_aa64mmfr3),
+	SAN_FOLDED(ID_AA64MMFR4_EL1, reg_id_aa64mmfr4),
 	SAN_FOLDED(ID_AA64PFR2_EL1, reg_id_aa64pfr2),
 	SAN_FOLDED(ID_AA64FPFR0_EL1, reg_id_aa64fpfr0),
-#endif
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
-	/*
-	 * Kernel difference: 6.12 describes ID_AA64MMFR4_EL1 in
-	 * arm64_ftr_regs[] (its E2H0 field strict) but does not fold a
-	 * secondary's value, which san_kept[] checks there; 7.3 does. A
-	 * tree between the two may need this bound moved.
-	 */
-	SAN_FOLDED(ID_AA64MMFR4_EL1, reg_id_aa64mmfr4),
-#endif
 };
 
 /*
- * Registers folded only under a condition no row meets, or not at all:
- * they stay as they were (a register san_folded[] has is checked there).
+ * Registers folded only under a condition no row meets: they stay as they
+ * were.
  */
 static const u32 san_kept[] = {
 	SYS_ID_PFR0_EL1, SYS_ID_PFR1_EL1, SYS_ID_PFR2_EL1, SYS_ID_DFR0_EL1,
@@ -355,14 +339,7 @@ static const u32 san_kept[] = {
 	SYS_ID_MMFR3_EL1, SYS_ID_MMFR4_EL1, SYS_ID_MMFR5_EL1, SYS_ID_ISAR0_EL1,
 	SYS_ID_ISAR1_EL1, SYS_ID_ISAR2_EL1, SYS_ID_ISAR3_EL1, SYS_ID_ISAR4_EL1,
 	SYS_ID_ISAR5_EL1, SYS_ID_ISAR6_EL1, SYS_MVFR0_EL1, SYS_MVFR1_EL1,
-	SYS_MVFR2_EL1, SYS_ZCR_EL1, SYS_SMCR_EL1, SYS_GMID_EL1,
-#ifdef SYS_MPAMIDR_EL1
-	SYS_MPAMIDR_EL1,
-#endif
-#ifdef SYS_ID_AA64MMFR4_EL1
-	/* Unless san_folded[] has it: 6.12 describes it, but folds no secondary's. */
-	SYS_ID_AA64MMFR4_EL1,
-#endif
+	SYS_MVFR2_EL1, SYS_GMID_EL1, SYS_MPAMIDR_EL1,
 };
 
 #define SAN_NR_REGS	ARRAY_SIZE(arm64_ftr_regs)
@@ -405,16 +382,6 @@ static int san_reg_index(u32 sys_id)
 		if (arm64_ftr_regs[i].sys_id == sys_id)
 			return i;
 	return -1;
-}
-
-static bool san_is_folded(u32 sys_id)
-{
-	int j;
-
-	for (j = 0; j < ARRAY_SIZE(san_folded); j++)
-		if (san_folded[j].sys_id == sys_id)
-			return true;
-	return false;
 }
 
 static u64 *san_field(struct cpuinfo_arm64 *info, const struct san_folded *f)
@@ -463,8 +430,10 @@ static void san_fold_check(struct kunit *test, u64 boot, u64 val, u64 want,
 	}
 	for (j = 0; j < ARRAY_SIZE(san_kept); j++) {
 		i = san_reg_index(san_kept[j]);
-		if (i < 0 || san_is_folded(san_kept[j]))
-			continue;	/* not described by this kernel, or folded */
+		KUNIT_EXPECT_GE_MSG(test, i, 0, "sys_id %#x: no arm64_ftr_regs[] entry",
+				    san_kept[j]);
+		if (i < 0)
+			continue;
 		KUNIT_EXPECT_EQ_MSG(test, call->after[i], call->lent[i],
 				    "arm64_ftr_regs[%d] (sys_id %#x), folded only under a condition no CPU here meets: sanitised %#018llx, want it kept at %#018llx",
 				    i, san_kept[j], call->after[i], call->lent[i]);

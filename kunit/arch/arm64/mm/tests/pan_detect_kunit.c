@@ -8,7 +8,7 @@
 #include <kunit/test.h>
 #include <linux/cpufeature.h>
 
-#include "pan_kunit.h"
+#include "pan_helpers.h"
 
 /*
  * ARM64_HAS_PAN, system_uses_hw_pan() and system_uses_ttbr0_pan() against
@@ -18,7 +18,7 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 {
 	u64 raw = read_sysreg(id_aa64mmfr1_el1);
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
-	bool want = pant_mmfr1_pan(raw) >= PANT_PAN_FEAT_PAN;
+	bool want = pant_mmfr1_pan(raw) >= ID_AA64MMFR1_EL1_PAN_IMP;
 	bool has_pan = cpus_have_cap(ARM64_HAS_PAN);
 	bool sw_ttbr0 = IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN);
 
@@ -26,7 +26,7 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 			    "ID_AA64MMFR1_EL1 raw %#llx, sanitised %#llx", raw, san);
 	KUNIT_EXPECT_EQ_MSG(test, has_pan, want,
 			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
-	KUNIT_EXPECT_EQ_MSG(test, has_pan, pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN,
+	KUNIT_EXPECT_EQ_MSG(test, has_pan, pant_mmfr1_pan(san) >= ID_AA64MMFR1_EL1_PAN_IMP,
 			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u", san,
 			    pant_mmfr1_pan(san));
 	KUNIT_EXPECT_EQ_MSG(test, system_uses_hw_pan(), want,
@@ -37,9 +37,9 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 }
 
 /*
- * ARM64_HAS_EPAN only when the field is 3 or more (FEAT_PAN3), which
- * QEMU 10.0's max CPU reports, and its Neoverse-N1 (2) and Cortex-A57 (0)
- * do not.
+ * ARM64_HAS_EPAN only when the field is 3 or more (FEAT_PAN3) on every
+ * CPU, and the kernel is built with CONFIG_ARM64_EPAN: a CPU with FEAT_PAN
+ * or FEAT_PAN2 (1 or 2) has no EPAN.
  */
 static void has_epan_needs_pan_field_3(struct kunit *test)
 {

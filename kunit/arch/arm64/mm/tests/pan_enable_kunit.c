@@ -11,18 +11,17 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 
-#include "pan_kunit.h"
+#include "pan_helpers.h"
 
-/*
- * MSR PAN, #<imm>: 0xd500401f | op2=0b100 << 5 | imm << 8
- * (DDI 0487 J.a, C6.2, MSR (immediate)).
- */
+/* Sets or clears PSTATE.PAN, where the caller puts it between its reads. */
 static void pant_write_pan(bool pan)
 {
+	barrier();
 	if (pan)
-		asm volatile(".inst 0xd500419f" : : : "memory");
+		set_pstate_pan(1);
 	else
-		asm volatile(".inst 0xd500409f" : : : "memory");
+		set_pstate_pan(0);
+	barrier();
 }
 
 /* Without the CPU's PAN there is nothing to enable: every case skips. */
@@ -41,7 +40,7 @@ static void cpu_enable_pan_every_cpu(struct kunit *test)
 {
 	unsigned int cpu, checked = 0;
 
-	KUNIT_EXPECT_EQ_MSG(test, pant_read_pan(), PANT_PSTATE_PAN,
+	KUNIT_EXPECT_EQ_MSG(test, pant_read_pan(), (u64)PSR_PAN_BIT,
 			    "PSTATE.PAN is 0 in the KUnit thread");
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -77,10 +76,10 @@ static void el1_exception_sets_pan(struct kunit *test)
 		KUNIT_ASSERT_TRUE_MSG(test, taken && probe.has_regs,
 				      "no IRQ taken with PAN=%d", before[i]);
 		KUNIT_EXPECT_EQ(test, probe.cpu, cpu);
-		KUNIT_EXPECT_EQ_MSG(test, probe.pan, PANT_PSTATE_PAN,
+		KUNIT_EXPECT_EQ_MSG(test, probe.pan, (u64)PSR_PAN_BIT,
 				    "IRQ from PAN=%d: PSTATE.PAN=0 in the handler",
 				    before[i]);
-		KUNIT_EXPECT_EQ_MSG(test, !!(probe.saved_pstate & PANT_PSTATE_PAN),
+		KUNIT_EXPECT_EQ_MSG(test, !!(probe.saved_pstate & PSR_PAN_BIT),
 				    before[i], "IRQ from PAN=%d: SPSR_EL1 %#llx",
 				    before[i], probe.saved_pstate);
 		KUNIT_EXPECT_EQ_MSG(test, !!after, before[i],
@@ -111,9 +110,9 @@ static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
 			unread++;
 			continue;
 		}
-		if (pant_mmfr1_pan(st.mmfr1) < PANT_PAN_FEAT_PAN3)
+		if (pant_mmfr1_pan(st.mmfr1) < ID_AA64MMFR1_EL1_PAN_PAN3)
 			continue;
-		KUNIT_EXPECT_TRUE_MSG(test, st.sctlr & PANT_SCTLR_EPAN,
+		KUNIT_EXPECT_TRUE_MSG(test, st.sctlr & SCTLR_EL1_EPAN,
 				      "CPU%u: ID_AA64MMFR1_EL1 %#llx (PAN=%u), SCTLR_EL1 %#llx has EPAN clear",
 				      cpu, st.mmfr1, pant_mmfr1_pan(st.mmfr1), st.sctlr);
 		checked++;

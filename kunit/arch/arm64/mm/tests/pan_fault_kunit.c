@@ -4,19 +4,16 @@
  * Never (PAN): is_el1_permission_fault() on synthetic faults.
  *
  * This file is included at the end of arch/arm64/mm/fault.c when
- * CONFIG_ARM64_PAN_KUNIT_TEST=y, so that the static
+ * CONFIG_ARM64_PAN_FAULT_KUNIT_TEST=y, so that the static
  * is_el1_permission_fault() can be called. Whether a translation fault
  * on a user address is a PAN fault depends on how PAN is provided, which
  * is decided from the CPU's ID register and the kernel configuration.
  */
 
 #include <kunit/test.h>
-#include <linux/version.h>
 
-#include "pan_kunit.h"
+#include "pan_helpers.h"
 
-/* DDI 0487 J.a, C5.2 Special-purpose registers: SPSR_EL1.M[3:0] = 0b0101 is EL1h. */
-#define PANT_PSTATE_EL1H	0x5ULL
 /*
  * DDI 0487 J.a, D19.2.40 ESR_EL1: EC, bits [31:26]; IL, bit [25]; ISS [24:0].
  * For aborts ISS.WnR is bit [6] and ISS.DFSC/IFSC bits [5:0].
@@ -48,14 +45,14 @@
 #define PANT_FSC_PERM_L1	0x0d	/* 0b001101 permission fault, level 1 */
 #define PANT_FSC_PERM_L3	0x0f	/* 0b001111 permission fault, level 3 */
 /*
- * DDI 0487 J.a, D19 ESR_EL1, ISS encoding for a Data Abort, DFSC: 0b101011
+ * DDI 0487 J.a, D19.2.40 ESR_EL1, ISS encoding for a Data Abort, DFSC: 0b101011
  * "When FEAT_LPA2 is implemented: Translation fault, level -1" (the same
  * encoding in IFSC). Permission faults have levels 0 to 3 only
  * (0b0011xx); 0b001011 is the access flag fault, level 3.
  */
 #define PANT_FSC_TRANS_LM1	0x2b	/* 0b101011 translation fault, level -1 */
 /*
- * DDI 0487 J.a, D19 ESR_EL1, DFSC/IFSC: faults with FSC bits [5:4] set,
+ * DDI 0487 J.a, D19.2.40 ESR_EL1, DFSC/IFSC: faults with FSC bits [5:4] set,
  * which a check of the type bits [3:2] alone takes for a translation
  * (0b01) or a permission (0b11) fault.
  */
@@ -69,41 +66,6 @@
  */
 #define PANT_USER_ADDR		0x0000000012340000UL
 #define PANT_KERNEL_ADDR	0xffffffc008000000UL
-
-/*
- * Kernel differences: one #if per difference, named by the release that
- * made it.
- */
-
-/*
- * 6.9: with LPA2 (52-bit addresses on 4K and 16K pages) a table walk can
- * start at level -1, and esr_fsc_is_translation_fault(), which
- * is_el1_permission_fault() uses, also takes the level -1 translation
- * fault. Before, only FSC 0b0001xx (levels 0 to 3) was a translation
- * fault, and 0b101011 was no permission fault under TTBR0 PAN either.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
-#define PANT_TRANS_LM1_EXPECT	PANT_IF_TTBR0_PAN
-
-/*
- * The FSC helpers of <asm/esr.h> is_el1_permission_fault() classifies
- * with: false when the kernel has none.
- */
-static bool pant_fsc_helpers(unsigned long esr, bool *trans, bool *perm, bool *af)
-{
-	*trans = esr_fsc_is_translation_fault(esr);
-	*perm = esr_fsc_is_permission_fault(esr);
-	*af = esr_fsc_is_access_flag_fault(esr);
-	return true;
-}
-#else
-#define PANT_TRANS_LM1_EXPECT	PANT_NEVER
-
-static bool pant_fsc_helpers(unsigned long esr, bool *trans, bool *perm, bool *af)
-{
-	return false;
-}
-#endif
 
 enum pant_fault_expect {
 	PANT_NEVER,
@@ -125,114 +87,113 @@ static const struct pant_fault_row pant_fault_rows[] = {
 		.name = "el1_data_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el1_data_perm_l1_write_user",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_ISS_WNR | PANT_FSC_PERM_L1),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H,
+		.pstate = PSR_MODE_EL1h,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el1_data_perm_l3_kernel",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_PERM_L3),
 		.addr = PANT_KERNEL_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el1_inst_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_ALWAYS,
 	}, {
 		.name = "el0_data_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_DABT_LOW, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_PAN,
+		.pstate = PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el0_inst_perm_l3_user",
 		.esr = PANT_ESR(PANT_EC_IABT_LOW, PANT_FSC_PERM_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_PAN,
+		.pstate = PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_trans_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_data_trans_l0_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L0),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_inst_trans_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_data_trans_lm1_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_LM1),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
-		.expect = PANT_TRANS_LM1_EXPECT,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
+		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_inst_trans_lm1_user_pan",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_TRANS_LM1),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
-		.expect = PANT_TRANS_LM1_EXPECT,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
+		.expect = PANT_IF_TTBR0_PAN,
 	}, {
 		.name = "el1_data_trans_l3_user_no_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H,
+		.pstate = PSR_MODE_EL1h,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_trans_l3_kernel_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_TRANS_L3),
 		.addr = PANT_KERNEL_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_access_flag_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_AF_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		/*
 		 * Bits [3:2] read 0b01, a translation fault: only a TTBR0 PAN
-		 * check of bits [3:2] alone takes it for one (6.1's FSC type
-		 * test; 6.12 compares the whole FSC).
+		 * check of bits [3:2] alone takes it for one.
 		 */
 		.name = "el1_data_sea_ttw_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_SEA_TTW_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_data_ecc_ttw_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_CUR, PANT_FSC_ECC_TTW_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_EL1H | PANT_PSTATE_PAN,
+		.pstate = PSR_MODE_EL1h | PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el1_inst_ecc_ttw_l1_kernel",
 		.esr = PANT_ESR(PANT_EC_IABT_CUR, PANT_FSC_ECC_TTW_L1),
 		.addr = PANT_KERNEL_ADDR,
-		.pstate = PANT_PSTATE_EL1H,
+		.pstate = PSR_MODE_EL1h,
 		.expect = PANT_NEVER,
 	}, {
 		.name = "el0_data_trans_l3_user_pan",
 		.esr = PANT_ESR(PANT_EC_DABT_LOW, PANT_FSC_TRANS_L3),
 		.addr = PANT_USER_ADDR,
-		.pstate = PANT_PSTATE_PAN,
+		.pstate = PSR_PAN_BIT,
 		.expect = PANT_NEVER,
 	},
 };
@@ -251,9 +212,9 @@ KUNIT_ARRAY_PARAM(pant_fault, pant_fault_rows, pant_fault_row_desc);
  * an external abort and a parity error on a table walk, which a check of
  * bits [3:2] alone takes for a translation or permission fault. A
  * translation fault at a user address with PAN set in the saved PSTATE
- * counts only with TTBR0 PAN; from 6.9 that holds for the level -1
- * translation fault too (FSC 0b101011, which LPA2 brought, and which
- * esr_fsc_is_translation_fault() takes), which on 6.1 is no such fault.
+ * counts only with TTBR0 PAN, the level -1 translation fault too (FSC
+ * 0b101011, which FEAT_LPA2 brought, and which
+ * esr_fsc_is_translation_fault() takes).
  */
 static void is_el1_permission_fault_rows(struct kunit *test)
 {
@@ -359,9 +320,9 @@ static const struct {
 	u64 pstate;
 	bool user_pan;
 } pant_fault_places[] = {
-	{ PANT_USER_ADDR, PANT_PSTATE_EL1H | PANT_PSTATE_PAN, true },
-	{ PANT_USER_ADDR, PANT_PSTATE_EL1H, false },
-	{ PANT_KERNEL_ADDR, PANT_PSTATE_EL1H | PANT_PSTATE_PAN, false },
+	{ PANT_USER_ADDR, PSR_MODE_EL1h | PSR_PAN_BIT, true },
+	{ PANT_USER_ADDR, PSR_MODE_EL1h, false },
+	{ PANT_KERNEL_ADDR, PSR_MODE_EL1h | PSR_PAN_BIT, false },
 };
 
 /*
@@ -397,15 +358,13 @@ static void pant_check_places(struct kunit *test, const char *name, u64 esr,
  * instruction abort with S1PTW set and clear: none of those bits changes
  * what the fault is. A permission fault at EL1 is always one; a
  * translation fault only at a user address with PSTATE.PAN set, under
- * TTBR0 PAN (level -1 from 6.9, see PANT_TRANS_LM1_EXPECT); address size
- * and access flag faults never.
+ * TTBR0 PAN, at every level; address size and access flag faults never.
  */
 static void is_el1_permission_fault_every_level(struct kunit *test)
 {
 	const struct pant_fsc_row *row = test->param_value;
 	bool always = row->kind == PANT_FSC_PERMISSION;
-	bool ttbr0_want = row->kind == PANT_FSC_TRANSLATION &&
-			  (row->level >= 0 || PANT_TRANS_LM1_EXPECT == PANT_IF_TTBR0_PAN);
+	bool ttbr0_want = row->kind == PANT_FSC_TRANSLATION;
 	unsigned int bits;
 
 	for (bits = 0; bits < 8; bits++) {
@@ -431,8 +390,8 @@ static void is_el1_permission_fault_every_level(struct kunit *test)
  * Every other fault status code (external aborts, parity and ECC errors,
  * alignment, TLB conflict, granule protection, the level -2 address size
  * fault, IMPLEMENTATION DEFINED and unallocated codes: DDI 0487 J.a,
- * D19.2.40, DFSC) is no permission
- * fault, at any place, as a data or an instruction abort.
+ * D19.2.40 ESR_EL1, DFSC) is no permission fault, at any place, as a data
+ * or an instruction abort.
  */
 static void is_el1_permission_fault_other_fsc(struct kunit *test)
 {
@@ -459,11 +418,6 @@ static void esr_fsc_is_fault_every_code(struct kunit *test)
 	bool trans, perm, af;
 	unsigned int fsc;
 
-	if (!pant_fsc_helpers(0, &trans, &perm, &af)) {
-		/* is_el1_permission_fault_every_level checks its open-coded test */
-		kunit_skip(test, "no esr_fsc_is_*_fault() helpers before 6.9");
-	}
-
 	for (fsc = 0; fsc <= PANT_FSC_MASK; fsc++) {
 		u64 esr = PANT_ESR(PANT_EC_DABT_CUR,
 				   fsc | PANT_ISS_WNR | PANT_ISS_S1PTW | PANT_ISS_CM);
@@ -471,7 +425,9 @@ static void esr_fsc_is_fault_every_code(struct kunit *test)
 
 		if (fsc == PANT_FSC_TRANS_LM2)	/* FEAT_D128 */
 			continue;
-		pant_fsc_helpers(esr, &trans, &perm, &af);
+		trans = esr_fsc_is_translation_fault(esr);
+		perm = esr_fsc_is_permission_fault(esr);
+		af = esr_fsc_is_access_flag_fault(esr);
 		KUNIT_EXPECT_EQ_MSG(test, trans, row && row->kind == PANT_FSC_TRANSLATION,
 				    "esr_fsc_is_translation_fault(%#llx), FSC %#04x", esr, fsc);
 		KUNIT_EXPECT_EQ_MSG(test, perm, row && row->kind == PANT_FSC_PERMISSION,

@@ -10,7 +10,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 
-#include "pan_kunit.h"
+#include "pan_helpers.h"
 
 /* The CPUs online before the case, which .exit brings back. */
 struct pant_hotplug_ctx {

@@ -5,16 +5,20 @@
  * the PSTATE it saves, and the check that user access is open or closed,
  * which every suite's .exit makes in the thread it runs in.
  *
- * Register layouts are literal numbers from the Arm Architecture
- * Reference Manual for A-profile (DDI 0487 J.a), never the kernel macros
- * under test. What the kernel must do is decided from the raw ID register
- * of the CPU and from the kernel configuration, not from what the kernel
- * says it detected.
+ * What the kernel must do is decided from the raw ID register of the CPU
+ * and from the kernel configuration, not from what the kernel says it
+ * detected. The registers are read with the kernel's own names for them
+ * (arch/arm64/tools/sysreg, <asm/sysreg.h>, PSR_PAN_BIT): which bit holds
+ * PSTATE.PAN or SCTLR_EL1.SPAN is not what these suites test. What SW
+ * TTBR0 PAN and switch_mm() write into TTBR0_EL1 and TTBR1_EL1 is: their
+ * BADDR, CnP and ASID fields are the Arm Architecture Reference Manual's
+ * (DDI 0487 J.a), not the kernel macros that code writes them with.
  */
-#ifndef _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
-#define _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H
+#ifndef _ARM64_MM_TESTS_PAN_HELPERS_H
+#define _ARM64_MM_TESTS_PAN_HELPERS_H
 
 #include <kunit/test.h>
+#include <linux/bitfield.h>
 #include <linux/cpufeature.h>
 #include <linux/delay.h>
 #include <linux/irq_work.h>
@@ -22,20 +26,9 @@
 #include <linux/pgtable.h>
 #include <linux/workqueue.h>
 #include <asm/irq_regs.h>
+#include <asm/mmu.h>
+#include <asm/ptrace.h>
 #include <asm/sysreg.h>
-
-/* DDI 0487 J.a, D19.2.65 ID_AA64MMFR1_EL1: PAN, bits [23:20]. */
-#define PANT_MMFR1_PAN_SHIFT	20
-#define PANT_MMFR1_PAN_MASK	0xfULL
-/* FEAT_PAN: PAN >= 0b0001; FEAT_PAN3 (EPAN): PAN >= 0b0011. */
-#define PANT_PAN_FEAT_PAN	1
-#define PANT_PAN_FEAT_PAN3	3
-/* DDI 0487 J.a, C5.2 Special-purpose registers: PAN, and SPSR_EL1.PAN, bit [22]. */
-#define PANT_PSTATE_PAN		BIT_ULL(22)
-/* DDI 0487 J.a, D19.2.118 SCTLR_EL1: SPAN, bit [23]. */
-#define PANT_SCTLR_SPAN		BIT_ULL(23)
-/* DDI 0487 J.a, D19.2.118 SCTLR_EL1: EPAN, bit [57], with FEAT_PAN3; else RES0. */
-#define PANT_SCTLR_EPAN		BIT_ULL(57)
 
 /* How this kernel on this CPU keeps the kernel out of user memory. */
 enum pant_kind {
@@ -56,9 +49,10 @@ static inline const char *pant_kind_name(enum pant_kind kind)
 	}
 }
 
+/* ID_AA64MMFR1_EL1.PAN: 1 or more for FEAT_PAN, 3 or more for FEAT_PAN3. */
 static inline unsigned int pant_mmfr1_pan(u64 mmfr1)
 {
-	return (mmfr1 >> PANT_MMFR1_PAN_SHIFT) & PANT_MMFR1_PAN_MASK;
+	return SYS_FIELD_GET(ID_AA64MMFR1_EL1, PAN, mmfr1);
 }
 
 /*
@@ -69,12 +63,13 @@ static inline bool pant_want_epan(void)
 {
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
 
-	return IS_ENABLED(CONFIG_ARM64_EPAN) && pant_mmfr1_pan(san) >= PANT_PAN_FEAT_PAN3;
+	return IS_ENABLED(CONFIG_ARM64_EPAN) &&
+	       pant_mmfr1_pan(san) >= ID_AA64MMFR1_EL1_PAN_PAN3;
 }
 
 static inline bool pant_cpu_has_pan(void)
 {
-	return pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)) >= PANT_PAN_FEAT_PAN;
+	return pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)) >= ID_AA64MMFR1_EL1_PAN_IMP;
 }
 
 static inline enum pant_kind pant_get_kind(void)
@@ -88,29 +83,18 @@ static inline enum pant_kind pant_get_kind(void)
 
 #define PANT_NO_PAN_REASON	"CPU lacks PAN: ID_AA64MMFR1_EL1.PAN=0"
 
-/* Only on a CPU with FEAT_PAN: the register is UNDEFINED without it. */
+/* PSTATE.PAN, as PSR_PAN_BIT. Only on a CPU with FEAT_PAN: UNDEFINED without. */
 static inline u64 pant_read_pan(void)
 {
-	u64 pan;
-
-	/* MRS <Xt>, PAN: op0=3, op1=0, CRn=4, CRm=2, op2=3 (DDI 0487 J.a, C5.2, PAN) */
-	asm volatile("mrs %0, s3_0_c4_c2_3" : "=r" (pan));
-	return pan & PANT_PSTATE_PAN;
+	return read_sysreg_s(SYS_PSTATE_PAN) & PSR_PAN_BIT;
 }
 
 /* DDI 0487 J.a, D19.2.155 TTBR0_EL1: BADDR, bits [47:1] (48-bit output address). */
 #define PANT_TTBR_BADDR		GENMASK_ULL(47, 1)
 /* DDI 0487 J.a, D19.2.155 TTBR0_EL1: CnP, bit [0] (with FEAT_TTCNP). */
 #define PANT_TTBR_CNP		BIT_ULL(0)
-/* DDI 0487 J.a, D19.2.66 ID_AA64MMFR2_EL1: CnP, bits [3:0]; 1: FEAT_TTCNP. */
-#define PANT_MMFR2_CNP_MASK	0xfULL
 /* DDI 0487 J.a, D19.2.155 and D19.2.156, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
 #define PANT_TTBR_ASID_SHIFT	48
-/*
- * DDI 0487 J.a, D19.2.139 TCR_EL1: A1, bit [22]: 1 when TTBR1_EL1.ASID
- * defines the ASID, 0 when TTBR0_EL1.ASID does.
- */
-#define PANT_TCR_A1		BIT_ULL(22)
 /* The ASID that SW TTBR0 PAN installs while user access is closed. */
 #define PANT_RESERVED_ASID	0
 
@@ -131,11 +115,14 @@ static inline u64 pant_ttbr0_baddr(void)
 	return read_sysreg(ttbr0_el1) & PANT_TTBR_BADDR;
 }
 
-/* The ASID that tags user translations now, from the TTBR that TCR_EL1.A1 names. */
+/*
+ * The ASID that tags user translations now, from the TTBR that TCR_EL1.A1
+ * names: TTBR1_EL1 when it is set, as the kernel sets it.
+ */
 static inline u64 pant_asid(void)
 {
-	u64 ttbr = read_sysreg(tcr_el1) & PANT_TCR_A1 ? read_sysreg(ttbr1_el1) :
-							read_sysreg(ttbr0_el1);
+	u64 ttbr = read_sysreg(tcr_el1) & TCR_EL1_A1 ? read_sysreg(ttbr1_el1) :
+						       read_sysreg(ttbr0_el1);
 
 	return ttbr >> PANT_TTBR_ASID_SHIFT;
 }
@@ -202,6 +189,13 @@ static inline bool pant_take_irq_once(struct pant_irq_probe *probe)
  * Takes an IRQ on this CPU whose interrupted context is the caller's:
  * must be called with preemption disabled and interrupts on. False if
  * none came, or each interrupted softirqs instead.
+ *
+ * A self-IPI (a hard irq_work), raised at the point the caller wants to
+ * see and waited for there, interrupts that very point, and its handler
+ * reads the caller's saved PSTATE with get_irq_regs().
+ * kunit_run_irq_test() (<kunit/run-in-irq-context.h>) cannot do that: its
+ * hrtimer fires at times of its own, interrupting the caller's loop, its
+ * softirq work or another task, and its function is given no regs.
  */
 static inline bool pant_take_irq(struct pant_irq_probe *probe)
 {
@@ -248,9 +242,9 @@ static inline void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
 	KUNIT_ASSERT_EQ(test, work_on_cpu(cpu, pant_cpu_state_fn, &st), 0);
 	KUNIT_EXPECT_EQ_MSG(test, st.cpu, (int)cpu, "work item ran on another CPU");
 	KUNIT_EXPECT_TRUE(test, st.in_task);
-	KUNIT_EXPECT_EQ_MSG(test, st.sctlr & PANT_SCTLR_SPAN, 0ULL,
+	KUNIT_EXPECT_EQ_MSG(test, st.sctlr & SCTLR_EL1_SPAN, 0ULL,
 			    "CPU%u: SCTLR_EL1 %#llx has SPAN set", cpu, st.sctlr);
-	KUNIT_EXPECT_EQ_MSG(test, st.pan, PANT_PSTATE_PAN,
+	KUNIT_EXPECT_EQ_MSG(test, st.pan, (u64)PSR_PAN_BIT,
 			    "CPU%u: PSTATE.PAN is 0 in process context", cpu);
 }
 
@@ -260,17 +254,15 @@ static inline void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
  * (ARM64_HAS_CNP: not with CONFIG_ARM64_CNP=n, in a kdump kernel, or
  * under an erratum's workaround); clear when either says no.
  */
-static inline u64 pant_want_cnp(void)
+static inline u64 pant_mmfr2_cnp(void)
 {
-	u64 mmfr2 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1);
-
-	return mmfr2 & PANT_MMFR2_CNP_MASK && cpus_have_cap(ARM64_HAS_CNP) ? PANT_TTBR_CNP : 0;
+	return SYS_FIELD_GET(ID_AA64MMFR2_EL1, CnP,
+			     read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1));
 }
 
-/* The ASID the kernel gave @mm: the low 16 bits of its context id. */
-static inline u64 pant_mm_asid(struct mm_struct *mm)
+static inline u64 pant_want_cnp(void)
 {
-	return atomic64_read(&mm->context.id) & 0xffff;
+	return pant_mmfr2_cnp() && cpus_have_cap(ARM64_HAS_CNP) ? PANT_TTBR_CNP : 0;
 }
 
 /* The PAN state of the calling context, seen directly and by an IRQ. */
@@ -304,7 +296,7 @@ static inline void pant_sample(struct pant_sample *s, struct mm_struct *mm)
 	s->ttbr0_baddr = pant_ttbr0_baddr();
 	s->ttbr0_cnp = read_sysreg(ttbr0_el1) & PANT_TTBR_CNP;
 	s->asid = pant_asid();
-	s->mm_asid = mm ? pant_mm_asid(mm) : 0;
+	s->mm_asid = mm ? ASID(mm) : 0;
 	s->irq_taken = pant_take_irq(&probe) && probe.has_regs;
 	s->pan_after = pant_cpu_has_pan() ? pant_read_pan() : 0;
 	s->ttbr0_baddr_after = pant_ttbr0_baddr();
@@ -312,7 +304,7 @@ static inline void pant_sample(struct pant_sample *s, struct mm_struct *mm)
 	preempt_enable();
 	s->irq_cpu = probe.cpu;
 	s->irq_nested = probe.nested;
-	s->saved_pan = probe.saved_pstate & PANT_PSTATE_PAN;
+	s->saved_pan = probe.saved_pstate & PSR_PAN_BIT;
 	s->irq_pan = probe.pan;
 	s->irq_ttbr0_baddr = probe.ttbr0_baddr;
 	s->irq_asid = probe.asid;
@@ -374,9 +366,9 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 	enum pant_kind kind = pant_get_kind();
 	const char *where = open ? "in" : "after";
 	struct pant_want w = {
-		.saved_pan = kind != PANT_NONE && !open ? PANT_PSTATE_PAN : 0,
+		.saved_pan = kind != PANT_NONE && !open ? PSR_PAN_BIT : 0,
 		.check_pan = kind == PANT_HW,
-		.pan = open ? 0 : PANT_PSTATE_PAN,
+		.pan = open ? 0 : PSR_PAN_BIT,
 	};
 	struct pant_sample s;
 	u64 cnp;
@@ -395,7 +387,7 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 			    "%s %s (%s): SPSR.PAN=%d, want %d", where, what,
 			    pant_kind_name(kind), !!s.saved_pan, !!w.saved_pan);
 	if (kind == PANT_HW)
-		KUNIT_EXPECT_EQ_MSG(test, s.irq_pan, PANT_PSTATE_PAN,
+		KUNIT_EXPECT_EQ_MSG(test, s.irq_pan, (u64)PSR_PAN_BIT,
 				    "%s %s (%s): PSTATE.PAN=0 in an IRQ handler",
 				    where, what, pant_kind_name(kind));
 	if (kind == PANT_TTBR0)
@@ -420,8 +412,7 @@ static inline void pant_expect_state(struct kunit *test, struct mm_struct *mm, b
 		KUNIT_EXPECT_EQ_MSG(test, s.ttbr0_cnp, cnp,
 				    "%s %s: TTBR0_EL1.CnP=%llu with the mm's tables (ASID %#llx), want %llu: sanitised ID_AA64MMFR2_EL1.CnP=%llu, ARM64_HAS_CNP %d",
 				    where, what, s.ttbr0_cnp, s.asid, cnp,
-				    read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1) &
-				    PANT_MMFR2_CNP_MASK, cpus_have_cap(ARM64_HAS_CNP));
+				    pant_mmfr2_cnp(), cpus_have_cap(ARM64_HAS_CNP));
 	if (w.check_tables)
 		KUNIT_EXPECT_TRUE_MSG(test, s.ttbr0_baddr == w.ttbr0_baddr && s.asid == w.asid &&
 				      s.ttbr0_baddr_after == w.ttbr0_baddr &&
@@ -446,13 +437,13 @@ static inline void pant_expect_open(struct kunit *test, struct mm_struct *mm, co
 }
 
 /*
- * The .exit of a PAN suite: whatever the case did to PAN, the thread
- * .exit runs in (the case's on 6.1, one of its own on 6.12) has user
- * access closed, seen directly and in the SPSR an interrupt saves.
+ * The .exit of a PAN suite: whatever the case did to PAN, the thread .exit
+ * runs in, which has no user mm, has user access closed, seen directly and
+ * in the SPSR an interrupt saves.
  */
 static inline void pant_exit_closed(struct kunit *test)
 {
 	pant_expect_closed(test, NULL, "the case, in .exit");
 }
 
-#endif /* _ARM64_ARM64_MM_TESTS_PAN_KUNIT_H */
+#endif /* _ARM64_MM_TESTS_PAN_HELPERS_H */

@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# `pan-kunit export --check`: what a maintainer checks of a series before
+# sending or merging it, in a worktree of the tree that holds Debian's base
+# and the series' patch files and nothing else (<tree>/.pan-kunit/check/plain):
+#
+#   per patch     git am of its file applies; W=1 and sparse (C=1) of the
+#                 directories the series touches give no warning the base
+#                 does not give (make recompiles what the patch changed,
+#                 so each patch answers for what it touched); and
+#                 scripts/kernel-doc of each C file or header it touches
+#                 that has a kernel-doc comment gives none;
+#   the series    the plain `./tools/testing/kunit/kunit.py run --arch=arm64`
+#                 with the suites' own .kunitconfig passes in that tree;
+#                 and with the test options off (CONFIG_KUNIT=n), the
+#                 object code of each file the series touches is that of
+#                 the base, or named with the patches that change it.
+#
+# `export` builds and boots every prefix of the series on the matrix too
+# (bisect's steps): together, the proof per patch that export --check
+# prints in one table.
+
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from pan_kunit import Error
+from pan_kunit.host import proc
+from pan_kunit.host.printer import Printer
+from pan_kunit.trees import tree
+from pan_kunit.trees.sources import TREE_KUNITCONFIG
+
+# Debian's sparse, for make C=1.
+PACKAGES = ['sparse']
+CROSS_COMPILE = 'aarch64-linux-gnu-'
+# A compiler or sparse diagnostic: "FILE:LINE:COL: warning: TEXT".
+_DIAGNOSTIC = re.compile(r'^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)?\s*'
+			 r'(?P<kind>warning|error|note):\s*(?P<text>.*)$')
+# A kernel-doc diagnostic, as W=1 builds print them for every C file they
+# compile and scripts/kernel-doc -none for a header: "Warning: FILE:LINE TEXT".
+_KDOC = re.compile(r'^[Ww]arning: (?P<file>[^\s:]+):(?P<line>\d+):? (?P<text>.*)$')
+# Where the build of a check and its logs go, in the tree's state directory.
+STATE = ('check', 'plain-out')
+
+def location(tree_dir: str) -> str:
+	"""The plain worktree of @tree_dir: the base and the series' files."""
+	return tree.state_dir(tree_dir, 'check', 'plain')
+
+@dataclass
+class PatchCheck:
+	"""What --check found of one patch."""
+	name: str
+	applies: bool = False
+	why: str = ''                                         # git am's error
+	warnings: List[str] = field(default_factory=list)    # W=1 and sparse, new
+	kerneldoc: List[str] = field(default_factory=list)
+	build_failed: str = ''                               # make's last lines
+
+	def ok(self) -> bool:
+		return self.applies and not (self.warnings or self.kerneldoc or self.build_failed)
+
+	def verdict(self) -> str:
+		if not self.applies:
+			return 'does not apply'
+		if self.build_failed:
+			return 'W=1 build failed'
+		found = []
+		if self.warnings:
+			found.append(f'{len(self.warnings)} new W=1/sparse warnings')
+		if self.kerneldoc:
+			found.append(f'{len(self.kerneldoc)} kernel-doc warnings')
+		return ', '.join(found) or 'clean'
+
+@dataclass
+class ObjectCheck:
+	"""The object code of one file with the test options off."""
+	source: str
+	identical: bool
+	patches: List[str]   # the patches that touch the file
+	changed_lines: int = 0
+
+@dataclass
+class SeriesCheck:
+	patches: List[PatchCheck] = field(default_factory=list)
+	kunit_run: Optional[bool] = None   # the plain kunit.py run passed
+	kunit_summary: str = ''
+	kunit_log: str = ''
+	objects: List[ObjectCheck] = field(default_factory=list)
+	stray: List[str] = field(default_factory=list)    # files not of the series
+
+	def ok(self) -> bool:
+		return (all(p.ok() for p in self.patches) and bool(self.kunit_run) and
+			not self.stray)
+
+def _plain_worktree(printer: Printer, tree_dir: str) -> str:
+	path = location(tree_dir)
+	if not os.path.exists(os.path.join(path, '.git')):
+		tree.git(tree_dir, 'worktree', 'prune')
+		printer.print(f'creating the plain worktree {path} ...')
+		os.makedirs(os.path.dirname(path), exist_ok=True)
+		tree.git(tree_dir, 'worktree', 'add', '-q', '--detach', path, tree.BASE_REF)
+	tree.git(path, 'am', '--abort', check=False)
+	tree.git(path, 'checkout', '-q', '--detach', '-f', tree.BASE_REF)
+	tree.git(path, 'clean', '-q', '-fdx')
+	return path
+
+def _make(worktree: str, out: str, log: str, args: Sequence[str], jobs: int) -> int:
+	"""make -C @worktree O=@out ARGS for arm64, into @log; its exit status.
+	Its whole process group is killed if pan-kunit is interrupted."""
+	os.makedirs(out, exist_ok=True)
+	cmd = ['make', '-C', worktree, f'O={out}', 'ARCH=arm64', f'CROSS_COMPILE={CROSS_COMPILE}',
+	       f'CC=ccache {CROSS_COMPILE}gcc', f'-j{jobs}'] + list(args)
+	with open(log, 'a') as f:
+		f.write('$ ' + ' '.join(cmd) + '\n')
+		f.flush()
+		session = proc.Session(cmd, f, {'CCACHE_BASEDIR': os.path.realpath(worktree)})
+		try:
+			session.wait(None)
+		except BaseException:
+			session.kill(2)
+			raise
+	return session.returncode if session.returncode is not None else 1
+
+def _tail(log: str, lines: int=15) -> str:
+	with open(log, errors='replace') as f:
+		return ''.join(f.readlines()[-lines:]).rstrip()
+
+def diagnostics(text: str, tree_dir: str, out: str) -> Set[Tuple[str, str]]:
+	"""The warnings and errors of a W=1/sparse make (with its kernel-doc
+	checks): (file, text), the file relative to @tree_dir (make prints it
+	absolute, or relative to @out, where the compiler runs), without the
+	line number, which a patch moves."""
+	found = set()
+	for line in text.splitlines():
+		match = _DIAGNOSTIC.match(line.strip()) or _KDOC.match(line.strip())
+		if not match or match.groupdict().get('kind') == 'note':
+			continue
+		path = os.path.normpath(os.path.join(out, match.group('file')))
+		found.add((os.path.relpath(path, tree_dir), match.group('text').strip()))
+	return found
+
+def _kerneldoc(worktree: str, paths: List[str]) -> Set[Tuple[str, str]]:
+	"""scripts/kernel-doc -none of each header of @paths that has a
+	kernel-doc comment (W=1 checks the C files it compiles): (file, text)."""
+	found = set()
+	for path in paths:
+		full = os.path.join(worktree, path)
+		if not path.endswith('.h') or not os.path.isfile(full):
+			continue
+		with open(full, errors='replace') as f:
+			if '/**' not in f.read():
+				continue
+		result = proc.run([os.path.join(worktree, 'scripts', 'kernel-doc'), '-none', path],
+				  cwd=worktree, stderr=proc.To.MERGED)
+		found |= diagnostics(result.stdout, worktree, worktree)
+	return found
+
+def _touched(worktree: str, rev: str) -> List[str]:
+	return tree.git(worktree, 'diff-tree', '--no-commit-id', '--name-only', '-r', rev,
+			'--').stdout.split()
+
+def _dirs(paths: List[str]) -> List[str]:
+	"""The directories make builds for W=1 and sparse: those of the
+	series' C and assembler files (make DIR/ builds what DIR's Makefile
+	builds)."""
+	dirs = sorted({os.path.dirname(p) + '/' for p in paths if p.endswith(('.c', '.S'))})
+	return [d for d in dirs if d != '/']
+
+def _objects(worktree: str, paths: List[str]) -> List[str]:
+	"""The objects of the series' C and assembler files that are not
+	tests: what --check compares with the test options off."""
+	return [os.path.splitext(p)[0] + '.o' for p in paths
+		if p.endswith(('.c', '.S')) and '/tests/' not in p and
+		os.path.exists(os.path.join(worktree, p))]
+
+def _disassembly(out: str, obj: str) -> List[str]:
+	"""The disassembly of @obj under @out, without its file name line."""
+	result = proc.run([CROSS_COMPILE + 'objdump', '-dr', '--no-show-raw-insn',
+			   os.path.join(out, obj)])
+	if result.returncode != 0:
+		raise Error(f'objdump of {os.path.join(out, obj)} failed:\n{result.stderr.strip()}')
+	return [l for l in result.stdout.splitlines() if 'file format' not in l]
+
+def _config(worktree: str, out: str, log: str, config: str, jobs: int,
+	    disable: Sequence[str]=()) -> int:
+	"""@config in @out's .config, made whole for the worktree as it is
+	(olddefconfig), with @disable turned off first."""
+	os.makedirs(out, exist_ok=True)
+	with open(config) as f:
+		lines = [l for l in f.read().splitlines()
+			 if not any(l.startswith(f'CONFIG_{s}=') for s in disable)]
+	lines += [f'# CONFIG_{s} is not set' for s in disable]
+	with open(os.path.join(out, '.config'), 'w') as f:
+		f.write('\n'.join(lines) + '\n')
+	return _make(worktree, out, log, ['olddefconfig'], jobs)
+
+def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: int,
+		 kunit_timeout: int) -> SeriesCheck:
+	"""export --check of @patch_files (the series export wrote, in order)."""
+	result = SeriesCheck()
+	wt = _plain_worktree(printer, tree_dir)
+	state = tree.state_dir(tree_dir, *STATE)
+	shutil.rmtree(state, ignore_errors=True)
+	os.makedirs(state)
+	log = os.path.join(state, 'make.log')
+	printer.print(f'export --check in {wt} (logs: {state})')
+	# Every patch applies, in order, to the base alone.
+	commits = []
+	for path in patch_files:
+		check = PatchCheck(os.path.basename(path))
+		result.patches.append(check)
+		applied = tree.git(wt, 'am', '-q', '--committer-date-is-author-date', path, check=False)
+		if applied.returncode != 0:
+			tree.git(wt, 'am', '--abort', check=False)
+			check.why = (applied.stdout + applied.stderr).strip()
+			printer.print(f'    {check.name}: does not apply:\n{check.why}')
+			return result
+		check.applies = True
+		commits.append(tree.head(wt))
+	final = tree.head(wt)
+	series_files = sorted(set(tree.git(wt, 'diff', '--name-only', tree.BASE_REF, final)
+				  .stdout.split()))
+	# Nothing in the worktree but the base and the series.
+	result.stray = [l for l in tree.git(wt, 'status', '--porcelain', '--ignored',
+					    '--untracked-files=all').stdout.splitlines() if l]
+	# The suites' own .kunitconfig, as kunit.py makes it into a .config.
+	full = os.path.join(state, 'series.config')
+	kunit = os.path.join(wt, 'tools', 'testing', 'kunit', 'kunit.py')
+	printer.print('    the series\' .config, from its .kunitconfig (kunit.py config) ...')
+	configured = proc.run(['python3', kunit, 'config', '--arch=arm64',
+			       f'--cross_compile={CROSS_COMPILE}', f'--build_dir={state}/kunit-config',
+			       f'--kunitconfig={os.path.dirname(TREE_KUNITCONFIG)}'],
+			      cwd=wt, stderr=proc.To.MERGED)
+	if configured.returncode != 0:
+		raise Error(f'kunit.py config of the series failed in {wt}:\n'
+			    f'{configured.stdout.strip()[-2000:]}')
+	shutil.copyfile(os.path.join(state, 'kunit-config', '.config'), full)
+	dirs = _dirs(series_files)
+	w1 = os.path.join(state, 'w1')
+	# W=1 and sparse of the base: the warnings no patch answers for.
+	tree.git(wt, 'checkout', '-q', '--detach', tree.BASE_REF)
+	printer.print(f'    W=1 and sparse of the base: {" ".join(dirs)} ...')
+	if _config(wt, w1, log, full, jobs) != 0 or \
+	   _make(wt, w1, log, ['W=1', 'C=1', 'CHECK=sparse'] + dirs, jobs) != 0:
+		raise Error(f'the W=1 build of the base failed (log: {log}):\n{_tail(log)}')
+	with open(log, errors='replace') as f:
+		known = diagnostics(f.read(), wt, w1)
+	known_doc = _kerneldoc(wt, series_files)
+	for check, commit in zip(result.patches, commits):
+		tree.git(wt, 'checkout', '-q', '--detach', commit)
+		one = os.path.join(state, f'{check.name}.log')
+		if _config(wt, w1, one, full, jobs) != 0 or \
+		   _make(wt, w1, one, ['W=1', 'C=1', 'CHECK=sparse'] + dirs, jobs) != 0:
+			check.build_failed = _tail(one)
+		else:
+			with open(one, errors='replace') as f:
+				found = diagnostics(f.read(), wt, w1)
+			check.warnings = sorted(f'{p}: {t}' for p, t in found - known)
+			known |= found
+		check.kerneldoc = sorted(f'{p}: {t}' for p, t in
+					 _kerneldoc(wt, _touched(wt, commit)) - known_doc)
+		printer.print(f'    {check.name}: {check.verdict()}')
+		for line in (check.warnings + check.kerneldoc)[:20]:
+			printer.print(f'        {line}')
+	# The object code of what the series touches, with the test options off.
+	touched_by: Dict[str, List[str]] = {}
+	for check, commit in zip(result.patches, commits):
+		for path in _touched(wt, commit):
+			touched_by.setdefault(path, []).append(check.name)
+	objs = _objects(wt, series_files)
+	if objs:
+		disasm: Dict[str, Dict[str, List[str]]] = {}
+		for label, rev in (('base', tree.BASE_REF), ('series', final)):
+			tree.git(wt, 'checkout', '-q', '--detach', rev)
+			out = os.path.join(state, f'objects-{label}')
+			present = [o for o in objs if os.path.exists(
+				os.path.join(wt, os.path.splitext(o)[0] + '.c')) or os.path.exists(
+				os.path.join(wt, os.path.splitext(o)[0] + '.S'))]
+			if _config(wt, out, log, full, jobs, disable=['KUNIT']) != 0 or \
+			   _make(wt, out, log, present, jobs) != 0:
+				raise Error(f'the build of {", ".join(present)} without KUnit failed '
+					    f'({label}; log: {log}):\n{_tail(log)}')
+			disasm[label] = {o: _disassembly(out, o) for o in present}
+		for obj in objs:
+			base, series = disasm['base'].get(obj), disasm['series'].get(obj)
+			source = next((p for p in series_files if os.path.splitext(p)[0] + '.o' == obj), obj)
+			changed = 0 if base == series else sum(
+				1 for a, b in zip(base or [], series or []) if a != b) + abs(
+				len(base or []) - len(series or []))
+			result.objects.append(ObjectCheck(source, base == series,
+							  touched_by.get(source, []), changed))
+	# The plain kunit.py run, in the tree of the series.
+	tree.git(wt, 'checkout', '-q', '--detach', final)
+	result.kunit_log = os.path.join(state, 'kunit.log')
+	printer.print(f'    ./tools/testing/kunit/kunit.py run --arch=arm64 '
+		      f'--kunitconfig={os.path.dirname(TREE_KUNITCONFIG)} in {wt} ...')
+	cmd = ['python3', kunit, 'run', '--arch=arm64', f'--cross_compile={CROSS_COMPILE}',
+	       f'--kunitconfig={os.path.dirname(TREE_KUNITCONFIG)}', f'--jobs={jobs}',
+	       f'--timeout={kunit_timeout}',
+	       f'--make_options=CC=ccache {CROSS_COMPILE}gcc']
+	with open(result.kunit_log, 'w') as f:
+		session = proc.Session(cmd, f, {'CCACHE_BASEDIR': os.path.realpath(wt)})
+		try:
+			session.wait(None)
+		except BaseException:
+			session.kill(2)
+			raise
+	with open(result.kunit_log, errors='replace') as f:
+		text = f.read()
+	summary = re.findall(r'^\[[0-9:]+\] (Testing complete\..*)$', text, re.M)
+	result.kunit_summary = summary[-1] if summary else _tail(result.kunit_log, 5)
+	result.kunit_run = session.returncode == 0
+	# Leave nothing in the worktree a later check would take for the series.
+	shutil.rmtree(os.path.join(wt, '.kunit'), ignore_errors=True)
+	return result
+
+def report(printer: Printer, result: SeriesCheck) -> None:
+	printer.print()
+	printer.print('export --check:')
+	for check in result.patches:
+		printer.print(f'    {check.name}: applies with git am'
+			      f'{"" if check.applies else ": NO"}; {check.verdict()}')
+	if result.stray:
+		printer.print('    files in the plain worktree that are not the series\': ' +
+			      ', '.join(result.stray))
+	for obj in result.objects:
+		if obj.identical:
+			printer.print(f'    {obj.source}, without KUnit: object code identical to the base')
+		else:
+			printer.print(f'    {obj.source}, without KUnit: object code differs from the '
+				      f'base ({obj.changed_lines} lines of disassembly; touched by '
+				      f'{", ".join(obj.patches) or "no patch"})')
+	if result.kunit_run is not None:
+		printer.print(f'    plain kunit.py run: {"pass" if result.kunit_run else "FAILED"}: '
+			      f'{result.kunit_summary} (log: {result.kunit_log})')
