@@ -23,8 +23,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, coverage, export, export_check, listing, lkdtm,
-				mutagen, mutants, mutants_report, options, parse, run, score, selftest,
-				series_bisect, sharding)
+				merge, mutagen, mutants, mutants_report, options, parse, run, score,
+				selftest, series_bisect, sharding)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
 from pan_kunit.host import files
@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
 	options.add_kunit_opts(sub['bisect'], filter_glob=True, isolated=True)
 	options.add_kunit_opts(sub['coverage'], filter_glob=True)
 	options.add_kunit_opts(sub['mutants'], filter_glob=False)
+	sub['merge'].add_argument('file', nargs='+', metavar='FILE',
+				  help='the --json FILE of each shard, all N of them')
+	options.add_report_opts(sub['merge'], 'merge')
 	sub['parse'].add_argument('file', metavar='FILE',
 				  help='a console log, e.g. a boot\'s test.log')
 	options.add_bisect_opts(sub['bisect'])
@@ -246,12 +249,10 @@ def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 		steps=lambda t: 1 if request.series else len(sources.load(repo, t.kernel).patches))
 	targets.ensure_packages(session.printer, target_list)
 	reports: List[series_bisect.KernelReport] = []
-	try:
-		return targets.each(session.printer, target_list,
-				    lambda t: series_bisect.run_bisect(session, request, t, repo, reports))
-	finally:
-		if reports:
-			series_bisect.write_files(request, reports, session.sharding.record(repo))
+	return _writing(session, reports, lambda: targets.each(
+		session.printer, target_list,
+		lambda t: series_bisect.run_bisect(session, request, t, repo, reports)),
+		lambda: series_bisect.write_files(request, reports, session.sharding.record(repo)))
 
 def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
@@ -281,20 +282,30 @@ def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> in
 	if request.generate:
 		mutagen.load_bindings()  # before any build: names the package if it is missing
 		scored: List[score.KernelReport] = []
-		try:
-			return targets.each(session.printer, target_list,
-					    lambda t: score.run_generated(session, request, t, repo, scored))
-		finally:
-			if scored:
-				score.write_files(request, scored, session.sharding.record(repo))
+		return _writing(session, scored, lambda: targets.each(
+			session.printer, target_list,
+			lambda t: score.run_generated(session, request, t, repo, scored)),
+			lambda: score.write_files(request, scored, session.sharding.record(repo)))
 	reports: List[mutants_report.KernelReport] = []
+	return _writing(session, reports, lambda: targets.each(
+		session.printer, target_list,
+		lambda t: mutants_report.run_mutants(session, request, t, repo, found[t.kernel],
+						     reports)),
+		lambda: mutants_report.write_files(request, reports, session.sharding.record(repo)))
+
+def _writing(session: Session, reports: Sequence[Any], work: Callable[[], int],
+	     write: Callable[[], None]) -> int:
+	"""The status of @work, its files written by @write after it, even
+	when it stops half way (of the kernels whose @reports it made); and
+	by a shard that had no work, whose file merge needs."""
+	done = False
 	try:
-		return targets.each(session.printer, target_list,
-				    lambda t: mutants_report.run_mutants(session, request, t, repo,
-									 found[t.kernel], reports))
+		status = work()
+		done = True
+		return status
 	finally:
-		if reports:
-			mutants_report.write_files(request, reports, session.sharding.record(repo))
+		if reports or (done and session.sharding.shard is not None):
+			write()
 
 def _take_mutants(session: Session, target_list: List[Target],
 		  found: Dict[KernelSpec, List[mutants.Mutant]]) -> Dict[KernelSpec, List[mutants.Mutant]]:
@@ -326,6 +337,10 @@ def selftest_handler(args: argparse.Namespace, repo: str, session: Session) -> i
 
 def list_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	return listing.run_list(session.printer, repo, targets.given_tree(args.tree))
+
+def merge_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
+	return merge.run_merge(session.printer, merge.MergeRequest(
+		files=args.file, json=args.json, junit=args.junit), repo)
 
 def parse_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	return parse.run_parse(session.printer, parse.ParseRequest(file=args.file),
@@ -370,6 +385,10 @@ COMMANDS: Dict[str, Command] = {
 		'list, without a build, the QEMU configs, the kernels, each tree\'s '
 		'state (prepared, built, stale), the suites and their cases, the mutants',
 		list_handler),
+	'merge': Command(
+		'merge the --json results of the shards (--shard I/N) of one run, lkdtm, '
+		'bisect or mutants into the report, JSON, JUnit, tally and exit status of '
+		'one unsharded run', merge_handler),
 	'parse': Command(
 		'parse a saved console log with kunit_tool and print the report run '
 		'prints for one config', parse_handler),

@@ -161,6 +161,8 @@ _REPORT_FILES = {
 		   'config and suite'),
 	'mutants': ('a record per mutant: its verdict, the suites that must fail and its logs',
 		    'a testsuite mutants with a testcase per mutant, and the baseline\'s testsuites'),
+	'merge': ('the JSON of one unsharded run of the shards\' request, with a record per shard',
+		  'the JUnit of one unsharded run (not of lkdtm, which writes none)'),
 	'lkdtm': ('a record per kernel, config and crash type: its verdict, and the console\'s '
 		  'last lines of one that is not ok', ''),
 }

@@ -8,7 +8,8 @@
 #
 #   request   the command, its kernels and the options that change what
 #             is checked or how (not --json, --jobs, --tree ...): --seed too
-#   work      how many units the whole request has, and their digest
+#   work      how many units the whole request has, their digest, and
+#             their keys in the order an unsharded run takes them
 #   shard     which shard of how many, said by what, and its units' keys
 #             (1/1, every unit, when not sharded)
 #   pan_kunit pan-kunit's own commit (and whether its repo was dirty), QEMU
@@ -140,7 +141,8 @@ class Sharding:
 		"""What the command's --json says of it, beside its results."""
 		index, total = (self.shard.index, self.shard.total) if self.shard else (1, 1)
 		return {'request': self.request,
-			'work': {'units': len(self.work), 'digest': shard.digest(self.work)},
+			'work': {'units': len(self.work), 'digest': shard.digest(self.work),
+				 'keys': self.work},
 			'shard': {'index': index, 'total': total, 'said_by': self.said_by or None,
 				  'units': self.units},
 			'pan_kunit': about(repo),
