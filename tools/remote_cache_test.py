@@ -5,13 +5,14 @@
 # (pan_kunit.matrix.remote_cache): the counters of its builds, the store
 # without credentials, and the line and sum merge prints of them.
 
+import os
 import unittest
 from typing import Any, List
 from unittest import mock
 
 from pan_kunit.host import proc
-from pan_kunit.matrix import remote_cache
-from testlib import setUpModule, tearDownModule
+from pan_kunit.matrix import builds, initramfs, remote_cache
+from testlib import FakeKunitTestCase, setUpModule, tearDownModule
 
 # `ccache --print-stats` of 4.7, as much as the counters need.
 STATS = ('cache_miss\t{miss}\nlocal_storage_hit\t{local}\nremote_storage_hit\t{remote}\n'
@@ -56,6 +57,23 @@ class RemoteCacheTest(unittest.TestCase):
 		self.assertIsNone(remote_cache.total([one, None]))
 		self.assertIn(', 2 remote errors or timeouts', remote_cache.line(remote_cache.total(
 			[one, two])))
+
+class RemoteStorageTest(FakeKunitTestCase):
+
+	def test_the_builds_see_the_remote_storage_they_are_given(self) -> None:
+		# ccache reads CCACHE_REMOTE_STORAGE from the environment of make,
+		# which kunit.py's builds inherit: pan-kunit must keep it there.
+		store = 'redis://localhost:6379|connect-timeout=100'
+		env = {'CCACHE_REMOTE_STORAGE': store,
+		       'FAKE_KUNIT_TRACE_ENV': 'CCACHE_REMOTE_STORAGE,CCACHE_BASEDIR'}
+		cpio = os.path.join(self.tmp, 'initramfs.cpio')
+		with mock.patch.dict(os.environ, env), \
+		     mock.patch.object(initramfs, 'pack', return_value=cpio), \
+		     mock.patch.object(builds, 'ccache', return_value='/usr/bin/ccache'):
+			status, output = self.cli_main('--tree', self.tree, 'run', '--config', 'pass_pan')
+		self.assertEqual(status, 0, output)
+		self.assertEqual(self.traced('env'), [['env', f'CCACHE_REMOTE_STORAGE={store}'],
+						      ['env', f'CCACHE_BASEDIR={os.path.realpath(self.tree)}']])
 
 if __name__ == '__main__':
 	unittest.main()
