@@ -21,8 +21,10 @@ from typing import Any, Dict, List, Tuple
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.commands import merge
-from pan_kunit.matrix import initramfs
+from pan_kunit.commands import merge, mutagen, score
+from pan_kunit.commands.mutants import Mutant, MutantVerdict
+from pan_kunit.commands.steps import Step
+from pan_kunit.matrix import initramfs, shard
 from testlib import (FakeKunitTestCase, read, write, test_data_path, plain_printer,
 		     TempDirTestCase, setUpModule, tearDownModule)
 
@@ -174,6 +176,47 @@ class MergeFixturesTest(TempDirTestCase):
 			status, output = merged(self.repo, path)
 			self.assertEqual(status, 2)
 			self.assertIn(why, output)
+
+class GeneratedMergeTest(TempDirTestCase):
+	"""The shards of a generated sample, which the fake source cannot make
+	(no compile_commands.json): reports made here, merged."""
+
+	def test_a_sample_merged_in_its_order_with_its_score(self) -> None:
+		sites = [mutagen.Site('has_cpuid_feature', 'arch/arm64/kernel/cpufeature.c',
+				      'relational', 10 + n, 100 * n, 100 * n + 2, '>=', '>', 0)
+			 for n in range(5)]
+		verdicts = [MutantVerdict.KILLED, MutantVerdict.SURVIVED, MutantVerdict.KILLED,
+			    MutantVerdict.BUILD_FAILED, MutantVerdict.SURVIVED]
+		judged = [Mutant(f'/gone/{s.name()}.patch', s.name(), 'a change', ['arm64_x'], v,
+				 f'{v} on arm64_pan') for s, v in zip(sites, verdicts)]
+		diffs = {m.name: f'--- a/x\n+++ b/x\n-{n} >=\n+{n} >\n' for n, m in enumerate(judged)
+			 if m.verdict == MutantVerdict.SURVIVED}
+		def of(index: List[int]) -> score.KernelReport:
+			return score.KernelReport('7.3', '/tree', 1, Step(0, None), [sites[i] for i in index],
+						  [judged[i] for i in index], 5.0 + len(index), index, {},
+						  {judged[i].name: diffs[judged[i].name] for i in index
+						   if judged[i].name in diffs})
+		keys = [f'7.3/{s.name()}' for s in sites]
+		paths = []
+		for number, index in ((1, [0, 2, 3]), (2, [1, 4])):
+			paths.append(os.path.join(self.tmp, f'generated-{number}.json'))
+			write(paths[-1], json.dumps(dict(of(index).to_json(), **{
+				'request': {'command': 'mutants', 'kernels': ['7.3'],
+					    'options': {'generate': True, 'seed': 1, 'sample': 5}},
+				'work': {'units': 5, 'digest': shard.digest(keys), 'keys': keys},
+				'shard': {'index': number, 'total': 2, 'units': [keys[i] for i in index]},
+				'pan_kunit': {'commit': None}, 'elapsed': 7.0, 'ccache': None})))
+		out = os.path.join(self.tmp, 'merged.json')
+		status, output = merged(self.repo, paths[1], paths[0], json=out)
+		alone = io.StringIO()
+		with contextlib.redirect_stdout(alone):
+			alone_status = score.close(plain_printer(), of([0, 1, 2, 3, 4]))
+		self.assertEqual((status, report(output)), (alone_status, alone.getvalue().splitlines()))
+		self.assertIn('mutants: 2 passed, 2 failed', output)
+		data = json.loads(read(out))
+		self.assertEqual([(m['name'], m['verdict'], m['index']) for m in data['mutants']],
+				 [(m.name, m.verdict, n) for n, m in enumerate(judged)])
+		self.assertEqual(data['score'], {'killed': 2, 'survived': 2, 'did_not_build': 1})
 
 class MergeEndToEndTest(FakeKunitTestCase):
 	"""Shards run with the fake kunit_tool, then merged by the command."""
