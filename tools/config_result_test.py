@@ -23,7 +23,7 @@ from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import config_result, junit, leaves, terminal
 from pan_kunit.results.config_result import Status, Exit
-from pan_kunit.results.record import config_record, kernel_record
+from pan_kunit.results.record import config_record, config_result_of, kernel_record
 from pan_kunit.trees import tree
 from testlib import (FIELD_PARAM_FAILED, MATCH_CASE_FAILED, MATCH_CASE_LOG, FAILED_BLOCK_6_1,
 		     COMMIT, test_data_path, kunit_tool_of, read, setUpModule, tearDownModule)
@@ -341,6 +341,36 @@ class ResultsTest(unittest.TestCase):
 			self.assertEqual((testcase.get('classname'), testcase.get('name')), (name, what))
 			self.assertEqual(testcase.find('error').get('type'), status)  # type: ignore[union-attr]
 			self.assertEqual(counts(suites[name]), ('1', '0', '1', '0'))
+
+	def test_a_record_read_back_is_the_result_it_was(self) -> None:
+		# What merge reads of a shard's JSON, on another machine: the
+		# same leaves, report, tally and JUnit, the boot's files named as
+		# they were there.
+		with tempfile.TemporaryDirectory() as tmp:
+			panic = self.result('c_panic', Status.CRASH, 'panic', 'panic')
+			panic.console_log = os.path.join(tmp, 'test.log')
+			shutil.copy(test_data_path('console', 'panic.log'), panic.console_log)
+			hang = self.result('e_hang', Status.TIMEOUT, None)
+			hang.exec_log = os.path.join(tmp, 'exec.log')
+			with open(hang.exec_log, 'w') as f:
+				f.write('\n'.join(f'line {n}' for n in range(60)) + '\n')
+			result_list = [self.result('a_fail', Status.FAIL, 'fail_two', 'fail_two'),
+				       self.result('b_skips', Status.PASS, 'skips', 'skips'), panic,
+				       self.result('d_broken', Status.BUILD_ERROR, None), hang]
+			result_list[0].kernel.dirty, result_list[0].kernel.edits = True, ('f.c',)
+			back = [config_result_of(json.loads(json.dumps(config_record(r, {}))))
+				for r in result_list]
+			self.assertEqual(self.report(back), self.report(result_list))
+			def junit_of(found: List[config_result.ConfigResult]) -> bytes:
+				return ET.tostring(junit.document('r', [
+					s for r in found for s in junit.config_suites(r)]).getroot())
+			self.assertEqual(junit_of(back), junit_of(result_list))
+			for old, new in zip(result_list, back):
+				self.assertEqual([(c.path, c.status, c.log, c.reason) for c in new.leaves()],
+						 [(c.path, c.status, c.log, c.reason) for c in old.leaves()])
+				self.assertEqual(new.files(), old.files())
+		self.assertIn('--- kunit.py exec: last 40 lines of ' + hang.exec_log, self.report(back))
+		self.assertEqual(config_result.totals(back), config_result.totals(result_list))
 
 class KtapTest(unittest.TestCase):
 	"""Consoles parsed with the kunit_parser of 6.1, 6.12 and 7.3."""

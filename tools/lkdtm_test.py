@@ -321,7 +321,7 @@ class LkdtmTest(unittest.TestCase):
 			    ('c', 'ACCESS_NULL'): lkdtm.BootVerdict(True, 'caught', None)}
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			self.assertFalse(lkdtm.print_report(plain_printer(), [cfg], verdicts))
+			self.assertFalse(lkdtm.print_report(plain_printer(), lkdtm.rows([cfg]), verdicts))
 		lines = out.getvalue().splitlines()
 		self.assertIn('--- c EXEC_USERSPACE: timed out; last 25 console lines:', lines)
 		self.assertIn('    y', lines)
@@ -330,9 +330,9 @@ class LkdtmTest(unittest.TestCase):
 					      '    ACCESS_NULL        ok   caught'])
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			lkdtm.print_report(plain_printer(),
-					   [self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
-					    self.config('max')], verdicts)
+			lkdtm.print_report(plain_printer(), lkdtm.rows(
+				[self.config('cortex-a57', 'CONFIG_ARM64_SW_TTBR0_PAN=y'),
+				 self.config('max')]), verdicts)
 		self.assertIn('c (cortex-a57, PAN by SW TTBR0):', out.getvalue().splitlines())
 		self.assertIn('c (max, PAN by CPU):', out.getvalue().splitlines())
 

@@ -24,8 +24,9 @@ from pan_kunit.matrix import pipeline, plan
 from pan_kunit.results import config_result
 from pan_kunit.results.config_result import Status
 from pan_kunit.trees import tree
-from testlib import (test_data_path, read, write, TempDirTestCase, CheckTestCase, synthetic_config,
-		     setUpModule, tearDownModule, plain_printer, plain_progress, build_settings)
+from testlib import (test_data_path, read, write, from_scratch, TempDirTestCase, CheckTestCase,
+		     synthetic_config, setUpModule, tearDownModule, plain_printer, plain_progress,
+		     build_settings)
 
 class MutantsTest(CheckTestCase):
 
@@ -254,6 +255,28 @@ class MutantsTest(CheckTestCase):
 		self.assertEqual(status, 2, output)
 		self.assertIn('bare.patch: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]"',
 			      output)
+
+class TwoKernelsTest(CheckTestCase):
+
+	@from_scratch
+	def test_one_json_and_junit_of_both(self) -> None:
+		# Each kernel wrote the file in turn: the last kernel's was all it held.
+		shutil.copytree(os.path.join(self.repo, 'patches', '6.1'),
+				os.path.join(self.repo, 'patches', '6.12'))
+		for kernel in ('6.1', '6.12'):
+			shutil.copytree(test_data_path('mutants'), os.path.join(self.repo, 'mutants', kernel))
+		shutil.copyfile(self.tarball, os.path.join(self.tmp, 'linux-source-6.12.tar.xz'))
+		report, xml = os.path.join(self.tmp, 'm.json'), os.path.join(self.tmp, 'm.xml')
+		status, output = self.cli_main('mutants', '--config', 'pass_pan', '--only', 'killed',
+					       '--json', report, '--junit', xml)
+		self.assertEqual(status, 0, output)
+		data = json.loads(read(report))
+		self.assertEqual([(k['kernel'], [m['name'] for m in k['mutants']]) for k in data['kernels']],
+				 [('6.1', ['killed']), ('6.12', ['killed'])])
+		suites = [s.get('name') for s in ET.parse(xml).getroot().findall('testsuite')]
+		self.assertEqual([s for s in suites if (s or '').startswith('mutants')],
+				 ['mutants/6.1', 'mutants/6.12'])
+		self.assertEqual(len([s for s in suites if (s or '').startswith('baseline/')]), 4)
 
 class JudgeByGroupsTest(TempDirTestCase):
 	"""mutants.judge_by_groups() with pipeline.build_and_boot as a stand-in."""

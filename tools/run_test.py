@@ -186,12 +186,24 @@ class RunTest(FakeKunitTestCase):
 				output.index('skipped, by reason'))
 		self.assertTrue(output.endswith('run: 12 passed, 0 failed, 3 skipped\n'), output)
 		data = json.loads(read(report))
-		# One shape, one kernel or several: what ran it, and the kernels.
-		self.assertEqual(sorted(data), ['kernels', 'pan_kunit'])
+		# One shape, one kernel or several: what ran it, what it was asked,
+		# and the kernels.
+		self.assertEqual(sorted(data), ['ccache', 'elapsed', 'kernels', 'pan_kunit', 'request',
+						'shard', 'work'])
 		self.assertEqual(sorted(data['pan_kunit']), ['commit', 'dirty', 'qemu'])
+		self.assertEqual(data['request']['command'], 'run')
+		self.assertEqual(data['request']['kernels'], ['6.1'])
+		self.assertEqual(data['request']['options']['config'], ['pass_pan', 'skip_nopan'])
+		self.assertNotIn('json', data['request']['options'])
+		# Not sharded: the one shard, of the one kconfig group.
+		self.assertEqual((data['shard']['index'], data['shard']['total'], data['shard']['units']),
+				 (1, 1, ['6.1/pass_pan+skip_nopan']))
+		self.assertEqual(data['work']['units'], 1)
 		(data,) = data['kernels']
 		self.assertEqual(data['tree'], self.tree)
 		self.assertEqual(data['head'], tree.head(self.tree))
+		self.assertEqual((data['kernel'], data['source']['head'], data['source']['head_tree']),
+				 ('6.1', tree.head(self.tree), self.git('rev-parse', 'HEAD^{tree}')))
 		pan, nopan = data['configs']
 		self.assertEqual((pan['name'], pan['status'], nopan['name'], nopan['status']),
 				 ('pass_pan', 'pass', 'skip_nopan', 'pass'))

@@ -41,7 +41,7 @@ from pan_kunit.host import packages
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import configs, toolchains
-from pan_kunit.matrix import jobs, plan
+from pan_kunit.matrix import jobs, plan, shard
 from pan_kunit.results import config_result
 from pan_kunit.results.config_result import Status, Exit
 from pan_kunit.trees import kernels, sources, tree
@@ -155,10 +155,12 @@ def fake_kunit_python() -> str:
 	os.chmod(path, 0o755)
 	return path
 
-# The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE): the tests
-# run without them, and each sets what it tests.
+# The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE, and a
+# GitLab job with `parallel: N` CI_NODE_INDEX, which would shard every
+# command the tests run): the tests run without them, and each sets what
+# it tests.
 CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR',
-		   'PAN_KUNIT_OLDDEFCONFIG')
+		   'PAN_KUNIT_OLDDEFCONFIG') + shard.VARIABLES
 caller_settings: Dict[str, str] = {}
 
 T = TypeVar('T', bound=Callable[..., Any])  # a test or a class of them

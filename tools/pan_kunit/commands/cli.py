@@ -23,12 +23,15 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, coverage, export, export_check, listing, lkdtm,
-				mutagen, mutants, options, parse, run, score, selftest,
-				series_bisect)
+				merge, mutagen, mutants, mutants_report, options, parse, run, score,
+				selftest, series_bisect, sharding)
 from pan_kunit.commands.boot_request import BootRequest, check_filters
 from pan_kunit.commands.session import Session
 from pan_kunit.host import files, proc
+from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool import configs, kunit_py, toolchains
+from pan_kunit.matrix import cost
+from pan_kunit.matrix.shard import Unit
 from pan_kunit.results import record, terminal
 from pan_kunit.trees import sources, targets
 from pan_kunit.trees.kernels import KernelSpec
@@ -68,10 +71,16 @@ def _parser() -> argparse.ArgumentParser:
 		options.add_boot_opts(sub[name], mutants.TIMEOUT if name == 'mutants' else 300)
 	for name in ('run', 'bisect', 'mutants'):
 		options.add_report_opts(sub[name], name)
+	options.add_json_opt(sub['lkdtm'], 'lkdtm')
+	for name in ('run', 'lkdtm', 'coverage', 'bisect', 'mutants'):
+		options.add_shard_opts(sub[name], name)
 	options.add_run_opts(sub['run'])
 	options.add_kunit_opts(sub['bisect'], filter_glob=True, isolated=True)
 	options.add_kunit_opts(sub['coverage'], filter_glob=True)
 	options.add_kunit_opts(sub['mutants'], filter_glob=False)
+	sub['merge'].add_argument('file', nargs='+', metavar='FILE',
+				  help='the --json FILE of each shard, all N of them')
+	options.add_report_opts(sub['merge'], 'merge')
 	sub['parse'].add_argument('file', metavar='FILE',
 				  help='a console log, e.g. a boot\'s test.log')
 	options.add_bisect_opts(sub['bisect'])
@@ -173,12 +182,22 @@ def setup_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 		session.prepare(target, repo, 'setup', builds=False)
 	return 0
 
+def _take_groups(args: argparse.Namespace, repo: str, session: Session,
+		 request: BootRequest, target_list: List[Target], boots: int=1,
+		 steps: Optional[Callable[[Target], int]]=None) -> List[Target]:
+	"""The command's shard of the kconfig groups of its kernels (all
+	without one), and the kernels it has a group of."""
+	session.sharding = sharding.of_args(args, [t.kernel.name for t in target_list])
+	return session.sharding.take_groups(session.printer, repo, request.configs,
+					    request.options.kconfig_add, target_list, boots, steps)
+
 def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = run_request(args)
 	record.check_destinations(request.json, request.junit)  # before anything runs
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
+	target_list = _take_groups(args, repo, session, request, target_list)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	return run.run_tests(session, request, target_list, repo)
@@ -186,18 +205,27 @@ def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 def lkdtm_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
+	record.check_destinations(args.json, None)
 	for config in configs.matrix(repo, request.configs, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
+	target_list = _take_groups(args, repo, session, request, target_list,
+				   boots=len(lkdtm.CRASH_TYPES))
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
-	return targets.each(session.printer, target_list,
-			    lambda t: lkdtm.run_lkdtm(session, request, t, repo))
+	reports: List[JsonObj] = []
+	status = targets.each(session.printer, target_list,
+			      lambda t: lkdtm.run_lkdtm(session, request, t, repo, reports))
+	if args.json:
+		files.write_json(args.json, dict(session.sharding.record(repo), kernels=reports),
+				 '--json')
+	return status
 
 def coverage_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
 	request = boot_request(args)
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)
+	target_list = _take_groups(args, repo, session, request, target_list, boots=2)
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list, coverage.PACKAGES)
 	return targets.each(session.printer, target_list,
@@ -212,9 +240,17 @@ def bisect_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 	for target in target_list:
 		targets.check_tree(target)
 		series_bisect.check(session, request, target, repo)
+	# Each step of a kconfig group is judged against the step before on
+	# the same configs: a group's steps stay together.
+	target_list = _take_groups(
+		args, repo, session, request, target_list,
+		steps=lambda t: 1 if request.series else len(sources.load(repo, t.kernel).patches))
 	targets.ensure_packages(session.printer, target_list)
-	return targets.each(session.printer, target_list,
-			    lambda t: series_bisect.run_bisect(session, request, t, repo))
+	reports: List[series_bisect.KernelReport] = []
+	return _writing(session, reports, lambda: targets.each(
+		session.printer, target_list,
+		lambda t: series_bisect.run_bisect(session, request, t, repo, reports)),
+		lambda: series_bisect.write_files(request, reports, session.sharding.record(repo)))
 
 def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
@@ -222,6 +258,7 @@ def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> in
 	record.check_destinations(request.json, request.junit)
 	configs.check(repo, request.configs)
 	kernel_list = [t.kernel for t in target_list]
+	session.sharding = sharding.of_args(args, [k.name for k in kernel_list])
 	found: Dict[KernelSpec, List[mutants.Mutant]] = {}
 	for target in target_list:
 		targets.check_tree(target)
@@ -233,15 +270,52 @@ def mutants_handler(args: argparse.Namespace, repo: str, session: Session) -> in
 							 kernel_list)
 		for mutant in found[target.kernel]:
 			mutants.check_kill_on(mutant, configs.available(repo))
+	if not request.generate:
+		found = _take_mutants(session, target_list, found)
+		if session.sharding.shard is not None:
+			target_list = [t for t in target_list if found[t.kernel]]
 	targets.ensure_packages(session.printer,
 				[t for t in target_list if found[t.kernel] or request.generate],
 				[mutagen.PACKAGE] if request.generate else [])
 	if request.generate:
 		mutagen.load_bindings()  # before any build: names the package if it is missing
-		return targets.each(session.printer, target_list,
-				    lambda t: score.run_generated(session, request, t, repo))
-	return targets.each(session.printer, target_list,
-			    lambda t: mutants.run_mutants(session, request, t, repo, found[t.kernel]))
+		scored: List[score.KernelReport] = []
+		return _writing(session, scored, lambda: targets.each(
+			session.printer, target_list,
+			lambda t: score.run_generated(session, request, t, repo, scored)),
+			lambda: score.write_files(request, scored, session.sharding.record(repo)))
+	reports: List[mutants_report.KernelReport] = []
+	return _writing(session, reports, lambda: targets.each(
+		session.printer, target_list,
+		lambda t: mutants_report.run_mutants(session, request, t, repo, found[t.kernel],
+						     reports)),
+		lambda: mutants_report.write_files(request, reports, session.sharding.record(repo)))
+
+def _writing(session: Session, reports: Sequence[Any], work: Callable[[], int],
+	     write: Callable[[], None]) -> int:
+	"""The status of @work, its files written by @write after it, even
+	when it stops half way (of the kernels whose @reports it made); and
+	by a shard that had no work, whose file merge needs."""
+	done = False
+	try:
+		status = work()
+		done = True
+		return status
+	finally:
+		if reports or (done and session.sharding.shard is not None):
+			write()
+
+def _take_mutants(session: Session, target_list: List[Target],
+		  found: Dict[KernelSpec, List[mutants.Mutant]]) -> Dict[KernelSpec, List[mutants.Mutant]]:
+	"""The command's shard of the mutants @found (all without one): each
+	a unit, of a header a build from scratch, and each kernel's baseline
+	a setup of every shard that checks one of its mutants."""
+	units = [Unit(f'{t.kernel.name}/{m.name}', cost.mutant_cost(m.of_header()), t.kernel.name)
+		 for t in target_list for m in found[t.kernel]]
+	setup = {t.kernel.name: cost.kernel_setup(baseline=True) for t in target_list}
+	mine = {u.key for u in session.sharding.take(session.printer, units, 'mutants', setup)}
+	return {kernel: [m for m in found_here if f'{kernel.name}/{m.name}' in mine]
+		for kernel, found_here in found.items()}
 
 def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	target_list = resolve_targets(args, repo)
@@ -261,6 +335,10 @@ def selftest_handler(args: argparse.Namespace, repo: str, session: Session) -> i
 
 def list_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	return listing.run_list(session.printer, repo, targets.given_tree(args.tree))
+
+def merge_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
+	return merge.run_merge(session.printer, merge.MergeRequest(
+		files=args.file, json=args.json, junit=args.junit), repo)
 
 def parse_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	return parse.run_parse(session.printer, parse.ParseRequest(file=args.file),
@@ -305,6 +383,10 @@ COMMANDS: Dict[str, Command] = {
 		'list, without a build, the QEMU configs, the kernels, each tree\'s '
 		'state (prepared, built, stale), the suites and their cases, the mutants',
 		list_handler),
+	'merge': Command(
+		'merge the --json results of the shards (--shard I/N) of one run, lkdtm, '
+		'bisect or mutants into the report, JSON, JUnit, tally and exit status of '
+		'one unsharded run', merge_handler),
 	'parse': Command(
 		'parse a saved console log with kunit_tool and print the report run '
 		'prints for one config', parse_handler),

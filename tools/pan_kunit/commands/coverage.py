@@ -440,7 +440,8 @@ def run_coverage(session: Session, request: BootRequest, target: Target, repo: s
 	session.prepare(target, repo, 'coverage')
 	packages.require(TOOLS, 'coverage')
 	kunit_dir = kunit_py.directory(tree_dir)
-	matrix = configs.matrix(repo, request.configs, kunit_dir)
+	names = session.sharding.configs_for(target.kernel.name, request.configs)
+	matrix = configs.matrix(repo, names, kunit_dir)
 	kernel = session.describe(target)()
 	title = ' '.join(w for w in (kernel.package, kernel.package_version) if w) or kernel.version
 	plan = MatrixPlan.of_tree(tree_dir, matrix, request.timeout, request.jobs, request.options,

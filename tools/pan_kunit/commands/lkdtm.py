@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error, StrEnum
+from pan_kunit.commands import sharding
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.host import files, summary
+from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import configs, kunit_py
@@ -235,7 +237,17 @@ def _verdict(exec_dir: str, crash: str, pan: Optional[PanSource], outcome: confi
 		verdict = BootVerdict(False, 'timed out: ' + verdict.summary, console)
 	return verdict
 
-def print_report(printer: Printer, configs: List[QemuConfig],
+@dataclass
+class Row:
+	"""A config as the report names it: its CPU, and who provides PAN."""
+	name: str
+	cpu: str
+	pan: Optional[PanSource]
+
+def rows(configs: Sequence[QemuConfig]) -> List[Row]:
+	return [Row(c.name, c.cpu, pan_source(c)) for c in configs]
+
+def print_report(printer: Printer, configs: Sequence[Row],
 		 verdicts: Dict[Tuple[str, str], BootVerdict]) -> bool:
 	for (name, crash), verdict in sorted(verdicts.items()):
 		if not verdict.ok:
@@ -245,8 +257,7 @@ def print_report(printer: Printer, configs: List[QemuConfig],
 				printer.print('    ' + line)
 	printer.print()
 	for config in configs:
-		source = pan_source(config)
-		pan = 'no PAN' if source is None else f'PAN by {source}'
+		pan = 'no PAN' if config.pan is None else f'PAN by {config.pan}'
 		printer.print(f'{config.name} ({config.cpu}, {pan}):')
 		for crash in CRASH_TYPES:
 			verdict = verdicts[config.name, crash]
@@ -254,16 +265,49 @@ def print_report(printer: Printer, configs: List[QemuConfig],
 				      f'{verdict.summary}')
 	return all(v.ok for v in verdicts.values())
 
-def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str) -> int:
-	"""Prepares @target's tree and boots LKDTM on each config of the request."""
+def kernel_report(target: Target, configs: Sequence[Row],
+		  verdicts: Dict[Tuple[str, str], BootVerdict]) -> JsonObj:
+	"""The --json record of a kernel's boots: each config's and crash
+	type's verdict, with the console's last lines of one that is not ok."""
+	return {'kernel': target.kernel.name, 'package': target.kernel.package, 'tree': target.tree,
+		'source': sharding.source(target.tree),
+		'configs': [{'name': c.name, 'cpu': c.cpu, 'pan': c.pan, 'boots': [
+			{'crash': crash, 'ok': verdicts[c.name, crash].ok,
+			 'summary': verdicts[c.name, crash].summary,
+			 'log': None if verdicts[c.name, crash].ok else
+			 (verdicts[c.name, crash].log or '').splitlines()[-LOG_LINES:]}
+			for crash in CRASH_TYPES]} for c in configs]}
+
+def read_report(report: JsonObj) -> Tuple[List[Row], Dict[Tuple[str, str], BootVerdict]]:
+	"""The rows and verdicts of a kernel's --json record (kernel_report())."""
+	found = [Row(c['name'], c['cpu'], PanSource(c['pan']) if c.get('pan') else None)
+		 for c in report['configs']]
+	verdicts = {(c['name'], b['crash']): BootVerdict(b['ok'], b['summary'],
+							  None if b['log'] is None else '\n'.join(b['log']))
+		    for c in report['configs'] for b in c['boots']}
+	return found, verdicts
+
+def close(printer: Printer, configs: Sequence[Row],
+	  verdicts: Dict[Tuple[str, str], BootVerdict]) -> int:
+	"""A kernel's report and tally (of a run, or of a merge of its
+	shards); its exit status."""
+	passed = sum(v.ok for v in verdicts.values())
+	ok = print_report(printer, configs, verdicts)
+	summary.report(printer, summary.Tally('lkdtm', passed, len(verdicts) - passed))
+	return 0 if ok else 1
+
+def run_lkdtm(session: Session, request: BootRequest, target: Target, repo: str,
+	      reports: Optional[List[JsonObj]]=None) -> int:
+	"""Prepares @target's tree and boots LKDTM on each config of the
+	request (of the command's shard); its --json record into @reports."""
 	tree_dir = target.tree
 	session.prepare(target, repo, 'lkdtm')
 	kunit_dir = kunit_py.directory(tree_dir)
-	matrix = configs.matrix(repo, request.configs, kunit_dir)
+	names = session.sharding.configs_for(target.kernel.name, request.configs)
+	matrix = configs.matrix(repo, names, kunit_dir)
 	plan = MatrixPlan.of_tree(tree_dir, matrix, request.timeout, request.jobs,
 				  fragments=targets.fragments(repo, target.kernel))
 	verdicts = run(plan, repo, session.progress, session.builds)
-	passed = sum(v.ok for v in verdicts.values())
-	ok = print_report(session.printer, matrix, verdicts)
-	summary.report(session.printer, summary.Tally('lkdtm', passed, len(verdicts) - passed))
-	return 0 if ok else 1
+	if reports is not None:
+		reports.append(kernel_report(target, rows(matrix), verdicts))
+	return close(session.printer, rows(matrix), verdicts)

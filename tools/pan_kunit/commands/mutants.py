@@ -15,7 +15,6 @@ import hashlib
 import os
 import random
 import re
-import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
@@ -135,7 +134,16 @@ class Mutant:
 		return {'name': self.name, 'path': self.path, 'subject': self.subject,
 			'must_fail': self.must_fail, 'verdict': self.verdict, 'detail': self.detail,
 			'failed_cases': self.failures, 'elapsed': round(self.elapsed, 1),
-			'logs': self.logs}
+			'logs': self.logs, 'files': self.files, 'lkdtm': self.lkdtm}
+
+	@classmethod
+	def of_json(cls, data: JsonObj) -> 'Mutant':
+		"""The mutant of its record (to_json()), on any machine."""
+		return cls(data['path'], data['name'], data['subject'], list(data['must_fail']),
+			   MutantVerdict(data['verdict']) if data.get('verdict') else None,
+			   data.get('detail') or '', dict(data.get('failed_cases') or {}),
+			   data.get('elapsed') or 0.0, data.get('logs'), list(data.get('files') or []),
+			   lkdtm=data.get('lkdtm') or '')
 
 def baseline_logs(wt: str) -> str:
 	return state_dir(wt, 'baseline')
@@ -385,11 +393,6 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	worktree.reset(wt, tree.PREPARED_REF)
 	return baseline
 
-def table(mutants: List[Mutant]) -> List[str]:
-	return terminal.align([['mutant', 'must fail', 'verdict', 'detail']] +
-			     [[m.name, ', '.join(m.must_fail), m.verdict or '', m.detail]
-			      for m in mutants])
-
 def of_kernel(printer: Printer, request: MutantsRequest, kernel: KernelSpec, repo: str,
 	      kernel_list: Sequence[KernelSpec]) -> List[Mutant]:
 	"""@kernel's mutants (mutants/VERSION/), or those of --only that it
@@ -443,52 +446,3 @@ def _headers_left_out(printer: Printer, request: MutantsRequest, kernel: KernelS
 			      ('a header' if request.headers == HeaderMutants.WITHOUT else 'no header') +
 			      f' ({request.headers.option()}): {", ".join(left_out)}')
 	return [m for m in found if request.headers.wants(m.of_header())]
-
-def junit_check(mutant: Mutant) -> junit.Check:
-	"""A mutant as JUnit shows it: a killed one passes, a pending one is
-	skipped, any other fails."""
-	outcome = (junit.CheckStatus.PASS if mutant.verdict == MutantVerdict.KILLED else
-		   junit.CheckStatus.SKIPPED if mutant.verdict in (MutantVerdict.PENDING,
-							       MutantVerdict.NOT_APPLICABLE) else
-		   junit.CheckStatus.FAILURE)
-	return junit.Check(mutant.name, outcome, f'{mutant.verdict}: {mutant.detail}')
-
-def run_mutants(session: Session, request: MutantsRequest, target: Target, repo: str,
-		found: List[Mutant]) -> int:
-	"""Prepares @target's tree and checks the mutants @found there."""
-	printer = session.printer
-	if not found:
-		printer.print(f'mutants: none to check on {target.kernel.package}')
-		return 0
-	session.prepare(target, repo, 'mutants')
-	with worktree.locked(session.printer, target.tree):
-		return _check_all(session, request, target, repo, found)
-
-def _check_all(session: Session, request: MutantsRequest, target: Target, repo: str,
-	       found: List[Mutant]) -> int:
-	tree_dir = target.tree
-	printer = session.printer
-	checker = steps.checker(session, request, target, repo)
-	start = time.monotonic()
-	baseline = run(checker, found, own_tree=target.user is not None)
-	elapsed = time.monotonic() - start
-	printer.print()
-	for line in table(found):
-		printer.print(line)
-	timed = sorted(m.elapsed for m in found if m.verdict != MutantVerdict.PENDING) or [0.0]
-	counts = {v: sum(m.verdict == v for m in found) for v in MutantVerdict}
-	printer.print(f'mutants took {elapsed:.0f} s for {len(found)} mutants (baseline '
-		      f'{baseline.elapsed:.0f} s, median mutant {statistics.median(timed):.1f} s): ' +
-		      ', '.join(f'{n} {v}' for v, n in counts.items() if n))
-	summary.report(printer, summary.Tally('mutants', counts[MutantVerdict.KILLED],
-				     sum(not m.ok() for m in found)))
-	if request.json:
-		files.write_json(request.json, {
-			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
-			'baseline': baseline.to_json(), 'mutants': [m.to_json() for m in found]}, '--json')
-	if request.junit:
-		junit.write(request.junit, junit.document('pan-kunit mutants', [
-			junit.checks_suite('mutants', [junit_check(m) for m in found])] + [
-			suite for result in baseline.configs
-			for suite in junit.config_suites(result, 'baseline')]))
-	return 0 if all(m.ok() for m in found) else 1

@@ -14,6 +14,7 @@ from typing import Callable
 
 from pan_kunit.commands import mutants, score
 from pan_kunit.kunit_tool import toolchains
+from pan_kunit.matrix import shard
 from pan_kunit.trees import kernels
 
 def _at_least(minimum: int) -> Callable[[str], int]:
@@ -47,6 +48,30 @@ def _attribute_filter(text: str) -> str:
 		raise argparse.ArgumentTypeError(f'{text!r} is no attribute filter (e.g. '
 						 '"speed>slow" or "module=name", without a double quote)')
 	return text
+
+def _shard(text: str) -> shard.Shard:
+	try:
+		return shard.parse(text)
+	except ValueError as e:
+		raise argparse.ArgumentTypeError(str(e))
+
+# What each command's shard takes of its work.
+_SHARDED = {
+	'run': 'the kconfig groups of its kernels (a group\'s build and boots stay together)',
+	'lkdtm': 'the kconfig groups of its kernels',
+	'coverage': 'the kconfig groups of its kernels',
+	'bisect': 'the kconfig groups of its kernels, each with every step of the series',
+	'mutants': 'the mutants (of every kernel; with --generate, of each kernel\'s sample)',
+}
+
+def add_shard_opts(parser: argparse.ArgumentParser, command: str) -> None:
+	"""--shard I/N, of a command whose work is a list."""
+	parser.add_argument(
+		'--shard', type=_shard, metavar='I/N',
+		help=f'check the I-th of N shards of the work ({_SHARDED[command]}), split by '
+		'cost the same way on every machine; --json says which shard of which request '
+		f'it is (default: ${shard.ENV}, else GitLab\'s '
+		f'${shard.GITLAB_INDEX}/${shard.GITLAB_TOTAL}; 1/1: all of it)')
 
 def add_kunit_opts(parser: argparse.ArgumentParser, filter_glob: bool,
 		   isolated: bool=False) -> None:
@@ -136,6 +161,10 @@ _REPORT_FILES = {
 		   'config and suite'),
 	'mutants': ('a record per mutant: its verdict, the suites that must fail and its logs',
 		    'a testsuite mutants with a testcase per mutant, and the baseline\'s testsuites'),
+	'merge': ('the JSON of one unsharded run of the shards\' request, with a record per shard',
+		  'the JUnit of one unsharded run (not of lkdtm, which writes none)'),
+	'lkdtm': ('a record per kernel, config and crash type: its verdict, and the console\'s '
+		  'last lines of one that is not ok', ''),
 }
 
 def add_report_opts(parser: argparse.ArgumentParser, command: str) -> None:
@@ -144,6 +173,11 @@ def add_report_opts(parser: argparse.ArgumentParser, command: str) -> None:
 	parser.add_argument('--json', metavar='FILE', help=f'also write {json_text}, to FILE')
 	parser.add_argument('--junit', metavar='FILE',
 			    help=f'also write JUnit XML to FILE: {junit_text}')
+
+def add_json_opt(parser: argparse.ArgumentParser, command: str) -> None:
+	"""--json alone, of a command that writes no JUnit."""
+	parser.add_argument('--json', metavar='FILE', help=f'also write {_REPORT_FILES[command][0]}, '
+			    'to FILE')
 
 def add_run_opts(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('glob', nargs='?', type=_filter_glob, metavar='filter_glob',

@@ -10,9 +10,11 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional
 
+from pan_kunit.commands import sharding
 from pan_kunit.commands.boot_request import ReportRequest
 from pan_kunit.commands.session import Session
-from pan_kunit.host import files, gitcmd, packages, proc, summary
+from pan_kunit.host import files, summary
+from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import configs, ktap_lines, kunit_py
 from pan_kunit.matrix import cost, pipeline
@@ -30,21 +32,6 @@ class RunRequest(ReportRequest):
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
 FIRST_CONFIG = 'arm64_pan'
-# The QEMU every config boots (qemu_configs/*.py: qemu_arch aarch64).
-QEMU = packages.BOOT_TOOLS[0]
-
-def about(repo: str) -> files.JsonObj:
-	"""What ran the tests: pan-kunit's own commit, whether the repo held
-	uncommitted edits, and the QEMU that booted the kernels."""
-	head = gitcmd.run(repo, 'rev-parse', '--verify', '-q', 'HEAD', locks=False)
-	edits = gitcmd.run(repo, 'status', '--porcelain', '--untracked-files=no', locks=False)
-	try:
-		qemu = proc.run([QEMU, '--version'], stdin=proc.To.NOWHERE)
-		version = qemu.stdout.splitlines()[0] if qemu.ok() and qemu.stdout else None
-	except OSError:
-		version = None
-	return {'commit': head.stdout.strip() if head.ok() else None,
-		'dirty': bool(edits.stdout.strip()) if head.ok() else None, 'qemu': version}
 
 def _print_console(printer: Printer, result: config_result.ConfigResult, what: str='all') -> None:
 	"""--raw_output: the console of @result's boot, as it came (@what
@@ -95,10 +82,13 @@ def _print_first(printer: Printer, first: List[config_result.ConfigResult]) -> N
 	for line in terminal.table(first, terminal.width(printer)):
 		printer.print(line)
 
-def first_run(request: RunRequest, target_list: List[Target], repo: str) -> str:
+def first_run(session: Session, request: RunRequest, target_list: List[Target],
+	      repo: str) -> str:
 	"""What the builds from scratch of the run will cost (cost.py), or ''."""
-	matrix = configs.matrix(repo, request.configs, None)
-	found = [cost.KernelBuilds(t.kernel.name, t.tree, _plan(request, t, repo, matrix).images())
+	def matrix(target: Target) -> List[configs.QemuConfig]:
+		names = session.sharding.configs_for(target.kernel.name, request.configs)
+		return configs.matrix(repo, names, None)
+	found = [cost.KernelBuilds(t.kernel.name, t.tree, _plan(request, t, repo, matrix(t)).images())
 		 for t in reversed(target_list)]
 	return cost.first_run_line(found, [t.tree for t in target_list] +
 				   [k.default_tree() for k in kernels.KNOWN])
@@ -111,13 +101,14 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 	printer = session.printer
 	per_kernel: List[List[config_result.ConfigResult]] = []
 	reports = []
-	said = first_run(request, target_list, repo)
+	said = first_run(session, request, target_list, repo)
 	if said:
 		printer.print(said)
 	for target in reversed(target_list):  # targets.resolve() lists them oldest first
 		tree_dir = target.tree
 		session.prepare(target, repo, 'run')
-		plan = _plan(request, target, repo, configs.matrix(repo, request.configs,
+		names = session.sharding.configs_for(target.kernel.name, request.configs)
+		plan = _plan(request, target, repo, configs.matrix(repo, names,
 								  kunit_py.directory(tree_dir)))
 		first = _first_alone(printer, request, plan) if not per_kernel else []
 		# One description of the kernel for the one or two runs of the matrix:
@@ -136,7 +127,9 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 		order = [c.name for c in plan.configs]
 		kernel_results.sort(key=lambda r: order.index(r.name))
 		per_kernel.append(kernel_results)
-		reports.append(record.kernel_record(tree_dir, tree.head(tree_dir), kernel_results))
+		reports.append(dict(record.kernel_record(tree_dir, tree.head(tree_dir), kernel_results,
+							 suites.known(repo)),
+				    kernel=target.kernel.name, source=sharding.source(tree_dir)))
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(printer, result, request.raw_output)
@@ -150,15 +143,22 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
-	if len(target_list) > 1:
+	# One shape, whatever ran: what ran it, and a report per kernel.
+	document = dict(session.sharding.record(repo), kernels=reports)
+	return finish(printer, request, result_list, len(target_list) > 1, document)
+
+def finish(printer: Printer, request: ReportRequest, result_list: List[config_result.ConfigResult],
+	   several: bool, document: JsonObj) -> int:
+	"""What closes `run` (and a merge of its shards), after each kernel's
+	report: the kernels' totals if @several, the tally, the JSON
+	(@document) and JUnit files, and the exit status."""
+	if several:
 		for line in terminal.total_lines(result_list):
 			printer.print(line)
 	passed, failed, skipped = config_result.totals(result_list)
 	summary.report(printer, summary.Tally('run', passed, failed, skipped))
 	if request.json:
-		# One shape, whatever ran: what ran it, and a report per kernel.
-		files.write_json(request.json, {'pan_kunit': about(repo), 'kernels': reports},
-				   '--json')
+		files.write_json(request.json, document, '--json')
 	if request.junit:
 		junit.write(request.junit, junit.document('pan-kunit run', [
 			suite for result in result_list for suite in junit.config_suites(result)],

@@ -7,24 +7,32 @@
 # diff to triage: an equivalent mutant (claimed in mutants/VERSION/
 # equivalent, with the reason) or a gap of the suites.
 
+import dataclasses
 import glob
 import json
 import os
 import sys
+import time
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import Error
-from pan_kunit.commands import coverage, lcov, mutagen, mutants, steps
+from pan_kunit.commands import coverage, lcov, mutagen, mutants, mutants_report, sharding, steps
+from pan_kunit.commands.boot_request import ReportRequest
 from pan_kunit.commands.mutants import HeaderMutants, MutantsRequest
 from pan_kunit.commands.session import Session
+from pan_kunit.commands.sharding import Sharding
 from pan_kunit.commands.steps import Checker, Step
 from pan_kunit.host import files, proc, summary
+from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
+from pan_kunit.matrix import cost
+from pan_kunit.matrix.shard import Unit
 from pan_kunit.results import junit, terminal
 from pan_kunit.trees import worktree
 from pan_kunit.trees.targets import Target
-from pan_kunit.trees.tree import state_dir
+from pan_kunit.trees.tree import PREPARED_REF, state_dir
 
 # The sample when --sample is not given: enough for a 95% interval of
 # about +-6 points around 90%.
@@ -126,7 +134,10 @@ def scores(sites: Sequence[mutagen.Site],
 	return per, total
 
 def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site],
-		 judged: Sequence[mutants.Mutant], per: Dict[str, Score], total: Score) -> None:
+		 judged: Sequence[mutants.Mutant], per: Dict[str, Score], total: Score,
+		 diffs: Optional[Dict[str, str]]=None) -> None:
+	"""The table of @per, the score, and each survivor's diff: its
+	patch's, else (read back from a shard's record) of @diffs, by name."""
 	printer.print()
 	rows = [['function', 'killed/judged', 'score', 'did not build', 'equivalent']]
 	for function, score in sorted(per.items()):
@@ -142,7 +153,8 @@ def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site],
 	survivors = [(s, m) for s, m in zip(sites, judged) if m.verdict == mutants.MutantVerdict.SURVIVED]
 	for site, mutant in survivors[:MAX_SHOWN]:
 		printer.print(f'survived: {site.node()}  ({site.source}:{site.line})')
-		for line in mutagen.iter_lines(files.read_text(mutant.path) or ''):
+		diff = (diffs or {}).get(mutant.name) or files.read_text(mutant.path) or ''
+		for line in mutagen.iter_lines(diff):
 			printer.print('    ' + line)
 	if len(survivors) > MAX_SHOWN:
 		printer.print(f'... and {len(survivors) - MAX_SHOWN} more survivors (their patches: '
@@ -152,12 +164,57 @@ def print_report(printer: Printer, kernel: str, sites: Sequence[mutagen.Site],
 			      'into mutants/VERSION/equivalent as "NODE -- REASON"; any other is a gap '
 			      'for a case')
 
+@dataclass
+class KernelReport:
+	"""The generated mutants judged on one kernel: the sites of the
+	sample (this shard's), their mutants, the baseline; of a run, or read
+	back from a shard's record (of_json())."""
+	kernel: str
+	tree: str
+	seed: int
+	baseline: Step
+	sites: List[mutagen.Site]
+	judged: List[mutants.Mutant]
+	elapsed: float
+	index: List[int] = dataclasses.field(default_factory=list)  # of each in the whole sample
+	source: JsonObj = dataclasses.field(default_factory=dict)
+	diffs: Dict[str, str] = dataclasses.field(default_factory=dict)  # read back: survivors'
+
+	def score(self) -> Tuple[Dict[str, Score], Score]:
+		return scores(self.sites, self.judged)
+
+	def to_json(self) -> JsonObj:
+		_, total = self.score()
+		return {'tree': self.tree, 'kernel': self.kernel, 'seed': self.seed,
+			'score': {'killed': total.killed, 'survived': total.survived,
+				  'did_not_build': total.dropped},
+			'baseline': self.baseline.to_json(), 'source': self.source,
+			'elapsed': round(self.elapsed, 1),
+			'mutants': [dict(m.to_json(), node=s.node(), function=s.function,
+					 operator=s.operator, site=dataclasses.asdict(s), index=n,
+					 diff=self.diffs.get(m.name) or (files.read_text(m.path) if
+						m.verdict == mutants.MutantVerdict.SURVIVED else None))
+				    for s, m, n in zip(self.sites, self.judged, self.index)]}
+
+	@classmethod
+	def of_json(cls, data: JsonObj) -> 'KernelReport':
+		found = data['mutants']
+		return cls(data['kernel'], data['tree'], data['seed'],
+			   steps.step_of_json(data['baseline']),
+			   [mutagen.Site(**m['site']) for m in found],
+			   [mutants.Mutant.of_json(m) for m in found], data['elapsed'],
+			   [m['index'] for m in found], data['source'],
+			   {m['name']: m['diff'] for m in found if m.get('diff')})
+
+	def junit_suites(self, several: bool) -> List[ET.Element]:
+		return [junit.checks_suite(f'mutants/{self.kernel}' if several else 'mutants',
+					   [mutants_report.junit_check(m) for m in self.judged])]
+
 def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str, str]],
-	request: MutantsRequest,
-	own_tree: bool=False) -> Tuple[Step, List[mutagen.Site], List[mutants.Mutant], Score]:
+	request: MutantsRequest, own_tree: bool=False,
+	shard: Optional[Sharding]=None) -> KernelReport:
 	"""Generates, samples, judges and reports the mutants of @functions
-	on the checker's tree; the baseline, the sample, their verdicts and
-	the score of them all."""
+	on the checker's tree (of the sample, @shard's); its report."""
 	tree = checker.tree
 	commands = compile_commands(tree)
 	if not commands:
@@ -178,36 +235,50 @@ def run(checker: Checker, repo: str, kernel: str, functions: Sequence[Tuple[str,
 		      + ('on the lines the last coverage run reached' if lines is not None else
 			 'on every line: no coverage run yet') + f'); {len(sites) - len(candidates)} '
 		      f'claimed equivalent or left out; checking {len(chosen)} (seed {request.seed})')
+	units = [Unit(f'{kernel}/{s.name()}', cost.mutant_cost(not s.source.endswith('.c')), kernel)
+		 for s in chosen]
+	mine = {u.key for u in (shard or Sharding()).take(printer, units,
+							   f'generated mutants of {kernel}')}
+	index = [n for n, s in enumerate(chosen) if f'{kernel}/{s.name()}' in mine]
+	chosen = [chosen[n] for n in index]
+	start = time.monotonic()
 	judged = write_mutants(tree, chosen, request.seed)
 	baseline = mutants.run(checker, judged, own_tree=own_tree)
-	per, total = scores(chosen, judged)
-	print_report(printer, kernel, chosen, judged, per, total)
-	return baseline, chosen, judged, total
+	return KernelReport(kernel, tree, request.seed, baseline, chosen, judged,
+			    time.monotonic() - start, index)
 
-def run_generated(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:
-	"""mutants --generate: the mutation score of the suites on a kernel."""
+def close(printer: Printer, report: KernelReport) -> int:
+	"""A kernel's score: its table, the survivors and the tally; its
+	exit status."""
+	per, total = report.score()
+	print_report(printer, report.kernel, report.sites, report.judged, per, total, report.diffs)
+	summary.report(printer, summary.Tally('mutants', total.killed, total.survived))
+	return 0 if total.percent() >= GOAL else 1
+
+def write_files(request: ReportRequest, reports: List[KernelReport], record: JsonObj) -> None:
+	"""The --json and --junit files of @reports (as mutants_report's)."""
+	several = len(reports) > 1
+	if request.json:
+		found = [r.to_json() for r in reports]
+		files.write_json(request.json, dict(record, kernels=found) if several else
+				 dict(record, **(found[0] if found else {})), '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit mutants --generate', [
+			suite for r in reports for suite in r.junit_suites(several)]))
+
+def run_generated(session: Session, request: MutantsRequest, target: Target, repo: str,
+		  reports: Optional[List[KernelReport]]=None) -> int:
+	"""mutants --generate: the mutation score of the suites on a kernel
+	(of the command's shard of its sample); its report into @reports."""
 	assert request.generate
 	session.prepare(target, repo, 'mutants')
 	with worktree.locked(session.printer, target.tree):
-		return _score(session, request, target, repo)
-
-def _score(session: Session, request: MutantsRequest, target: Target, repo: str) -> int:
-	tree_dir = target.tree
-	checker = steps.checker(session, request, target, repo)
-	functions = [(f.name, f.source) for f in coverage.FUNCTIONS
-		     if not f.kernels or target.kernel.name in f.kernels]
-	baseline, sites, judged, total = run(checker, repo, target.kernel.name, functions,
-					     request, own_tree=target.user is not None)
-	summary.report(session.printer, summary.Tally('mutants', total.killed, total.survived))
-	if request.json:
-		files.write_json(request.json, {
-			'tree': tree_dir, 'kernel': target.kernel.name, 'seed': request.seed,
-			'score': {'killed': total.killed, 'survived': total.survived,
-				  'did_not_build': total.dropped},
-			'baseline': baseline.to_json(),
-			'mutants': [dict(m.to_json(), node=s.node(), function=s.function,
-					 operator=s.operator) for s, m in zip(sites, judged)]}, '--json')
-	if request.junit:
-		junit.write(request.junit, junit.document('pan-kunit mutants --generate', [
-			junit.checks_suite('mutants', [mutants.junit_check(m) for m in judged])]))
-	return 0 if total.percent() >= GOAL else 1
+		checker = steps.checker(session, request, target, repo)
+		functions = [(f.name, f.source) for f in coverage.FUNCTIONS
+			     if not f.kernels or target.kernel.name in f.kernels]
+		report = run(checker, repo, target.kernel.name, functions, request,
+			     own_tree=target.user is not None, shard=session.sharding)
+		report.source = sharding.source(target.tree, PREPARED_REF)
+	if reports is not None:
+		reports.append(report)
+	return close(session.printer, report)

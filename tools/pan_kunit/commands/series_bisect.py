@@ -6,20 +6,23 @@
 # before fails (or the kernel crashes or hangs where it booted); the
 # first bad step names the patch to look at.
 
+import dataclasses
 import os
 import shlex
 import statistics
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import Error
-from pan_kunit.commands import steps
+from pan_kunit.commands import sharding, steps
 from pan_kunit.commands.boot_request import ReportRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.commands.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
 from pan_kunit.host import files, progress, summary
+from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import kunit_py
 from pan_kunit.kunit_tool.ktap import CaseStatus
@@ -214,23 +217,69 @@ def check(session: Session, request: BisectRequest, target: Target, repo: str) -
 			patches = len(series.load(request.series, '', scratch))
 	_check_step(request, patches)
 
-def run_bisect(session: Session, request: BisectRequest, target: Target, repo: str) -> int:
+@dataclass
+class KernelReport:
+	"""What bisect found on one kernel, as it reports it and writes it in
+	its --json (of a run, or read back from a shard's: of_json())."""
+	kernel: str
+	tree: str
+	worktree: str
+	series: str            # SERIES, or the repo's patches/VERSION/series
+	of_repo: bool          # patches/ on the Debian base: step 0 hooks no suite in
+	patches: int           # the series' patches
+	only: Optional[int]    # --step
+	steps: List[Step]
+	elapsed: float
+	reproduce: str = ''    # the command that checks a step, but its --step
+	source: JsonObj = dataclasses.field(default_factory=dict)
+
+	def to_json(self) -> JsonObj:
+		bad = first_bad(self.steps) if self.only is None else None
+		return {'tree': self.tree, 'worktree': self.worktree, 'series': self.series,
+			'first_bad': bad.number if bad else None,
+			'steps': [s.to_json() for s in self.steps], 'kernel': self.kernel,
+			'source': self.source, 'of_repo': self.of_repo, 'patches': self.patches,
+			'only': self.only, 'elapsed': round(self.elapsed, 1), 'reproduce': self.reproduce}
+
+	@classmethod
+	def of_json(cls, data: JsonObj) -> 'KernelReport':
+		return cls(data['kernel'], data['tree'], data['worktree'], data['series'],
+			   data['of_repo'], data['patches'], data['only'],
+			   [steps.step_of_json(s) for s in data['steps']], data['elapsed'],
+			   data['reproduce'], data['source'])
+
+	def junit_suites(self, several: bool) -> List[ET.Element]:
+		"""Its testsuites: bisect's (bisect/KERNEL of @several kernels),
+		a testcase per step, and each step's configs'."""
+		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
+				      junit.CheckStatus.FAILURE if s.bad() else junit.CheckStatus.PASS,
+				      s.verdict()) for s in self.steps]
+		return [junit.checks_suite(f'bisect/{self.kernel}' if several else 'bisect', checks)] + [
+			suite for s in self.steps for result in s.configs
+			for suite in junit.config_suites(result, f'step-{s.number:02d}',
+							 # patches/ hooks no suite in at step 0
+							 no_tests_expected=self.of_repo and s.number == 0)]
+
+def run_bisect(session: Session, request: BisectRequest, target: Target, repo: str,
+	       reports: Optional[List[KernelReport]]=None) -> int:
 	"""Prepares @target's tree (of the range's base, for a range of a
-	tree of the user's) and bisects the series there."""
+	tree of the user's) and bisects the series there (on the kconfig
+	groups of the command's shard); its report into @reports."""
 	user_range = session.user_ranges.get(target.tree)
 	session.prepare(target, repo, 'bisect', at=user_range.base if user_range else None)
-	tallies: List[summary.Tally] = []
 	with worktree.locked(session.printer, target.tree):
-		status = _bisect(session, request, target, repo, tallies)
-	for tally in tallies:  # the closing line, after the verdict
-		summary.report(session.printer, tally)
+		report = _bisect(session, request, target, repo)
+	if reports is not None:
+		reports.append(report)
+	status, tally = conclude(session.printer, report)
+	summary.report(session.printer, tally)  # the closing line, after the verdict
 	return status
 
-def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
-	    tallies: List[summary.Tally]) -> int:
+def _bisect(session: Session, request: BisectRequest, target: Target,
+	    repo: str) -> KernelReport:
 	tree_dir, kernel = target.tree, target.kernel
-	printer = session.printer
-	checker = steps.checker(session, request, target, repo)
+	names = session.sharding.configs_for(kernel.name, request.configs)
+	checker = steps.checker(session, dataclasses.replace(request, configs=names), target, repo)
 	work = state_dir(tree_dir, 'check')
 	if request.series:
 		patches = series.load(_series(request.series), tree_dir, work)
@@ -241,55 +290,60 @@ def _bisect(session: Session, request: BisectRequest, target: Target, repo: str,
 	_check_step(request, len(patches))
 	start = time.monotonic()
 	checked = run(checker, patches, wanted, request.step, kernel=kernel.package)
+	again = reproduce(request, tree_dir, 0, session.user_ranges.get(tree_dir))
+	return KernelReport(
+		kernel.name, tree_dir, worktree.location(tree_dir),
+		_series(request.series) if request.series else os.path.join(repo, kernel.series()),
+		wanted is not None, len(patches), request.step, checked, time.monotonic() - start,
+		again[:-len(' --step=0')], sharding.source(tree_dir))
+
+def conclude(printer: Printer, report: KernelReport) -> Tuple[int, summary.Tally]:
+	"""The report of a kernel's steps: their table, the time and the
+	verdict; its exit status and its tally, the closing line after the
+	verdict."""
+	checked = report.steps
 	printer.print()
 	for line in table(checked):
 		printer.print(line)
-	bad = first_bad(checked) if request.step is None else None
-	elapsed = time.monotonic() - start
+	bad = first_bad(checked) if report.only is None else None
 	timed = sorted(s.elapsed for s in checked[1:]) or [0.0]
-	printer.print(f'bisect took {elapsed:.0f} s for {len(checked)} steps '
+	printer.print(f'bisect took {report.elapsed:.0f} s for {len(checked)} steps '
 		      f'(median step {statistics.median(timed):.1f} s)')
 	bad_steps = sum(s.bad() for s in checked)
-	tallies.append(summary.Tally('bisect', len(checked) - bad_steps, bad_steps))
-	if request.json:
-		files.write_json(request.json, {
-			'tree': tree_dir, 'worktree': worktree.location(tree_dir),
-			'series': _series(request.series) if request.series else
-			os.path.join(repo, kernel.series()),
-			'first_bad': bad.number if bad else None,
-			'steps': [s.to_json() for s in checked]}, '--json')
-	if request.junit:
-		checks = [junit.Check(f'step {s.number} {s.patch.name if s.patch else "start"}',
-				      junit.CheckStatus.FAILURE if s.bad() else junit.CheckStatus.PASS,
-				      s.verdict()) for s in checked]
-		junit.write(request.junit, junit.document('pan-kunit bisect', [
-			junit.checks_suite('bisect', checks)] + [
-			suite for s in checked for result in s.configs
-			for suite in junit.config_suites(result, f'step-{s.number:02d}',
-							 # patches/ hooks no suite in at step 0
-							 no_tests_expected=wanted is not None and
-							 s.number == 0)]))
-	if request.step is not None:
+	tally = summary.Tally('bisect', len(checked) - bad_steps, bad_steps)
+	if report.only is not None:
 		no_tests = any(r.status == config_result.Status.NO_TESTS for r in checked[-1].configs)
 		# Step 0 of patches/ hooks no suite in yet: it runs no test.
-		no_tests = no_tests and not (wanted is not None and request.step == 0)
-		return 1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0
+		no_tests = no_tests and not (report.of_repo and report.only == 0)
+		return (1 if checked[-1].bad() or checked[-1].failed() or no_tests else 0), tally
 	if broken(checked[0]):
 		printer.print('bisect: the start (step 0) is broken, no patch can be judged against '
 			      'it: ' + ', '.join(broken(checked[0])))
-		return 1
+		return 1, tally
 	if bad is None and not any(passed_any(s) for s in checked):
 		raise Error('no step passed any case: every patch would look good; check '
 			    '--filter_glob, --config and the kunitconfig')
 	if bad is None:
-		printer.print(f'bisect: all {len(patches)} patches good: every step built, and no case '
-			      'that passed stopped passing')
-		return 0
+		printer.print(f'bisect: all {report.patches} patches good: every step built, and no '
+			      'case that passed stopped passing')
+		return 0, tally
 	assert bad.patch is not None
 	printer.print(f'bisect: first bad patch: {bad.number} {bad.patch.name}: {bad.patch.subject}')
 	printer.print(f'    {bad.verdict()}')
 	for line in bad.regressions:
 		printer.print(f'    {line}')
-	again = reproduce(request, tree_dir, bad.number, session.user_ranges.get(tree_dir))
-	printer.print(f'reproduce that step: {again}')
-	return 1
+	printer.print(f'reproduce that step: {report.reproduce} --step={bad.number}')
+	return 1, tally
+
+def write_files(request: ReportRequest, reports: List[KernelReport], record: JsonObj) -> None:
+	"""The --json and --junit files of @reports, of a run or of a merge:
+	one kernel's report beside @record (what the command says of
+	itself), or several kernels', in a list."""
+	several = len(reports) > 1
+	if request.json:
+		found = [r.to_json() for r in reports]
+		files.write_json(request.json, dict(record, kernels=found) if several else
+				 dict(record, **(found[0] if found else {})), '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document('pan-kunit bisect', [
+			suite for r in reports for suite in r.junit_suites(several)]))

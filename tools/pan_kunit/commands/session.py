@@ -5,12 +5,14 @@
 # place of module globals: the printer every line goes through, the
 # progress of the builds and boots on its status line, what its builds
 # share (--olddefconfig, the toolchains probed), the trees of the user's
-# it prepared, and the git ranges of the user's trees that bisect checks.
+# it prepared, the git ranges of the user's trees that bisect checks, and
+# its shard of the work.
 # The layers below take its parts, as plain values.
 
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, TextIO
 
+from pan_kunit.commands.sharding import Sharding
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool.toolchains import BuildSettings, Toolchains
@@ -28,6 +30,8 @@ class Session:
 	prepared: Dict[str, Prepared] = field(default_factory=dict)
 	# bisect of a git range of a tree of the user's: the range, by its clone.
 	user_ranges: Dict[str, UserRange] = field(default_factory=dict)
+	# Its shard of the request's work, and what its --json says of them.
+	sharding: Sharding = field(default_factory=Sharding)
 
 	@classmethod
 	def of_streams(cls, stdout: TextIO, stderr: Optional[TextIO]=None, olddefconfig: bool=False,

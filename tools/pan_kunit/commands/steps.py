@@ -125,11 +125,22 @@ class Step:
 	def to_json(self) -> files.JsonObj:
 		return {'step': self.number,
 			'patch': self.patch.path if self.patch else None,
+			'name': self.patch.name if self.patch else None,
 			'subject': self.patch.subject if self.patch else None,
 			'commit': self.commit, 'bad': self.bad(), 'verdict': self.verdict(),
 			'kunitconfig_left_out': self.left_out,
 			'regressions': self.regressions, 'elapsed': round(self.elapsed, 1),
 			'logs': self.logs, 'configs': [record.config_record(r) for r in self.configs]}
+
+def step_of_json(data: files.JsonObj) -> Step:
+	"""The step of its record (Step.to_json()), on any machine."""
+	patch = Patch(data['patch'], data.get('name') or os.path.basename(data['patch']),
+		      data.get('subject') or '') if data.get('patch') else None
+	return Step(data['step'], patch, data.get('commit') or '',
+		    list(data.get('kunitconfig_left_out') or []),
+		    [record.config_result_of(c) for c in data.get('configs') or []],
+		    list(data.get('regressions') or []), data.get('elapsed') or 0.0,
+		    data.get('logs') or '')
 
 @dataclass
 class Checker:

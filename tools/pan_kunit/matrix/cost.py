@@ -6,6 +6,11 @@
 # Each build that succeeds leaves a record beside its .config (builds.py
 # writes it), which also gives progress the objects a build from scratch
 # writes, for its time left.
+#
+# And what each piece of a command's work costs, for its split between the
+# shards of a CI system (shard.py): fixed figures of machine A
+# (docs/measurements.md), not the records of this machine, so that every
+# machine splits a request the same way.
 
 import glob
 import json
@@ -23,6 +28,35 @@ RECORD = '.pan-kunit-build.json'
 # 2-core machine, without a record of one: --help's "5-12 minutes per kernel".
 KERNEL_ESTIMATE = 10 * 60
 SLOWER = 'a slower machine takes up to 3 times as long'
+
+# The figures of a shard's work, in seconds on machine A's 2 cores: one
+# kconfig group built from scratch alone (a header mutant: 260-434 s), a
+# boot of the suites (3-13 s), a mutant of a .c file (an incremental build
+# and its boots: median 11.8-16.3 s), a step of bisect (266 s for 7 steps),
+# and a kernel's tree set up (extracted, patched, committed: 107-132 s for
+# three).
+GROUP_SCRATCH = 350.0
+BOOT = 10.0
+MUTANT_INCREMENTAL = 15.0
+BISECT_STEP = 40.0
+TREE_SETUP = 45.0
+
+def group_cost(configs: int, boots: int=1, steps: int=0) -> float:
+	"""A kconfig group of @configs built from scratch and each config
+	booted @boots times (LKDTM: once per crash type), then @steps steps
+	of bisect, each an incremental build and the boots again."""
+	return GROUP_SCRATCH + configs * boots * BOOT + steps * (BISECT_STEP + configs * BOOT)
+
+def mutant_cost(of_header: bool) -> float:
+	"""A mutant: of a header, a build of a kconfig group from scratch;
+	of a .c file, an incremental build."""
+	return GROUP_SCRATCH + 2 * BOOT if of_header else MUTANT_INCREMENTAL
+
+def kernel_setup(baseline: bool=False) -> float:
+	"""What a shard pays once per kernel it works on: the tree's setup
+	and, for the mutants (@baseline), the baseline's builds from scratch
+	(both kconfig groups at once) and boots."""
+	return TREE_SETUP + (KERNEL_ESTIMATE + 4 * BOOT if baseline else 0.0)
 
 def write_record(build_dir: str, seconds: float, objects: int, scratch: bool) -> None:
 	try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import StrEnum
-from pan_kunit.host.files import JsonObj
+from pan_kunit.host.files import JsonObj, read_text
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import kunit_json, leaves
 from pan_kunit.results.leaves import Counts
@@ -84,6 +84,17 @@ def classify(kunit: Optional[JsonObj], console: Optional[str],
 		return Status.CRASH
 	return Status.PASS
 
+@dataclass
+class Recorded:
+	"""What a config's record (record.py) holds of a boot whose files
+	stayed on the machine that booted it (a shard's, read back by merge):
+	the paths of its files there, the last lines of the logs a report
+	shows of a config that did not pass, and where a crashed or hung
+	kernel stopped (terminal.stop_lines())."""
+	files: Dict[str, str]
+	tails: Dict[str, List[str]] = field(default_factory=dict)
+	stopped: List[str] = field(default_factory=list)
+
 def _unknown_kernel() -> Kernel:
 	return Kernel(version='', package=None, package_version=None, commit='', branch=None)
 
@@ -109,6 +120,8 @@ class ConfigResult:
 	build_log: str = ''
 	# Skipped parameters per SUITE.CASE, from the console (ktap_lines.param_skips()).
 	param_skips: Dict[str, int] = field(default_factory=dict)
+	# Read back from a record: what it holds of the boot's files.
+	recorded: Optional[Recorded] = None
 
 	def leaves(self) -> List[ktap.Case]:
 		"""The one model of this boot's results (leaves.py): its leaf
@@ -138,11 +151,25 @@ class ConfigResult:
 		"""The files of this boot and of its build that exist (only the
 		boot itself writes them: see boots.clear_boot()), by
 		terminal.FILE_LABELS key."""
+		if self.recorded is not None:
+			return dict(self.recorded.files)
 		paths = {'console': self.console_log, 'kunit_json': self.kunit_json,
 			 'parsed': self.parsed_log, 'record': self.record,
 			 'exec_log': self.exec_log, 'build_log': self.build_log}
 		return {key: path for key, path in paths.items()
 			if path and (key == 'record' or os.path.exists(path))}
+
+	def has_log(self, path: str) -> bool:
+		"""Whether the log @path of this boot is there to be shown."""
+		if self.recorded is not None:
+			return path in self.recorded.tails
+		return bool(path) and os.path.exists(path)
+
+	def tail(self, path: str, count: int) -> List[str]:
+		"""The last @count lines of the log @path of this boot."""
+		if self.recorded is not None:
+			return self.recorded.tails.get(path, [])[-count:]
+		return (read_text(path) or '').splitlines()[-count:]
 
 def total(suites: Dict[str, Counts]) -> Counts:
 	"""The sum of the counts of @suites."""

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
-from pan_kunit import StrEnum
+from pan_kunit import Error, StrEnum
 from pan_kunit.host import files
 from pan_kunit.kunit_tool.ktap import CaseStatus
 from pan_kunit.results import config_result, terminal
@@ -53,9 +53,6 @@ def _count(suite: ET.Element) -> ET.Element:
 			       ('skipped', 'skipped')):
 		suite.set(attribute, str(sum(case.find(tag) is not None for case in cases)))
 	return suite
-
-def _tail(path: str) -> str:
-	return '\n'.join((files.read_text(path) or '').splitlines()[-LOG_LINES:])
 
 # A config's testcase when it failed and no case of it was parsed.
 NO_CASE_FAILED = ('boot', 'kunit.py reported a failure, and no case was parsed')
@@ -116,7 +113,8 @@ def config_suites(result: config_result.ConfigResult, label: Optional[str]=None,
 		error = ET.SubElement(testcase, tag, type=result.status.value, message=message)
 		files = result.files()
 		config_log = files.get('console') or files.get('exec_log') or files.get('build_log')
-		error.text = _xml(f'{config_log}:\n{_tail(config_log)}') if config_log else message
+		error.text = _xml(f'{config_log}:\n' + '\n'.join(result.tail(config_log, LOG_LINES))
+				  ) if config_log else message
 		found.append(_count(suite))
 	# KUnit times no case: each testsuite of the config has its boot's time.
 	for suite in found if result.elapsed is not None else []:

@@ -4,7 +4,11 @@
 # KernelCI test group as kunit_tool's JSON is, with what kunit_tool leaves
 # empty filled in (config_record()), the report of a kernel's configs
 # (kernel_record()), and the refusal of a --json or --junit FILE that
-# cannot be written, before anything runs (check_destinations()).
+# cannot be written, before anything runs (check_destinations()).  A
+# record holds what the report and JUnit show of a config that did not
+# pass (its logs' last lines, where its kernel stopped), so that
+# config_result_of() reads it back into the model on another machine
+# (merge, of the shards of a request).
 
 import dataclasses
 import os
@@ -14,15 +18,23 @@ from typing import Dict, List, Optional, Tuple
 from pan_kunit import Error
 from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool import kunit_py
-from pan_kunit.kunit_tool.ktap import CaseStatus
-from pan_kunit.results import leaves
-from pan_kunit.results.config_result import UNNAMED, ConfigResult, total
+from pan_kunit.kunit_tool.ktap import Case, CaseStatus
+from pan_kunit.results import kunit_json, leaves, terminal
+from pan_kunit.results.config_result import UNNAMED, ConfigResult, Recorded, Status, total
+from pan_kunit.trees.tree import Kernel
 
-def config_record(result: ConfigResult) -> JsonObj:
+# The logs whose last lines a record keeps of a config that did not pass,
+# by ConfigResult.files() key: what the report and JUnit show of it.
+TAILED = ('console', 'exec_log', 'build_log')
+
+def config_record(result: ConfigResult,
+		  known: Optional[Dict[str, List[str]]]=None) -> JsonObj:
 	"""The config's record: kunit_tool's JSON (its kunit_json.py), a
 	KernelCI test group, with the fields that kunit_tool leaves empty
 	or fixes (kernel, git_branch, ...) filled in on every group, and
-	pan-kunit's own fields beside them on the top group."""
+	pan-kunit's own fields beside them on the top group; of a config
+	that did not pass, the last lines of its logs, and where its kernel
+	stopped (@known: the suites of the sources, for what did not run)."""
 	common = {'arch': kunit_py.ARCH, 'defconfig': result.name, 'build_environment': result.build_dir,
 		  'lab_name': socket.gethostname(), 'kernel': result.kernel.version or None,
 		  'job': None, 'git_branch': result.kernel.branch,
@@ -46,8 +58,44 @@ def config_record(result: ConfigResult) -> JsonObj:
 				 if leaf.status == CaseStatus.SKIP},
 		'failures': [{'name': case.name(), 'status': case.status, 'log': case.log}
 			     for case in result.failed_cases()],
-		'files': result.files()})
+		'files': result.files(),
+		# The leaves in the console's order (the groups hold a case's
+		# parameters after the plain cases).
+		'leaves': [leaf.path for leaf in found]})
+	if result.kernel.edits:
+		record['git_edits'] = list(result.kernel.edits)
+	if result.status != Status.PASS:
+		files = result.files()
+		record['log_tails'] = {files[key]: result.tail(files[key], terminal.CONSOLE_LOG_LINES)
+				       for key in TAILED if key in files and result.has_log(files[key])}
+		record['stopped'] = terminal.stop_lines(result, known)
 	return record
+
+def config_result_of(record: JsonObj) -> ConfigResult:
+	"""The model of a config's @record, as config_record() wrote it on
+	any machine: its leaves, each failed one with its log and each skip
+	with its reason, its kernel, and what it holds of the boot's files."""
+	logs = {f.get('name'): f.get('log') or [] for f in record.get('failures') or []}
+	cases = [Case(leaf.path, leaf.status, logs.get(leaf.name(), []))
+		 for leaf in kunit_json.leaves(record)]
+	order = {tuple(path): n for n, path in enumerate(record.get('leaves') or [])}
+	cases.sort(key=lambda case: order.get(tuple(case.path), len(order)))
+	files = dict(record.get('files') or {})
+	kernel = Kernel(version=record.get('kernel') or '', package=record.get('debian_package'),
+			package_version=record.get('debian_version'),
+			commit=record.get('git_commit') or '', branch=record.get('git_branch'),
+			dirty=bool(record.get('git_dirty')), edits=tuple(record.get('git_edits') or ()))
+	return ConfigResult(
+		name=record['name'], cpu=record.get('cpu') or '',
+		qemu_config=record.get('qemu_config') or '',
+		build_dir=record.get('build_environment') or '', status=Status(record['status']),
+		elapsed=record.get('elapsed'), skip_reasons=dict(record.get('skip_reasons') or {}),
+		kunit=record, console_log=files.get('console', ''), exec_log=files.get('exec_log', ''),
+		kconfig='\n'.join(record.get('kconfig') or []), kernel=kernel, cases=cases,
+		kunit_json=files.get('kunit_json', ''), parsed_log=files.get('parsed', ''),
+		record=files.get('record', ''), build_log=files.get('build_log', ''),
+		recorded=Recorded(files, dict(record.get('log_tails') or {}),
+				  list(record.get('stopped') or [])))
 
 def _kernelci_group(group: JsonObj, common: JsonObj, said: Dict[Tuple[str, ...], List[JsonObj]],
 		    path: Tuple[str, ...]) -> JsonObj:
@@ -67,9 +115,10 @@ def _kernelci_group(group: JsonObj, common: JsonObj, said: Dict[Tuple[str, ...],
 	copy.update(common)
 	return copy
 
-def kernel_record(tree: str, head: str, configs: List[ConfigResult]) -> JsonObj:
+def kernel_record(tree: str, head: str, configs: List[ConfigResult],
+		  known: Optional[Dict[str, List[str]]]=None) -> JsonObj:
 	"""The report of a kernel's @configs, of @tree at @head."""
-	return {'tree': tree, 'head': head, 'configs': [config_record(r) for r in configs]}
+	return {'tree': tree, 'head': head, 'configs': [config_record(r, known) for r in configs]}
 
 def check_destinations(json: Optional[str], junit: Optional[str]) -> None:
 	"""Refuses a --json or --junit FILE that cannot be written, before

@@ -190,6 +190,8 @@ class Shown(StrEnum):
 def stop_lines(result: ConfigResult, known: Optional[Dict[str, List[str]]]=None) -> List[str]:
 	"""Where the kernel of a boot that crashed or hung stopped, and what
 	did not run (ktap_lines.stopped(); @known: the suites of the sources)."""
+	if result.recorded is not None:
+		return list(result.recorded.stopped)
 	text = read_text(result.console_log) if result.status in (
 		Status.CRASH, Status.TIMEOUT) and result.console_log else None
 	stop = ktap_lines.stopped(text, known) if text else None
@@ -233,12 +235,11 @@ def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool
 				printer.print(line)
 			# A failed case says why; a crash, a hang or no tests at all, the console.
 			if result.status not in (Status.FAIL, Status.BUILD_ERROR):
-				if os.path.exists(result.console_log):
-					print_tail(printer, 'console', result.console_log,
-						   CONSOLE_LOG_LINES)
-				else:
-					print_tail(printer, 'kunit.py exec', result.exec_log,
-						   CONSOLE_LOG_LINES)
+				log, title = ((result.console_log, 'console')
+					      if result.has_log(result.console_log) else
+					      (result.exec_log, 'kunit.py exec'))
+				print_tail(printer, title, log, CONSOLE_LOG_LINES,
+					   result.tail(log, CONSOLE_LOG_LINES))
 			for key, path in result.files().items():
 				if key != 'build_log' or result.status == Status.BUILD_ERROR:
 					printer.print(f'    {FILE_LABELS[key]}: {path}')
@@ -328,7 +329,10 @@ def total_lines(results: List[ConfigResult]) -> List[str]:
 	return [total_line([r for r in results if r.kernel.package == p]).replace(
 		'total:', f'total {(p or "?")[len("linux-source-"):]}:', 1) for p in packages]
 
-def print_tail(printer: Printer, title: str, path: str, count: int) -> None:
+def print_tail(printer: Printer, title: str, path: str, count: int,
+	       lines: Optional[List[str]]=None) -> None:
+	"""The last @count lines of the log @path (or @lines, those read
+	already), under a line that names it."""
 	printer.print(f'--- {title}: last {count} lines of {path}')
-	for line in (read_text(path) or '').splitlines()[-count:]:
+	for line in (read_text(path) or '').splitlines()[-count:] if lines is None else lines:
 		printer.print('    ' + line)

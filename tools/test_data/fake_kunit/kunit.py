@@ -33,7 +33,9 @@
 # overrides the config's.  build writes the --kunitconfig files it was
 # given (kunit.py takes several and merges them) one after the other into
 # BUILD_DIR/.kunitconfig, prints the line kunit.py prints when make
-# starts, and writes OBJECTS into BUILD_DIR.
+# starts, and writes OBJECTS into BUILD_DIR; with FAKE_KUNIT_TRACE_ENV
+# (names, comma-separated) it also traces "env NAME=VALUE" of each of its
+# environment's, as make would see them.
 #
 # Its options are those of the real kunit.py's build and exec (the same
 # in 6.1 and 6.12), parsed the same way: an option either lacks is refused.
@@ -144,6 +146,8 @@ def stall(stage: str, half: str) -> None:
 def build(args: Args, mode: str) -> int:
 	check_absolute(args.build_dir, args.qemu_config, *args.kunitconfig)
 	trace('build', mode_config(args), args.build_dir)
+	for name in filter(None, os.environ.get('FAKE_KUNIT_TRACE_ENV', '').split(',')):
+		trace('env', f'{name}={os.environ.get(name, "")}')
 	os.makedirs(args.build_dir, exist_ok=True)
 	os.makedirs(os.path.join(args.build_dir, 'arch/arm64/kernel'), exist_ok=True)
 	stall('build', os.path.join(args.build_dir, OBJECTS[0]))
