@@ -55,7 +55,8 @@ class ExportMessageTest(unittest.TestCase):
 		found = suites.grouped(sources.load(REPO, KERNEL))
 		self.assertEqual({s.name: export.area(s) for s in found}, {
 			'arm64_alternative': 'alternative', 'arm64_alternative_apply': 'alternative',
-			'arm64_cpucap_passes': 'cpucap', 'arm64_cpucap_table': 'cpucap',
+			'arm64_cpucap_hwcaps': 'cpucap', 'arm64_cpucap_passes': 'cpucap',
+			'arm64_cpucap_table': 'cpucap',
 			'arm64_cpufeature_field': 'cpufeature', 'arm64_cpufeature_match': 'cpufeature',
 			'arm64_cpufeature_sanitise': 'cpufeature', 'arm64_pan_detect': 'mm',
 			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',

@@ -87,7 +87,8 @@ class HooksTest(unittest.TestCase):
 					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
 					 'arm64_pan_uaccess', 'arm64_pan_uaccess_fault',
 					 'arm64_pan_exec_only', 'arm64_pan_saved_ttbr0',
-					 'arm64_pan_fault']])
+					 'arm64_pan_fault'],
+					['arm64_cpucap_hwcaps']])
 				self.assertEqual(self.symbols, {
 					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
 					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
@@ -103,7 +104,8 @@ class HooksTest(unittest.TestCase):
 					'ARM64_PAN_UACCESS_FAULT_KUNIT_TEST': 'arm64_pan_uaccess_fault',
 					'ARM64_PAN_EXEC_ONLY_KUNIT_TEST': 'arm64_pan_exec_only',
 					'ARM64_PAN_SAVED_TTBR0_KUNIT_TEST': 'arm64_pan_saved_ttbr0',
-					'ARM64_PAN_FAULT_KUNIT_TEST': 'arm64_pan_fault'})
+					'ARM64_PAN_FAULT_KUNIT_TEST': 'arm64_pan_fault',
+					'ARM64_CPUCAP_HWCAPS_KUNIT_TEST': 'arm64_cpucap_hwcaps'})
 
 	def test_0006_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
 		pan = ['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
