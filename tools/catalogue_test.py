@@ -100,3 +100,15 @@ class SuiteSourcesTest(unittest.TestCase):
 		for path in self.files():
 			if '/kunit/' in path:
 				self.assertNotRegex(read(path), r'LINUX_VERSION_CODE|KERNEL_VERSION\(', path)
+
+	def test_every_kernel_patch_is_signed_off(self) -> None:
+		# checkpatch --strict: "Missing Signed-off-by: line(s)".
+		top = os.path.join(catalogue.REPO, 'patches')
+		for version in sorted(os.listdir(top)):
+			if not os.path.isdir(os.path.join(top, version)):
+				continue
+			for name in sorted(os.listdir(os.path.join(top, version))):
+				if name.endswith('.patch'):
+					message = read(os.path.join(top, version, name)).split('\n---\n')[0]
+					self.assertRegex(message, r'\nSigned-off-by: .+ <.+@.+>',
+							 f'patches/{version}/{name}')
