@@ -181,8 +181,11 @@ class ListTest(unittest.TestCase):
 	def list(self, repo: str, installed: bool, columns: str='1000') -> str:
 		out = io.StringIO()
 		# Wide enough that no temporary path folds a line; the width has
-		# its own checks, on this repo.
-		env = {'PAN_KUNIT_TARBALL_DIR': '/nonexistent', 'COLUMNS': columns}
+		# its own checks, on this repo. No cache of trees: what the
+		# user's trees say (a tree older than a patch names that patch's
+		# path, one word longer than a narrow line) is no part of the test.
+		env = {'PAN_KUNIT_TARBALL_DIR': '/nonexistent', 'COLUMNS': columns,
+		       'PAN_KUNIT_CACHE': '/nonexistent'}
 		with mock.patch.object(packages, 'is_installed', return_value=installed), \
 		     mock.patch.object(packages, 'version', return_value=VERSION), \
 		     mock.patch.dict(os.environ, env), contextlib.redirect_stdout(out):
