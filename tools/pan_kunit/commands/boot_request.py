@@ -9,11 +9,15 @@
 # them of the command line.  And the refusal of their filters before any
 # work, which run, coverage and bisect share.
 
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Protocol, Sequence
 
 from pan_kunit import Error
+from pan_kunit.host import files
+from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool.kunit_py import KunitOptions
+from pan_kunit.results import junit
 from pan_kunit.trees import kernels, suites
 from pan_kunit.trees.targets import Target
 
@@ -30,6 +34,26 @@ class ReportRequest(BootRequest):
 	"""One that also writes its results into files."""
 	json: Optional[str]
 	junit: Optional[str]
+
+class KernelReport(Protocol):
+	"""What a command reports of one kernel, as its files hold it."""
+	def to_json(self) -> JsonObj: ...
+	def junit_suites(self, several: bool) -> List[ET.Element]: ...
+
+def write_reports(request: ReportRequest, title: str, reports: Sequence[KernelReport],
+		  record: JsonObj) -> None:
+	"""The --json and --junit files of @reports, of a run or of a merge:
+	one kernel's report beside @record (what the command says of
+	itself), or several kernels', in a list; @title names JUnit's
+	document."""
+	several = len(reports) > 1
+	if request.json:
+		found = [r.to_json() for r in reports]
+		files.write_json(request.json, dict(record, kernels=found) if several else
+				 dict(record, **(found[0] if found else {})), '--json')
+	if request.junit:
+		junit.write(request.junit, junit.document(title, [
+			suite for r in reports for suite in r.junit_suites(several)]))
 
 def check_filters(options: KunitOptions, target_list: List[Target], repo: str) -> None:
 	"""Refuses a filter_glob that names none of the suites and cases of

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from pan_kunit.commands import mutants, sharding, steps
-from pan_kunit.commands.boot_request import ReportRequest
+from pan_kunit.commands.boot_request import ReportRequest, write_reports
 from pan_kunit.commands.mutants import Mutant, MutantsRequest, MutantVerdict
 from pan_kunit.commands.session import Session
 from pan_kunit.commands.steps import Step
-from pan_kunit.host import files, summary
+from pan_kunit.host import summary
 from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.results import junit, terminal
@@ -86,17 +86,8 @@ def close(printer: Printer, report: KernelReport) -> int:
 	return 0 if all(m.ok() for m in found) else 1
 
 def write_files(request: ReportRequest, reports: List[KernelReport], record: JsonObj) -> None:
-	"""The --json and --junit files of @reports, of a run or of a merge:
-	one kernel's report beside @record (what the command says of
-	itself), or several kernels', in a list."""
-	several = len(reports) > 1
-	if request.json:
-		found = [r.to_json() for r in reports]
-		files.write_json(request.json, dict(record, kernels=found) if several else
-				 dict(record, **(found[0] if found else {})), '--json')
-	if request.junit:
-		junit.write(request.junit, junit.document('pan-kunit mutants', [
-			suite for r in reports for suite in r.junit_suites(several)]))
+	"""The --json and --junit files of @reports, of a run or of a merge."""
+	write_reports(request, 'pan-kunit mutants', reports, record)
 
 def run_mutants(session: Session, request: MutantsRequest, target: Target, repo: str,
 		found: List[Mutant], reports: Optional[List[KernelReport]]=None) -> int:

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pan_kunit import Error
 from pan_kunit.commands import coverage, lcov, mutagen, mutants, mutants_report, sharding, steps
-from pan_kunit.commands.boot_request import ReportRequest
+from pan_kunit.commands.boot_request import ReportRequest, write_reports
 from pan_kunit.commands.mutants import HeaderMutants, MutantsRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.commands.sharding import Sharding
@@ -256,15 +256,8 @@ def close(printer: Printer, report: KernelReport) -> int:
 	return 0 if total.percent() >= GOAL else 1
 
 def write_files(request: ReportRequest, reports: List[KernelReport], record: JsonObj) -> None:
-	"""The --json and --junit files of @reports (as mutants_report's)."""
-	several = len(reports) > 1
-	if request.json:
-		found = [r.to_json() for r in reports]
-		files.write_json(request.json, dict(record, kernels=found) if several else
-				 dict(record, **(found[0] if found else {})), '--json')
-	if request.junit:
-		junit.write(request.junit, junit.document('pan-kunit mutants --generate', [
-			suite for r in reports for suite in r.junit_suites(several)]))
+	"""The --json and --junit files of @reports, of a run or of a merge."""
+	write_reports(request, 'pan-kunit mutants --generate', reports, record)
 
 def run_generated(session: Session, request: MutantsRequest, target: Target, repo: str,
 		  reports: Optional[List[KernelReport]]=None) -> int:

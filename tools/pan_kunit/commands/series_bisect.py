@@ -18,10 +18,10 @@ from typing import Dict, List, Optional, Tuple
 
 from pan_kunit import Error
 from pan_kunit.commands import sharding, steps
-from pan_kunit.commands.boot_request import ReportRequest
+from pan_kunit.commands.boot_request import ReportRequest, write_reports
 from pan_kunit.commands.session import Session
 from pan_kunit.commands.steps import BROKEN, FAILED, MAX_CASES, Checker, Step, suite_cells
-from pan_kunit.host import files, progress, summary
+from pan_kunit.host import progress, summary
 from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import kunit_py
@@ -336,14 +336,5 @@ def conclude(printer: Printer, report: KernelReport) -> Tuple[int, summary.Tally
 	return 1, tally
 
 def write_files(request: ReportRequest, reports: List[KernelReport], record: JsonObj) -> None:
-	"""The --json and --junit files of @reports, of a run or of a merge:
-	one kernel's report beside @record (what the command says of
-	itself), or several kernels', in a list."""
-	several = len(reports) > 1
-	if request.json:
-		found = [r.to_json() for r in reports]
-		files.write_json(request.json, dict(record, kernels=found) if several else
-				 dict(record, **(found[0] if found else {})), '--json')
-	if request.junit:
-		junit.write(request.junit, junit.document('pan-kunit bisect', [
-			suite for r in reports for suite in r.junit_suites(several)]))
+	"""The --json and --junit files of @reports, of a run or of a merge."""
+	write_reports(request, 'pan-kunit bisect', reports, record)
