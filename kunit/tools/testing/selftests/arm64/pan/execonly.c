@@ -51,7 +51,7 @@ static int parse_epan(const char *s)
 #define PATTERN		0x5a17e0c5u
 #define IOV_OFFSET	16
 
-enum backing { ANON_WRITTEN, ANON_FRESH, FILE_FRESH };
+enum backing { ANON_WRITTEN, ANON_FRESH, FILE_FRESH, SHARED_WRITTEN, SHARED_FILE_FRESH };
 
 FIXTURE(execonly) {
 	char *page;		/* the PROT_EXEC-only page */
@@ -69,6 +69,9 @@ FIXTURE_VARIANT_ADD(execonly, anon_written) { .backing = ANON_WRITTEN };
 FIXTURE_VARIANT_ADD(execonly, anon_fresh) { .backing = ANON_FRESH };
 /* The first page of this program's own file, never touched. */
 FIXTURE_VARIANT_ADD(execonly, file_fresh) { .backing = FILE_FRESH };
+/* MAP_SHARED: anonymous written then made execute-only, and the file. */
+FIXTURE_VARIANT_ADD(execonly, shared_written) { .backing = SHARED_WRITTEN };
+FIXTURE_VARIANT_ADD(execonly, shared_file_fresh) { .backing = SHARED_FILE_FRESH };
 
 FIXTURE_SETUP(execonly)
 {
@@ -80,8 +83,10 @@ FIXTURE_SETUP(execonly)
 	memset(self->expect, 0, sizeof(self->expect));
 	switch (variant->backing) {
 	case ANON_WRITTEN:
+	case SHARED_WRITTEN:
 		self->page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+				  (variant->backing == ANON_WRITTEN ? MAP_PRIVATE : MAP_SHARED) |
+				  MAP_ANONYMOUS, -1, 0);
 		ASSERT_NE(MAP_FAILED, self->page);
 		w = (uint32_t *)self->page;
 		for (int i = 0; i < psz / 4; i++)
@@ -102,11 +107,13 @@ FIXTURE_SETUP(execonly)
 		ASSERT_NE(MAP_FAILED, self->page);
 		break;
 	case FILE_FRESH:
+	case SHARED_FILE_FRESH:
 		self->fd = open("/proc/self/exe", O_RDONLY);
 		ASSERT_LE(0, self->fd);
 		ASSERT_EQ(sizeof(self->expect),
 			  pread(self->fd, self->expect, sizeof(self->expect), 0));
-		self->page = mmap(NULL, psz, PROT_EXEC, MAP_PRIVATE,
+		self->page = mmap(NULL, psz, PROT_EXEC,
+				  variant->backing == FILE_FRESH ? MAP_PRIVATE : MAP_SHARED,
 				  self->fd, 0);
 		ASSERT_NE(MAP_FAILED, self->page);
 		break;
@@ -194,7 +201,8 @@ TEST_F(execonly, el0_and_kernel_agree)
 		ASSERT_TRUE(pan_last.has_esr);
 		EXPECT_EQ(ESR_EC_DABT_LOW, ESR_EC(pan_last.esr));
 		EXPECT_EQ(0, pan_last.esr & ESR_WNR);
-		if (variant->backing == ANON_WRITTEN) {
+		if (variant->backing == ANON_WRITTEN ||
+		    variant->backing == SHARED_WRITTEN) {
 			/* the page is mapped: only the permissions refuse */
 			EXPECT_TRUE(fsc_is_permission(ESR_FSC(pan_last.esr)))
 				TH_LOG("DFSC 0x%llx (%s)",
@@ -244,7 +252,7 @@ TEST_F(execonly, iovec_array)
 	ssize_t n;
 	bool el0;
 
-	if (variant->backing != ANON_WRITTEN)
+	if (variant->backing != ANON_WRITTEN && variant->backing != SHARED_WRITTEN)
 		SKIP(return, "the page holds no iovec");
 
 	el0 = probe_read(self->page, &v);
@@ -265,7 +273,7 @@ TEST_F(execonly, iovec_array)
 /* Executable, whatever EPAN: PROT_EXEC must never be lost. */
 TEST_F(execonly, el0_exec)
 {
-	if (variant->backing != ANON_WRITTEN)
+	if (variant->backing != ANON_WRITTEN && variant->backing != SHARED_WRITTEN)
 		SKIP(return, "no code on this page");
 	EXPECT_TRUE(probe_exec(self->page))
 		TH_LOG("signal %d code %d", pan_last.signo, pan_last.code);

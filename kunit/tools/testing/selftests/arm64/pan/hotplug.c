@@ -135,9 +135,21 @@ static void probe_state(struct ua_maps *m, struct ua_state *s, bool tagged_abi)
 	}
 	s->high = -1;
 	if (m->high) {
-		s->high = probe_write(m->high + 64, 0xabcd) &&
-			  probe_read(m->high + 64, &v) && v == 0xabcd &&
-			  write(pfd[1], m->high + 64, 4) == 4;
+		/*
+		 * In a child on the same CPU, with a deadline: with a wrong
+		 * TCR_EL1.T0SZ the access faults again and again.
+		 */
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			alarm(10);
+			_exit(probe_write(m->high + 64, 0xabcd) &&
+			      probe_read(m->high + 64, &v) && v == 0xabcd &&
+			      write(pfd[1], m->high + 64, 4) == 4 ? 0 : 1);
+		}
+		s->high = pid > 0 && waitpid(pid, &status, 0) == pid &&
+			  WIFEXITED(status) && !WEXITSTATUS(status);
 	}
 	close(pfd[0]);
 	close(pfd[1]);
