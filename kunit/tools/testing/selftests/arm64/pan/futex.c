@@ -416,6 +416,7 @@ TEST_F(futex, zero_page)
 	const struct fop *op = &fops[variant->op];
 	struct fop zop = *op;
 	struct fres ref, r;
+	uint32_t *mine;
 
 	/* what was inherited is 0, whatever the operation would like */
 	zop.init = INIT_ZERO;
@@ -424,17 +425,14 @@ TEST_F(futex, zero_page)
 	if (zop.val3 == V0)
 		zop.val3 = 0;
 	ASSERT_EQ(0, *(volatile uint32_t *)self->t);	/* maps the zero page */
-	{
-		uint32_t *mine = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-		ASSERT_NE(MAP_FAILED, mine);
-		mine[64] = 0;
-		ref = run_op(&zop, &mine[64], self->w);
-		unlock_if_locked(&mine[64]);
-		*self->w = V0;
-		munmap(mine, page_size());
-	}
+	mine = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mine);
+	mine[64] = 0;
+	ref = run_op(&zop, &mine[64], self->w);
+	unlock_if_locked(&mine[64]);
+	*self->w = V0;
+	munmap(mine, page_size());
 	r = run_op(&zop, self->t, self->w);
 	EXPECT_EQ(ref.ret, r.ret);
 	EXPECT_EQ(ref.err, r.err) TH_LOG("%s: %s, on a written page %s",

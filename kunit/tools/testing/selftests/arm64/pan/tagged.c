@@ -156,6 +156,7 @@ FIXTURE_TEARDOWN(tagged)
 TEST_F(tagged, read_write_pipe)
 {
 	char *in = self->map, *out = self->map + page_size();
+	char z[32], zero[32] = { 0 };
 	int pfd[2];
 
 	ENABLE_OR_SKIP();
@@ -166,12 +167,8 @@ TEST_F(tagged, read_write_pipe)
 	EXPECT_EQ(0, memcmp(in, "hello, tags", 11));
 	/* and loads from a page never touched: zeroes */
 	ASSERT_EQ(32, write(pfd[1], tag(out + 100, self->t), 32));
-	{
-		char z[32], zero[32] = { 0 };
-
-		ASSERT_EQ(32, read(pfd[0], z, 32));
-		EXPECT_EQ(0, memcmp(z, zero, 32));
-	}
+	ASSERT_EQ(32, read(pfd[0], z, 32));
+	EXPECT_EQ(0, memcmp(z, zero, 32));
 	close(pfd[0]);
 	close(pfd[1]);
 }
