@@ -612,4 +612,134 @@ TEST(wake_op_kernel_address)
 	klog_release(&m);
 }
 
+/*
+ * The futex2 system calls (futex_waitv(2) since 5.16; futex_wake(),
+ * futex_wait(), futex_requeue() since 6.7) only read the word: on a
+ * read-only and a copy-on-write page they behave as on a page
+ * of one's own, the futex_waitv array itself on a read-only page too.
+ */
+#ifndef __NR_futex_waitv
+#define __NR_futex_waitv	449
+#endif
+#ifndef __NR_futex_wake
+#define __NR_futex_wake		454
+#define __NR_futex_wait		455
+#define __NR_futex_requeue	456
+#endif
+#ifndef FUTEX2_SIZE_U32
+#define FUTEX2_SIZE_U32		0x02
+#endif
+
+struct waitv_ {
+	uint64_t val;
+	uint64_t uaddr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+#define F2	(FUTEX2_SIZE_U32 | FUTEX_PRIVATE_FLAG)
+
+/* Results of the futex2 calls on @word (holding V0), the array in @arr. */
+static void futex2_calls(uint32_t *word, struct waitv_ *arr, struct fres *out, bool arr_writable)
+{
+	struct timespec past = { 0, 0 };
+	uint32_t other = V0;
+
+	if (arr_writable) {
+		arr[0] = (struct waitv_){ V0 + 1, (uintptr_t)word, F2, 0 };
+		arr[1] = (struct waitv_){ V0, (uintptr_t)word, F2, 0 };
+		arr[2] = (struct waitv_){ V0, (uintptr_t)word, F2, 0 };
+		arr[3] = (struct waitv_){ V0, (uintptr_t)&other, F2, 0 };
+	}
+	errno = 0;
+	out[0].ret = syscall(__NR_futex_waitv, &arr[0], 1, 0, &past, CLOCK_MONOTONIC);
+	out[0].err = out[0].ret < 0 ? errno : 0;
+	errno = 0;
+	out[1].ret = syscall(__NR_futex_waitv, &arr[1], 1, 0, &past, CLOCK_MONOTONIC);
+	out[1].err = out[1].ret < 0 ? errno : 0;
+	errno = 0;
+	out[2].ret = syscall(__NR_futex_wake, word, ~0ul, 1, F2);
+	out[2].err = out[2].ret < 0 ? errno : 0;
+	errno = 0;
+	out[3].ret = syscall(__NR_futex_wait, word, V0 + 1, ~0ul, F2, &past, CLOCK_MONOTONIC);
+	out[3].err = out[3].ret < 0 ? errno : 0;
+	errno = 0;
+	out[4].ret = syscall(__NR_futex_requeue, &arr[2], 0, 1, 1);
+	out[4].err = out[4].ret < 0 ? errno : 0;
+	for (int i = 0; i < 5; i++)
+		out[i].after = *(volatile uint32_t *)word;
+}
+
+static const char *const futex2_names[] = {
+	"futex_waitv (differs)", "futex_waitv (timeout)", "futex_wake",
+	"futex_wait (differs)", "futex_requeue",
+};
+
+TEST(futex2_read_only_and_cow)
+{
+	long psz = page_size();
+	char *p = mmap(NULL, 3 * psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct waitv_ *mine_arr, *ro_arr;
+	uint32_t *mine, *ro;
+	struct fres ref[5], r[5];
+	struct klog_mark m;
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, p);
+	errno = 0;
+	if (syscall(__NR_futex_waitv, NULL, 0, 0, NULL, 0) < 0 && errno == ENOSYS)
+		SKIP(return, "no futex_waitv() (before 5.16)");
+	if (syscall(__NR_futex_wake, NULL, 0, 0, 0) < 0 && errno == ENOSYS)
+		SKIP(return, "no futex_wake()/futex_wait()/futex_requeue() (before 6.7)");
+	klog_mark(&m);
+	mine = (uint32_t *)(p + 2 * psz);
+	mine_arr = (struct waitv_ *)(p + 2 * psz + 256);
+	*mine = V0;
+	futex2_calls(mine, mine_arr, ref, true);
+	EXPECT_EQ(EAGAIN, ref[0].err);
+	EXPECT_EQ(ETIMEDOUT, ref[1].err);
+	EXPECT_EQ(0, ref[2].ret);
+	EXPECT_EQ(EAGAIN, ref[3].err);
+	EXPECT_EQ(0, ref[4].ret) TH_LOG("futex_requeue: %s", strerror(ref[4].err));
+
+	/* read-only: the word and the array */
+	ro = (uint32_t *)p;
+	ro_arr = (struct waitv_ *)(p + 256);
+	*ro = V0;
+	ro_arr[0] = (struct waitv_){ V0 + 1, (uintptr_t)ro, F2, 0 };
+	ro_arr[1] = (struct waitv_){ V0, (uintptr_t)ro, F2, 0 };
+	ro_arr[2] = (struct waitv_){ V0, (uintptr_t)ro, F2, 0 };
+	ro_arr[3] = (struct waitv_){ V0, (uintptr_t)mine, F2, 0 };
+	ASSERT_EQ(0, mprotect(p, psz, PROT_READ));
+	futex2_calls(ro, ro_arr, r, false);
+	for (int i = 0; i < 5; i++) {
+		EXPECT_EQ(ref[i].ret, r[i].ret) TH_LOG("%s, read-only", futex2_names[i]);
+		EXPECT_EQ(ref[i].err, r[i].err) TH_LOG("%s, read-only: %s", futex2_names[i],
+						      strerror(r[i].err));
+		EXPECT_EQ(V0, r[i].after);
+	}
+
+	/* copy-on-write, in a child: the page at p + psz, written before */
+	*(uint32_t *)(p + psz) = V0;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		futex2_calls((uint32_t *)(p + psz), mine_arr, r, true);
+		for (int i = 0; i < 5; i++)
+			if (r[i].ret != ref[i].ret || r[i].err != ref[i].err)
+				_exit(10 + i);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("copy-on-write: %s differs",
+						 WEXITSTATUS(status) >= 10 ?
+						 futex2_names[WEXITSTATUS(status) - 10] : "?");
+	check_no_oops(_metadata, &m);
+	klog_release(&m);
+	munmap(p, 3 * psz);
+}
+
 TEST_HARNESS_MAIN
