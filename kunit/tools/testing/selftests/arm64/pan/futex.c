@@ -658,10 +658,10 @@ static void futex2_calls(uint32_t *word, struct waitv_ *arr, struct fres *out, b
 	out[1].ret = syscall(__NR_futex_waitv, &arr[1], 1, 0, &past, CLOCK_MONOTONIC);
 	out[1].err = out[1].ret < 0 ? errno : 0;
 	errno = 0;
-	out[2].ret = syscall(__NR_futex_wake, word, ~0ul, 1, F2);
+	out[2].ret = syscall(__NR_futex_wake, word, FUTEX_BITSET_MATCH_ANY, 1, F2);
 	out[2].err = out[2].ret < 0 ? errno : 0;
 	errno = 0;
-	out[3].ret = syscall(__NR_futex_wait, word, V0 + 1, ~0ul, F2, &past, CLOCK_MONOTONIC);
+	out[3].ret = syscall(__NR_futex_wait, word, V0 + 1, FUTEX_BITSET_MATCH_ANY, F2, &past, CLOCK_MONOTONIC);
 	out[3].err = out[3].ret < 0 ? errno : 0;
 	errno = 0;
 	out[4].ret = syscall(__NR_futex_requeue, &arr[2], 0, 1, 1);
