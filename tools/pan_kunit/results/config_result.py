@@ -109,14 +109,26 @@ class ConfigResult:
 	build_log: str = ''
 	# Skipped parameters per SUITE.CASE, from the console (ktap_lines.param_skips()).
 	param_skips: Dict[str, int] = field(default_factory=dict)
+	# The leaves of the config's kselftest boot, if it had one
+	# (kselftest_rows.rows(): suites kselftest.arm64.COLLECTION), and its console.
+	kselftests: List[ktap.Case] = field(default_factory=list)
+	kselftest_console: str = ''
 
 	def leaves(self) -> List[ktap.Case]:
 		"""The one model of this boot's results (leaves.py): its leaf
 		cases, parsed from the console or else read from kunit_tool's
 		JSON, each skip with its reason, 6.1's skipped parameters
-		counted."""
+		counted; then those of its kselftest boot."""
 		return leaves.resolve(self.cases or kunit_json.leaves(self.kunit),
-				      self.param_skips, self.skip_reasons)
+				      self.param_skips, self.skip_reasons) + self.kselftests
+
+	def add_kselftests(self, found: List[ktap.Case], console: str) -> None:
+		"""Adds the leaves of the config's kselftest boot (@found, read
+		from @console): a config that passed fails when one of them did."""
+		self.kselftests = list(found)
+		self.kselftest_console = console
+		if self.status == Status.PASS and any(case.failed() for case in found):
+			self.status = Status.FAIL
 
 	def suites(self) -> Dict[str, Counts]:
 		return leaves.suite_counts(self.leaves())
@@ -140,7 +152,8 @@ class ConfigResult:
 		terminal.FILE_LABELS key."""
 		paths = {'console': self.console_log, 'kunit_json': self.kunit_json,
 			 'parsed': self.parsed_log, 'record': self.record,
-			 'exec_log': self.exec_log, 'build_log': self.build_log}
+			 'exec_log': self.exec_log, 'build_log': self.build_log,
+			 'kselftest_console': self.kselftest_console}
 		return {key: path for key, path in paths.items()
 			if path and (key == 'record' or os.path.exists(path))}
 

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Tuple
 from pan_kunit import Error
 from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool import kunit_py
-from pan_kunit.kunit_tool.ktap import CaseStatus
+from pan_kunit.kunit_tool.ktap import Case, CaseStatus
 from pan_kunit.results import leaves
 from pan_kunit.results.config_result import UNNAMED, ConfigResult, total
 
@@ -35,6 +35,8 @@ def config_record(result: ConfigResult) -> JsonObj:
 	record: JsonObj = {'name': result.name,
 			   **_kernelci_group(result.kunit or {}, common, said, ())}
 	record['name'] = result.name  # kunit_tool's is "KUnit Test Group"
+	record['sub_groups'] = list(record.get('sub_groups', [])) + _kselftest_groups(
+		result.kselftests, common)
 	record.update({
 		'status': result.status, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
 		'kconfig': result.kconfig.splitlines(),
@@ -66,6 +68,24 @@ def _kernelci_group(group: JsonObj, common: JsonObj, said: Dict[Tuple[str, ...],
 	copy['test_cases'] = cases
 	copy.update(common)
 	return copy
+
+def _kselftest_groups(found: List[Case], common: JsonObj) -> List[JsonObj]:
+	"""The groups of a config's kselftest boot, as kunit_tool would
+	write them had it parsed its console: one per collection, a sub-group
+	per binary that has cases."""
+	groups: Dict[str, JsonObj] = {}
+	for leaf in found:
+		group = groups.setdefault(leaf.suite, {'name': leaf.suite, 'sub_groups': [],
+						       'test_cases': [], **common})
+		case = {'name': leaf.path[-1], 'status': leaf.status}
+		if len(leaf.path) < 3:
+			group['test_cases'].append(case)
+			continue
+		subs = group['sub_groups']
+		if not subs or subs[-1]['name'] != leaf.path[1]:
+			subs.append({'name': leaf.path[1], 'sub_groups': [], 'test_cases': [], **common})
+		subs[-1]['test_cases'].append(case)
+	return list(groups.values())
 
 def kernel_record(tree: str, head: str, configs: List[ConfigResult]) -> JsonObj:
 	"""The report of a kernel's @configs, of @tree at @head."""

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kselftests of a boot as rows of the one result model: their leaf
+# cases, parsed by the tree's kunit_parser from the KTAP document that
+# guest/ksft_init.c prints, each in the suite kselftest.arm64.COLLECTION
+# (one row per collection in the table), named COLLECTION/BINARY[CASE].
+#
+# A kselftest that fails on a correct kernel under QEMU, for a reason
+# known and named here (KNOWN_FAILURES, the one list), is counted as a
+# skip whose reason is "known failure: WHY": seen in every report, never
+# hidden, and never a failure of the kernel under test.  A test that
+# cannot run on a CPU skips by itself, with its own reason.
+
+import fnmatch
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+from pan_kunit.kunit_tool.ktap import Case, CaseStatus
+
+# The suite of a collection's leaves: kselftest.arm64.COLLECTION.
+PREFIX = 'kselftest.arm64.'
+# The leaf that stands for a kselftest boot that printed no result.
+BOOT = PREFIX + '(boot)'
+KNOWN = 'known failure: '
+
+@dataclass(frozen=True)
+class KnownFailure:
+	"""A kselftest that fails on a correct kernel here, and why."""
+	binary: str   # COLLECTION/BINARY, a glob
+	case: str     # the case's name, a glob ('*': any, and the binary's own leaf)
+	why: str
+
+# Each failure of a correct kernel under QEMU, with its reason: the KUnit
+# kernel config (kconfig/lean.config leaves the options out), or the
+# speed of TCG on a loaded host against a test's own time limit.
+KNOWN_FAILURES = (
+	KnownFailure('abi/seccomp_*', '*',
+		     'kernel config: SECCOMP_FILTER depends on NET, which the KUnit '
+		     'config has not (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER) is EINVAL)'),
+	KnownFailure('mte/check_buffer_fill', '*file*',
+		     'kernel config: no TMPFS, and only a shmem file can hold MTE tags'),
+	KnownFailure('mte/check_child_memory', '*file*',
+		     'kernel config: no TMPFS, and only a shmem file can hold MTE tags'),
+	KnownFailure('mte/check_mmap_options', '*file*',
+		     'kernel config: no TMPFS, and only a shmem file can hold MTE tags'),
+	KnownFailure('mte/check_ksm_options', '*',
+		     'kernel config: no KSM (missing /sys/kernel/mm/ksm/run)'),
+	KnownFailure('mte/check_hugetlb_options', '*',
+		     'kernel config: no HUGETLBFS (missing /proc/sys/vm/nr_hugepages)'),
+	KnownFailure('signal/sve_regs', '*',
+		     'QEMU TCG on a loaded host: walking the 16 SVE vector lengths of '
+		     '"max" outlasts the alarm(3) of every signal test'),
+	KnownFailure('pauth/pac', '*exec_changed_keys*',
+		     'QEMU TCG on a loaded host: 1000 fork+exec outlast the harness\'s '
+		     '30 s per case'),
+)
+
+# A test that skips a case without a reason (ksft_test_result_skip() of
+# the case's name only, which the init makes its name and its reason, as
+# for "ok 3 # SKIP SVE not supported"): what its source says the skip
+# means, by binary; a SKIP with no text at all is UNSAID.
+UNSAID = 'the test names the case only, and no reason'
+UNSAID_BY_BINARY = {
+	'abi/hwcap': ('hwcap.c names the case only: no probe of this signal for the hwcap, '
+		      'or the hwcap is absent and the signal may be missing, or SIGILL came first'),
+}
+
+def known_failure(path: Sequence[str],
+		  known: Sequence[KnownFailure]=KNOWN_FAILURES) -> Optional[KnownFailure]:
+	"""The entry of @known that a failed leaf at @path ([SUITE, BINARY]
+	or [SUITE, BINARY, CASE]) is, if any."""
+	case = path[2] if len(path) > 2 else ''
+	for entry in known:
+		if fnmatch.fnmatchcase(path[1], entry.binary) and (
+				entry.case == '*' or fnmatch.fnmatchcase(case, entry.case)):
+			return entry
+	return None
+
+def is_kselftest(suite: str) -> bool:
+	return suite.startswith(PREFIX)
+
+def suite_of(name: str) -> str:
+	"""The suite of a case named SUITE.CASE..., as Case.name() and
+	key() name it: a kselftest's has two dots of its own."""
+	parts = name.split('.')
+	return '.'.join(parts[:3]) if is_kselftest(name) else parts[0]
+
+def rows(cases: List[Case], reasons: Dict[str, str],
+	 known: Sequence[KnownFailure]=KNOWN_FAILURES) -> List[Case]:
+	"""The kselftest leaves of @cases (parsed from a kselftest boot's
+	console; other documents' are left out), each skip with its reason
+	(@reasons: ktap_lines.skip_reasons() of the console), each known
+	failure a skip with its reason."""
+	found = []
+	seen: Dict[str, int] = {}
+	for case in cases:
+		if not is_kselftest(case.suite) or len(case.path) < 2:
+			continue
+		reason = reasons.get(case.key(), '')
+		# A test may name several cases alike (vec-syscfg's "SVE not
+		# supported" for each vector length): the second is NAME (2), so
+		# that each keeps a key of its own in the JSON and JUnit.
+		seen[case.key()] = seen.get(case.key(), 0) + 1
+		if seen[case.key()] > 1:
+			case = Case(case.path[:-1] + [f'{case.path[-1]} ({seen[case.key()]})'],
+				    case.status, case.log)
+		entry = known_failure(case.path, known) if case.failed() else None
+		if entry:
+			found.append(Case(case.path, CaseStatus.SKIP, case.log, KNOWN + entry.why))
+		elif case.status == CaseStatus.SKIP:
+			if case.path[1] in UNSAID_BY_BINARY and reason == case.path[-1]:
+				reason = UNSAID_BY_BINARY[case.path[1]]
+			reason = reason or UNSAID
+			found.append(Case(case.path, case.status, case.log, reason))
+		else:
+			found.append(Case(case.path, case.status, case.log))
+	return found
+
+def boot_failed(why: str, log: List[str]) -> Case:
+	"""The one leaf of a kselftest boot that printed no result."""
+	return Case([BOOT, why], CaseStatus.ERROR, log)
