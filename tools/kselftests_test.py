@@ -150,6 +150,8 @@ class BootTest(unittest.TestCase):
 					self.assertIn(word, line.split())
 				else:
 					self.assertNotIn('ARM64_PAN_EPAN', line)
+				self.assertNotIn('ksft_only', line)
+		self.assertIn('ksft_only=pan,abi', kselftests.cmdline(config, ['pan', 'abi']).split())
 
 	def test_run_boots_them_on_full_runs_only_by_default(self) -> None:
 		def request(kselftests: object=None, glob: str='') -> run.RunRequest:

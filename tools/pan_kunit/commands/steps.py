@@ -157,6 +157,7 @@ class Checker:
 	# The init of the kselftest boots (kselftest_build.KSFT_INIT in the
 	# repo), for every step to boot the kselftests too; None: no kselftests.
 	kselftest_init: Optional[str] = None
+	kselftest_only: Sequence[str] = ()  # their collections to boot; none: all
 
 	def run_step(self, worktree: str, step: Step, logs: str,
 		     configs: Optional[List[QemuConfig]]=None, fresh: bool=True) -> None:
@@ -179,7 +180,8 @@ class Checker:
 		kunitconfig, its logs and boots in @logs."""
 		return MatrixPlan.of_tree(worktree, configs, self.timeout, self.jobs, self.options,
 					  self.fragments, state_dir(worktree, STEP_KUNITCONFIG),
-					  Outputs(logs), quiet=True, kselftest_init=self.kselftest_init)
+					  Outputs(logs), quiet=True, kselftest_init=self.kselftest_init,
+					  kselftest_only=self.kselftest_only)
 
 	def build_dirs(self, worktree: str, configs: List[QemuConfig]) -> List[str]:
 		"""The build directories run_step() builds @configs in."""

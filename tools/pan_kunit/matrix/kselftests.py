@@ -39,13 +39,16 @@ CPU_HAS_EPAN = {'max': True, 'neoverse-n1': False, 'cortex-a76': False,
 # How much of a console stands for a boot that printed no result.
 LOG_LINES = 25
 
-def cmdline(config: QemuConfig) -> str:
+def cmdline(config: QemuConfig, only: Sequence[str]=()) -> str:
 	"""The whole kernel command line of a config's kselftest boot: the
-	config's own, KUnit disabled, the init's per-binary timeout, and what
-	the pan tests are told of the CPU (unknown parameters reach init's
-	environment, and every test's)."""
+	config's own, KUnit disabled, the init's per-binary timeout, the
+	collections to run (@only; none: all), and what the pan tests are
+	told of the CPU (unknown parameters reach init's environment, and
+	every test's)."""
 	words = [config.cmdline, 'kunit.enable=0',
 		 f'ksft_timeout={kselftest_build.DEFAULT_TIMEOUT}']
+	if only:
+		words.append('ksft_only=' + ','.join(only))
 	epan = CPU_HAS_EPAN.get(config.cpu.split(',')[0])
 	if epan is not None:
 		words.append(f'ARM64_PAN_EPAN={"yes" if epan else "no"}')
@@ -83,7 +86,8 @@ def boot(plan: MatrixPlan, built: Dict[str, Tuple[QemuConfig, str]], cpio: str,
 		boots.link_kernel(directory, build_dir, config)
 		cmd = kunit_py.kunit_cmd(plan.kunit_dir, 'exec', directory, plan.kunitconfig,
 					   config.path) + [
-			'--qemu_args', shlex.join(['-initrd', cpio, '-append', cmdline(config)]),
+			'--qemu_args', shlex.join(['-initrd', cpio, '-append',
+						   cmdline(config, plan.kselftest_only)]),
 			'--raw_output=all', '--timeout', str(BOOT_TIMEOUT)]
 		os.makedirs(os.path.dirname(exec_log(plan, config)), exist_ok=True)
 		boot_jobs[name] = jobs.Job(f'{name} kselftests', cmd, exec_log(plan, config))
