@@ -72,6 +72,23 @@ class RowsTest(unittest.TestCase):
 		found = kselftest_rows.rows(cases, ktap_lines.skip_reasons(read(CONSOLE)), known=())
 		self.assertEqual(counts(found)['abi'], (112, 2, 158))
 
+	def test_a_time_limit_is_known_only_when_the_log_or_the_init_says_so(self) -> None:
+		suite = kselftest_rows.PREFIX + 'fp'
+		ptrace = [suite, 'fp/fp-ptrace', 'No writes, SVE 256->256']
+		stress = [suite, 'fp/fp-stress']
+		console = '    not ok 3 fp/fp-stress # timeout after 300 s\n'
+		for leaf, killed, known in (
+				(Case(ptrace, CaseStatus.FAIL, ['# Timed out waiting for child']), '', True),
+				(Case(ptrace, CaseStatus.FAIL, ['# Mismatch in ZA']), '', False),
+				(Case(stress, CaseStatus.FAIL, ['# ksft: fp/fp-stress took 303.93 s']),
+				 console, True),
+				(Case(stress, CaseStatus.FAIL, ['# Mismatch']), '', False)):
+			with self.subTest(log=leaf.log, killed=killed):
+				(found,) = kselftest_rows.rows([leaf], {},
+							       killed=kselftest_rows.timed_out(killed))
+				self.assertEqual(found.status, CaseStatus.SKIP if known else CaseStatus.FAIL)
+				self.assertEqual(found.reason.startswith(kselftest_rows.KNOWN), known)
+
 	def test_a_failure_not_on_the_list_stays_a_failure(self) -> None:
 		console = read(CONSOLE).replace('        ok 1 Syscall successful with tagged address',
 						'        not ok 1 Syscall successful with tagged address')

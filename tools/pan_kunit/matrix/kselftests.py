@@ -68,7 +68,8 @@ def read_rows(console: Optional[str], kunit_dir: str, outcome: Optional[config_r
 	found: List[ktap.Case] = []
 	if console:
 		cases, _ = ktap.parse(console, kunit_dir)
-		found = kselftest_rows.rows(cases, ktap_lines.skip_reasons(console))
+		found = kselftest_rows.rows(cases, ktap_lines.skip_reasons(console),
+					    killed=kselftest_rows.timed_out(console))
 	tail = (console or '').splitlines()[-LOG_LINES:]
 	if outcome is not None and outcome.hit_timeout(timeout):
 		found.append(kselftest_rows.boot_failed(f'timed out after {timeout} s', tail))

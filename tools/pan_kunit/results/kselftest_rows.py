@@ -12,8 +12,9 @@
 # cannot run on a CPU skips by itself, with its own reason.
 
 import fnmatch
+import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import AbstractSet, Dict, List, Optional, Sequence
 
 from pan_kunit.kunit_tool.ktap import Case, CaseStatus
 
@@ -29,6 +30,8 @@ class KnownFailure:
 	binary: str   # COLLECTION/BINARY, a glob
 	case: str     # the case's name, a glob ('*': any, and the binary's own leaf)
 	why: str
+	log: str = ''         # a line the case's log must hold ('': any log)
+	timed_out: bool = False  # only when the init killed the binary at its time limit
 
 # Each failure of a correct kernel under QEMU, with its reason: the KUnit
 # kernel config (kconfig/lean.config leaves the options out), or the
@@ -49,7 +52,16 @@ KNOWN_FAILURES = (
 		     'kernel config: no HUGETLBFS (missing /proc/sys/vm/nr_hugepages)'),
 	KnownFailure('signal/sve_regs', '*',
 		     'QEMU TCG on a loaded host: walking the 16 SVE vector lengths of '
-		     '"max" outlasts the alarm(3) of every signal test'),
+		     '"max" outlasts the alarm(3) of every signal test', log='# -- Timeout !'),
+	KnownFailure('signal/za_regs', '*',
+		     'QEMU TCG on a loaded host: walking the SME vector lengths of '
+		     '"max" outlasts the alarm(3) of every signal test', log='# -- Timeout !'),
+	KnownFailure('fp/fp-ptrace', '*',
+		     'QEMU TCG on a loaded host: the traced child outlasts fp-ptrace\'s own '
+		     'wait for it', log='# Timed out waiting for child'),
+	KnownFailure('fp/fp-stress', '*',
+		     'QEMU TCG on a loaded host: 34 stress processes outlast the init\'s '
+		     'per-binary limit (30-40 s on an idle host)', timed_out=True),
 	KnownFailure('pauth/pac', '*exec_changed_keys*',
 		     'QEMU TCG on a loaded host: 1000 fork+exec outlast the harness\'s '
 		     '30 s per case'),
@@ -65,16 +77,30 @@ UNSAID_BY_BINARY = {
 		      'or the hwcap is absent and the signal may be missing, or SIGILL came first'),
 }
 
-def known_failure(path: Sequence[str],
-		  known: Sequence[KnownFailure]=KNOWN_FAILURES) -> Optional[KnownFailure]:
-	"""The entry of @known that a failed leaf at @path ([SUITE, BINARY]
-	or [SUITE, BINARY, CASE]) is, if any."""
+def known_failure(leaf: Case, known: Sequence[KnownFailure]=KNOWN_FAILURES,
+		  killed: AbstractSet[str]=frozenset()) -> Optional[KnownFailure]:
+	"""The entry of @known that a failed @leaf ([SUITE, BINARY] or [SUITE,
+	BINARY, CASE]) is, if any; @killed: the binaries the init killed at
+	their time limit (timed_out())."""
+	path = leaf.path
 	case = path[2] if len(path) > 2 else ''
 	for entry in known:
-		if fnmatch.fnmatchcase(path[1], entry.binary) and (
-				entry.case == '*' or fnmatch.fnmatchcase(case, entry.case)):
-			return entry
+		if not fnmatch.fnmatchcase(path[1], entry.binary) or (
+				entry.case != '*' and not fnmatch.fnmatchcase(case, entry.case)):
+			continue
+		if entry.log and not any(entry.log in line for line in leaf.log):
+			continue
+		if entry.timed_out and path[1] not in killed:
+			continue
+		return entry
 	return None
+
+# The init's result line of a binary it killed at its time limit.
+_TIMED_OUT = re.compile(r'^\s*not ok [0-9]+ (\S+) # timeout after [0-9]+ s\s*$')
+
+def timed_out(console: str) -> AbstractSet[str]:
+	"""The binaries (COLLECTION/BINARY) the init killed at their limit."""
+	return {m.group(1) for m in map(_TIMED_OUT.match, console.splitlines()) if m}
 
 def is_kselftest(suite: str) -> bool:
 	return suite.startswith(PREFIX)
@@ -86,11 +112,12 @@ def suite_of(name: str) -> str:
 	return '.'.join(parts[:3]) if is_kselftest(name) else parts[0]
 
 def rows(cases: List[Case], reasons: Dict[str, str],
-	 known: Sequence[KnownFailure]=KNOWN_FAILURES) -> List[Case]:
+	 known: Sequence[KnownFailure]=KNOWN_FAILURES,
+	 killed: AbstractSet[str]=frozenset()) -> List[Case]:
 	"""The kselftest leaves of @cases (parsed from a kselftest boot's
 	console; other documents' are left out), each skip with its reason
 	(@reasons: ktap_lines.skip_reasons() of the console), each known
-	failure a skip with its reason."""
+	failure a skip with its reason (@killed: timed_out() of the console)."""
 	found = []
 	seen: Dict[str, int] = {}
 	for case in cases:
@@ -104,7 +131,7 @@ def rows(cases: List[Case], reasons: Dict[str, str],
 		if seen[case.key()] > 1:
 			case = Case(case.path[:-1] + [f'{case.path[-1]} ({seen[case.key()]})'],
 				    case.status, case.log)
-		entry = known_failure(case.path, known) if case.failed() else None
+		entry = known_failure(case, known, killed) if case.failed() else None
 		if entry:
 			found.append(Case(case.path, CaseStatus.SKIP, case.log, KNOWN + entry.why))
 		elif case.status == CaseStatus.SKIP:
