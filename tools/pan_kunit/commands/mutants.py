@@ -470,14 +470,11 @@ def _check_all(session: Session, request: MutantsRequest, target: Target, repo: 
 	tree_dir = target.tree
 	printer = session.printer
 	checker = steps.checker(session, request, target, repo)
-	wanted = sorted({s[len(kselftest_rows.PREFIX):] for m in found for s in m.must_fail
-			 if kselftest_rows.is_kselftest(s)})
-	if wanted:
-		# A mutant that a kselftest must kill: every step boots the
-		# collections named, the baseline too, where they must pass (or
-		# skip, with the reason); the others would cost boots and judge nothing.
+	# Each step boots the kselftest collections the mutants name, no other.
+	checker.kselftest_only = sorted({s[len(kselftest_rows.PREFIX):] for m in found
+					 for s in m.must_fail if kselftest_rows.is_kselftest(s)})
+	if checker.kselftest_only:
 		checker.kselftest_init = os.path.join(repo, kselftest_build.KSFT_INIT)
-		checker.kselftest_only = wanted
 	start = time.monotonic()
 	baseline = run(checker, found, own_tree=target.user is not None)
 	elapsed = time.monotonic() - start
