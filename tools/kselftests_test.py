@@ -23,6 +23,8 @@ from pan_kunit.matrix import kselftest_build, kselftests
 from pan_kunit.results import config_result, junit, kselftest_rows, terminal
 from pan_kunit.results.config_result import Exit, Status
 from pan_kunit.results.record import config_record
+from pan_kunit.trees import worktree
+from pan_kunit.trees.tree import state_dir
 from testlib import kunit_tool_of, qemu_config, read, test_data_path, write
 
 CONSOLE = test_data_path('console', 'kselftest_7.3_cortex-a57.log')
@@ -202,6 +204,22 @@ class BuildTest(unittest.TestCase):
 					write(os.path.join(tree, path), 'changed ' + path)
 					self.assertNotEqual(kselftest_build.source_key(tree, init), key)
 					key = kselftest_build.source_key(tree, init)
+
+	def test_the_check_worktree_takes_the_trees_build(self) -> None:
+		with tempfile.TemporaryDirectory() as tree:
+			init = os.path.join(tree, 'init.c')
+			write(init, 'int main;')
+			wt = worktree.location(tree)
+			for path in (tree, wt):
+				write(os.path.join(path, 'include/uapi/linux/a.h'), 'same')
+			key = kselftest_build.source_key(wt, init)
+			done = os.path.join(state_dir(tree, 'kselftest', key))
+			write(os.path.join(done, kselftest_build.CPIO), 'cpio')
+			write(os.path.join(done, 'list'), 'pan asid 900\n')
+			built = kselftest_build.build(wt, init, 1)
+			self.assertTrue(built.cached)
+			self.assertEqual(built.cpio, os.path.join(done, kselftest_build.CPIO))
+			self.assertEqual(built.tests, [('pan', 'asid')])
 
 	def test_cpio_and_list(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:

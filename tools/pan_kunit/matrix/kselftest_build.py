@@ -25,6 +25,7 @@ from typing import Dict, List, Sequence, Tuple
 from pan_kunit import Error
 from pan_kunit.host import proc
 from pan_kunit.kunit_tool import kunit_py
+from pan_kunit.trees import worktree
 from pan_kunit.trees.tree import state_dir
 
 # The collections, in the order they run: the kernel's (those a tree has)
@@ -156,11 +157,18 @@ def build(tree: str, init_source: str, jobs: int) -> Built:
 	top = state_dir(tree, 'kselftest')
 	work = os.path.join(top, key)
 	cpio = os.path.join(work, CPIO)
+	# The check worktree (bisect, mutants) of a tree takes the tree's
+	# when the sources are the same: the key says they are.
+	parent = os.path.dirname(os.path.dirname(os.path.dirname(tree)))
+	found = [w for w in (work, state_dir(parent, 'kselftest', key))
+		 if w == work or worktree.location(parent) == tree]
+	for directory in found:
+		listing = os.path.join(directory, 'list')
+		if os.path.exists(os.path.join(directory, CPIO)) and os.path.exists(listing):
+			with open(listing) as f:
+				return Built(os.path.join(directory, CPIO),
+					     [(c, b) for c, b, _ in (line.split() for line in f)], cached=True)
 	listing = os.path.join(work, 'list')
-	if os.path.exists(cpio) and os.path.exists(listing):
-		with open(listing) as f:
-			return Built(cpio, [(c, b) for c, b, _ in (line.split() for line in f)],
-				     cached=True)
 	# One build at a time is kept: the others are of sources gone.
 	shutil.rmtree(top, ignore_errors=True)
 	os.makedirs(work)
