@@ -67,15 +67,28 @@ KNOWN_FAILURES = (
 		     '30 s per case'),
 )
 
-# A test that skips a case without a reason (ksft_test_result_skip() of
-# the case's name only, which the init makes its name and its reason, as
-# for "ok 3 # SKIP SVE not supported"): what its source says the skip
-# means, by binary; a SKIP with no text at all is UNSAID.
+# A test that skips a case without a reason: ksft_test_result_skip() of
+# the case's name only, which the init makes its name and its reason (as
+# for "ok 3 # SKIP SVE not supported", where that is a reason), or an
+# exit with KSFT_SKIP and no complete TAP, which the init reports as
+# EXIT_SKIP.  What the test's source says such a skip means, by binary (a
+# glob); a SKIP with no text at all is UNSAID.
+EXIT_SKIP = 'exit 4 (KSFT_SKIP)'
 UNSAID = 'the test names the case only, and no reason'
-UNSAID_BY_BINARY = {
-	'abi/hwcap': ('hwcap.c names the case only: no probe of this signal for the hwcap, '
-		      'or the hwcap is absent and the signal may be missing, or SIGILL came first'),
-}
+UNSAID_BY_BINARY = (
+	('abi/hwcap', 'hwcap.c names the case only: no probe of this signal for the hwcap, '
+	 'or the hwcap is absent and the signal may be missing, or SIGILL came first'),
+	('abi/tpidr2', 'the CPU has no SME (tpidr2.c says "SME support not present" and '
+	 'names each case only)'),
+	('mte/check_prctl', 'the CPU lacks the MTE hwcaps of this mode (check_prctl.c names '
+	 'the mode only)'),
+	('signal/*', 'a CPU feature the test requires is absent (test_signals_utils.c exits '
+	 'with KSFT_SKIP, naming it only when it is a feature of its list)'),
+)
+
+def unsaid(binary: str) -> Optional[str]:
+	"""What a skip of @binary that gives no reason means, if its source says."""
+	return next((why for glob, why in UNSAID_BY_BINARY if fnmatch.fnmatchcase(binary, glob)), None)
 
 def known_failure(leaf: Case, known: Sequence[KnownFailure]=KNOWN_FAILURES,
 		  killed: AbstractSet[str]=frozenset()) -> Optional[KnownFailure]:
@@ -135,8 +148,8 @@ def rows(cases: List[Case], reasons: Dict[str, str],
 		if entry:
 			found.append(Case(case.path, CaseStatus.SKIP, case.log, KNOWN + entry.why))
 		elif case.status == CaseStatus.SKIP:
-			if case.path[1] in UNSAID_BY_BINARY and reason == case.path[-1]:
-				reason = UNSAID_BY_BINARY[case.path[1]]
+			if reason in (case.path[-1], EXIT_SKIP):
+				reason = unsaid(case.path[1]) or reason
 			reason = reason or UNSAID
 			found.append(Case(case.path, case.status, case.log, reason))
 		else:
