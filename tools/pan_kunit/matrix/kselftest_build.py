@@ -160,9 +160,9 @@ def build(tree: str, init_source: str, jobs: int) -> Built:
 	# The check worktree (bisect, mutants) of a tree takes the tree's
 	# when the sources are the same: the key says they are.
 	parent = os.path.dirname(os.path.dirname(os.path.dirname(tree)))
-	found = [w for w in (work, state_dir(parent, 'kselftest', key))
-		 if w == work or worktree.location(parent) == tree]
-	for directory in found:
+	places = [w for w in (work, state_dir(parent, 'kselftest', key))
+		  if w == work or worktree.location(parent) == tree]
+	for directory in places:
 		listing = os.path.join(directory, 'list')
 		if os.path.exists(os.path.join(directory, CPIO)) and os.path.exists(listing):
 			with open(listing) as f:
