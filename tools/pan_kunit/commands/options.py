@@ -164,9 +164,9 @@ def add_run_opts(parser: argparse.ArgumentParser) -> None:
 		'out unless given this')
 	kselftests.add_argument(
 		'--no-kselftests', action='store_false', dest='kselftests',
-		help='leave the kselftest boots out: they take 30 s to 2 min a config under '
-		'TCG (built once per tree, cached), which an edit loop at ~1 raw kunit.py run '
-		'cannot afford')
+		help='leave the kselftest boots out: under TCG they take 30 s (cortex-a57) to 2 min '
+		'(max) a config on an idle host, 2-10 min on a loaded one (built once per tree, '
+		'cached), which an edit loop at ~1 raw kunit.py run cannot afford')
 	parser.add_argument('--raw_output', nargs='?', const='kunit', default=None,
 			    choices=['all', 'kunit'],
 			    help='also print the console of every boot, as kunit.py does: '
