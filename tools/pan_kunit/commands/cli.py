@@ -125,7 +125,8 @@ def boot_request(args: argparse.Namespace) -> BootRequest:
 def run_request(args: argparse.Namespace) -> run.RunRequest:
 	shown = (terminal.Shown.SUMMARY if args.summary else
 		 terminal.Shown.FAILED if args.failed else terminal.Shown.ALL)
-	return run.RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown)
+	return run.RunRequest(**_report_fields(args), raw_output=args.raw_output, shown=shown,
+			      kselftests=args.kselftests)
 
 def bisect_request(args: argparse.Namespace) -> series_bisect.BisectRequest:
 	return series_bisect.BisectRequest(**_report_fields(args), series=args.series,

@@ -28,7 +28,7 @@ from pan_kunit.host import files, progress, summary
 from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool.configs import QemuConfig
-from pan_kunit.results import config_result, junit, terminal
+from pan_kunit.results import config_result, junit, kselftest_rows, terminal
 from pan_kunit.trees import tree, worktree
 from pan_kunit.trees.kernels import KernelSpec
 from pan_kunit.trees.targets import Target
@@ -202,14 +202,14 @@ def judge(mutant: Mutant, configs: List[config_result.ConfigResult], landed: Set
 	some config), or when the kernel crashed or hung."""
 	mutant.failures = {r.name: failed_cases(r) for r in configs if failed_cases(r)}
 	broken = [f'{r.name}: {r.status}' for r in configs if r.status in BROKEN]
-	failed_suites = {c.split('.')[0] for cases in mutant.failures.values() for c in cases}
+	failed_suites = {kselftest_rows.suite_of(c) for cases in mutant.failures.values() for c in cases}
 	if mutant.must_fail == [ANY_SUITE]:
 		wanted = sorted(failed_suites)
 		missed = [] if failed_suites else ['any suite']
 	else:
 		wanted = [s for s in mutant.must_fail if s in landed]
 		missed = [s for s in wanted if s not in failed_suites]
-	caught = {config: [c for c in cases if c.split('.')[0] in wanted]
+	caught = {config: [c for c in cases if kselftest_rows.suite_of(c) in wanted]
 		  for config, cases in mutant.failures.items()}
 	failed = [f'{config}: {len(cases)} failed: {abbreviate(cases)}'
 		  for config, cases in sorted(caught.items()) if cases]

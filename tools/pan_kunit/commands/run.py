@@ -17,7 +17,7 @@ from pan_kunit.host import files, summary
 from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.kunit_tool import configs, ktap_lines, kunit_py
-from pan_kunit.matrix import cost, pipeline
+from pan_kunit.matrix import cost, kselftest_build, pipeline
 from pan_kunit.matrix.plan import MatrixPlan
 from pan_kunit.results import config_result, junit, record, terminal
 from pan_kunit.trees import kernels, suites, targets, tree
@@ -28,6 +28,16 @@ class RunRequest(ReportRequest):
 	"""What `run` is asked (kunit.py's KunitRequest)."""
 	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
 	shown: terminal.Shown = terminal.Shown.ALL  # --summary, --failed
+	# --kselftests, --no-kselftests; None: wants_kselftests() decides
+	kselftests: Optional[bool] = None
+
+def wants_kselftests(request: RunRequest) -> bool:
+	"""Whether the run boots the kselftests: as asked, else on a full run
+	(no filter_glob, no --filter), not on one narrowed to some suites,
+	which is what an edit loop runs."""
+	if request.kselftests is not None:
+		return request.kselftests
+	return not request.options.filter_glob and not request.options.filter
 
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
@@ -53,8 +63,10 @@ def _print_console(printer: Printer, result: config_result.ConfigResult, what: s
 def _plan(request: RunRequest, target: Target, repo: str,
 	  matrix: List[configs.QemuConfig]) -> MatrixPlan:
 	"""The run of @matrix in @target's tree that @request asks for."""
+	init = os.path.join(repo, kselftest_build.KSFT_INIT) if wants_kselftests(request) else None
 	return MatrixPlan.of_tree(target.tree, matrix, request.timeout, request.jobs,
-				  request.options, targets.fragments(repo, target.kernel))
+				  request.options, targets.fragments(repo, target.kernel),
+				  kselftest_init=init)
 
 def _first_alone(printer: Printer, request: RunRequest,
 		 plan: MatrixPlan) -> List[configs.QemuConfig]:

@@ -75,7 +75,10 @@ def step_kunitconfig(worktree: str, fallback: Optional[bytes]=None) -> List[str]
 	return sorted(wanted - defined)
 
 def failed_cases(result: config_result.ConfigResult) -> List[str]:
-	return sorted(c for c, s in kunit_json.statuses(result.kunit).items() if s in FAILED)
+	"""The failed cases of @result's KUnit boot (by kunit_tool's JSON)
+	and of its kselftest boot, by name."""
+	return sorted([c for c, s in kunit_json.statuses(result.kunit).items() if s in FAILED] +
+		      [case.key() for case in result.kselftests if case.failed()])
 
 def abbreviate(items: List[str]) -> str:
 	more = f', and {len(items) - MAX_CASES} more' if len(items) > MAX_CASES else ''
@@ -161,6 +164,10 @@ class Checker:
 	# for `mutants` to boot a mutant of the PAN fault path under LKDTM;
 	# None: no LKDTM boot.
 	lkdtm_init: Optional[str] = None
+	# The init of the kselftest boots (kselftest_build.KSFT_INIT in the
+	# repo), for every step to boot the kselftests too; None: no kselftests.
+	kselftest_init: Optional[str] = None
+	kselftest_only: Sequence[str] = ()  # their collections to boot; none: all
 
 	def run_step(self, worktree: str, step: Step, logs: str,
 		     configs: Optional[List[QemuConfig]]=None, fresh: bool=True) -> None:
@@ -183,7 +190,8 @@ class Checker:
 		kunitconfig, its logs and boots in @logs."""
 		return MatrixPlan.of_tree(worktree, configs, self.timeout, self.jobs, self.options,
 					  self.fragments, state_dir(worktree, STEP_KUNITCONFIG),
-					  Outputs(logs), quiet=True)
+					  Outputs(logs), quiet=True, kselftest_init=self.kselftest_init,
+					  kselftest_only=self.kselftest_only)
 
 	def build_dirs(self, worktree: str, configs: List[QemuConfig]) -> List[str]:
 		"""The build directories run_step() builds @configs in."""

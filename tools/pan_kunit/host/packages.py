@@ -16,6 +16,9 @@ from pan_kunit.host.printer import Printer
 NEEDED = ['gcc-aarch64-linux-gnu', 'qemu-system-arm', 'bc',
 	  'bison', 'flex', 'libssl-dev', 'libelf-dev', 'git', 'python3',
 	  'make', 'gcc', 'libc6-dev', 'xz-utils', 'ccache',
+	  # the static arm64 kselftests (matrix/kselftest_build.py): their libc,
+	  # and rsync, which every selftests install rule runs
+	  'libc6-dev-arm64-cross', 'rsync',
 	  # libclang for mutants --generate, whose unit tests selftest runs
 	  'python3-clang-19',
 	  # selftest's type check

@@ -5,7 +5,9 @@
 # config; builds.py builds every kconfig group at once; boots.py boots
 # every config that built at once (isolation.py once per suite or case,
 # with --run_isolated); boots.py then reads what each boot wrote into its
-# result.  The caller renders them (run's report, a bisect step's table).
+# result; with the plan's kselftest_init, kselftests.py then boots the
+# kselftests of every config that built and adds their rows.  The caller
+# renders them (run's report, a bisect step's table).
 
 import concurrent.futures
 from typing import Callable, Dict, List, Optional
@@ -13,7 +15,7 @@ from typing import Callable, Dict, List, Optional
 from pan_kunit.host.progress import Progress
 from pan_kunit.kunit_tool import ktap
 from pan_kunit.kunit_tool.toolchains import BuildSettings
-from pan_kunit.matrix import boots, builds, isolation
+from pan_kunit.matrix import boots, builds, isolation, kselftests
 from pan_kunit.matrix.plan import MatrixPlan
 from pan_kunit.results import config_result
 from pan_kunit.trees.tree import Kernel, kernel_of
@@ -50,4 +52,9 @@ def build_and_boot(plan: MatrixPlan, progress: Progress, settings: BuildSettings
 			parts = {name: each.parts for name, each in found.items()}
 		else:
 			outcomes = boots.boot(plan, built, progress, locks)
-	return boots.read_results(plan, kconfig_groups, kernel, outcomes, parts)
+		results = boots.read_results(plan, kconfig_groups, kernel, outcomes, parts)
+		if plan.kselftest_init:
+			# Their boots come after the suites': their rows join each
+			# config's result.
+			kselftests.run(plan, plan.kselftest_init, built, results, progress, locks)
+	return results

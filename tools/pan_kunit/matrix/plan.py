@@ -87,18 +87,25 @@ class MatrixPlan:
 	options: KunitOptions = field(default_factory=KunitOptions)
 	fragments: Sequence[str] = ()  # kconfig files merged into the kunitconfig
 	quiet: bool = False          # no line per build and boot (a step has its own)
+	# The init of the kselftest boots (guest/ksft_init.c in the repo): each
+	# config that built then boots the arm64 kselftests (kselftests.py);
+	# None: no kselftest boot.
+	kselftest_init: Optional[str] = None
+	# The kselftest collections it boots (abi, pan, ...); none: all.
+	kselftest_only: Sequence[str] = ()
 
 	@classmethod
 	def of_tree(cls, tree: str, configs: List[QemuConfig], timeout: int, jobs: int,
 		    options: Optional[KunitOptions]=None, fragments: Sequence[str]=(),
 		    kunitconfig: Optional[str]=None, outputs: Optional[Outputs]=None,
-		    quiet: bool=False) -> 'MatrixPlan':
+		    quiet: bool=False, kselftest_init: Optional[str]=None,
+		    kselftest_only: Sequence[str]=()) -> 'MatrixPlan':
 		"""The plan of @tree's own kunit_tool and, by default, its
 		kunitconfig (TREE_KUNITCONFIG) and its .pan-kunit for the files."""
 		return cls(tree, kunit_py.directory(tree), configs, timeout, jobs,
 			   kunitconfig or os.path.join(tree, TREE_KUNITCONFIG),
 			   outputs or Outputs(state_dir(tree)), options or KunitOptions(), fragments,
-			   quiet)
+			   quiet, kselftest_init, kselftest_only)
 
 	def builds(self) -> List[Build]:
 		return kconfig_builds(self.tree, self.configs, self.kunitconfig, self.fragments,

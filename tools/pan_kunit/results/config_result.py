@@ -122,14 +122,26 @@ class ConfigResult:
 	param_skips: Dict[str, int] = field(default_factory=dict)
 	# Read back from a record: what it holds of the boot's files.
 	recorded: Optional[Recorded] = None
+	# The leaves of the config's kselftest boot, if it had one
+	# (kselftest_rows.rows(): suites kselftest.arm64.COLLECTION), and its console.
+	kselftests: List[ktap.Case] = field(default_factory=list)
+	kselftest_console: str = ''
 
 	def leaves(self) -> List[ktap.Case]:
 		"""The one model of this boot's results (leaves.py): its leaf
 		cases, parsed from the console or else read from kunit_tool's
 		JSON, each skip with its reason, 6.1's skipped parameters
-		counted."""
+		counted; then those of its kselftest boot."""
 		return leaves.resolve(self.cases or kunit_json.leaves(self.kunit),
-				      self.param_skips, self.skip_reasons)
+				      self.param_skips, self.skip_reasons) + self.kselftests
+
+	def add_kselftests(self, found: List[ktap.Case], console: str) -> None:
+		"""Adds the leaves of the config's kselftest boot (@found, read
+		from @console): a config that passed fails when one of them did."""
+		self.kselftests = list(found)
+		self.kselftest_console = console
+		if self.status == Status.PASS and any(case.failed() for case in found):
+			self.status = Status.FAIL
 
 	def suites(self) -> Dict[str, Counts]:
 		return leaves.suite_counts(self.leaves())
@@ -155,7 +167,8 @@ class ConfigResult:
 			return dict(self.recorded.files)
 		paths = {'console': self.console_log, 'kunit_json': self.kunit_json,
 			 'parsed': self.parsed_log, 'record': self.record,
-			 'exec_log': self.exec_log, 'build_log': self.build_log}
+			 'exec_log': self.exec_log, 'build_log': self.build_log,
+			 'kselftest_console': self.kselftest_console}
 		return {key: path for key, path in paths.items()
 			if path and (key == 'record' or os.path.exists(path))}
 

@@ -19,7 +19,7 @@ from pan_kunit import Error
 from pan_kunit.host.files import JsonObj
 from pan_kunit.kunit_tool import kunit_py
 from pan_kunit.kunit_tool.ktap import Case, CaseStatus
-from pan_kunit.results import kunit_json, leaves, terminal
+from pan_kunit.results import kselftest_rows, kunit_json, leaves, terminal
 from pan_kunit.results.config_result import UNNAMED, ConfigResult, Recorded, Status, total
 from pan_kunit.trees.tree import Kernel
 
@@ -47,6 +47,8 @@ def config_record(result: ConfigResult,
 	record: JsonObj = {'name': result.name,
 			   **_kernelci_group(result.kunit or {}, common, said, ())}
 	record['name'] = result.name  # kunit_tool's is "KUnit Test Group"
+	record['sub_groups'] = list(record.get('sub_groups', [])) + _kselftest_groups(
+		result.kselftests, common)
 	record.update({
 		'status': result.status, 'cpu': result.cpu, 'qemu_config': result.qemu_config,
 		'kconfig': result.kconfig.splitlines(),
@@ -76,10 +78,14 @@ def config_result_of(record: JsonObj) -> ConfigResult:
 	any machine: its leaves, each failed one with its log and each skip
 	with its reason, its kernel, and what it holds of the boot's files."""
 	logs = {f.get('name'): f.get('log') or [] for f in record.get('failures') or []}
-	cases = [Case(leaf.path, leaf.status, logs.get(leaf.name(), []))
+	found = [Case(leaf.path, leaf.status, logs.get(leaf.name(), []))
 		 for leaf in kunit_json.leaves(record)]
 	order = {tuple(path): n for n, path in enumerate(record.get('leaves') or [])}
-	cases.sort(key=lambda case: order.get(tuple(case.path), len(order)))
+	found.sort(key=lambda case: order.get(tuple(case.path), len(order)))
+	# The kselftest boot's groups and leaves go back where they came from.
+	cases = [case for case in found if not kselftest_rows.is_kselftest(case.suite)]
+	kunit = dict(record, sub_groups=[g for g in record.get('sub_groups') or []
+					 if not kselftest_rows.is_kselftest(g.get('name') or '')])
 	files = dict(record.get('files') or {})
 	kernel = Kernel(version=record.get('kernel') or '', package=record.get('debian_package'),
 			package_version=record.get('debian_version'),
@@ -90,10 +96,12 @@ def config_result_of(record: JsonObj) -> ConfigResult:
 		qemu_config=record.get('qemu_config') or '',
 		build_dir=record.get('build_environment') or '', status=Status(record['status']),
 		elapsed=record.get('elapsed'), skip_reasons=dict(record.get('skip_reasons') or {}),
-		kunit=record, console_log=files.get('console', ''), exec_log=files.get('exec_log', ''),
+		kunit=kunit, console_log=files.get('console', ''), exec_log=files.get('exec_log', ''),
 		kconfig='\n'.join(record.get('kconfig') or []), kernel=kernel, cases=cases,
 		kunit_json=files.get('kunit_json', ''), parsed_log=files.get('parsed', ''),
 		record=files.get('record', ''), build_log=files.get('build_log', ''),
+		kselftests=[case for case in found if kselftest_rows.is_kselftest(case.suite)],
+		kselftest_console=files.get('kselftest_console', ''),
 		recorded=Recorded(files, dict(record.get('log_tails') or {}),
 				  list(record.get('stopped') or [])))
 
@@ -114,6 +122,24 @@ def _kernelci_group(group: JsonObj, common: JsonObj, said: Dict[Tuple[str, ...],
 	copy['test_cases'] = cases
 	copy.update(common)
 	return copy
+
+def _kselftest_groups(found: List[Case], common: JsonObj) -> List[JsonObj]:
+	"""The groups of a config's kselftest boot, as kunit_tool would
+	write them had it parsed its console: one per collection, a sub-group
+	per binary that has cases."""
+	groups: Dict[str, JsonObj] = {}
+	for leaf in found:
+		group = groups.setdefault(leaf.suite, {'name': leaf.suite, 'sub_groups': [],
+						       'test_cases': [], **common})
+		case = {'name': leaf.path[-1], 'status': leaf.status}
+		if len(leaf.path) < 3:
+			group['test_cases'].append(case)
+			continue
+		subs = group['sub_groups']
+		if not subs or subs[-1]['name'] != leaf.path[1]:
+			subs.append({'name': leaf.path[1], 'sub_groups': [], 'test_cases': [], **common})
+		subs[-1]['test_cases'].append(case)
+	return list(groups.values())
 
 def kernel_record(tree: str, head: str, configs: List[ConfigResult],
 		  known: Optional[Dict[str, List[str]]]=None) -> JsonObj:

@@ -36,6 +36,7 @@ FILE_LABELS = {
 	'record': 'record',
 	'exec_log': 'kunit.py exec',
 	'build_log': 'build log',
+	'kselftest_console': 'kselftest console',
 }
 
 

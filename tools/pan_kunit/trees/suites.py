@@ -105,12 +105,21 @@ def _summary(text: str) -> str:
 			paragraph.append(line)
 	return ' '.join(paragraph)
 
+# kunit/'s kselftests (the pan EL0 tests): user space programs, no KUnit
+# suite; matrix/kselftest_build.py builds them with the kernel's.
+KSELFTESTS_DIR = 'tools/testing/selftests/'
+
+def is_kselftest(path: str) -> bool:
+	"""Whether @path, in the tree, is a kselftest's file, not a suite's."""
+	return path.startswith(KSELFTESTS_DIR)
+
 def grouped(sources: Sources) -> List[Suite]:
 	"""Groups kunit/'s files by stem (foo_kunit.c, foo_kunit.h and
-	foo_kunit_asm.S are one suite), named by the suite its C file defines."""
+	foo_kunit_asm.S are one suite), named by the suite its C file defines;
+	the kselftests' files are no suite's."""
 	groups: Dict[Tuple[str, str], List[str]] = {}
 	for path in sorted(sources.suites):
-		if path == TREE_KUNITCONFIG or path in sources.compat:
+		if path == TREE_KUNITCONFIG or path in sources.compat or is_kselftest(path):
 			continue
 		stem = os.path.splitext(os.path.basename(path))[0]
 		stem = stem[:-len('_asm')] if stem.endswith('_asm') else stem
