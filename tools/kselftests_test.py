@@ -9,21 +9,24 @@
 # the same counts in the table, the closing tally, the JSON record and
 # JUnit; the command line of a boot, the cache key of a build, the cpio.
 
+import json
 import os
 import re
 import tempfile
 import unittest
 from typing import Dict, List, Tuple
 
-from pan_kunit.commands import mutants, run
+from pan_kunit.commands import cli, mutants, run
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.kunit_tool.ktap import Case, CaseStatus
 from pan_kunit.kunit_tool.kunit_py import KunitOptions
 from pan_kunit.matrix import kselftest_build, kselftests
 from pan_kunit.results import config_result, junit, kselftest_rows, terminal
 from pan_kunit.results.config_result import Exit, Status
-from pan_kunit.results.record import config_record
+from pan_kunit.results.record import config_record, config_result_of
 from pan_kunit.trees import worktree
+from pan_kunit.trees import kernels
+from pan_kunit.trees.targets import Target
 from pan_kunit.trees.tree import state_dir
 from testlib import kunit_tool_of, qemu_config, read, test_data_path, write
 
@@ -156,6 +159,22 @@ class CountsAgreeTest(unittest.TestCase):
 		tests, failures, skipped = (int(xml.get(a, '')) for a in ('tests', 'failures', 'skipped'))
 		self.assertEqual((tests - failures - skipped, failures, skipped), expected)
 
+	def test_a_record_read_back_keeps_them_apart(self) -> None:
+		# merge reads a shard's records: the kselftest rows come back as
+		# the config's kselftests, once, beside the suites' leaves.
+		found = rows_of(read(CONSOLE))
+		result = result_with(found)
+		result.cases = [Case(['arm64_x', 'a_case'], CaseStatus.PASS, [])]
+		result.kunit = {'name': '', 'test_cases': [], 'sub_groups': [
+			{'name': 'arm64_x', 'sub_groups': [],
+			 'test_cases': [{'name': 'a_case', 'status': 'PASS'}]}]}
+		back = config_result_of(json.loads(json.dumps(config_record(result))))
+		self.assertEqual([c.path for c in back.cases], [['arm64_x', 'a_case']])
+		self.assertEqual([(c.path, c.status, c.reason) for c in back.kselftests],
+				 [(c.path, c.status, c.reason) for c in found])
+		self.assertEqual(config_result.totals([back]), config_result.totals([result]))
+		self.assertEqual(config_record(back)['sub_groups'], config_record(result)['sub_groups'])
+
 class BootTest(unittest.TestCase):
 
 	def test_command_line_tells_the_pan_tests_the_cpus_epan(self) -> None:
@@ -174,16 +193,20 @@ class BootTest(unittest.TestCase):
 				self.assertNotIn('ksft_only', line)
 		self.assertIn('ksft_only=pan,abi', kselftests.cmdline(config, ['pan', 'abi']).split())
 
-	def test_run_boots_them_on_full_runs_only_by_default(self) -> None:
-		def request(kselftests: object=None, glob: str='') -> run.RunRequest:
-			return run.RunRequest(configs=[], timeout=1, jobs=1,
-					      options=KunitOptions(filter_glob=glob), json=None,
-					      junit=None, raw_output=None,
-					      kselftests=kselftests)  # type: ignore[arg-type]
-		self.assertTrue(run.wants_kselftests(request()))
-		self.assertFalse(run.wants_kselftests(request(glob='arm64_pan*')))
-		self.assertFalse(run.wants_kselftests(request(kselftests=False)))
-		self.assertTrue(run.wants_kselftests(request(kselftests=True, glob='arm64_pan*')))
+	def test_run_boots_them_only_when_asked(self) -> None:
+		# An edit loop (run, with or without a glob) leaves them out; a
+		# run with --kselftests plans their boot after the suites'.
+		for argv, wanted in ((['run'], False), (['run', 'arm64_pan*'], False),
+				     (['run', '--kselftests'], True),
+				     (['run', '--kselftests', 'arm64_pan*'], True)):
+			with self.subTest(argv=argv):
+				request = cli.run_request(cli._parser().parse_args(argv))
+				self.assertEqual(request.kselftests, wanted)
+				with tempfile.TemporaryDirectory() as tree:
+					target = Target(kernels.KNOWN[-1], tree, False)
+					plan = run._plan(request, target, '/repo', [qemu_config()])
+				self.assertEqual(plan.kselftest_init,
+						 '/repo/' + kselftest_build.KSFT_INIT if wanted else None)
 
 class BuildTest(unittest.TestCase):
 

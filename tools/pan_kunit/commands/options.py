@@ -189,18 +189,13 @@ def add_run_opts(parser: argparse.ArgumentParser) -> None:
 	shown.add_argument('--failed', action='store_true',
 			   help='print only what failed and the total lines, as kunit.py '
 			   '--failed does')
-	kselftests = parser.add_mutually_exclusive_group()
-	kselftests.add_argument(
-		'--kselftests', action='store_true', default=None,
+	parser.add_argument(
+		'--kselftests', action='store_true',
 		help='after each config\'s suites, boot it once more with the kernel\'s arm64 '
 		'kselftests and the pan EL0 tests (a row per collection, kselftest.arm64.NAME). '
-		'The default for a full run; a run with a filter_glob or --filter leaves them '
-		'out unless given this')
-	kselftests.add_argument(
-		'--no-kselftests', action='store_false', dest='kselftests',
-		help='leave the kselftest boots out: under TCG they take 30 s (cortex-a57) to 2 min '
-		'(max) a config on an idle host, 2-10 min on a loaded one (built once per tree, '
-		'cached), which an edit loop at ~1 raw kunit.py run cannot afford')
+		'Off by default: under TCG they take 30 s (cortex-a57) to 2 min (max) a config '
+		'on an idle host (built once per tree, cached), more than an edit loop of about '
+		'one raw kunit.py run can afford')
 	parser.add_argument('--raw_output', nargs='?', const='kunit', default=None,
 			    choices=['all', 'kunit'],
 			    help='also print the console of every boot, as kunit.py does: '

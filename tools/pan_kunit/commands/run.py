@@ -28,16 +28,13 @@ class RunRequest(ReportRequest):
 	"""What `run` is asked (kunit.py's KunitRequest)."""
 	raw_output: Optional[str]  # print every boot's console too: 'all' or 'kunit' (KTAP on)
 	shown: terminal.Shown = terminal.Shown.ALL  # --summary, --failed
-	# --kselftests, --no-kselftests; None: wants_kselftests() decides
-	kselftests: Optional[bool] = None
+	# --kselftests: boot each config once more with the arm64 kselftests.
+	# Off by default: their boots cost an edit loop several times its time.
+	kselftests: bool = False
 
-def wants_kselftests(request: RunRequest) -> bool:
-	"""Whether the run boots the kselftests: as asked, else on a full run
-	(no filter_glob, no --filter), not on one narrowed to some suites,
-	which is what an edit loop runs."""
-	if request.kselftests is not None:
-		return request.kselftests
-	return not request.options.filter_glob and not request.options.filter
+# What a run without --kselftests says of them, once, before its tally.
+LEFT_OUT = ('kselftests: not booted; --kselftests boots each config once more with the '
+	    'arm64 kselftests and the pan EL0 tests (30 s-2 min a config under TCG)')
 
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
@@ -63,7 +60,7 @@ def _print_console(printer: Printer, result: config_result.ConfigResult, what: s
 def _plan(request: RunRequest, target: Target, repo: str,
 	  matrix: List[configs.QemuConfig]) -> MatrixPlan:
 	"""The run of @matrix in @target's tree that @request asks for."""
-	init = os.path.join(repo, kselftest_build.KSFT_INIT) if wants_kselftests(request) else None
+	init = os.path.join(repo, kselftest_build.KSFT_INIT) if request.kselftests else None
 	return MatrixPlan.of_tree(target.tree, matrix, request.timeout, request.jobs,
 				  request.options, targets.fragments(repo, target.kernel),
 				  kselftest_init=init)
@@ -152,6 +149,8 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 			carried = ' (it held the suites: taken as it is)' if prepared.carried else ''
 			printer.print(f'tested your tree {prepared.state.path}: '
 				      f'{prepared.state.describe()}{carried}')
+	if not request.kselftests and request.shown == terminal.Shown.ALL:
+		printer.print(LEFT_OUT)
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]

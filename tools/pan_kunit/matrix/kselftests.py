@@ -8,8 +8,8 @@
 # kselftest.arm64.COLLECTION (kselftest_rows.py), in the same result.
 #
 # A boot of their own, not the suites': the whole set takes 30 s to 2 min
-# a config under TCG, which the edit loop cannot afford (`run
-# --no-kselftests`), and a kernel that crashes in one leaves the other's
+# a config under TCG, which the edit loop cannot afford (`run` leaves
+# them out without --kselftests), and a kernel that crashes in one leaves the other's
 # results whole.
 
 import os

@@ -82,8 +82,13 @@ def config_result_of(record: JsonObj) -> ConfigResult:
 		 for leaf in kunit_json.leaves(record)]
 	order = {tuple(path): n for n, path in enumerate(record.get('leaves') or [])}
 	found.sort(key=lambda case: order.get(tuple(case.path), len(order)))
-	# The kselftest boot's groups and leaves go back where they came from.
+	# The kselftest boot's groups and leaves go back where they came from,
+	# each skip with its reason (the suites' are resolved by leaves()).
+	reasons = dict(record.get('skip_reasons') or {})
 	cases = [case for case in found if not kselftest_rows.is_kselftest(case.suite)]
+	kselftests = [dataclasses.replace(case, reason=reasons.get(case.key(), ''))
+		      if case.status == CaseStatus.SKIP else case
+		      for case in found if kselftest_rows.is_kselftest(case.suite)]
 	kunit = dict(record, sub_groups=[g for g in record.get('sub_groups') or []
 					 if not kselftest_rows.is_kselftest(g.get('name') or '')])
 	files = dict(record.get('files') or {})
@@ -95,12 +100,12 @@ def config_result_of(record: JsonObj) -> ConfigResult:
 		name=record['name'], cpu=record.get('cpu') or '',
 		qemu_config=record.get('qemu_config') or '',
 		build_dir=record.get('build_environment') or '', status=Status(record['status']),
-		elapsed=record.get('elapsed'), skip_reasons=dict(record.get('skip_reasons') or {}),
+		elapsed=record.get('elapsed'), skip_reasons=reasons,
 		kunit=kunit, console_log=files.get('console', ''), exec_log=files.get('exec_log', ''),
 		kconfig='\n'.join(record.get('kconfig') or []), kernel=kernel, cases=cases,
 		kunit_json=files.get('kunit_json', ''), parsed_log=files.get('parsed', ''),
 		record=files.get('record', ''), build_log=files.get('build_log', ''),
-		kselftests=[case for case in found if kselftest_rows.is_kselftest(case.suite)],
+		kselftests=kselftests,
 		kselftest_console=files.get('kselftest_console', ''),
 		recorded=Recorded(files, dict(record.get('log_tails') or {}),
 				  list(record.get('stopped') or [])))
