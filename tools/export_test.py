@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Tests of tools/pan-kunit export (pan_kunit.commands.export): its messages, end to
-# end with the fake kunit_tool, and each suite's kernel differences.
+# end with the fake kunit_tool, and the kernels it exports for.
 
 import contextlib
 import io
@@ -218,24 +218,15 @@ class ExportTest(CheckTestCase):
 		cover = read_utf8(os.path.join(self.out, self.exported()[0]))
 		self.assertIn('Not built here (export --no-build)', cover)
 
-	def test_kernel_differences_resolved_for_the_kernel_exported_for(self) -> None:
-		suite = os.path.join(self.repo, 'kunit', 'arch', 'arm64', 'kernel',
-				     'cpufeature_fake_test.c')
-		write(suite, read(suite).replace(
-			'#include <kunit/test.h>\n',
-			'#include <kunit/test.h>\n#include <linux/version.h>\n\n'
-			'#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)\n'
-			'#define FAKE_CAP(alt)\t((alt)->cpucap)\n'
-			'#else\n'
-			'#define FAKE_CAP(alt)\t((alt)->cpufeature)\n'
-			'#endif\n'))
-		status, output = self.run_cli('export', self.out, '--no-build')
-		self.assertEqual(status, 0, output)
-		exported = read(os.path.join(self.out, self.exported()[2]))
-		# The fake tree is 6.1: the 6.1 branch, nothing of the #if.
-		self.assertIn('+#define FAKE_CAP(alt)\t((alt)->cpufeature)\n', exported)
-		for gone in ('cpucap', 'LINUX_VERSION_CODE', 'linux/version.h', '#else', '#endif'):
-			self.assertNotIn(gone, exported)
+	def test_only_the_newest_kernel_is_exported(self) -> None:
+		# Upstream takes the suites as written for the newest kernel; an
+		# older one's compat/ patches are no part of the series.
+		write(os.path.join(self.repo, 'patches', '7.3', 'series'), '')
+		status, output = self.run_cli('export', self.out, '--kernel', '6.1', '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn('export writes the series for the newest kernel, 7.3, as upstream '
+			      'would take it; 6.1', output)
+		self.assertFalse(os.path.exists(self.out))
 
 	def test_a_patch_that_hooks_in_two_suites_is_cut_in_two(self) -> None:
 		shutil.copytree(test_data_path('export_two_suites'), self.repo, dirs_exist_ok=True)
@@ -393,38 +384,6 @@ class ExportCheckTest(unittest.TestCase):
 		series.stray = ['?? .pan-kunit/']
 		self.assertFalse(series.ok())
 		self.assertFalse(export_check.SeriesCheck([clean], kunit_run=False).ok())
-
-class ForKernelTest(unittest.TestCase):
-	"""export.for_kernel(): a suite's kernel differences, resolved."""
-
-	TEXT = (b'#include <kunit/test.h>\n#include <linux/version.h>\n'
-		b'#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)\n'
-		b'#define NEW 1\n'
-		b'#else\n'
-		b'#ifdef CONFIG_X\n#define OLD_X 1\n#else\n#define OLD 1\n#endif\n'
-		b'#endif\n'
-		b'int x;\n')
-
-	def test_each_kernel_keeps_its_branch(self) -> None:
-		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.12.118'),
-				 b'#include <kunit/test.h>\n#define NEW 1\nint x;\n')
-		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.1.192'),
-				 b'#include <kunit/test.h>\n#ifdef CONFIG_X\n#define OLD_X 1\n#else\n'
-				 b'#define OLD 1\n#endif\nint x;\n')
-		self.assertEqual(export.for_kernel('t.c', self.TEXT, '6.9.0'),
-				 b'#include <kunit/test.h>\n#define NEW 1\nint x;\n')
-
-	def test_what_it_cannot_resolve_is_refused(self) -> None:
-		with self.assertRaisesRegex(Error, 't.c: #if LINUX_VERSION_CODE without its #endif'):
-			export.for_kernel('t.c', self.TEXT.replace(b'int x;\n', b'').rsplit(b'#endif', 1)[0],
-					  '6.1.192')
-		with self.assertRaisesRegex(Error, r't.c:5: export resolves'):
-			export.for_kernel('t.c', self.TEXT.replace(b'#else\n#ifdef', b'#elif 1\n#ifdef', 1),
-					  '6.1.192')
-		# A file without differences keeps its <linux/version.h>.
-		text = b'#include <linux/version.h>\nint y = LINUX_VERSION_CODE;\n'
-		self.assertEqual(export.for_kernel('t.c', text, '6.1.192'), text)
-
 
 if __name__ == '__main__':
 	unittest.main()

@@ -128,22 +128,10 @@ def markdown(lines: List[str], indent: str='') -> List[str]:
 	return out + [''] if out else []
 
 def _cases(text: str) -> List[Tuple[str, str]]:
-	"""The kunit_case array's cases, with their notes: parameterised, kernels."""
+	"""The kunit_case array's cases, each with its note: parameterised."""
 	found = suites.CASES_ARRAY.search(text)
-	cases: List[Tuple[str, str]] = []
-	since: List[str] = []
-	for line in (found.group(1) if found else '').splitlines():
-		version = suites.VERSION_IF.match(line.strip().encode())
-		if version:
-			since.append('{}.{} and later'.format(*(int(v) for v in version.groups())))
-		elif line.strip().startswith('#else') and since:
-			since[-1] = 'before ' + since[-1][:-len(' and later')]
-		elif line.strip().startswith('#endif') and since:
-			since.pop()
-		for case in suites.CASE.finditer(line):
-			notes = ['parameterised'] * (case.group(1) == '_PARAM') + since
-			cases.append((case.group(2), f' ({", ".join(notes)})' if notes else ''))
-	return cases
+	return [(case.group(2), ' (parameterised)' if case.group(1) == '_PARAM' else '')
+		for case in suites.CASE.finditer(found.group(1) if found else '')]
 
 def suite_markdown(suite: suites.Suite, source: sources.Sources, built: List[str],
 		   entries: Dict[str, Kconfig], said: List[str]) -> List[str]:

@@ -33,7 +33,7 @@ from pan_kunit.kunit_tool import configs, kunit_py, toolchains
 from pan_kunit.matrix import cost
 from pan_kunit.matrix.shard import Unit
 from pan_kunit.results import record, terminal
-from pan_kunit.trees import sources, targets
+from pan_kunit.trees import kernels, sources, targets
 from pan_kunit.trees.kernels import KernelSpec
 from pan_kunit.trees.targets import Target
 
@@ -326,6 +326,12 @@ def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 	if len(target_list) > 1:
 		raise Error('export writes one series, against one kernel: give one --kernel (' +
 			    ', '.join(t.kernel.name for t in target_list) + ')')
+	newest = kernels.supported(repo)[-1]
+	if target_list[0].kernel != newest:
+		raise Error(f'export writes the series for the newest kernel, {newest.name}, as '
+			    f'upstream would take it; {target_list[0].kernel.name} gets the suites '
+			    f'through compat/{target_list[0].kernel.name}, which is no part of it: '
+			    f'give --kernel {newest.name}, or no --kernel')
 	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list, checkpatch.PACKAGES +
 				(export_check.PACKAGES if request.check else []))

@@ -68,9 +68,6 @@ TESTS_DIR = 'tests'
 # A line of a message's trailer block ("Signed-off-by: ...").
 TRAILER = re.compile(r'[A-Za-z][A-Za-z0-9-]*: ')
 SIGNED_OFF_BY = 'Signed-off-by: '
-# What export drops with the kernel differences it resolves (suites.VERSION_IF):
-# upstream has one kernel, and only they needed it.
-_VERSION_H = b'#include <linux/version.h>\n'
 # A mail's From: header, with its continuation lines.
 _FROM = re.compile(r'^From: .*(?:\n[ \t].*)*$', re.M)
 
@@ -125,50 +122,6 @@ def mailinfo(patch: str) -> Mail:
 	if paragraphs and all(TRAILER.match(l) for l in paragraphs[-1].splitlines()):
 		trailers = paragraphs.pop().splitlines()
 	return Mail(headers.get('Subject', '').strip(), paragraphs, trailers)
-
-def _version(text: str) -> Tuple[int, ...]:
-	found = re.match(r'(\d+)\.(\d+)(?:\.(\d+))?', text)
-	if not found:
-		raise Error(f'cannot export for kernel version {text!r}')
-	return tuple(int(n or 0) for n in found.groups())
-
-def for_kernel(path: str, text: bytes, version: str) -> bytes:
-	"""@text of the suite file @path with its kernel differences
-	resolved for @version (the Makefile's, e.g. '6.12.118')."""
-	kernel = _version(version)
-	out: List[bytes] = []
-	keep: Optional[bool] = None  # inside a difference: whether its branch is kept
-	depth = 0                    # #if nesting inside the difference
-	for number, line in enumerate(text.splitlines(keepends=True), 1):
-		directive = line.strip()
-		found = suites.VERSION_IF.match(directive)
-		if keep is None:
-			if found:
-				keep = kernel >= tuple(int(n) for n in found.groups())
-			else:
-				out.append(line)
-			continue
-		if found or (depth == 0 and directive.startswith(b'#elif')):
-			raise Error(f'{path}:{number}: export resolves a kernel difference of '
-				    '#if LINUX_VERSION_CODE, #else and #endif alone')
-		if directive.startswith(b'#if'):
-			depth += 1
-		elif directive.startswith(b'#endif'):
-			if depth == 0:
-				keep = None
-				continue
-			depth -= 1
-		elif directive.startswith(b'#else') and depth == 0:
-			keep = not keep
-			continue
-		if keep:
-			out.append(line)
-	if keep is not None:
-		raise Error(f'{path}: #if LINUX_VERSION_CODE without its #endif')
-	resolved = b''.join(out)
-	if b'LINUX_VERSION_CODE' not in resolved:
-		resolved = resolved.replace(_VERSION_H, b'', 1)
-	return resolved
 
 def _and(words: List[str]) -> str:
 	return ', '.join(words[:-1]) + ' and ' + words[-1] if len(words) > 1 else ''.join(words)
@@ -302,9 +255,7 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[suites
 def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 	"""Commits the series on the base in @worktree; returns its length."""
 	reset(worktree, tree.BASE_REF)
-	version = tree.kernel_version(worktree)
-	files = {path: for_kernel(path, text, version) if path.endswith(('.c', '.h')) else text
-		 for path, text in sources.suites.items()}
+	files = dict(sources.suites)
 	waiting = suites.grouped(sources)
 	symbols: Dict[str, str] = {}
 	count = 0

@@ -74,12 +74,6 @@ def check_glob(glob_text: str, suites: Dict[str, List[str]]) -> None:
 
 # A suite's C file names it in its struct kunit_suite.
 SUITE_NAME = re.compile(r'\.name\s*=\s*"(arm64_[a-z0-9_]+)"')
-# A suite's kernel differences, each at the top level of its file:
-#     #if LINUX_VERSION_CODE >= KERNEL_VERSION(A, B, C)
-#     ... #else ... #endif
-# Upstream has one kernel: export keeps the branch of the kernel it
-# exports for; the catalogue names the cases under one.
-VERSION_IF = re.compile(rb'#if LINUX_VERSION_CODE >= KERNEL_VERSION\((\d+), *(\d+), *(\d+)\)\s*$')
 
 @dataclass
 class Suite:

@@ -32,7 +32,6 @@ static void demo_bare(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, IS_ENABLED(CONFIG_ARM64_DEMO_KUNIT_TEST_NEVER));
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 /*
  * The new rule of 6.17.
  *
@@ -41,20 +40,11 @@ static void demo_bare(struct kunit *test)
 static void demo_new(struct kunit *test)
 {
 }
-#else
-static void demo_old(struct kunit *test)
-{
-}
-#endif
 
 static struct kunit_case __refdata arm64_demo_cases[] = {
 	KUNIT_CASE_PARAM(demo_rows, demo_gen_params),
 	KUNIT_CASE(demo_bare),
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 	KUNIT_CASE(demo_new),
-#else
-	KUNIT_CASE(demo_old),
-#endif
 	{}
 };
 
