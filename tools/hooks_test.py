@@ -3,6 +3,7 @@
 #
 # Tests of what the patches of patches/VERSION/ hook in (pan_kunit.commands.hooks).
 
+import functools
 import os
 import unittest
 from typing import Dict, List, Optional
@@ -54,17 +55,22 @@ def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
 		old.append(line[1:].encode() + b'\n')
 	return hooks.FileChange(name, b''.join(old[:-1]), None, found)
 
+@functools.lru_cache(maxsize=None)
+def suite_paths(kernel: kernels.KernelSpec) -> Dict[str, List[str]]:
+	"""Each suite's files on @kernel: read once, as sources.load() applies
+	the older kernels' compat patches with git."""
+	return {s.name: s.paths for s in grouped(sources.load(REPO, kernel))}
+
 class HooksTest(unittest.TestCase):
 	"""What the patches of patches/VERSION/ hook in, and their cut per suite."""
 
 	def setUp(self) -> None:
 		self.symbols: Dict[str, str] = {}
-		self.suites = {s.name: s.paths for s in grouped(sources.load(REPO, KERNEL))}
+		self.suites = dict(suite_paths(KERNEL))
 
 	def changes(self, patch: str, kernel: kernels.KernelSpec=KERNEL) -> List[hooks.FileChange]:
-		suites = {s.name: s.paths for s in grouped(sources.load(REPO, kernel))}
 		changes = patch_changes(os.path.join(REPO, kernel.patches_dir(), patch))
-		hooks.assign(changes, suites, self.symbols)
+		hooks.assign(changes, suite_paths(kernel), self.symbols)
 		return changes
 
 	def test_every_suite_comes_with_the_patch_that_hooks_it_in(self) -> None:
