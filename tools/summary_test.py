@@ -6,14 +6,28 @@
 import contextlib
 import io
 import os
+import shutil
+import signal
+import subprocess
+import time
 import unittest
 from typing import Tuple
 from unittest import mock
 
 from pan_kunit.commands import selftest
 from pan_kunit.host import summary
-from testlib import (read, write, TempDirTestCase, end_to_end, setUpModule, tearDownModule,
-		     plain_printer)
+from testlib import (REPO, read, write, TempDirTestCase, end_to_end, process_running,
+		     setUpModule, tearDownModule, plain_printer)
+
+# A stand-in for tools/pan-kunit: it says where it runs, then waits, as a
+# build does, until a signal ends it.
+FAKE_STAGE = """#!/bin/sh
+trap 'kill $sleeper; echo TERM > "$MARK"; exit 143' TERM
+echo "$$ $PAN_KUNIT_CACHE" > "$MARK.started"
+sleep 60 &
+sleeper=$!
+wait
+"""
 
 class SummaryTest(TempDirTestCase):
 	"""PAN_KUNIT_SUMMARY and the closing line of .ci/run."""
@@ -75,6 +89,38 @@ class SummaryTest(TempDirTestCase):
 			self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
 			self.assertEqual(os.environ[summary.ENV], path)
 		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')
+
+@end_to_end
+class CiRunSignalTest(TempDirTestCase):
+	""".ci/run ended by a signal ends its running stage first."""
+
+	def test_a_signal_ends_the_stage_then_ci(self) -> None:
+		repo = os.path.join(self.tmp, 'repo')
+		os.makedirs(os.path.join(repo, '.ci'))
+		shutil.copy(os.path.join(REPO, '.ci', 'run'), os.path.join(repo, '.ci', 'run'))
+		write(os.path.join(repo, '.ci', 'command'), 'tools/pan-kunit selftest\n')
+		write(os.path.join(repo, 'tools', 'pan-kunit'), FAKE_STAGE)
+		os.chmod(os.path.join(repo, 'tools', 'pan-kunit'), 0o755)
+		mark = os.path.join(self.tmp, 'mark')
+		for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+			with self.subTest(signal=signum.name):
+				for path in (mark, mark + '.started'):
+					if os.path.exists(path):
+						os.remove(path)
+				ci = subprocess.Popen([os.path.join(repo, '.ci', 'run')],
+						      env=dict(os.environ, MARK=mark),
+						      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+				deadline = time.monotonic() + 20
+				while not os.path.exists(mark + '.started') and time.monotonic() < deadline:
+					time.sleep(0.05)
+				pid, work = read(mark + '.started').split()
+				ci.send_signal(signum)
+				_, err = ci.communicate(timeout=20)
+				self.assertEqual(ci.returncode, 128 + signum, err)
+				self.assertEqual(read(mark), 'TERM\n')
+				self.assertFalse(process_running(int(pid)))
+				self.assertFalse(os.path.exists(work), 'its trees are removed')
+				self.assertIn(f'ci: stopped by {signum.name}', err.decode())
 
 
 if __name__ == '__main__':
