@@ -32,10 +32,6 @@ class RunRequest(ReportRequest):
 	# Off by default: their boots cost an edit loop several times its time.
 	kselftests: bool = False
 
-# What a run without --kselftests says of them, once, before its tally.
-LEFT_OUT = ('kselftests: not booted; --kselftests boots each config once more with the '
-	    'arm64 kselftests and the pan EL0 tests (30 s-2 min a config under TCG)')
-
 # The config run builds and boots alone first on a cold start: the
 # newest kernel's, on a CPU with PAN.
 FIRST_CONFIG = 'arm64_pan'
@@ -149,8 +145,6 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 			carried = ' (it held the suites: taken as it is)' if prepared.carried else ''
 			printer.print(f'tested your tree {prepared.state.path}: '
 				      f'{prepared.state.describe()}{carried}')
-	if not request.kselftests and request.shown == terminal.Shown.ALL:
-		printer.print(LEFT_OUT)
 	# The files and the totals list the kernels oldest first, as --kernel does.
 	reports.reverse()
 	result_list = [result for kernel_results in reversed(per_kernel) for result in kernel_results]
