@@ -130,6 +130,19 @@ class RowsTest(unittest.TestCase):
 				      kunit_tool_of('7.3'))
 		self.assertEqual(kselftest_rows.rows(cases, {}), [])
 
+	def test_kernel_lines_amid_the_document_are_left_out(self) -> None:
+		# A real boot of the pan collection alone on max: "Run /init as
+		# init process" came out between its subtest's "KTAP version 1"
+		# and "# Subtest:", and each CPU hotplug's lines amid hotplug's.
+		console = read(test_data_path('console', 'kselftest_7.3_max_pan_only.log'))
+		self.assertIn('    KTAP version 1\nRun /init as init process\n', console)
+		found = rows_of(console)
+		self.assertEqual({leaf.suite for leaf in found}, {kselftest_rows.PREFIX + 'pan'})
+		self.assertEqual(counts(found), {'pan': (245, 0, 29)})
+		self.assertEqual(kselftest_rows.init_lines('boot\nKTAP version 1\n1..1\n    KTAP x\n'
+							   'psci: CPU1 killed\nok 1 k\n# done\n'),
+				 'boot\nKTAP version 1\n1..1\n    KTAP x\nok 1 k\n# done\n')
+
 	def test_suite_of_a_case_name(self) -> None:
 		self.assertEqual(kselftest_rows.suite_of('kselftest.arm64.pan.pan/faults.x'),
 				 'kselftest.arm64.pan')

@@ -67,7 +67,7 @@ def read_rows(console: Optional[str], kunit_dir: str, outcome: Optional[config_r
 	a failed leaf that says so."""
 	found: List[ktap.Case] = []
 	if console:
-		cases, _ = ktap.parse(console, kunit_dir)
+		cases, _ = ktap.parse(kselftest_rows.init_lines(console), kunit_dir)
 		found = kselftest_rows.rows(cases, ktap_lines.skip_reasons(console),
 					    killed=kselftest_rows.timed_out(console))
 	tail = (console or '').splitlines()[-LOG_LINES:]

@@ -115,6 +115,24 @@ def timed_out(console: str) -> AbstractSet[str]:
 	"""The binaries (COLLECTION/BINARY) the init killed at their limit."""
 	return {m.group(1) for m in map(_TIMED_OUT.match, console.splitlines()) if m}
 
+# What the init prints at the top level of its KTAP document: every other
+# line of it is indented.  A line at the top level that is none of these
+# is the kernel's, come out in the middle of the document (the console is
+# asynchronous: "Run /init as init process" after the init's first
+# lines, each CPU hotplug's messages among the hotplug test's).
+_TOP_LEVEL = re.compile(r'^(KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+( .*)?|#.*)$')
+
+def init_lines(console: str) -> str:
+	"""@console with the kernel's lines left out from the init's KTAP
+	document on: kunit_parser, which reads a kernel line after a "KTAP
+	version" line as the end of the header, then names the subtest
+	nothing."""
+	lines = console.splitlines(keepends=True)
+	start = next((n for n, line in enumerate(lines) if line.startswith('KTAP version ')),
+		     len(lines))
+	return ''.join(lines[:start] + [line for line in lines[start:]
+					 if line[:1].isspace() or _TOP_LEVEL.match(line.rstrip('\n'))])
+
 def is_kselftest(suite: str) -> bool:
 	return suite.startswith(PREFIX)
 
