@@ -233,8 +233,9 @@ static void check_fault(struct __test_metadata *_metadata,
 }
 
 /*
- * An unaligned exclusive load must raise an Alignment fault (Arm ARM
- * B2.5.2), but QEMU's "max" CPU completes it: then there is nothing for
+ * An unaligned exclusive load must raise an Alignment fault (Arm ARM,
+ * DDI 0487 M.a.a, B2.8.2 "Alignment of data accesses"), but QEMU's "max"
+ * CPU completes it: then there is nothing for
  * the kernel to report.
  */
 #define SKIP_IF_NO_ALIGNMENT_FAULT() do { \
@@ -293,20 +294,40 @@ static const uintptr_t kernel_addrs[] = {
 	0xffffffffffff0000ul, 0xfffffffffffff000ul,
 };
 
+/*
+ * A permission fault on a read-only page, taken before each probe of a
+ * kernel address: the thread's saved fault address and ESR then hold
+ * another fault's, and a kernel that reported the kernel address's fault
+ * without saving its own would show this one's.
+ */
+static void other_fault(struct __test_metadata *_metadata, char *ro)
+{
+	ASSERT_FALSE(probe_write(ro, 1));
+	ASSERT_EQ(SEGV_ACCERR, pan_last.code);
+	ASSERT_EQ((uintptr_t)ro, pan_last.fault_address);
+}
+
 TEST(kernel_address)
 {
 	uint64_t esr[2][sizeof(kernel_addrs) / sizeof(kernel_addrs[0])];
+	char *ro = mmap(NULL, page_size(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_EQ(0, pan_catch_faults(false));
 	for (int w = 0; w < 2; w++) {
 		for (size_t i = 0; i < sizeof(kernel_addrs) / sizeof(kernel_addrs[0]); i++) {
 			void *p = (void *)kernel_addrs[i];
-			bool ok = w ? probe_write(p, 0) : probe_read(p, &(uint32_t){ 0 });
+			bool ok;
 
+			other_fault(_metadata, ro);
+			ok = w ? probe_write(p, 0) : probe_read(p, &(uint32_t){ 0 });
 			ASSERT_FALSE(ok) TH_LOG("%s %p did not fault", w ? "write" : "read", p);
 			EXPECT_EQ(SIGSEGV, pan_last.signo);
 			EXPECT_EQ(SEGV_MAPERR, pan_last.code) TH_LOG("%p", p);
 			EXPECT_EQ(kernel_addrs[i], pan_last.addr);
+			EXPECT_EQ(kernel_addrs[i], pan_last.fault_address)
+				TH_LOG("%s %p: fault_address %#llx", w ? "write" : "read", p,
+				       (unsigned long long)pan_last.fault_address);
 			ASSERT_TRUE(pan_last.has_esr);
 			esr[w][i] = pan_last.esr;
 			EXPECT_EQ(ESR_EC_DABT_LOW, ESR_EC(esr[w][i]));
@@ -327,13 +348,19 @@ TEST(kernel_address)
 TEST(kernel_address_exec)
 {
 	uint64_t first = 0;
+	char *ro = mmap(NULL, page_size(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_EQ(0, pan_catch_faults(false));
 	for (size_t i = 0; i < sizeof(kernel_addrs) / sizeof(kernel_addrs[0]); i++) {
+		other_fault(_metadata, ro);
 		ASSERT_FALSE(probe_exec((void *)kernel_addrs[i]));
 		EXPECT_EQ(SIGSEGV, pan_last.signo);
 		EXPECT_EQ(SEGV_MAPERR, pan_last.code);
 		EXPECT_EQ(kernel_addrs[i], pan_last.addr);
+		EXPECT_EQ(kernel_addrs[i], pan_last.fault_address)
+			TH_LOG("exec %#lx: fault_address %#llx", (unsigned long)kernel_addrs[i],
+			       (unsigned long long)pan_last.fault_address);
 		ASSERT_TRUE(pan_last.has_esr);
 		EXPECT_EQ(ESR_EC_IABT_LOW, ESR_EC(pan_last.esr));
 		EXPECT_TRUE(fsc_is_translation(ESR_FSC(pan_last.esr)))

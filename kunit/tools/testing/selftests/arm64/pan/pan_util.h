@@ -7,7 +7,7 @@
  *
  * ESR encodings are those of the Arm ARM (DDI 0487 M.a.a):
  *  - D24.2.45 ESR_EL1: EC is bits [31:26], IL bit [25], ISS bits [24:0];
- *  - D24.2.45.4 "ISS encoding for an exception from a Data Abort":
+ *  - D24.2.45, its "ISS encoding for an exception from a Data Abort":
  *    WnR is bit [6], CM bit [8], DFSC bits [5:0];
  *  - "ISS encoding for an exception from an Instruction Abort": IFSC [5:0];
  *  - EC 0b100100 (0x24) is a Data Abort from a lower Exception level,
