@@ -111,16 +111,24 @@ static int complete_tap(char *out, int *planp, char *reason, size_t rlen)
 {
 	int have_version = 0, plan = -1, next = 1, num;
 	char *line, *save, *copy = strdup(out), *r;
+
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (!strncmp(line, "TAP version ", 12) || !strncmp(line, "KTAP version ", 13)) {
-			if (have_version) { /* a second document */ free(copy); return 0; }
+			if (have_version) { /* a second document */
+				free(copy);
+				return 0;
+			}
 			have_version = 1;
 		} else if (!strncmp(line, "1..", 3) && plan < 0) {
 			plan = atoi(line + 3);
-			if ((r = strstr(line, "# SKIP")))
+			r = strstr(line, "# SKIP");
+			if (r)
 				snprintf(reason, rlen, "%s", r + 6 + (r[6] == ' '));
 		} else if (is_result(line, &num)) {
-			if (num != next) { free(copy); return 0; }
+			if (num != next) {
+				free(copy);
+				return 0;
+			}
 			next++;
 		} else if (!*reason && (strstr(line, "NOT supported") || strstr(line, "not supported") ||
 					strstr(line, "not available") || strstr(line, "Skipping"))) {
@@ -362,8 +370,16 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 
 	f = fopen("/ksft/list", "r");
-	while (f && fgets(line, sizeof(line), f) && nlist < MAXT) {
+	while (f && fgets(line, sizeof(line), f)) {
 		struct entry *e = &list[nlist];
+
+		if (nlist == MAXT) {
+			fprintf(stderr, "ksft init: more than %d tests in /ksft/list: the rest not run\n",
+				MAXT);
+			break;
+		}
+		/* a line left out must not leave its timeout to the next */
+		memset(e, 0, sizeof(*e));
 		if (line[0] == '#' || sscanf(line, "%63s %127s %d", e->coll, e->bin, &e->timeout) < 2)
 			continue;
 		if (only && *only && !in_csv(only, e->coll, e->bin))
@@ -375,7 +391,12 @@ int main(void)
 	for (i = 0; i < nlist; i++) {
 		for (j = 0; j < ncoll && strcmp(colls[j], list[i].coll); j++)
 			;
-		if (j == ncoll && ncoll < 32)
+		if (j == ncoll && ncoll == 32) {
+			fprintf(stderr, "ksft init: more than 32 collections: %s not run\n",
+				list[i].coll);
+			continue;
+		}
+		if (j == ncoll)
 			snprintf(colls[ncoll++], 64, "%s", list[i].coll);
 	}
 	t0 = now();
