@@ -63,6 +63,21 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Waits up to @secs for @pid to end: true when it did (its status in
+ * *@status). Never longer: a process stuck in the kernel after an oops
+ * must not stop the other tests.
+ */
+static int reap(pid_t pid, int *status, double secs)
+{
+	double end = now() + secs;
+	pid_t w;
+
+	while ((w = waitpid(pid, status, WNOHANG)) == 0 && now() < end)
+		usleep(5000);
+	return w == pid;
+}
+
 static int in_csv(const char *csv, const char *a, const char *b)
 {
 	char buf[1024], *tok, *save;
@@ -214,7 +229,7 @@ static void print_prefixed(const char *out, const char *prefix)
 static int run_one(const struct entry *t, int num, int def_timeout)
 {
 	char dir[256], path[512];
-	int master = -1, slave = -1, pfd[2] = { -1, -1 }, status = 0, timed_out = 0;
+	int master = -1, slave = -1, pfd[2] = { -1, -1 }, status = 0, timed_out = 0, exited = 0;
 	struct buf out = { 0 };
 	int timeout = t->timeout ? t->timeout : def_timeout;
 	double t0 = now(), deadline = t0 + timeout;
@@ -265,10 +280,22 @@ static int run_one(const struct entry *t, int num, int def_timeout)
 	close(slave);
 	for (;;) {
 		struct pollfd p = { .fd = master, .events = POLLIN };
-		double left = deadline - now();
+		double left;
 		char chunk[4096];
 		ssize_t n;
-		if (left <= 0 && !timed_out) {
+
+		/*
+		 * The binary ended: what it left behind in its group (a child
+		 * a killed test never reaped) must not keep the pty open until
+		 * the deadline, and the binary's own status is its verdict.
+		 */
+		if (!exited && !timed_out && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			kill(-pid, SIGKILL);
+			deadline = now() + 2;	/* grace to drain */
+		}
+		left = deadline - now();
+		if (left <= 0 && !timed_out && !exited) {
 			timed_out = 1;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -277,7 +304,8 @@ static int run_one(const struct entry *t, int num, int def_timeout)
 		}
 		if (left <= 0)
 			break;
-		if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)
+		/* a tenth of a second at most: the exit is looked for between */
+		if (poll(&p, 1, left < 0.1 ? (int)(left * 1000) + 1 : 100) <= 0)
 			continue;
 		n = read(master, chunk, sizeof(chunk));
 		if (n <= 0)	/* EOF, or EIO on a pty whose slave side closed */
@@ -287,20 +315,14 @@ static int run_one(const struct entry *t, int num, int def_timeout)
 				buf_add(&out, &chunk[i], 1);
 	}
 	close(master);
-	if (!timed_out) {
-		/* Output closed: wait for the exit, up to the deadline. */
-		pid_t w;
-		while ((w = waitpid(pid, &status, WNOHANG)) == 0 && now() < deadline)
-			usleep(5000);
-		if (w == 0) {
-			timed_out = 1;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-		}
-	} else {
-		waitpid(pid, &status, 0);
+	if (!exited && !timed_out && !reap(pid, &status, deadline - now())) {
+		/* Output closed, and no exit by the deadline. */
+		timed_out = 1;
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
 	}
+	if (timed_out && !reap(pid, &status, 5))
+		fprintf(stderr, "ksft init: %s/%s does not die of SIGKILL\n", t->coll, t->bin);
 	kill(-pid, SIGKILL);	/* anything left in its group */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
