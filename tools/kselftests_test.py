@@ -290,5 +290,16 @@ class MutantJudgeTest(unittest.TestCase):
 		mutants.judge(mutant, [result_with(rows_of(read(CONSOLE)))], {'kselftest.arm64.pan'})
 		self.assertEqual(mutant.verdict, mutants.MutantVerdict.SURVIVED, mutant.detail)
 
+	def test_a_mutant_boots_only_the_collections_it_names(self) -> None:
+		# A sample mixing both kinds: the baseline boots the union, a
+		# mutant judged by its suites alone boots no kselftest.
+		pan = mutants.Mutant(name='a', path='a.patch', subject='s', files=[],
+				     must_fail=['kselftest.arm64.pan', 'arm64_pan_fault'])
+		suites_only = mutants.Mutant(name='b', path='b.patch', subject='s', files=[],
+					     must_fail=['arm64_alternative'])
+		self.assertEqual(mutants.kselftest_collections([pan, suites_only]), ['pan'])
+		self.assertEqual(mutants.kselftests_of(pan, '/repo/init.c'), ('/repo/init.c', ['pan']))
+		self.assertEqual(mutants.kselftests_of(suites_only, '/repo/init.c'), (None, []))
+
 if __name__ == '__main__':
 	unittest.main()

@@ -17,7 +17,7 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from pan_kunit import Error, StrEnum
 from pan_kunit.commands import mutants_lkdtm, steps
@@ -333,12 +333,27 @@ def judge_by_lkdtm(checker: Checker, wt: str, mutant: Mutant,
 		mutant.lkdtm = f'LKDTM: {len(base.ok)} boots ok'
 	return time.monotonic() - start
 
+def kselftest_collections(found: Sequence[Mutant]) -> List[str]:
+	"""The kselftest collections the Must-Fail: of @found name."""
+	return sorted({s[len(kselftest_rows.PREFIX):] for m in found for s in m.must_fail
+		       if kselftest_rows.is_kselftest(s)})
+
+def kselftests_of(mutant: Mutant, init: Optional[str]) -> Tuple[Optional[str], List[str]]:
+	"""What a mutant's step boots of the kselftests: the init (@init, the
+	baseline's) and the collections its Must-Fail: names; none when it
+	names none, as a mutant is judged by its suites alone."""
+	own = kselftest_collections([mutant])
+	return (init if own else None), own
+
 def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 	"""Checks the prepared tree (the baseline, which must pass), then each
 	mutant applied alone on it.  Returns the baseline.  In a tree of the
 	user's own (@own_tree), a mutant that does not apply is of code their
 	tree does not hold: not applicable, not a failure."""
 	shown = checker.progress
+	# The baseline boots every collection a mutant names; each mutant's
+	# step those it names (kselftests_of()).
+	baseline_init, baseline_only = checker.kselftest_init, checker.kselftest_only
 	wt = worktree.checkout(shown.printer, checker.tree, tree.PREPARED_REF)
 	baseline = Step(0, None)
 	shown.task('baseline (the prepared tree)')
@@ -379,6 +394,8 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 				eta.skip()
 			else:
 				shown.task(f'mutant {number}/{len(mutants)} {mutant.name}', eta.text())
+				checker.kselftest_init, checker.kselftest_only = kselftests_of(
+					mutant, baseline_init)
 				elapsed = judge_by_groups(checker, wt, mutant, number, landed, before,
 							  lkdtm)
 				eta.done(elapsed)
@@ -390,6 +407,7 @@ def run(checker: Checker, mutants: List[Mutant], own_tree: bool=False) -> Step:
 				    f'{mutant.verdict}{judged_by} ({mutant.elapsed:.1f} s{logs})' +
 				    (f'; {left}' if left else ''))
 	shown.task('')
+	checker.kselftest_init, checker.kselftest_only = baseline_init, baseline_only
 	worktree.reset(wt, tree.PREPARED_REF)
 	return baseline
 

@@ -23,7 +23,7 @@ from pan_kunit.host import summary
 from pan_kunit.host.files import JsonObj
 from pan_kunit.host.printer import Printer
 from pan_kunit.matrix import kselftest_build
-from pan_kunit.results import junit, kselftest_rows, terminal
+from pan_kunit.results import junit, terminal
 from pan_kunit.trees import tree, worktree
 from pan_kunit.trees.targets import Target
 
@@ -103,9 +103,7 @@ def run_mutants(session: Session, request: MutantsRequest, target: Target, repo:
 	with worktree.locked(session.printer, target.tree):
 		checker = steps.checker(session, request, target, repo)
 		# Each step boots the kselftest collections the mutants name, no other.
-		checker.kselftest_only = sorted({
-			s[len(kselftest_rows.PREFIX):] for m in found for s in m.must_fail
-			if kselftest_rows.is_kselftest(s)})
+		checker.kselftest_only = mutants.kselftest_collections(found)
 		if checker.kselftest_only:
 			checker.kselftest_init = os.path.join(repo, kselftest_build.KSFT_INIT)
 		start = time.monotonic()
