@@ -163,7 +163,10 @@ def _alive(pid: int) -> bool:
 		pass
 	return True
 
-def _remove_stale_partials(printer: Printer, tree: str) -> None:
+def remove_stale_partials(printer: Printer, tree: str) -> None:
+	"""Removes the TREE.partial-PID directories (a tree, or a clone, made
+	beside @tree and renamed to it when complete) that a setup which was
+	stopped left: this process's, and those of a PID no longer running."""
 	for path in glob.glob(glob.escape(tree) + '.partial-*'):
 		pid = path.rsplit('-', 1)[1]
 		if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
@@ -204,7 +207,7 @@ def _extract(printer: Printer, tree: str, kernel: KernelSpec, tarball: str,
 	"""Extracts the tarball and commits it as the base, in a sibling
 	directory that is renamed to the tree only when complete."""
 	os.makedirs(os.path.dirname(tree), exist_ok=True)
-	_remove_stale_partials(printer, tree)
+	remove_stale_partials(printer, tree)
 	partial = f'{tree}.partial-{os.getpid()}'
 	os.mkdir(partial)
 	try:
