@@ -80,6 +80,9 @@ class FaultTestCase(FakeKunitTestCase):
 		fake kunit.py stalls there.  Its exit status, output and the pids
 		it left for its guard to stop (kunit.py and its child)."""
 		log = os.path.join(self.tmp, f'killed-{signum}.log')
+		where = os.path.join(self.stall_dir, stall)
+		if stall and os.path.exists(where):
+			os.unlink(where)  # an earlier one's: this one has not stalled yet
 		def call() -> int:
 			proc.GUARD.grace = 0.5
 			if stall:
@@ -95,7 +98,6 @@ class FaultTestCase(FakeKunitTestCase):
 		pids: List[int] = []
 		try:
 			if stall:
-				where = os.path.join(self.stall_dir, stall)
 				deadline = time.monotonic() + 20
 				while not os.path.exists(where):
 					self.assertLess(time.monotonic(), deadline, read_text(log))
