@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
-from pan_kunit.host import gitcmd, lockfile, proc
+from pan_kunit.host import files, gitcmd, lockfile, proc
 from pan_kunit.host.printer import Printer
 from pan_kunit.trees import kernels
 from pan_kunit.trees.kernels import KernelSpec
@@ -214,6 +214,10 @@ def _extract(printer: Printer, tree: str, kernel: KernelSpec, tarball: str,
 		printer.print(f'extracting {tarball} into {tree}, which does not exist yet ...')
 		result = proc.run(['tar', '-xf', tarball, '-C', partial], stdout=proc.To.TERMINAL)
 		if result.returncode != 0:
+			full = files.disk_full_line(result.stderr)
+			if full:
+				raise Error(f'cannot extract {tarball} into {tree}: {full}\n'
+					    f'{files.DISK_FULL_HINT}')
 			raise Error(f'tar -xf {tarball} failed:\n{result.stderr.strip()}')
 		top = os.listdir(partial)
 		source = os.path.join(partial, top[0]) if len(top) == 1 else ''
