@@ -146,6 +146,14 @@ class FaultTestCase(FakeKunitTestCase):
 		if os.path.exists(self.junit):
 			self.assertTrue(read(self.junit).rstrip().endswith('</testsuites>'))
 
+	def assert_stale_lock_cleared(self, signum: int, again: str) -> None:
+		"""After a SIGKILL, the next run (@again) named the lock the killed
+		one held (the check worktree's, a build directory's) and cleared
+		it: it did not wait on it for ever."""
+		if signum == signal.SIGKILL:
+			self.assertRegex(again, r'a stale lock of pan-kunit pid [0-9]+ \(.*\), which ended '
+					 'without releasing it: cleared\n')
+
 	def check_next(self, again: str) -> None:
 		"""What the next run printed (@again) and wrote: a whole run."""
 		self.assertIn('run: 9 passed, 0 failed, 0 skipped\n', again)

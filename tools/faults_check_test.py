@@ -82,15 +82,15 @@ class BisectFaultTest(FaultTestCase):
 			return len(calls) == 5
 		for signum in SIGNALS:
 			with self.subTest(signal=signal.Signals(signum).name):
-				self.check(signum, kill_self_when(tree, 'git', signum, step_2_applied,
-								  after=True))
+				again = self.check(signum, kill_self_when(tree, 'git', signum, step_2_applied,
+									  after=True))
 				self.assertIn('0002-arm64-cpufeature-match-with-greater-than', read(killed_at))
+				self.assert_stale_lock_cleared(signum, again)
 
 	def test_killed_while_a_step_builds(self) -> None:
 		for signum in SIGNALS:
 			with self.subTest(signal=signal.Signals(signum).name):
-				self.check(signum, stall='build')
-				os.unlink(os.path.join(self.stall_dir, 'build'))
+				self.assert_stale_lock_cleared(signum, self.check(signum, stall='build'))
 
 class ExportFaultTest(FaultTestCase):
 
@@ -116,7 +116,7 @@ class ExportFaultTest(FaultTestCase):
 		self.assertEqual([n for n in os.listdir(self.tmp) if '.pan-kunit-' in n], [])
 
 	def killed(self, signum: int, **how: Any) -> None:
-		self.check(signum, **how)
+		self.assert_stale_lock_cleared(signum, self.check(signum, **how))
 		shutil.rmtree(self.out)
 
 	def test_killed_with_the_series_written_before_its_check(self) -> None:
@@ -128,7 +128,6 @@ class ExportFaultTest(FaultTestCase):
 		for signum in SIGNALS:
 			with self.subTest(signal=signal.Signals(signum).name):
 				self.killed(signum, stall='build')
-				os.unlink(os.path.join(self.stall_dir, 'build'))
 
 
 if __name__ == '__main__':
