@@ -110,7 +110,7 @@ class CoverageFaultTest(FaultTestCase):
 	def test_killed_while_it_boots(self) -> None:
 		for signum in SIGNALS:
 			with self.subTest(signal=signal.Signals(signum).name):
-				self.check(signum, stall='exec')
+				self.assert_stale_lock_cleared(signum, self.check(signum, stall='exec'))
 
 	def test_killed_while_it_writes_the_tracefiles(self) -> None:
 		for signum in SIGNALS:
