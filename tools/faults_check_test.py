@@ -3,7 +3,7 @@
 #
 # The fault-injection layer (faultlib.py), at the stages of the commands
 # that change pan-kunit's check worktree: a mutant applied and being
-# judged, a bisect step's patch applied, export's series written and
+# judged (its build started), a bisect step's patch applied and built, export's series written and
 # checked.  The user's tree keeps its edit and never holds the mutant or
 # the step; the next command finds the worktree as it needs it, and
 # export's DIR holds the whole series or nothing.
@@ -18,6 +18,7 @@ from unittest import mock
 
 from faultlib import FaultTestCase, SIGNALS, kill_self_when
 from pan_kunit.commands import checkpatch
+from pan_kunit.matrix import jobs
 from pan_kunit.trees import tree
 from testlib import read, test_data_path, write, setUpModule, tearDownModule
 
@@ -48,6 +49,19 @@ class MutantsFaultTest(FaultTestCase):
 								  after=True))
 				self.assertEqual(tree.rev(self.tree, 'HEAD'), before)
 
+
+	def test_killed_while_a_mutant_is_judged(self) -> None:
+		# Once the kunit.py of the mutant's build (in the check worktree,
+		# after the baseline's in the user's tree) has started.
+		def mutant_job(job: jobs.Job) -> bool:
+			return '/.pan-kunit/check/linux/' in job.log
+		before = tree.rev(self.tree, 'HEAD')
+		for signum in SIGNALS:
+			with self.subTest(signal=signal.Signals(signum).name):
+				again = self.check(signum, kill_self_when(jobs.Job, 'start', signum, mutant_job,
+									  after=True))
+				self.assertEqual(tree.rev(self.tree, 'HEAD'), before)
+				self.assert_stale_lock_cleared(signum, again)
 
 class BisectFaultTest(FaultTestCase):
 
