@@ -70,14 +70,15 @@ class PackagesTest(unittest.TestCase):
 		with self.assertRaises(Error) as e:
 			self.ensure(installed=lacking('bc', 'gcc'), euid=1000)
 		self.assertIn('run as root: apt-get install -y --no-install-recommends '
-			      'bc gcc', str(e.exception))
+			      '-o APT::Get::Upgrade-By-Source-Package=false bc gcc', str(e.exception))
 		self.assertEqual(self.apt_calls, [])
 
 	def test_missing_as_root_installs_them(self) -> None:
 		self.ensure(installed=lacking('bc', 'gcc'), euid=0)
 		self.assertEqual(self.apt_calls, [
 			['update'],
-			['install', '-y', '--no-install-recommends', '--no-upgrade', 'bc', 'gcc']])
+			['install', '-y', '--no-install-recommends', '-o',
+			 'APT::Get::Upgrade-By-Source-Package=false', '--no-upgrade', 'bc', 'gcc']])
 		self.assertEqual(self.simulated_calls, self.apt_calls[1:])
 
 	def test_what_apt_get_upgrades_beside_them_is_named_first(self) -> None:
@@ -101,12 +102,31 @@ class PackagesTest(unittest.TestCase):
 			      '3.0.17-1~deb12u2: a package it installs depends on that version\n', output)
 		self.assertNotIn('libc-dev-bin', output)
 
+	def test_other_packages_of_a_source_package_are_kept(self) -> None:
+		# apt-get -s install --no-upgrade linux-source-6.1 on a Debian 12
+		# with linux-libc-dev and linux-perf 6.1.187-1 (all three of source
+		# package linux), without the option: APT 2.6 upgrades both to the
+		# 6.1.192-3 it installs; with it, neither.
+		def simulate(args: List[str]) -> str:
+			self.simulated_calls.append(args)
+			if 'APT::Get::Upgrade-By-Source-Package=false' in args:
+				return 'Inst linux-source-6.1 (6.1.192-3 Debian-Security:12 [all])\n'
+			return ''.join(f'Inst {name} [6.1.187-1] (6.1.192-3 Debian-Security:12 [amd64])\n'
+				       for name in ('linux-libc-dev', 'linux-perf')) + \
+				'Inst linux-source-6.1 (6.1.192-3 Debian-Security:12 [all])\n'
+		with mock.patch.object(self, 'simulate', simulate):
+			output = self.ensure(['linux-source-6.1'], installed=lacking('linux-source-6.1'),
+					     euid=0)
+		self.assertEqual(output, 'installing Debian packages: linux-source-6.1\n')
+		self.assertEqual(self.simulated_calls, self.apt_calls[1:])
+
 	def test_failing_apt_get_is_an_error(self) -> None:
 		with contextlib.redirect_stdout(io.StringIO()), self.assertRaises(Error) as e:
 			packages.ensure(plain_printer(), installed=lacking('flex'), euid=lambda: 0,
 					apt_get=lambda args: 100 if args[0] == 'install' else 0,
 					simulate=lambda args: '', release=lambda: 'bookworm', older=older)
-		self.assertIn('apt-get install -y --no-install-recommends --no-upgrade flex failed',
+		self.assertIn('apt-get install -y --no-install-recommends '
+			      '-o APT::Get::Upgrade-By-Source-Package=false --no-upgrade flex failed',
 			      str(e.exception))
 
 	def test_a_commands_extra_packages_are_installed_with_the_rest(self) -> None:
@@ -114,7 +134,8 @@ class PackagesTest(unittest.TestCase):
 		self.ensure(['linux-source-6.12'], coverage.PACKAGES, euid=0,
 			    installed=lambda wanted: {p: v for p, v in have(wanted).items()
 						      if p in packages.NEEDED + list(packages.QEMU.packages)})
-		self.assertEqual(self.apt_calls[-1], ['install', '-y', '--no-install-recommends',
+		self.assertEqual(self.apt_calls[-1], ['install', '-y', '--no-install-recommends', '-o',
+						      'APT::Get::Upgrade-By-Source-Package=false',
 						      '--no-upgrade', 'linux-source-6.12', 'lcov'])
 
 	def test_all_present_runs_nothing(self) -> None:
@@ -138,7 +159,8 @@ class PackagesTest(unittest.TestCase):
 			root, 'etc/apt/sources.list.d/pan-kunit-bookworm-backports.sources')))
 		self.assertEqual(self.apt_calls, [
 			['update'],
-			['install', '-y', '--no-install-recommends',
+			['install', '-y', '--no-install-recommends', '-o',
+			 'APT::Get::Upgrade-By-Source-Package=false',
 			 'qemu-system-arm', 'qemu-system-common', 'qemu-system-data']])
 		self.assertIn('installing Debian packages: qemu-system-arm', output)
 
@@ -146,8 +168,10 @@ class PackagesTest(unittest.TestCase):
 		self.ensure(installed=lacking('bc', qemu='1:7.2+dfsg-7'), euid=0, root=self.apt_root())
 		self.assertEqual(self.apt_calls, [
 			['update'],
-			['install', '-y', '--no-install-recommends', '--no-upgrade', 'bc'],
-			['install', '-y', '--no-install-recommends',
+			['install', '-y', '--no-install-recommends', '-o',
+			 'APT::Get::Upgrade-By-Source-Package=false', '--no-upgrade', 'bc'],
+			['install', '-y', '--no-install-recommends', '-o',
+			 'APT::Get::Upgrade-By-Source-Package=false',
 			 'qemu-system-arm', 'qemu-system-common', 'qemu-system-data']])
 
 	def test_user_with_an_old_qemu_goes_on_with_the_commands(self) -> None:
@@ -160,6 +184,7 @@ class PackagesTest(unittest.TestCase):
 			      'pan-kunit-bookworm-backports.sources', output)
 		self.assertTrue(output.rstrip().endswith(
 			'apt-get update\napt-get install -y --no-install-recommends '
+			'-o APT::Get::Upgrade-By-Source-Package=false '
 			'qemu-system-arm qemu-system-common qemu-system-data'), output)
 		self.assertEqual(self.apt_calls, [])
 		self.assertFalse(os.path.exists(os.path.join(root, 'etc/apt/preferences.d')))
@@ -172,6 +197,7 @@ class PackagesTest(unittest.TestCase):
 		self.assertIn('missing Debian packages: qemu-system-arm bc\nrun as root: cat > ',
 			      message)
 		self.assertTrue(message.endswith('apt-get install -y --no-install-recommends '
+						 '-o APT::Get::Upgrade-By-Source-Package=false '
 						 'qemu-system-arm bc qemu-system-common qemu-system-data'),
 				message)
 

@@ -23,9 +23,9 @@ from testlib import (REPO, read, write, TempDirTestCase, end_to_end, process_run
 # build does, until a signal ends it.
 FAKE_STAGE = """#!/bin/sh
 trap 'kill $sleeper; echo TERM > "$MARK"; exit 143' TERM
-echo "$$ $PAN_KUNIT_CACHE" > "$MARK.started"
 sleep 60 &
 sleeper=$!
+echo "$$ $PAN_KUNIT_CACHE" > "$MARK.started"
 wait
 """
 

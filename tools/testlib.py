@@ -21,6 +21,7 @@
 import atexit
 import contextlib
 import functools
+import hashlib
 import io
 import os
 import re
@@ -264,6 +265,62 @@ def process_running(pid: int) -> bool:
 	except FileNotFoundError:
 		return False
 	return state != 'Z'
+
+# An upstream-like .gitignore: Debian's ignores every top-level entry, so
+# that no file of a tree of it is ever untracked.
+UPSTREAM_GITIGNORE = '.*\n!.gitignore\n*.o\n'
+
+def user_git(user: str, *args: str) -> str:
+	"""git in the user's tree @user, as they would run it."""
+	return subprocess.run(['git', '-C', user] + list(args), check=True, text=True,
+			      stdout=subprocess.PIPE, env=dict(os.environ, **USER_GIT_ENV)
+			      ).stdout.strip()
+
+def edit_file(path: str, old: str, new: str) -> None:
+	"""Replaces the first @old in @path (which must hold it) by @new."""
+	text = read(path)
+	if old not in text:
+		raise AssertionError(f'{old!r} not in {path}')
+	write(path, text.replace(old, new, 1))
+
+def make_user_tree(tarball: str, user: str, makefile_patchlevel: str='1') -> None:
+	"""A kernel tree of the user's own at @user (--tree): @tarball's source
+	committed as their base, a branch "topic" with a commit of theirs, an
+	upstream-like .gitignore."""
+	with tarfile.open(tarball) as tar:
+		tar.extractall(os.path.dirname(user))
+	os.rename(os.path.join(os.path.dirname(user), 'linux-source-6.1'), user)
+	write(os.path.join(user, '.gitignore'), UPSTREAM_GITIGNORE)
+	makefile = os.path.join(user, 'Makefile')
+	write(makefile, read(makefile).replace('PATCHLEVEL = 1', f'PATCHLEVEL = {makefile_patchlevel}'))
+	user_git(user, 'init', '-q', '-b', 'master')
+	user_git(user, 'add', '-A')
+	user_git(user, 'commit', '-q', '-m', 'my base: Debian linux-source-6.1')
+	user_git(user, 'checkout', '-q', '-b', 'topic')
+	edit_file(os.path.join(user, 'arch/arm64/kernel/cpufeature.c'), ' * A stand-in',
+		  ' * My stand-in')
+	user_git(user, 'commit', '-q', '-am', 'arm64: cpufeature: my commit')
+
+def snapshot(user: str) -> Dict[str, str]:
+	"""Everything of the user's tree @user a tool must not change: every
+	file and directory, .git's included, with its mode, mtime and bytes.
+	An object file's mtime is left out: git refreshes it when a repository
+	that borrows the objects (the clone's alternates) writes one it
+	already holds."""
+	found = {}
+	for root, dirs, files in os.walk(user):
+		for name in dirs + files:
+			path = os.path.join(root, name)
+			relative = os.path.relpath(path, user)
+			info = os.lstat(path)
+			digest = ''
+			if os.path.isfile(path) and not os.path.islink(path):
+				with open(path, 'rb') as f:
+					digest = hashlib.sha256(f.read()).hexdigest()
+			freshened = relative.startswith('.git/objects/') and digest
+			found[relative] = (f'{info.st_mode} ' + ('' if freshened else f'{info.st_mtime_ns} ') +
+					   digest)
+	return found
 
 class TempDirTestCase(unittest.TestCase):
 	"""A fresh copy of test_data/fake_repo, a tree path beside it, and the

@@ -6,42 +6,16 @@
 # kunit_tool and fake source of testlib; each test checks that the
 # user's tree is left exactly as it was.
 
-import hashlib
 import json
 import os
-import subprocess
-import tarfile
-from typing import Dict, Tuple
+from typing import Tuple
 from unittest import mock
 
 from pan_kunit.trees import tree, usertree
-from testlib import (MATCH_CASE_FAILED, USER_GIT_ENV, FakeKunitTestCase, read, test_data_path,
-		     write, setUpModule, tearDownModule)
+from testlib import (MATCH_CASE_FAILED, FakeKunitTestCase, edit_file, make_user_tree, read,
+		     snapshot, test_data_path, user_git, write, setUpModule, tearDownModule)
 
-# An upstream-like .gitignore: Debian's ignores every top-level entry, so
-# that no file of a tree of it is ever untracked.
-UPSTREAM_GITIGNORE = '.*\n!.gitignore\n*.o\n'
 MINE = 'arch/arm64/kernel/mine.txt'
-
-def snapshot(user: str) -> Dict[str, str]:
-	"""Everything of @user a tool must not change: every file and directory,
-	.git's included, with its mode, mtime and bytes.  An object file's
-	mtime is left out: git refreshes it when a repository that borrows the
-	objects (the clone's alternates) writes one it already holds."""
-	found = {}
-	for root, dirs, files in os.walk(user):
-		for name in dirs + files:
-			path = os.path.join(root, name)
-			relative = os.path.relpath(path, user)
-			info = os.lstat(path)
-			digest = ''
-			if os.path.isfile(path) and not os.path.islink(path):
-				with open(path, 'rb') as f:
-					digest = hashlib.sha256(f.read()).hexdigest()
-			freshened = relative.startswith('.git/objects/') and digest
-			found[relative] = (f'{info.st_mode} ' + ('' if freshened else f'{info.st_mtime_ns} ') +
-					   digest)
-	return found
 
 class UserTreeTest(FakeKunitTestCase):
 
@@ -54,31 +28,13 @@ class UserTreeTest(FakeKunitTestCase):
 		self.user = os.path.join(self.tmp, 'work', 'linux')
 
 	def ugit(self, *args: str) -> str:
-		return subprocess.run(['git', '-C', self.user] + list(args), check=True, text=True,
-				      stdout=subprocess.PIPE, env=dict(os.environ, **USER_GIT_ENV)
-				      ).stdout.strip()
+		return user_git(self.user, *args)
 
 	def make_user_tree(self, makefile_patchlevel: str='1') -> None:
-		"""Debian's source committed as the user's base, a branch "topic"
-		with a commit of theirs, an upstream-like .gitignore."""
-		with tarfile.open(self.tarball) as tar:
-			tar.extractall(os.path.dirname(self.user))
-		os.rename(os.path.join(os.path.dirname(self.user), 'linux-source-6.1'), self.user)
-		write(os.path.join(self.user, '.gitignore'), UPSTREAM_GITIGNORE)
-		makefile = os.path.join(self.user, 'Makefile')
-		write(makefile, read(makefile).replace('PATCHLEVEL = 1', f'PATCHLEVEL = {makefile_patchlevel}'))
-		self.ugit('init', '-q', '-b', 'master')
-		self.ugit('add', '-A')
-		self.ugit('commit', '-q', '-m', 'my base: Debian linux-source-6.1')
-		self.ugit('checkout', '-q', '-b', 'topic')
-		self.edit('arch/arm64/kernel/cpufeature.c', ' * A stand-in', ' * My stand-in')
-		self.ugit('commit', '-q', '-am', 'arm64: cpufeature: my commit')
+		make_user_tree(self.tarball, self.user, makefile_patchlevel)
 
 	def edit(self, path: str, old: str, new: str) -> None:
-		full = os.path.join(self.user, path)
-		text = read(full)
-		self.assertIn(old, text)
-		write(full, text.replace(old, new, 1))
+		edit_file(os.path.join(self.user, path), old, new)
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
 		return self.cli_main('--tree', self.user, *argv)

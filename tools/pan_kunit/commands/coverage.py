@@ -302,47 +302,55 @@ def run(plan: MatrixPlan, kernel: str, title: str, repo: str, progress: Progress
 	profiled = dataclasses.replace(plan, options=kunit_py.KunitOptions(
 		kconfig_add=KCONFIG_ADD + options.kconfig_add,
 		make_options=make_options() + options.make_options))
-	ok = builds.build_all(profiled, progress, settings)
-	found: Dict[str, Boot] = {}
-	baselines: Dict[str, Boot] = {}
-	boot_jobs: Dict[str, Tuple[jobs.Job, QemuConfig, str, str]] = {}
-	no_suite = kunit_py.KunitOptions(BASELINE_GLOB)
-	for build in profiled.builds():
-		for config in build.group:
-			if not ok[build.key]:
-				found[config.name] = Boot(config, False, 'build failed')
-				continue
-			for label, prefix, boot_options in ((config.name, 'coverage', options),
-							    (_baseline(config), 'baseline', no_suite)):
-				exec_dir = state_dir(tree, 'exec', f'{prefix}-{config.name}')
-				boots.link_kernel(exec_dir, build.build_dir(tree), config)
-				cmd = kunit_py.kunit_cmd(kunit_dir, 'exec', exec_dir, build.kunitconfig,
-							   config.path) + [
-					'--qemu_args', shlex.join(['-initrd', cpio, '-append',
-								   boot_cmdline(config, boot_options)]),
-					'--json=' + os.path.join(exec_dir, config_result.KUNIT_JSON),
-					'--timeout', str(timeout)]
-				log = state_dir(tree, 'logs', f'{prefix}-{config.name}.log')
-				boot_jobs[label] = (jobs.Job(label, cmd, log), config, exec_dir,
-						    build.build_dir(tree))
+	# The build directories are locked from the builds to the end of the
+	# boots, as run's are (pipeline.build_and_boot()): a second command
+	# waits for both, and one killed while it boots leaves the lock to its
+	# QEMU until its guard stops it.
+	kconfig_groups = profiled.builds()
+	with builds.build_locks(progress.printer,
+				[b.build_dir(tree) for b in kconfig_groups]) as locks:
+		ok = builds.build_all(profiled, progress, settings, kconfig_groups, locks)
+		found: Dict[str, Boot] = {}
+		baselines: Dict[str, Boot] = {}
+		boot_jobs: Dict[str, Tuple[jobs.Job, QemuConfig, str, str]] = {}
+		no_suite = kunit_py.KunitOptions(BASELINE_GLOB)
+		for build in kconfig_groups:
+			for config in build.group:
+				if not ok[build.key]:
+					found[config.name] = Boot(config, False, 'build failed')
+					continue
+				for label, prefix, boot_options in ((config.name, 'coverage', options),
+								    (_baseline(config), 'baseline', no_suite)):
+					exec_dir = state_dir(tree, 'exec', f'{prefix}-{config.name}')
+					boots.link_kernel(exec_dir, build.build_dir(tree), config)
+					cmd = kunit_py.kunit_cmd(kunit_dir, 'exec', exec_dir,
+								 build.kunitconfig, config.path) + [
+						'--qemu_args', shlex.join(['-initrd', cpio, '-append', boot_cmdline(
+							config, boot_options)]),
+						'--json=' + os.path.join(exec_dir, config_result.KUNIT_JSON),
+						'--timeout', str(timeout)]
+					log = state_dir(tree, 'logs', f'{prefix}-{config.name}.log')
+					job = jobs.Job(label, cmd, log)
+					job.pass_fds = locks  # each kunit.py and its QEMU hold them
+					boot_jobs[label] = (job, config, exec_dir, build.build_dir(tree))
 
-	def ended(job: jobs.Job) -> None:
-		_, config, exec_dir, build_dir = boot_jobs[job.label]
-		assert job.outcome is not None
-		baseline = job.label != config.name
-		boot = _read_boot(config, exec_dir, build_dir, work, job.outcome, timeout,
-				  baseline)
-		(baselines if baseline else found)[config.name] = boot
-		progress.boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
-	if boot_jobs:
-		progress.line(f'booting {len(boot_jobs)} profiled kernels, each config with its suites '
-			      f'and without (timeout {timeout} s) ...')
-		progress.boots_started(list(boot_jobs))
-		try:
-			jobs.run_jobs(progress, [job for job, _, _, _ in boot_jobs.values()],
-				      timeout + jobs.WATCHDOG_MARGIN, ended)
-		finally:
-			progress.boots_ended()
+		def ended(job: jobs.Job) -> None:
+			_, config, exec_dir, build_dir = boot_jobs[job.label]
+			assert job.outcome is not None
+			baseline = job.label != config.name
+			boot = _read_boot(config, exec_dir, build_dir, work, job.outcome, timeout,
+					  baseline)
+			(baselines if baseline else found)[config.name] = boot
+			progress.boot_ended(job.label, 'ok' if boot.ok else 'FAIL', job.outcome.elapsed)
+		if boot_jobs:
+			progress.line(f'booting {len(boot_jobs)} profiled kernels, each config with its '
+				      f'suites and without (timeout {timeout} s) ...')
+			progress.boots_started(list(boot_jobs))
+			try:
+				jobs.run_jobs(progress, [job for job, _, _, _ in boot_jobs.values()],
+					      timeout + jobs.WATCHDOG_MARGIN, ended)
+			finally:
+				progress.boots_ended()
 	ordered = [found[c.name] for c in plan.configs]
 	for boot in ordered:
 		base = baselines.get(boot.config.name)

@@ -32,6 +32,17 @@ DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 # clean-up (what was half-written is removed, or written again).
 DISK_FULL_HINT = 'the disk is full: free space on it, then run again'
 
+# What a process that could not write because the disk is full says
+# (strerror(ENOSPC), strerror(EDQUOT)): tar, git, make, the compilers, ld,
+# QEMU and kunit.py's Python.
+DISK_FULL_WORDS = ('No space left on device', 'Disk quota exceeded')
+
+def disk_full_line(output: str) -> Optional[str]:
+	"""The first line of a process's @output that says the disk is full,
+	stripped; None if none does."""
+	return next((line.strip() for line in output.splitlines()
+		     if any(words in line for words in DISK_FULL_WORDS)), None)
+
 def write_error(e: OSError, path: str, what: str='') -> Error:
 	"""The Error of a failed write of @what (e.g. --json) into @path."""
 	hint = f'; {DISK_FULL_HINT}' if e.errno in DISK_FULL else ''

@@ -134,10 +134,11 @@ _INST = re.compile(r'^Inst (\S+) (?:\[([^]]+)\] )?\((\S+)')
 
 def side_upgrades(simulated: str, named: Sequence[str]) -> List[str]:
 	"""The notes of the installed packages that apt-get -s (@simulated)
-	upgrades beside the @named ones: APT upgrades an installed package
-	that no one named only when a package it installs depends on a newer
-	version of it (libc6-dev on its libc6, libssl-dev on its libssl3, a
-	backport on its libraries), and --no-upgrade cannot stop that."""
+	upgrades beside the @named ones: with INSTALL's option, APT upgrades
+	an installed package that no one named only when a package it
+	installs depends on a newer version of it (libc6-dev on its libc6,
+	libssl-dev on its libssl3, a backport on its libraries), and no
+	option stops that."""
 	notes = []
 	for line in simulated.splitlines():
 		found = _INST.match(line)
@@ -145,6 +146,15 @@ def side_upgrades(simulated: str, named: Sequence[str]) -> List[str]:
 			notes.append(f'note: apt-get also upgrades {found.group(1)} {found.group(2)} to '
 				     f'{found.group(3)}: a package it installs depends on that version')
 	return notes
+
+# apt-get install's options.  APT 2.5.2 and later (Debian 12 has 2.6)
+# also upgrade every installed package built from the same source package
+# as one they install, to the same version, when that is its candidate:
+# linux-source-6.1 (source package linux) took linux-libc-dev and
+# linux-perf along with it.  --no-upgrade keeps only the packages named on
+# the command line; APT::Get::Upgrade-By-Source-Package=false stops that.
+INSTALL = ['install', '-y', '--no-install-recommends', '-o',
+	   'APT::Get::Upgrade-By-Source-Package=false']
 
 @dataclass
 class Upgrade:
@@ -218,11 +228,11 @@ def ensure(printer: Printer, sources: Sequence[str]=(), extra: Sequence[str]=(),
 	# meanwhile is left as it is; then the backports pan-kunit upgrades,
 	# by name.  Each says first what apt-get upgrades beside them.
 	upgraded = [p for p in newer.packages if p not in missing]
-	commands = ([['install', '-y', '--no-install-recommends', '--no-upgrade'] + missing]
-		    if missing else []) + \
-		   ([['install', '-y', '--no-install-recommends'] + upgraded] if upgraded else [])
-	for command in commands:
-		for note in side_upgrades(simulate(command), command[3:]):
+	commands = ([(INSTALL + ['--no-upgrade'], missing)] if missing else []) + \
+		   ([(INSTALL, upgraded)] if upgraded else [])
+	for options, names in commands:
+		command = options + names
+		for note in side_upgrades(simulate(command), names):
 			printer.print(note)
 		if apt_get(command) != 0:
 			raise Error('apt-get ' + ' '.join(command) + ' failed (see its output above)')
@@ -234,8 +244,7 @@ def _lacks(newer: Upgrade) -> str:
 
 def _commands(missing: List[str], newer: Upgrade, root: str) -> str:
 	stale = apt_suites.missing(newer.suites, root)
-	install = 'apt-get install -y --no-install-recommends ' + ' '.join(
-		dict.fromkeys(missing + newer.packages))
+	install = ' '.join(['apt-get'] + INSTALL + list(dict.fromkeys(missing + newer.packages)))
 	return (apt_suites.commands(stale) + '\n' if stale else '') + install
 
 def require(commands: Sequence[str], purpose: str,

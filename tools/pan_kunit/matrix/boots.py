@@ -148,7 +148,8 @@ def _result(plan: MatrixPlan, config: QemuConfig, build_dir: str, build_log: str
 		record=os.path.join(exec_dir, RECORD), build_log=build_log,
 		param_skips=_param_skips(consoles))
 	os.makedirs(exec_dir, exist_ok=True)
-	files.write_json(result.record, record.config_record(result))
+	files.write_json(result.record, record.config_record(result),
+			 f'the record of boot {config.name}')
 	return result
 
 def read_results(plan: MatrixPlan, kconfig_groups: List[Build], kernel: Kernel,

@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.host import proc
-from pan_kunit.host.files import DISK_FULL_HINT, read_text, writing
+from pan_kunit.host.files import DISK_FULL_HINT, disk_full_line, read_text, writing
 from pan_kunit.host.progress import POLL_SECONDS, Progress
 from pan_kunit.results.config_result import Exit
 
@@ -94,18 +94,11 @@ def run_jobs(progress: Progress, jobs: List[Job], watchdog: Optional[float],
 	for job in jobs:
 		check_disk(job)
 
-# What a process that could not write because the disk is full says
-# (strerror(ENOSPC), strerror(EDQUOT)): make, the compilers, ld, QEMU and
-# kunit.py's Python.
-_DISK_FULL_WORDS = ('No space left on device', 'Disk quota exceeded')
-
 def check_disk(job: Job) -> None:
 	"""Refuses (exit 2) a @job that failed because the disk is full,
 	quoting the line of its log that names what it was writing where."""
 	if job.outcome is None or job.outcome.returncode == 0:
 		return
-	text = read_text(job.log) or ''
-	full = [line.strip() for line in text.splitlines()
-		if any(words in line for words in _DISK_FULL_WORDS)]
+	full = disk_full_line(read_text(job.log) or '')
 	if full:
-		raise Error(f'{job.label} failed: {full[0]}\n{DISK_FULL_HINT} (the log: {job.log})')
+		raise Error(f'{job.label} failed: {full}\n{DISK_FULL_HINT} (the log: {job.log})')

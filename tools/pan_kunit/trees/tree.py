@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from pan_kunit import Error
-from pan_kunit.host import gitcmd, lockfile, proc
+from pan_kunit.host import files, gitcmd, lockfile, proc
 from pan_kunit.host.printer import Printer
 from pan_kunit.trees import kernels
 from pan_kunit.trees.kernels import KernelSpec
@@ -163,7 +163,10 @@ def _alive(pid: int) -> bool:
 		pass
 	return True
 
-def _remove_stale_partials(printer: Printer, tree: str) -> None:
+def remove_stale_partials(printer: Printer, tree: str) -> None:
+	"""Removes the TREE.partial-PID directories (a tree, or a clone, made
+	beside @tree and renamed to it when complete) that a setup which was
+	stopped left: this process's, and those of a PID no longer running."""
 	for path in glob.glob(glob.escape(tree) + '.partial-*'):
 		pid = path.rsplit('-', 1)[1]
 		if pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid))):
@@ -204,13 +207,17 @@ def _extract(printer: Printer, tree: str, kernel: KernelSpec, tarball: str,
 	"""Extracts the tarball and commits it as the base, in a sibling
 	directory that is renamed to the tree only when complete."""
 	os.makedirs(os.path.dirname(tree), exist_ok=True)
-	_remove_stale_partials(printer, tree)
+	remove_stale_partials(printer, tree)
 	partial = f'{tree}.partial-{os.getpid()}'
 	os.mkdir(partial)
 	try:
 		printer.print(f'extracting {tarball} into {tree}, which does not exist yet ...')
 		result = proc.run(['tar', '-xf', tarball, '-C', partial], stdout=proc.To.TERMINAL)
 		if result.returncode != 0:
+			full = files.disk_full_line(result.stderr)
+			if full:
+				raise Error(f'cannot extract {tarball} into {tree}: {full}\n'
+					    f'{files.DISK_FULL_HINT}')
 			raise Error(f'tar -xf {tarball} failed:\n{result.stderr.strip()}')
 		top = os.listdir(partial)
 		source = os.path.join(partial, top[0]) if len(top) == 1 else ''

@@ -211,25 +211,29 @@ class Clone:
 		return gitcmd.run(self.path, *args, env={**gitcmd.OWN, **extra}, input=stdin,
 				  decoding=proc.Decoding.EXACT, check=True).stdout
 
-	def create(self) -> None:
+	def create(self, printer: Printer) -> None:
 		"""An empty repository that reads the user's objects, made in a
 		sibling directory and renamed when complete, so that an interrupted
-		one is never taken for a clone."""
+		one is never taken for a clone; what an interrupted one left
+		beside it is removed (a stopped one removes its own)."""
 		objects = os.path.join(_read_ok(self.user, 'rev-parse', '--path-format=absolute',
 						'--git-common-dir').strip(), 'objects')
 		os.makedirs(os.path.dirname(self.path), exist_ok=True)
+		tree.remove_stale_partials(printer, self.path)
 		partial = f'{self.path}.partial-{os.getpid()}'
-		shutil.rmtree(partial, ignore_errors=True)
 		shutil.rmtree(self.path, ignore_errors=True)  # one without .git: interrupted before
-		tree.git(os.path.dirname(self.path), 'init', '-q', '--initial-branch=' + tree.BRANCH,
-			 partial)
-		# Nothing pruned or repacked behind pan-kunit's back.
-		tree.git(partial, 'config', 'gc.auto', '0')
-		tree.git(partial, 'config', 'maintenance.auto', 'false')
-		with open(os.path.join(partial, '.git', 'objects', 'info', 'alternates'), 'w') as f:
-			f.write(objects + '\n')
-		tree.exclude_outputs(partial)
-		os.rename(partial, self.path)
+		try:
+			tree.git(os.path.dirname(self.path), 'init', '-q',
+				 '--initial-branch=' + tree.BRANCH, partial)
+			# Nothing pruned or repacked behind pan-kunit's back.
+			tree.git(partial, 'config', 'gc.auto', '0')
+			tree.git(partial, 'config', 'maintenance.auto', 'false')
+			with open(os.path.join(partial, '.git', 'objects', 'info', 'alternates'), 'w') as f:
+				f.write(objects + '\n')
+			tree.exclude_outputs(partial)
+			os.rename(partial, self.path)
+		finally:
+			shutil.rmtree(partial, ignore_errors=True)
 
 	def commit(self, subject: str, parent: str, body: str='',
 		   author: Optional[Dict[str, str]]=None) -> str:
@@ -354,7 +358,7 @@ def prepare(printer: Printer, user: str, clone_path: str, kernel: KernelSpec, so
 	if not os.path.isdir(os.path.join(clone_path, '.git')):
 		printer.print(f'creating {clone_path}, pan-kunit\'s clone of {user} (it shares its '
 			      f'objects; {user} itself is only read)')
-		clone.create()
+		clone.create(printer)
 	state = read_state(user, clone)
 	edits = at is None and bool(state.edited)
 	key = state.key(sources) if at is None else (

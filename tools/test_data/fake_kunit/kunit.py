@@ -64,6 +64,10 @@
 #                            DIR/STAGE holding "KUNIT_PID CHILD_PID", and
 #                            never exits: the fault tests kill pan-kunit
 #                            there (faults_test.py)
+#   FAKE_KUNIT_FULL          STAGE (build or exec): at STAGE, the disk is
+#                            full: build fails as the assembler does on a
+#                            full disk, exec as kunit.py's Python does
+#                            when it writes test.log (faults_disk_test.py)
 
 # Only what every call needs is imported here, the rest where it is used:
 # the tests start this file a few hundred times, and importing argparse
@@ -151,6 +155,13 @@ def build(args: Args, mode: str) -> int:
 	os.makedirs(args.build_dir, exist_ok=True)
 	os.makedirs(os.path.join(args.build_dir, 'arch/arm64/kernel'), exist_ok=True)
 	stall('build', os.path.join(args.build_dir, OBJECTS[0]))
+	if os.environ.get('FAKE_KUNIT_FULL') == 'build':
+		print(f'Building with:\n$ make ARCH=arm64 O={args.build_dir} --jobs={args.jobs}')
+		print(f'{args.build_dir}/{OBJECTS[0]}: Assembler messages:')
+		print(f'{args.build_dir}/{OBJECTS[0]}: Fatal error: can\'t write 4096 bytes to section '
+		      '.text: \'No space left on device\'')
+		print(f'make[4]: *** [scripts/Makefile.build:250: {OBJECTS[0]}] Error 1')
+		return 1
 	with open(os.path.join(args.build_dir, '.kunitconfig'), 'w') as merged:
 		for kunitconfig in args.kunitconfig:
 			with open(kunitconfig) as f:
@@ -209,6 +220,11 @@ def execute(args: Args, mode: str) -> int:
 		print('booting', f.read().strip())
 	start = time.time()
 	stall('exec', os.path.join(args.build_dir, 'test.log'))
+	if os.environ.get('FAKE_KUNIT_FULL') == 'exec':
+		log = os.path.join(args.build_dir, 'test.log')
+		print('Traceback (most recent call last):\n  File "kunit.py", line 155, in exec_tests')
+		print(f"OSError: [Errno 28] No space left on device: '{log}'")
+		return 1
 	if mode == 'hang':
 		import signal
 		import subprocess
