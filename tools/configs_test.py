@@ -45,13 +45,20 @@ class ConfigsTest(unittest.TestCase):
 			  for name in configs.select(REPO, [])]
 		self.assertEqual({c.name: c.cpu for c in loaded},
 				 {'arm64_nopan': 'cortex-a57', 'arm64_pan': 'max,pauth-impdef=on',
+				  'arm64_pan_overrides': 'max,pauth-impdef=on',
 				  'arm64_pan_sw_ttbr0': 'neoverse-n1',
 				  'arm64_ttbr0_pan': 'cortex-a57'})
-		# Each kconfig is built once, for a CPU with PAN and one without.
+		# Each kconfig is built once, for a CPU with PAN and one without;
+		# the command-line overrides boot arm64_pan's kernel.
 		groups = configs.group_by_kconfig(loaded)
 		self.assertEqual(sorted([c.name for c in g] for g in groups.values()),
-				 [['arm64_nopan', 'arm64_pan'], ['arm64_pan_sw_ttbr0', 'arm64_ttbr0_pan']])
+				 [['arm64_nopan', 'arm64_pan', 'arm64_pan_overrides'],
+				  ['arm64_pan_sw_ttbr0', 'arm64_ttbr0_pan']])
 		by_name = {c.name: c for c in loaded}
+		overrides = by_name['arm64_pan_overrides']
+		self.assertEqual(overrides.cmdline.split()[:3], by_name['arm64_pan'].cmdline.split())
+		self.assertEqual(overrides.cmdline.split()[3:],
+				 ['arm64.nobti', 'id_aa64isar2.gpa3=1', 'id_aa64mmfr2.varange=1'])
 		ttbr0 = by_name['arm64_ttbr0_pan']
 		self.assertIn('CONFIG_ARM64_SW_TTBR0_PAN=y', ttbr0.kconfig.splitlines())
 		self.assertEqual(lkdtm.pan_source(ttbr0), lkdtm.PanSource.SW_TTBR0)

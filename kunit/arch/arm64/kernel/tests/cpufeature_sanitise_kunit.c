@@ -25,6 +25,9 @@
  */
 
 #include <kunit/test.h>
+#include <linux/ctype.h>
+#include <linux/init.h>
+#include <linux/kstrtox.h>
 #include <linux/stop_machine.h>
 #include <asm/cpu.h>
 
@@ -500,12 +503,229 @@ static void update_cpu_features_one_strict_difference(struct kunit *test)
 		       SAN_VAL(1, 1, 0, 3, 4, 0), f, true);
 }
 
+/*
+ * The idreg overrides the kernel booted with (the arm64_pan_overrides
+ * config gives them), on this system's real registers: what
+ * init_cpu_ftr_reg() made of each, as every reader of the register sees
+ * it. What to expect comes from the command line and from the Arm ARM
+ * (field positions and values: DDI 0487 M.a.a, D24.2.86
+ * ID_AA64ISAR2_EL1, D24.2.90 ID_AA64MMFR2_EL1, D24.2.94 ID_AA64PFR1_EL1);
+ * without the override on the command line a case skips.
+ */
+#define OVR_PFR1_BT		GENMASK_ULL(3, 0)	/* 0b0001: FEAT_BTI */
+#define OVR_ISAR2_GPA3		GENMASK_ULL(11, 8)	/* 0b0001: FEAT_PACQARMA3 */
+#define OVR_MMFR2_VARANGE	GENMASK_ULL(19, 16)	/* 0b0001: 52-bit VA */
+
+/*
+ * Where the word of the command line that starts with @opt goes on
+ * after @opt, or NULL if no word starts with it.
+ */
+static const char *ovr_cmdline_find(const char *opt)
+{
+	const char *cmdline = saved_command_line;
+	const char *p = cmdline;
+	size_t len = strlen(opt);
+
+	while ((p = strstr(p, opt))) {
+		if (p == cmdline || isspace(p[-1]))
+			return p + len;
+		p += len;
+	}
+	return NULL;
+}
+
+/* Whether the command line holds the word @opt. */
+static bool ovr_cmdline_has(const char *opt)
+{
+	const char *rest = ovr_cmdline_find(opt);
+
+	return rest && (!*rest || isspace(*rest));
+}
+
+/*
+ * The value of "@opt<digit>" on the command line, one hex digit as the
+ * override parser takes it: false (and a skip) without one.
+ */
+static bool ovr_cmdline_digit(struct kunit *test, const char *opt, u64 *val)
+{
+	const char *rest = ovr_cmdline_find(opt);
+	char digit[2] = { };
+
+	if (!rest) {
+		kunit_mark_skipped(test, "no %s on the command line", opt);
+		return false;
+	}
+	digit[0] = rest[0];
+	if ((rest[0] && rest[1] && !isspace(rest[1])) || kstrtou64(digit, 16, val)) {
+		kunit_mark_skipped(test, "%s on the command line is not one hex digit", opt);
+		return false;
+	}
+	return true;
+}
+
+/* What an EL0 MRS of @sys_reg reads, through the kernel's emulation. */
+static u64 ovr_el0_view(struct kunit *test, u32 sys_reg)
+{
+	u64 val = 0;
+
+	KUNIT_ASSERT_EQ_MSG(test, emulate_sys_reg(sys_reg, &val), 0,
+			    "sys_reg %#x: no emulation of an EL0 MRS", sys_reg);
+	return val;
+}
+
+/*
+ * arm64.nobti (id_aa64pfr1.bt=0) on a CPU with BTI: the override is
+ * taken and kept (late CPUs are checked with it), and BT reads 0 in the
+ * sanitised value, in a CPU's own reading of its registers
+ * (__read_sysreg_by_encoding(), which the boot CPU's capabilities and
+ * the late CPUs' checks use), in an EL0 MRS, in the capability and in
+ * HWCAP2_BTI.
+ */
+static void init_cpu_ftr_reg_nobti_lowers_bt(struct kunit *test)
+{
+	u64 raw = read_sysreg_s(SYS_ID_AA64PFR1_EL1);
+	u64 cpu_bt = FIELD_GET(OVR_PFR1_BT, raw);
+	u64 san, san_bt, local, local_bt, el0, el0_bt, ovr_mask;
+	bool cap, named, hwcap2;
+	unsigned long at_hwcap2;
+
+	if (!ovr_cmdline_has("arm64.nobti"))
+		kunit_skip(test, "no arm64.nobti on the command line");
+	if (!cpu_bt)
+		kunit_skip(test, "CPU lacks BTI: ID_AA64PFR1_EL1.BT=0, nothing to lower");
+
+	san = read_sanitised_ftr_reg(SYS_ID_AA64PFR1_EL1);
+	san_bt = FIELD_GET(OVR_PFR1_BT, san);
+	preempt_disable();
+	local = __read_sysreg_by_encoding(SYS_ID_AA64PFR1_EL1);
+	preempt_enable();
+	local_bt = FIELD_GET(OVR_PFR1_BT, local);
+	el0 = ovr_el0_view(test, SYS_ID_AA64PFR1_EL1);
+	el0_bt = FIELD_GET(OVR_PFR1_BT, el0);
+	cap = cpus_have_cap(ARM64_BTI);
+	named = cpu_have_named_feature(BTI);
+	at_hwcap2 = cpu_get_elf_hwcap2();
+	hwcap2 = at_hwcap2 & HWCAP2_BTI;
+	ovr_mask = id_aa64pfr1_override.mask & OVR_PFR1_BT;
+
+	KUNIT_EXPECT_EQ_MSG(test, san_bt, 0,
+			    "arm64.nobti, CPU's ID_AA64PFR1_EL1 %#018llx (BT=%llu): sanitised %#018llx, want BT=0",
+			    raw, cpu_bt, san);
+	KUNIT_EXPECT_EQ_MSG(test, local_bt, 0,
+			    "arm64.nobti, CPU's ID_AA64PFR1_EL1 %#018llx (BT=%llu): __read_sysreg_by_encoding() %#018llx, want BT=0",
+			    raw, cpu_bt, local);
+	KUNIT_EXPECT_EQ_MSG(test, el0_bt, 0,
+			    "arm64.nobti, CPU's BT=%llu: an EL0 MRS of ID_AA64PFR1_EL1 reads %#018llx, want BT=0",
+			    cpu_bt, el0);
+	KUNIT_EXPECT_FALSE_MSG(test, cap,
+			       "arm64.nobti, CPU's BT=%llu, sanitised %#018llx: ARM64_BTI detected",
+			       cpu_bt, san);
+	KUNIT_EXPECT_FALSE_MSG(test, named,
+			       "arm64.nobti, CPU's BT=%llu, sanitised %#018llx: KERNEL_HWCAP_BTI set",
+			       cpu_bt, san);
+	KUNIT_EXPECT_FALSE_MSG(test, hwcap2,
+			       "arm64.nobti, CPU's BT=%llu: AT_HWCAP2 %#lx has HWCAP2_BTI",
+			       cpu_bt, at_hwcap2);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, OVR_PFR1_BT,
+			    "arm64.nobti: override mask %#llx value %#llx, want BT's mask kept",
+			    id_aa64pfr1_override.mask, id_aa64pfr1_override.val);
+}
+
+/*
+ * id_aa64isar2.gpa3=N above the CPU's GPA3: a system cannot have more of
+ * a feature than its CPU, so init_cpu_ftr_reg() refuses it: the sanitised
+ * value, an EL0 MRS and the capability keep the CPU's GPA3, and the
+ * override's mask and value for the field are cleared.
+ */
+static void init_cpu_ftr_reg_gpa3_above_cpu_refused(struct kunit *test)
+{
+	u64 raw = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
+	u64 cpu_gpa3 = FIELD_GET(OVR_ISAR2_GPA3, raw);
+	u64 want, san, san_gpa3, el0, el0_gpa3, ovr_mask, ovr_val;
+	bool cap;
+
+	if (!ovr_cmdline_digit(test, "id_aa64isar2.gpa3=", &want))
+		return;
+	if (want <= cpu_gpa3)
+		kunit_skip(test,
+			   "id_aa64isar2.gpa3=%llx is not above the CPU's GPA3=%llu: nothing to refuse",
+			   want, cpu_gpa3);
+
+	san = read_sanitised_ftr_reg(SYS_ID_AA64ISAR2_EL1);
+	san_gpa3 = FIELD_GET(OVR_ISAR2_GPA3, san);
+	el0 = ovr_el0_view(test, SYS_ID_AA64ISAR2_EL1);
+	el0_gpa3 = FIELD_GET(OVR_ISAR2_GPA3, el0);
+	cap = cpus_have_cap(ARM64_HAS_GENERIC_AUTH_ARCH_QARMA3);
+	ovr_mask = id_aa64isar2_override.mask & OVR_ISAR2_GPA3;
+	ovr_val = id_aa64isar2_override.val & OVR_ISAR2_GPA3;
+
+	KUNIT_EXPECT_EQ_MSG(test, san_gpa3, cpu_gpa3,
+			    "id_aa64isar2.gpa3=%llx, CPU's ID_AA64ISAR2_EL1 %#018llx: sanitised %#018llx, want the CPU's GPA3=%llu",
+			    want, raw, san, cpu_gpa3);
+	KUNIT_EXPECT_LE_MSG(test, el0_gpa3, cpu_gpa3,
+			    "id_aa64isar2.gpa3=%llx, CPU's GPA3=%llu: an EL0 MRS of ID_AA64ISAR2_EL1 reads %#018llx",
+			    want, cpu_gpa3, el0);
+	if (!cpu_gpa3)
+		KUNIT_EXPECT_FALSE_MSG(test, cap,
+				       "id_aa64isar2.gpa3=%llx, CPU's GPA3=0, sanitised %#018llx: QARMA3 generic authentication detected",
+				       want, san);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, 0,
+			    "id_aa64isar2.gpa3=%llx, CPU's GPA3=%llu: override mask %#llx, want GPA3's cleared",
+			    want, cpu_gpa3, id_aa64isar2_override.mask);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_val, 0,
+			    "id_aa64isar2.gpa3=%llx, CPU's GPA3=%llu: override value %#llx, want GPA3's cleared",
+			    want, cpu_gpa3, id_aa64isar2_override.val);
+}
+
+/*
+ * id_aa64mmfr2.varange=N, N != 0: only arm64.nolva's 0 passes VARange's
+ * filter, so N is left as an impossible override (no mask), which
+ * init_cpu_ftr_reg() drops: no mask and no value for the field remain,
+ * and the sanitised value keeps the CPU's VARange. VARange is hidden
+ * from user space: an EL0 MRS reads 0 (48-bit VAs) for it.
+ */
+static void init_cpu_ftr_reg_varange_filtered_dropped(struct kunit *test)
+{
+	u64 raw = read_sysreg_s(SYS_ID_AA64MMFR2_EL1);
+	u64 cpu_varange = FIELD_GET(OVR_MMFR2_VARANGE, raw);
+	u64 want, san, san_varange, el0, el0_varange, ovr_mask, ovr_val;
+
+	if (!ovr_cmdline_digit(test, "id_aa64mmfr2.varange=", &want))
+		return;
+	if (!want)
+		kunit_skip(test,
+			   "id_aa64mmfr2.varange=0 (arm64.nolva) passes the filter: nothing to drop");
+
+	san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR2_EL1);
+	san_varange = FIELD_GET(OVR_MMFR2_VARANGE, san);
+	el0 = ovr_el0_view(test, SYS_ID_AA64MMFR2_EL1);
+	el0_varange = FIELD_GET(OVR_MMFR2_VARANGE, el0);
+	ovr_mask = id_aa64mmfr2_override.mask & OVR_MMFR2_VARANGE;
+	ovr_val = id_aa64mmfr2_override.val & OVR_MMFR2_VARANGE;
+
+	KUNIT_EXPECT_EQ_MSG(test, san_varange, cpu_varange,
+			    "id_aa64mmfr2.varange=%llx, CPU's ID_AA64MMFR2_EL1 %#018llx: sanitised %#018llx, want the CPU's VARange=%llu",
+			    want, raw, san, cpu_varange);
+	KUNIT_EXPECT_EQ_MSG(test, el0_varange, 0,
+			    "id_aa64mmfr2.varange=%llx, CPU's VARange=%llu: an EL0 MRS of ID_AA64MMFR2_EL1 reads %#018llx, want VARange hidden (0)",
+			    want, cpu_varange, el0);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, 0,
+			    "id_aa64mmfr2.varange=%llx, CPU's VARange=%llu: override mask %#llx, want VARange's clear",
+			    want, cpu_varange, id_aa64mmfr2_override.mask);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_val, 0,
+			    "id_aa64mmfr2.varange=%llx, CPU's VARange=%llu: override value %#llx, want VARange's cleared",
+			    want, cpu_varange, id_aa64mmfr2_override.val);
+}
+
 static struct kunit_case arm64_cpufeature_sanitise_cases[] = {
 	KUNIT_CASE(init_cpu_ftr_reg_keeps_described_fields),
 	KUNIT_CASE_PARAM(init_cpu_ftr_reg_by_override, san_override_gen_params),
 	KUNIT_CASE_PARAM(check_update_ftr_reg_by_rule, san_update_gen_params),
 	KUNIT_CASE_PARAM(update_cpu_features_folds_every_register, san_fold_gen_params),
 	KUNIT_CASE_PARAM(update_cpu_features_one_strict_difference, san_folded_gen_params),
+	KUNIT_CASE(init_cpu_ftr_reg_nobti_lowers_bt),
+	KUNIT_CASE(init_cpu_ftr_reg_gpa3_above_cpu_refused),
+	KUNIT_CASE(init_cpu_ftr_reg_varange_filtered_dropped),
 	{}
 };
 
