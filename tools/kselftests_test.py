@@ -11,6 +11,8 @@
 
 import json
 import os
+import signal
+import time
 import re
 import tempfile
 import unittest
@@ -20,6 +22,7 @@ from pan_kunit.commands import cli, mutants, run
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.kunit_tool.ktap import Case, CaseStatus
 from pan_kunit.kunit_tool.kunit_py import KunitOptions
+from pan_kunit.host import proc
 from pan_kunit.matrix import kselftest_build, kselftests
 from pan_kunit.results import config_result, junit, kselftest_rows, terminal
 from pan_kunit.results.config_result import Exit, Status
@@ -28,7 +31,8 @@ from pan_kunit.trees import worktree
 from pan_kunit.trees import kernels
 from pan_kunit.trees.targets import Target
 from pan_kunit.trees.tree import state_dir
-from testlib import kunit_tool_of, qemu_config, read, test_data_path, write
+from testlib import (end_to_end, kunit_tool_of, process_running, qemu_config, read,
+		     test_data_path, write)
 
 CONSOLE = test_data_path('console', 'kselftest_7.3_cortex-a57.log')
 # The boot's own count per collection (passed/failed/skipped leaves, by
@@ -300,6 +304,35 @@ class MutantJudgeTest(unittest.TestCase):
 		self.assertEqual(mutants.kselftest_collections([pan, suites_only]), ['pan'])
 		self.assertEqual(mutants.kselftests_of(pan, '/repo/init.c'), ('/repo/init.c', ['pan']))
 		self.assertEqual(mutants.kselftests_of(suites_only, '/repo/init.c'), (None, []))
+
+@end_to_end
+class BuildStopTest(unittest.TestCase):
+
+	def test_a_stopped_build_leaves_no_make_behind(self) -> None:
+		# A make's sub-makes are its children, not pan-kunit's: a
+		# SIGTERM of pan-kunit while the kselftests build must end them.
+		with tempfile.TemporaryDirectory() as tmp:
+			pid_file, log = os.path.join(tmp, 'pid'), os.path.join(tmp, 'log')
+			sub_make = f'sh -c "echo \\$\\$ > {pid_file}; exec sleep 60" & wait'
+			def call() -> int:
+				with proc.stopping_on_signals():
+					kselftest_build._run(['sh', '-c', sub_make], log)
+				return 0
+			fork = proc.Fork(call, os.path.join(tmp, 'out'))
+			deadline = time.monotonic() + 20
+			while not (os.path.exists(pid_file) and read(pid_file).strip()):
+				self.assertLess(time.monotonic(), deadline, 'no sub-make started')
+				time.sleep(0.02)
+			os.kill(fork.pid, signal.SIGTERM)
+			self.assertNotEqual(fork.wait(), 0)  # stopped: Stopped raised in the copy
+			grandchild = int(read(pid_file))
+			deadline = time.monotonic() + proc.GRACE + 5
+			while process_running(grandchild) and time.monotonic() < deadline:
+				time.sleep(0.05)
+			running = process_running(grandchild)
+			if running:
+				os.kill(grandchild, signal.SIGKILL)
+			self.assertFalse(running, 'the sub-make outlived pan-kunit')
 
 if __name__ == '__main__':
 	unittest.main()

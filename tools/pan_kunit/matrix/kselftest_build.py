@@ -86,12 +86,20 @@ def collections(tree: str) -> List[str]:
 	return [c for c in COLLECTIONS if os.path.isfile(os.path.join(root, c, 'Makefile'))]
 
 def _run(step: Sequence[str], log: str) -> None:
-	with open(log, 'ab') as f:
-		f.write(('$ ' + ' '.join(step) + '\n').encode())
+	"""@step into @log, in a process group of its own: a make's sub-makes
+	and compilers are stopped with it when pan-kunit is (a plain child's
+	would go on building without it)."""
+	with open(log, 'a') as f:
+		f.write('$ ' + ' '.join(step) + '\n')
 		f.flush()
-		result = proc.run(list(step), stdout=f, stderr=proc.To.MERGED, stdin=proc.To.NOWHERE)
-	if result.returncode != 0:
-		raise Error(f'kselftests: {" ".join(step)} failed (exit {result.returncode}); '
+		session = proc.Session(step, f, {})
+		try:
+			session.wait(None)
+		except BaseException:
+			session.kill(proc.GRACE)
+			raise
+	if session.returncode != 0:
+		raise Error(f'kselftests: {" ".join(step)} failed (exit {session.returncode}); '
 			    f'see {log}')
 
 def _is_elf(path: str) -> bool:
