@@ -115,13 +115,7 @@ def _make(worktree: str, out: str, log: str, args: Sequence[str], jobs: int) -> 
 	with open(log, 'a') as f:
 		f.write('$ ' + ' '.join(cmd) + '\n')
 		f.flush()
-		session = proc.Session(cmd, f, {'CCACHE_BASEDIR': os.path.realpath(worktree)})
-		try:
-			session.wait(None)
-		except BaseException:
-			session.kill(2)
-			raise
-	return session.returncode if session.returncode is not None else 1
+		return proc.Session(cmd, f, {'CCACHE_BASEDIR': os.path.realpath(worktree)}).wait_to_end(2)
 
 def _tail(log: str, lines: int=15) -> str:
 	with open(log, errors='replace') as f:
@@ -301,17 +295,12 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 	       f'--timeout={kunit_timeout}',
 	       f'--make_options=CC=ccache {CROSS_COMPILE}gcc']
 	with open(result.kunit_log, 'w') as f:
-		session = proc.Session(cmd, f, {'CCACHE_BASEDIR': os.path.realpath(wt)})
-		try:
-			session.wait(None)
-		except BaseException:
-			session.kill(2)
-			raise
+		status = proc.Session(cmd, f, {'CCACHE_BASEDIR': os.path.realpath(wt)}).wait_to_end(2)
 	with open(result.kunit_log, errors='replace') as f:
 		text = f.read()
 	summary = re.findall(r'^\[[0-9:]+\] (Testing complete\..*)$', text, re.M)
 	result.kunit_summary = summary[-1] if summary else _tail(result.kunit_log, 5)
-	result.kunit_run = session.returncode == 0
+	result.kunit_run = status == 0
 	# Leave nothing in the worktree a later check would take for the series.
 	shutil.rmtree(os.path.join(wt, '.kunit'), ignore_errors=True)
 	return result

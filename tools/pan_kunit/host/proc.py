@@ -401,6 +401,18 @@ class Session:
 			return False
 		return True
 
+	def wait_to_end(self, grace: float=GRACE) -> int:
+		"""Waits for the process to end, and returns its exit status; an
+		exception while it waits (a stop signal) kills its whole group
+		first (kill(), with @grace)."""
+		try:
+			self.wait(None)
+		except BaseException:
+			self.kill(grace)
+			raise
+		assert self._proc.returncode is not None
+		return self._proc.returncode
+
 	def kill(self, grace: float) -> None:
 		"""SIGTERM to the process group, then, @grace seconds later,
 		SIGKILL to what is left of it; reaps the process."""

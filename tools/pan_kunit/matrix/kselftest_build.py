@@ -92,15 +92,9 @@ def _run(step: Sequence[str], log: str) -> None:
 	with open(log, 'a') as f:
 		f.write('$ ' + ' '.join(step) + '\n')
 		f.flush()
-		session = proc.Session(step, f, {})
-		try:
-			session.wait(None)
-		except BaseException:
-			session.kill(proc.GRACE)
-			raise
-	if session.returncode != 0:
-		raise Error(f'kselftests: {" ".join(step)} failed (exit {session.returncode}); '
-			    f'see {log}')
+		status = proc.Session(step, f, {}).wait_to_end()
+	if status != 0:
+		raise Error(f'kselftests: {" ".join(step)} failed (exit {status}); see {log}')
 
 def _is_elf(path: str) -> bool:
 	with open(path, 'rb') as f:
