@@ -15,6 +15,13 @@
 # not in the sanitised value, not in the capability, not in HWCAP2_BTI,
 # not in what an EL0 MRS of the register reads.
 #
+# arm64.nomops, an alias of id_aa64isar2.mops=0 in 6.12 and 7.3, takes the
+# same path on ID_AA64ISAR2_EL1.MOPS (QEMU 10's "max" has FEAT_MOPS): no
+# MOPS in the sanitised value, the capability, HWCAP2_MOPS or an EL0 MRS,
+# and the uaccess routines keep the branch past their CPY* and SET*
+# prologue (7.3; 6.12's have none).  6.1 knows neither FEAT_MOPS nor the
+# option: an unknown word of its command line, whose cases skip there.
+#
 # id_aa64isar2.gpa3=1 raises a lower safe field above the CPU's: the
 # implementation-defined pointer authentication algorithm (pauth-impdef=on)
 # leaves ID_AA64ISAR2_EL1.GPA3 = 0, and a system cannot gain a feature the
@@ -49,7 +56,7 @@ CONFIG_SERIAL_AMBA_PL011_CONSOLE=y''',
 			   qemu_arch='aarch64',
 			   kernel_path='arch/arm64/boot/Image',
 			   kernel_command_line='console=ttyAMA0 earlycon=pl011,0x9000000 panic=-1 '
-					       'arm64.nobti id_aa64isar2.gpa3=1 '
+					       'arm64.nobti arm64.nomops id_aa64isar2.gpa3=1 '
 					       'id_aa64mmfr2.varange=1',
 			   extra_qemu_params=['-machine', 'virt',
 					      '-cpu', 'max,pauth-impdef=on',

@@ -58,7 +58,8 @@ class ConfigsTest(unittest.TestCase):
 		overrides = by_name['arm64_pan_overrides']
 		self.assertEqual(overrides.cmdline.split()[:3], by_name['arm64_pan'].cmdline.split())
 		self.assertEqual(overrides.cmdline.split()[3:],
-				 ['arm64.nobti', 'id_aa64isar2.gpa3=1', 'id_aa64mmfr2.varange=1'])
+				 ['arm64.nobti', 'arm64.nomops', 'id_aa64isar2.gpa3=1',
+				  'id_aa64mmfr2.varange=1'])
 		ttbr0 = by_name['arm64_ttbr0_pan']
 		self.assertIn('CONFIG_ARM64_SW_TTBR0_PAN=y', ttbr0.kconfig.splitlines())
 		self.assertEqual(lkdtm.pan_source(ttbr0), lkdtm.PanSource.SW_TTBR0)
