@@ -514,6 +514,7 @@ static void update_cpu_features_one_strict_difference(struct kunit *test)
  */
 #define OVR_PFR1_BT		GENMASK_ULL(3, 0)	/* 0b0001: FEAT_BTI */
 #define OVR_ISAR2_GPA3		GENMASK_ULL(11, 8)	/* 0b0001: FEAT_PACQARMA3 */
+#define OVR_ISAR2_MOPS		GENMASK_ULL(19, 16)	/* 0b0001: FEAT_MOPS */
 #define OVR_MMFR2_VARANGE	GENMASK_ULL(19, 16)	/* 0b0001: 52-bit VA */
 
 /*
@@ -717,6 +718,169 @@ static void init_cpu_ftr_reg_varange_filtered_dropped(struct kunit *test)
 			    want, cpu_varange, id_aa64mmfr2_override.val);
 }
 
+/*
+ * arm64.nomops (id_aa64isar2.mops=0) on a CPU with FEAT_MOPS: the
+ * override is taken and kept, and MOPS reads 0 in the sanitised value,
+ * in a CPU's own reading of its registers, in an EL0 MRS, in the
+ * capability and in HWCAP2_MOPS.
+ */
+static void init_cpu_ftr_reg_nomops_lowers_mops(struct kunit *test)
+{
+	u64 raw = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
+	u64 cpu_mops = FIELD_GET(OVR_ISAR2_MOPS, raw);
+	u64 san, san_mops, local, local_mops, el0, el0_mops, ovr_mask;
+	bool cap, named, hwcap2;
+	unsigned long at_hwcap2;
+
+	if (!ovr_cmdline_has("arm64.nomops"))
+		kunit_skip(test, "no arm64.nomops on the command line");
+	if (!cpu_mops)
+		kunit_skip(test, "CPU lacks FEAT_MOPS: ID_AA64ISAR2_EL1.MOPS=0, nothing to lower");
+
+	san = read_sanitised_ftr_reg(SYS_ID_AA64ISAR2_EL1);
+	san_mops = FIELD_GET(OVR_ISAR2_MOPS, san);
+	preempt_disable();
+	local = __read_sysreg_by_encoding(SYS_ID_AA64ISAR2_EL1);
+	preempt_enable();
+	local_mops = FIELD_GET(OVR_ISAR2_MOPS, local);
+	el0 = ovr_el0_view(test, SYS_ID_AA64ISAR2_EL1);
+	el0_mops = FIELD_GET(OVR_ISAR2_MOPS, el0);
+	cap = cpus_have_cap(ARM64_HAS_MOPS);
+	named = cpu_have_named_feature(MOPS);
+	at_hwcap2 = cpu_get_elf_hwcap2();
+	hwcap2 = at_hwcap2 & HWCAP2_MOPS;
+	ovr_mask = id_aa64isar2_override.mask & OVR_ISAR2_MOPS;
+
+	KUNIT_EXPECT_EQ_MSG(test, san_mops, 0,
+			    "arm64.nomops, CPU's ID_AA64ISAR2_EL1 %#018llx (MOPS=%llu): sanitised %#018llx, want MOPS=0",
+			    raw, cpu_mops, san);
+	KUNIT_EXPECT_EQ_MSG(test, local_mops, 0,
+			    "arm64.nomops, CPU's ID_AA64ISAR2_EL1 %#018llx (MOPS=%llu): __read_sysreg_by_encoding() %#018llx, want MOPS=0",
+			    raw, cpu_mops, local);
+	KUNIT_EXPECT_EQ_MSG(test, el0_mops, 0,
+			    "arm64.nomops, CPU's MOPS=%llu: an EL0 MRS of ID_AA64ISAR2_EL1 reads %#018llx, want MOPS=0",
+			    cpu_mops, el0);
+	KUNIT_EXPECT_FALSE_MSG(test, cap,
+			       "arm64.nomops, CPU's MOPS=%llu, sanitised %#018llx: ARM64_HAS_MOPS detected",
+			       cpu_mops, san);
+	KUNIT_EXPECT_FALSE_MSG(test, named,
+			       "arm64.nomops, CPU's MOPS=%llu, sanitised %#018llx: KERNEL_HWCAP_MOPS set",
+			       cpu_mops, san);
+	KUNIT_EXPECT_FALSE_MSG(test, hwcap2,
+			       "arm64.nomops, CPU's MOPS=%llu: AT_HWCAP2 %#lx has HWCAP2_MOPS",
+			       cpu_mops, at_hwcap2);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, OVR_ISAR2_MOPS,
+			    "arm64.nomops: override mask %#llx value %#llx, want MOPS's mask kept",
+			    id_aa64isar2_override.mask, id_aa64isar2_override.val);
+}
+
+/*
+ * The Memory Copy and Memory Set instructions, CPY* and SET*: bits
+ * [29:27] = 0b011, [25:24] = 0b01, [21] = 0 and [11:10] = 0b01 (DDI 0487
+ * M.a.a, C6.2.103 CPYFP, CPYFM, CPYFE to C6.2.134, and the SET* entries
+ * of C6.2 that follow the same layout; C3.2.19 lists them). Bit 26 tells
+ * a forward-only copy or a SETG* from the others, op1 [23:22] the
+ * prologue, main and epilogue.
+ */
+#define OVR_MOPS_INSN_MASK	0x3b200c00U
+#define OVR_MOPS_INSN_VAL	0x19000400U
+/* B <label>: bits [31:26] = 0b000101, imm26 in words (C6.2.30 B) */
+#define OVR_B_INSN_MASK		0xfc000000U
+#define OVR_B_INSN_VAL		0x14000000U
+#define OVR_NOP_INSN		0xd503201fU	/* C6.2.258 NOP */
+#define OVR_RET_INSN		0xd65f03c0U	/* C6.2.268 RET (x30) */
+/* How far into a routine its MOPS prologue may be looked for */
+#define OVR_SCAN_INSNS		32
+
+static bool ovr_insn_is_mops(u32 insn)
+{
+	return (insn & OVR_MOPS_INSN_MASK) == OVR_MOPS_INSN_VAL;
+}
+
+struct ovr_uaccess_fn {
+	const char *name;
+	const void *fn;
+};
+
+/*
+ * The instruction @fn runs after the alternative site that guards its
+ * MOPS prologue (the first CPY* or SET* before its first RET, the site
+ * the instruction before it): the site itself when it is not a B or a
+ * NOP. NULL when @fn has no CPY* or SET* near its start: a failure
+ * when the assembler could build one, else a skip.
+ */
+static const __le32 *ovr_uaccess_next(struct kunit *test,
+				      const struct ovr_uaccess_fn *f,
+				      u32 *site_insn)
+{
+	const __le32 *text = f->fn;
+	int i;
+
+	for (i = 1; i < OVR_SCAN_INSNS; i++) {
+		u32 insn = le32_to_cpu(text[i]);
+
+		if (insn == OVR_RET_INSN)
+			break;
+		if (!ovr_insn_is_mops(insn))
+			continue;
+		*site_insn = le32_to_cpu(text[i - 1]);
+		if ((*site_insn & OVR_B_INSN_MASK) == OVR_B_INSN_VAL)
+			return &text[i - 1] + sign_extend32(*site_insn & ~OVR_B_INSN_MASK, 25);
+		if (*site_insn == OVR_NOP_INSN)
+			return &text[i];
+		return &text[i - 1];
+	}
+	if (IS_ENABLED(CONFIG_AS_HAS_MOPS))
+		KUNIT_FAIL(test,
+			   "%s (%ps): no CPY* or SET* instruction in its first %d instructions before a RET, built with CONFIG_AS_HAS_MOPS",
+			   f->name, f->fn, OVR_SCAN_INSNS);
+	else
+		kunit_mark_skipped(test,
+				   "%s: no CPY* or SET* near its start, and no CONFIG_AS_HAS_MOPS: no MOPS path to choose",
+				   f->name);
+	return NULL;
+}
+
+/*
+ * The uaccess routines start with an alternative that either branches
+ * past their CPY* or SET* prologue or is a NOP that runs it. On a CPU with
+ * FEAT_MOPS (ID_AA64ISAR2_EL1.MOPS, read from the CPU) booted without
+ * arm64.nomops, the MOPS path; without FEAT_MOPS, or with arm64.nomops,
+ * the path without MOPS, whose first instruction is no CPY* or SET*.
+ * Checked on the code as patched, routine by routine.
+ */
+static void arch_uaccess_mops_path_by_cpu_and_override(struct kunit *test)
+{
+	const struct ovr_uaccess_fn fns[] = {
+		{ "__arch_copy_from_user", (const void *)__arch_copy_from_user },
+		{ "__arch_copy_to_user", (const void *)__arch_copy_to_user },
+		{ "__arch_clear_user", (const void *)__arch_clear_user },
+	};
+	u64 raw = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
+	u64 cpu_mops = FIELD_GET(OVR_ISAR2_MOPS, raw);
+	bool nomops = ovr_cmdline_has("arm64.nomops");
+	bool want = cpu_mops && !nomops;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		const __le32 *next;
+		u32 site = 0, insn;
+
+		next = ovr_uaccess_next(test, &fns[i], &site);
+		if (!next)
+			return;
+		insn = le32_to_cpu(*next);
+		KUNIT_EXPECT_TRUE_MSG(test, site == OVR_NOP_INSN ||
+				      (site & OVR_B_INSN_MASK) == OVR_B_INSN_VAL,
+				      "%s: instruction %#010x before its MOPS prologue, want a B or a NOP",
+				      fns[i].name, site);
+		KUNIT_EXPECT_EQ_MSG(test, ovr_insn_is_mops(insn), want,
+				    "%s: CPU's MOPS=%llu, %sarm64.nomops: site %#010x runs %#010x at %ps next, want %s",
+				    fns[i].name, cpu_mops, nomops ? "" : "no ", site, insn,
+				    next, want ? "a CPY*/SET*" : "no CPY*/SET*");
+	}
+}
+
 static struct kunit_case arm64_cpufeature_sanitise_cases[] = {
 	KUNIT_CASE(init_cpu_ftr_reg_keeps_described_fields),
 	KUNIT_CASE_PARAM(init_cpu_ftr_reg_by_override, san_override_gen_params),
@@ -726,6 +890,8 @@ static struct kunit_case arm64_cpufeature_sanitise_cases[] = {
 	KUNIT_CASE(init_cpu_ftr_reg_nobti_lowers_bt),
 	KUNIT_CASE(init_cpu_ftr_reg_gpa3_above_cpu_refused),
 	KUNIT_CASE(init_cpu_ftr_reg_varange_filtered_dropped),
+	KUNIT_CASE(init_cpu_ftr_reg_nomops_lowers_mops),
+	KUNIT_CASE(arch_uaccess_mops_path_by_cpu_and_override),
 	{}
 };
 
