@@ -37,6 +37,7 @@
 #include <linux/cpumask.h>
 #include <linux/preempt.h>
 #include <linux/smp.h>
+#include <linux/stop_machine.h>
 
 /* Fake capability numbers: bits of the private bitmaps only */
 #define PASSES_NCAPS		6
@@ -72,6 +73,37 @@ struct passes_pan {
 	atomic_t enables;
 };
 
+/* How many registers and rows a case of CPUs that differ lends and copies */
+#define PASSES_LEND_REGS	2
+#define PASSES_REAL_ROWS	3
+
+/* The fields of an ID register a late CPU has of its own */
+struct passes_lend_reg {
+	u32 sys_id;
+	const char *name;
+	u64 mask;		/* the fields lent */
+	u64 boot, cpu;		/* their values: the boot CPU's, the late CPU's */
+};
+
+/*
+ * Copies of the kernel's own rows, at their own capability numbers, in a
+ * private set as big as the system's; and one check of a late CPU over
+ * them, with the registers it lends.
+ */
+struct passes_real {
+	struct arm64_cpu_capabilities rows[PASSES_REAL_ROWS];
+	int nr_rows;
+	const struct arm64_cpu_capabilities *ptrs[ARM64_NCAPS];
+	DECLARE_BITMAP(caps, ARM64_NCAPS);
+	DECLARE_BITMAP(boot_caps, ARM64_NCAPS);
+	struct cpucap_set set;
+	struct kunit *test;
+	void (*check)(void);
+	struct passes_lend_reg lend[PASSES_LEND_REGS];
+	int nr_lend;
+	int strict[PASSES_LEND_REGS];	/* check_update_ftr_reg()'s verdict */
+};
+
 struct passes_ctx {
 	struct arm64_cpu_capabilities rows[PASSES_NCAPS];
 	const struct arm64_cpu_capabilities *ptrs[PASSES_NCAPS];
@@ -80,9 +112,12 @@ struct passes_ctx {
 	struct cpucap_set set;
 	struct passes_log log;
 	struct passes_pan pan;
+	struct passes_real real;
 	/* How the late CPU check refused a CPU, instead of doing it */
 	atomic_t parked;
 	atomic_t panicked;
+	/* The ASID size the late CPU has */
+	const struct passes_asid *asid;
 };
 
 /* The context of the running case; the callbacks only get their row. */
@@ -774,6 +809,362 @@ static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
 }
 
 /*
+ * CPUs that differ from the system, through the checks the CPU hotplug
+ * code runs on a CPU that comes up late, over copies of the kernel's own
+ * rows with their own matches(). QEMU's CPUs are identical, so the late
+ * CPU is this one with ID register fields of the case's own: the
+ * system's description of each register involved (arm64_ftr_regs[]) is
+ * lent a sanitised value holding the boot CPU's fields, and an override
+ * that puts the late CPU's in this CPU's own reading of the register
+ * (__read_sysreg_by_encoding(), which every SCOPE_LOCAL_CPU matches()
+ * reads) on top of the command line's. As in the sanitise suite, that is
+ * done inside stop_machine(), so that no other CPU reads the lent
+ * registers meanwhile, and they are given back as they were. The check
+ * runs there too: the stopper thread is given the case's struct kunit
+ * for the call, so that the static stubs of verify_local_cpu_caps() give
+ * the check the case's set and record a refusal instead of taking it.
+ * The copies have no cpu_enable(): only the verdict is checked. On the
+ * lent values, check_update_ftr_reg() also says whether the late CPU
+ * differs from the boot CPU in a strict field, for which
+ * update_cpu_features() taints the kernel (the case does not).
+ */
+static const struct arm64_cpu_capabilities *passes_find_feature(u16 num);
+
+static void passes_real_add(struct kunit *test, u16 num, bool system_has)
+{
+	struct passes_real *real = &((struct passes_ctx *)test->priv)->real;
+	const struct arm64_cpu_capabilities *row = passes_find_feature(num);
+	struct arm64_cpu_capabilities *copy;
+
+	if (!row)
+		kunit_skip(test, "no row for capability %u in arm64_features[]", num);
+	KUNIT_ASSERT_LT(test, real->nr_rows, PASSES_REAL_ROWS);
+	real->set.ptrs = real->ptrs;
+	real->set.caps = real->caps;
+	real->set.boot_caps = real->boot_caps;
+	real->set.ncaps = ARM64_NCAPS;
+	copy = &real->rows[real->nr_rows++];
+	/* Not an assignment: the struct has const members */
+	memcpy(copy, row, sizeof(*copy));
+	copy->cpu_enable = NULL;
+	real->ptrs[num] = copy;
+	if (system_has)
+		__set_bit(num, real->caps);
+}
+
+static void passes_real_lend(struct passes_real *real, u32 sys_id, const char *name,
+			     u64 mask, u64 boot, u64 cpu)
+{
+	struct passes_lend_reg *l = &real->lend[real->nr_lend++];
+
+	l->sys_id = sys_id;
+	l->name = name;
+	l->mask = mask;
+	l->boot = boot & mask;
+	l->cpu = cpu & mask;
+}
+
+static int passes_real_check_fn(void *data)
+{
+	struct passes_real *real = data;
+	struct arm64_ftr_override ovr[PASSES_LEND_REGS];
+	struct arm64_ftr_reg saved[PASSES_LEND_REGS];
+	struct kunit *saved_test = current->kunit_test;
+	int i;
+
+	for (i = 0; i < real->nr_lend; i++) {
+		struct passes_lend_reg *l = &real->lend[i];
+		struct arm64_ftr_reg *reg = get_arm64_ftr_reg_nowarn(l->sys_id);
+
+		saved[i] = *reg;
+		ovr[i].mask = reg->override->mask | l->mask;
+		ovr[i].val = (reg->override->val & ~l->mask) | l->cpu;
+		reg->sys_val = (reg->sys_val & ~l->mask) | l->boot;
+		reg->override = &ovr[i];
+	}
+	current->kunit_test = real->test;
+	real->check();
+	current->kunit_test = saved_test;
+	for (i = real->nr_lend - 1; i >= 0; i--) {
+		struct passes_lend_reg *l = &real->lend[i];
+		struct arm64_ftr_reg *reg = get_arm64_ftr_reg_nowarn(l->sys_id);
+		u64 boot = reg->sys_val;
+
+		real->strict[i] = check_update_ftr_reg(l->sys_id, smp_processor_id(),
+						       (boot & ~l->mask) | l->cpu, boot);
+		*reg = saved[i];
+	}
+	return 0;
+}
+
+/* The late CPU check's stub of the set it checks against: the copies. */
+static const struct cpucap_set *passes_real_cpucap_set(void)
+{
+	return &passes_ctx->real.set;
+}
+
+/*
+ * Runs @check, check_early_cpu_features() or
+ * check_local_cpu_capabilities(), on the lent registers over the copies;
+ * returns how many times it parked the CPU and panicked the kernel.
+ */
+static void passes_real_check(struct kunit *test, void (*check)(void),
+			      int *parked, int *panicked)
+{
+	struct passes_ctx *ctx = test->priv;
+	struct passes_real *real = &ctx->real;
+	int i;
+
+	for (i = 0; i < real->nr_lend; i++)
+		KUNIT_ASSERT_NOT_NULL_MSG(test, get_arm64_ftr_reg_nowarn(real->lend[i].sys_id),
+					  "%s: no arm64_ftr_regs[] entry to lend",
+					  real->lend[i].name);
+	real->test = test;
+	real->check = check;
+	kunit_activate_static_stub(test, late_cpu_cpucap_set, passes_real_cpucap_set);
+	kunit_activate_static_stub(test, late_cpu_refuse, passes_late_cpu_refuse);
+	KUNIT_ASSERT_EQ(test, stop_machine(passes_real_check_fn, real, NULL), 0);
+	kunit_deactivate_static_stub(test, late_cpu_refuse);
+	kunit_deactivate_static_stub(test, late_cpu_cpucap_set);
+	*parked = atomic_read(&ctx->parked);
+	*panicked = atomic_read(&ctx->panicked);
+}
+
+/*
+ * Pointer authentication: ID_AA64ISAR1_EL1.APA [7:4] (QARMA5) and API
+ * [11:8] (an IMPLEMENTATION DEFINED algorithm), ID_AA64ISAR2_EL1.APA3
+ * [15:12] (QARMA3); 0b0000 none, 0b0001 FEAT_PAuth, 0b0010 FEAT_EPAC,
+ * 0b0011 FEAT_PAuth2 (DDI 0487 M.a.a, D24.2.85 ID_AA64ISAR1_EL1, D24.2.86
+ * ID_AA64ISAR2_EL1). The three levels compute and insert a PAC
+ * differently (C6.2.305 PACIA and the AddPAC() it calls), and each
+ * algorithm gives its own PACs: a pointer the kernel signed on the boot
+ * CPU does not authenticate on a CPU of another level or algorithm. The
+ * kernel signs its own return addresses from the start, so the rows are
+ * boot CPU features (ARM64_CPUCAP_BOOT_CPU_FEATURE in
+ * <asm/cpufeature.h>: "If the boot CPU has enabled this feature
+ * already, then every late CPU must have it", the CPU parked otherwise;
+ * a late CPU may have one the boot CPU lacks).
+ */
+#define PASSES_ISAR1_APA	GENMASK_ULL(7, 4)
+#define PASSES_ISAR1_API	GENMASK_ULL(11, 8)
+#define PASSES_ISAR2_APA3	GENMASK_ULL(15, 12)
+
+struct passes_pauth {
+	const char *name;
+	u8 boot_apa, boot_api, boot_apa3;
+	u8 cpu_apa, cpu_api, cpu_apa3;
+	bool refused;
+};
+
+static const struct passes_pauth passes_pauths[] = {
+	{ .name = "qarma5_same_level", .boot_apa = 3, .cpu_apa = 3, .refused = false },
+	{ .name = "qarma5_lower_level", .boot_apa = 3, .cpu_apa = 1, .refused = true },
+	{ .name = "qarma5_higher_level", .boot_apa = 1, .cpu_apa = 3, .refused = true },
+	{ .name = "qarma5_epac_on_pauth", .boot_apa = 1, .cpu_apa = 2, .refused = true },
+	{ .name = "qarma5_cpu_lacks", .boot_apa = 3, .cpu_apa = 0, .refused = true },
+	{ .name = "qarma5_cpu_qarma3", .boot_apa = 3, .cpu_apa3 = 3, .refused = true },
+	{ .name = "imp_def_same_level", .boot_api = 3, .cpu_api = 3, .refused = false },
+	{ .name = "imp_def_cpu_qarma5", .boot_api = 1, .cpu_apa = 1, .refused = true },
+	{ .name = "qarma3_lower_level", .boot_apa3 = 3, .cpu_apa3 = 1, .refused = true },
+	{ .name = "boot_cpu_lacks_cpu_has", .cpu_apa = 3, .refused = false },
+};
+
+static void passes_pauth_desc(const struct passes_pauth *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_pauth, passes_pauths, passes_pauth_desc);
+
+/*
+ * A late CPU whose pointer authentication differs from the boot CPU's in
+ * level or algorithm is parked by check_early_cpu_features(), the check
+ * of the boot CPU scope that check_local_cpu_capabilities() starts with;
+ * one with the boot CPU's is let in. The rest of
+ * check_local_cpu_capabilities() is not run: its hwcap check would park
+ * this CPU for real (HWCAP_PACA reads the same fields).
+ */
+static void check_early_cpu_features_ptrauth_by_level(struct kunit *test)
+{
+	const struct passes_pauth *p = test->param_value;
+	struct passes_real *real = &((struct passes_ctx *)test->priv)->real;
+	u64 isar1_boot = FIELD_PREP(PASSES_ISAR1_APA, p->boot_apa) |
+			 FIELD_PREP(PASSES_ISAR1_API, p->boot_api);
+	u64 isar1_cpu = FIELD_PREP(PASSES_ISAR1_APA, p->cpu_apa) |
+			FIELD_PREP(PASSES_ISAR1_API, p->cpu_api);
+	int parked, panicked;
+
+	passes_real_add(test, ARM64_HAS_ADDRESS_AUTH_ARCH_QARMA5, p->boot_apa);
+	passes_real_add(test, ARM64_HAS_ADDRESS_AUTH_IMP_DEF, p->boot_api);
+	passes_real_add(test, ARM64_HAS_ADDRESS_AUTH_ARCH_QARMA3, p->boot_apa3);
+	passes_real_lend(real, SYS_ID_AA64ISAR1_EL1, "ID_AA64ISAR1_EL1",
+			 PASSES_ISAR1_APA | PASSES_ISAR1_API, isar1_boot, isar1_cpu);
+	passes_real_lend(real, SYS_ID_AA64ISAR2_EL1, "ID_AA64ISAR2_EL1", PASSES_ISAR2_APA3,
+			 FIELD_PREP(PASSES_ISAR2_APA3, p->boot_apa3),
+			 FIELD_PREP(PASSES_ISAR2_APA3, p->cpu_apa3));
+	passes_real_check(test, check_early_cpu_features, &parked, &panicked);
+
+	KUNIT_EXPECT_TRUE_MSG(test, parked == p->refused && !panicked,
+			      "boot CPU APA=%u API=%u APA3=%u, late CPU APA=%u API=%u APA3=%u: parked %d, panicked %d times; expected %s",
+			      p->boot_apa, p->boot_api, p->boot_apa3, p->cpu_apa, p->cpu_api,
+			      p->cpu_apa3, parked, panicked,
+			      p->refused ? "the CPU parked" : "neither");
+}
+
+/*
+ * PAN: ID_AA64MMFR1_EL1.PAN [23:20], 0b0001 FEAT_PAN, 0b0010 FEAT_PAN2,
+ * 0b0011 FEAT_PAN3 (DDI 0487 M.a.a, D24.2.89 ID_AA64MMFR1_EL1). The
+ * kernel's ARM64_HAS_PAN row asks for FEAT_PAN, ARM64_HAS_EPAN for
+ * FEAT_PAN3; both are system features (ARM64_CPUCAP_SYSTEM_FEATURE in
+ * <asm/cpufeature.h>: "If the system has enabled this feature already,
+ * then every late CPU must have it", the CPU parked otherwise, and "It is
+ * safe for a late CPU to have this feature even though the system hasn't
+ * enabled it"). PAN is a strict field of ID_AA64MMFR1_EL1 in
+ * arm64_ftr_regs[] (whether it should be is the sanitise suite's
+ * question): a late CPU whose PAN differs taints the kernel, which
+ * refuses no CPU by itself.
+ */
+#define PASSES_MMFR1_PAN	GENMASK_ULL(23, 20)
+
+struct passes_pan_cpu {
+	const char *name;
+	u8 boot, cpu;		/* ID_AA64MMFR1_EL1.PAN */
+	bool refused;		/* with the EPAN row built in */
+};
+
+static const struct passes_pan_cpu passes_pan_cpus[] = {
+	{ .name = "same_pan3", .boot = 3, .cpu = 3, .refused = false },
+	{ .name = "cpu_lacks_pan", .boot = 1, .cpu = 0, .refused = true },
+	{ .name = "cpu_pan_lacks_epan", .boot = 3, .cpu = 1, .refused = true },
+	{ .name = "cpu_pan2_lacks_epan", .boot = 3, .cpu = 2, .refused = true },
+	{ .name = "cpu_has_pan_system_lacks", .boot = 0, .cpu = 1, .refused = false },
+	{ .name = "cpu_has_epan_system_lacks", .boot = 1, .cpu = 3, .refused = false },
+};
+
+static void passes_pan_cpu_desc(const struct passes_pan_cpu *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_pan_cpu, passes_pan_cpus, passes_pan_cpu_desc);
+
+/*
+ * A late CPU with less PAN than the system uses is parked by
+ * check_local_cpu_capabilities(), what the CPU hotplug code runs; one
+ * with more is let in; either way, a PAN that differs is a strict
+ * difference, a taint.
+ */
+static void check_local_cpu_capabilities_pan_by_cpu(struct kunit *test)
+{
+	const struct passes_pan_cpu *p = test->param_value;
+	struct passes_real *real = &((struct passes_ctx *)test->priv)->real;
+	bool epan = passes_find_feature(ARM64_HAS_EPAN);
+	bool refused = p->refused && (epan || p->cpu < 1);
+	int parked, panicked;
+
+	passes_real_add(test, ARM64_HAS_PAN, p->boot >= 1);
+	if (epan)
+		passes_real_add(test, ARM64_HAS_EPAN, p->boot >= 3);
+	passes_real_lend(real, SYS_ID_AA64MMFR1_EL1, "ID_AA64MMFR1_EL1", PASSES_MMFR1_PAN,
+			 FIELD_PREP(PASSES_MMFR1_PAN, p->boot),
+			 FIELD_PREP(PASSES_MMFR1_PAN, p->cpu));
+	passes_real_check(test, check_local_cpu_capabilities, &parked, &panicked);
+
+	KUNIT_EXPECT_TRUE_MSG(test, parked == refused && !panicked,
+			      "system PAN=%u, late CPU PAN=%u (%s EPAN row): parked %d, panicked %d times; expected %s",
+			      p->boot, p->cpu, epan ? "with the" : "no", parked, panicked,
+			      refused ? "the CPU parked" : "neither");
+	KUNIT_EXPECT_EQ_MSG(test, real->strict[0], p->boot != p->cpu,
+			    "system PAN=%u, late CPU PAN=%u: check_update_ftr_reg() says %d, want %d (1: a strict field differs, the kernel tainted)",
+			    p->boot, p->cpu, real->strict[0], p->boot != p->cpu);
+}
+
+/*
+ * ID_AA64MMFR0_EL1.ASIDBits [7:4]: 0b0000 8 bits, 0b0010 16 bits (DDI
+ * 0487 M.a.a, D24.2.88 ID_AA64MMFR0_EL1); with 8, the CPU takes ASID
+ * [63:56] of TTBRn_EL1 as 0, so two of the system's 16-bit ASIDs would be
+ * one on it, and the ASID allocator cannot shrink the ASIDs it hands out.
+ * A CPU with fewer ASID bits than the system uses is refused, one with
+ * as many let in.
+ */
+#define PASSES_MMFR0_ASIDBITS	GENMASK_ULL(7, 4)
+
+struct passes_asid {
+	const char *name;
+	u8 cpu;			/* ID_AA64MMFR0_EL1.ASIDBits */
+	unsigned int bits;	/* what it means */
+};
+
+static const struct passes_asid passes_asids[] = {
+	{ .name = "cpu_8_bits", .cpu = 0, .bits = 8 },
+	{ .name = "cpu_16_bits", .cpu = 2, .bits = 16 },
+};
+
+static void passes_asid_desc(const struct passes_asid *a, char *desc)
+{
+	strscpy(desc, a->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(passes_asid, passes_asids, passes_asid_desc);
+
+/* The static stubs of verify_cpu_asid_bits(): the case's CPU, a record */
+static u64 passes_asid_cpu_mmfr0(void)
+{
+	const struct passes_asid *a = passes_ctx->asid;
+
+	return (read_sysreg_s(SYS_ID_AA64MMFR0_EL1) & ~PASSES_MMFR0_ASIDBITS) |
+	       FIELD_PREP(PASSES_MMFR0_ASIDBITS, a->cpu);
+}
+
+static void passes_asid_refuse(void)
+{
+	atomic_inc(&passes_ctx->panicked);
+}
+
+/*
+ * check_early_cpu_features(), the start of check_local_cpu_capabilities(),
+ * on this CPU given an ASID size of the case's own: a CPU with fewer ASID
+ * bits than the system's (the boot CPU's, whose ID_AA64MMFR0_EL1 every
+ * QEMU CPU shares) is refused, by a panic; one with as many is let in.
+ * The static stubs of verify_cpu_asid_bits() give the CPU its
+ * ID_AA64MMFR0_EL1 and record the panic instead of taking it; the boot
+ * CPU scope rows are checked over the case's empty table.
+ */
+static void check_early_cpu_features_asid_by_bits(struct kunit *test)
+{
+	const struct passes_asid *a = test->param_value;
+	struct passes_ctx *ctx = test->priv;
+	u64 boot = FIELD_GET(PASSES_MMFR0_ASIDBITS, read_sysreg_s(SYS_ID_AA64MMFR0_EL1));
+	unsigned int system_bits = boot == 2 ? 16 : 8;
+	bool refused = a->bits < system_bits;
+	int parked, panicked;
+
+	if (boot != 0 && boot != 2)
+		kunit_skip(test, "boot CPU's ASIDBits %#llx is reserved: no ASID size to compare",
+			   boot);
+	ctx->asid = a;
+	kunit_activate_static_stub(test, late_cpu_cpucap_set, passes_late_cpu_cpucap_set);
+	kunit_activate_static_stub(test, late_cpu_refuse, passes_late_cpu_refuse);
+	kunit_activate_static_stub(test, asid_bits_kunit_hooks.cpu_mmfr0,
+				   passes_asid_cpu_mmfr0);
+	kunit_activate_static_stub(test, asid_bits_kunit_hooks.refuse, passes_asid_refuse);
+	preempt_disable();
+	check_early_cpu_features();
+	preempt_enable();
+	kunit_deactivate_static_stub(test, asid_bits_kunit_hooks.refuse);
+	kunit_deactivate_static_stub(test, asid_bits_kunit_hooks.cpu_mmfr0);
+	kunit_deactivate_static_stub(test, late_cpu_refuse);
+	kunit_deactivate_static_stub(test, late_cpu_cpucap_set);
+	parked = atomic_read(&ctx->parked);
+	panicked = atomic_read(&ctx->panicked);
+
+	KUNIT_EXPECT_TRUE_MSG(test, panicked == refused && !parked,
+			      "system %u ASID bits (boot CPU's ASIDBits %#llx), late CPU ASIDBits %#x (%u bits): parked %d, panicked %d times; expected %s",
+			      system_bits, boot, a->cpu, a->bits, parked, panicked,
+			      refused ? "a panic" : "neither");
+}
+
+/*
  * The kernel's own PAN row. PAN is a system feature: the kernel may use
  * it only if every CPU has it, i.e. if the sanitised ID register says so,
  * and a late CPU without it must be refused once the system uses it. The
@@ -981,6 +1372,9 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE(verify_local_cpu_caps_enables_present),
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
+	KUNIT_CASE_PARAM(check_early_cpu_features_ptrauth_by_level, passes_pauth_gen_params),
+	KUNIT_CASE_PARAM(check_local_cpu_capabilities_pan_by_cpu, passes_pan_cpu_gen_params),
+	KUNIT_CASE_PARAM(check_early_cpu_features_asid_by_bits, passes_asid_gen_params),
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
 	KUNIT_CASE_PARAM(check_local_cpu_capabilities_late_cpu_rules,
 			 passes_late_rule_gen_params),
