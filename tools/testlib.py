@@ -13,7 +13,10 @@
 # @end_to_end marks the tests that run a whole command (cli.main() with
 # the fake kunit_tool), set a tree up with git, or start a Python or a
 # compiler of their own: `tools/pan-kunit selftest --quick` skips them
-# and runs the unit layer.
+# and runs the unit layer.  @slow marks those that run a dozen commands
+# each (ended by signals or a full disk at each stage and run again, a
+# CI pipeline's every shard): `selftest` skips them too, `selftest --all`
+# runs every layer.
 #
 # Each test module imports setUpModule and tearDownModule from here: its
 # tests run without the caller's settings of pan-kunit.
@@ -167,10 +170,16 @@ caller_settings: Dict[str, str] = {}
 T = TypeVar('T', bound=Callable[..., Any])  # a test or a class of them
 
 def end_to_end(test: T) -> T:
-	"""Marks a test, or a class of them, as end to end: skipped by
-	`selftest --quick` (selftest.QUICK_ENV=1)."""
-	return unittest.skipIf(os.environ.get(selftest.QUICK_ENV) == '1',
+	"""Marks a test, or a class of them, as of the end-to-end layer:
+	skipped by `selftest --quick`."""
+	return unittest.skipIf(selftest.layer_skipped(selftest.Layer.END_TO_END),
 			       'end to end: selftest --quick runs the unit layer only')(test)
+
+def slow(test: T) -> T:
+	"""Marks a test, or a class of them, as of the slow layer: skipped by
+	`selftest` and `selftest --quick`, run by `selftest --all` (and CI)."""
+	return unittest.skipIf(selftest.layer_skipped(selftest.Layer.SLOW),
+			       'slow: selftest --all runs it')(test)
 
 def setUpModule() -> None:
 	"""Takes the caller's settings out of the environment."""

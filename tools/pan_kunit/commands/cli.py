@@ -338,7 +338,7 @@ def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 	return export.run_export(session, request, target_list[0], repo)
 
 def selftest_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
-	return selftest.selftest(session.printer, quick=args.quick)
+	return selftest.selftest(session.printer, layer=args.layer)
 
 def list_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	return listing.run_list(session.printer, repo, targets.given_tree(args.tree))
