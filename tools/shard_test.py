@@ -22,7 +22,7 @@ from pan_kunit import Error
 from pan_kunit.commands import cli
 from pan_kunit.matrix import cost, initramfs, shard
 from pan_kunit.matrix.shard import Shard, Unit
-from testlib import FakeKunitTestCase, read, test_data_path, setUpModule, tearDownModule
+from testlib import FakeKunitTestCase, read, slow, test_data_path, setUpModule, tearDownModule
 
 class ParseTest(unittest.TestCase):
 
@@ -135,8 +135,10 @@ class SplitTest(unittest.TestCase):
 		self.assertEqual(shard.digest(['b', 'a']), shard.digest(['a', 'b']))
 		self.assertNotEqual(shard.digest(['a']), shard.digest(['a', 'b']))
 
+@slow
 class ShardedCommandTest(FakeKunitTestCase):
-	"""--shard and the CI's variables, end to end."""
+	"""--shard and the CI's variables, end to end: of the slow layer, as
+	each test runs a command's every shard."""
 
 	def pan_kunit(self, *argv: str, env: Dict[str, str]={}) -> Tuple[int, str]:
 		cpio = os.path.join(self.tmp, 'initramfs.cpio')

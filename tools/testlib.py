@@ -440,9 +440,11 @@ class FakeKunitTestCase(TempDirTestCase):
 		return [shlex.split(line) for line in read(self.trace).splitlines()
 			if line.startswith(kind + ' ')]
 
+@slow
 class CheckTestCase(FakeKunitTestCase):
-	"""tools/pan-kunit bisect and mutants, end to end, with the fake
-	kunit_tool, on the configs pass_pan and skip_nopan."""
+	"""tools/pan-kunit bisect, mutants and export, end to end, with the
+	fake kunit_tool, on the configs pass_pan and skip_nopan: of the slow
+	layer, as each runs a build and boots per step."""
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
 		return self.cli_main('--tree', self.tree, *argv,
