@@ -40,7 +40,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit.commands import cli, selftest
+from pan_kunit.commands import cli, selftest, sharding
 from pan_kunit.host import packages
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
@@ -156,6 +156,17 @@ def fake_kunit_python() -> str:
 	fake does."""
 	path = os.path.join(_fixtures_dir(), 'python3-S')
 	write(path, f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -S "$@"\n')
+	os.chmod(path, 0o755)
+	return path
+
+@functools.lru_cache(maxsize=None)
+def fake_qemu() -> str:
+	"""What FakeKunitTestCase gives the commands to ask the version of the
+	QEMU that booted (sharding.about(), for --json): the fake kunit.py
+	boots none, and the machine's qemu-system-aarch64 takes 30-80 ms of
+	CPU to say its version, in every command of a test that writes JSON."""
+	path = os.path.join(_fixtures_dir(), 'qemu-system-aarch64')
+	write(path, '#!/bin/sh\necho "QEMU emulator version 10.0.2 (the tests\' stand-in)"\n')
 	os.chmod(path, 0o755)
 	return path
 
@@ -423,7 +434,8 @@ class FakeKunitTestCase(TempDirTestCase):
 			mock.patch.object(packages, 'ensure', self.ensure),
 			mock.patch.object(packages, 'require', self.require),
 			mock.patch.object(packages, 'version', return_value=VERSION),
-			mock.patch.object(sys, 'executable', fake_kunit_python())]
+			mock.patch.object(sys, 'executable', fake_kunit_python()),
+			mock.patch.object(sharding, 'QEMU', fake_qemu())]
 		for patcher in patchers:
 			patcher.start()
 			self.addCleanup(patcher.stop)
