@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit.commands import cli, selftest
+import testlib
 from testlib import write, end_to_end, setUpModule, tearDownModule, plain_printer
 
 @end_to_end
@@ -104,6 +105,27 @@ class SelftestTest(unittest.TestCase):
 			self.assertFalse(any(selftest.layer_skipped(layer) for layer in selftest.Layer))
 		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
 			cli.parse_args(['selftest', '--quick', '--all'])
+
+	def test_the_end_to_end_files_share_the_fixtures_made_before_them(self) -> None:
+		# testlib.make_fixtures() is called in selftest's process, before
+		# the copies: a file finds it called, as it is imported.
+		with tempfile.TemporaryDirectory() as tmp:
+			os.symlink(os.path.join(selftest.TOOLS_DIR, 'testlib.py'),
+				   os.path.join(tmp, 'testlib.py'))
+			write(os.path.join(tmp, 'shared_test.py'),
+			      'import unittest\n'
+			      'import testlib\n'
+			      'MADE = testlib.make_fixtures.call_count\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test(self):\n\t\tself.assertEqual(MADE, 1)\n')
+			for layer, status in ((selftest.Layer.END_TO_END, 0), (selftest.Layer.UNIT, 1)):
+				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+				     mock.patch.object(testlib, 'make_fixtures') as make, \
+				     contextlib.redirect_stderr(io.StringIO()), \
+				     contextlib.redirect_stdout(io.StringIO()):
+					self.assertEqual(selftest.selftest(plain_printer(), layer=layer,
+									   typecheck=False), status, layer)
+				self.assertEqual(make.call_count, int(layer != selftest.Layer.UNIT))
 
 	def test_type_check_beside_the_tests(self) -> None:
 		# mypy's errors fail selftest, one failure each, and are printed;

@@ -170,6 +170,14 @@ def fake_qemu() -> str:
 	os.chmod(path, 0o755)
 	return path
 
+def make_fixtures() -> None:
+	"""Makes the fixtures above: `selftest` calls it once before it copies
+	its process for each test file (selftest.FIXTURES), so that the files
+	share them instead of making them each."""
+	prepared_tree()
+	fake_kunit_python()
+	fake_qemu()
+
 # The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE, and a
 # GitLab job with `parallel: N` CI_NODE_INDEX, which would shard every
 # command the tests run): the tests run without them, and each sets what

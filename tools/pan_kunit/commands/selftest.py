@@ -7,7 +7,9 @@
 # tools/testing/kunit/run_checks.py runs its checks in parallel.  The
 # process is a copy of selftest's (proc.Fork), which has imported the
 # tool and unittest.mock once for all the files: a new Python for each
-# would spend more time importing them than most files spend testing.
+# would spend more time importing them than most files spend testing;
+# for the end-to-end layer it has also made the fixtures the files share
+# (FIXTURES: the fake tree, set up with git), once for all.
 # A file's tests run:
 #
 #   - without the variables that point git at a repository
@@ -78,6 +80,11 @@ LAYER_ENV = 'PAN_KUNIT_SELFTEST_LAYER'
 # What every test file imports, imported once before the copies are made
 # (not testlib: its markers read LAYER_ENV as the files import it).
 PRELOAD = ('unittest.mock', 'pan_kunit.commands.cli')
+# The module of TOOLS_DIR that makes what the end-to-end tests share (the
+# fake source's tarball, the tree set up of it with git: half a second of
+# CPU), and its function that does: called once, before the copies are
+# made, for the files to share them, instead of once per file.
+FIXTURES = ('testlib', 'make_fixtures')
 # The type check, run in TOOLS_DIR, and its job's name among the test files'.
 TYPECHECK = 'mypy'
 MYPY = ['mypy', '--config-file', 'mypy.ini']
@@ -222,6 +229,27 @@ def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
 					(f', {done.failed} FAILED' if done.failed else ''))
 	return found
 
+def _make_fixtures(files: str, layer: Layer) -> None:
+	"""FIXTURES's function, if TOOLS_DIR has its module, its fixtures in
+	@files.  Its module reads LAYER_ENV as it is imported, as the test
+	files do in their copies: it sees @layer, as they do."""
+	module, function = FIXTURES
+	if not os.path.isfile(os.path.join(TOOLS_DIR, module + '.py')):
+		return
+	saved = os.environ.get(LAYER_ENV), tempfile.tempdir
+	os.environ[LAYER_ENV] = layer
+	if TOOLS_DIR not in sys.path:
+		sys.path.insert(0, TOOLS_DIR)  # as discover() puts it, in the copies
+	try:
+		tempfile.tempdir = files
+		getattr(importlib.import_module(module), function)()
+	finally:
+		tempfile.tempdir = saved[1]
+		if saved[0] is None:
+			os.environ.pop(LAYER_ENV, None)
+		else:
+			os.environ[LAYER_ENV] = saved[0]
+
 def _test_job(path: str, files: str, layer: Layer) -> Tuple[str, Callable[[str], int]]:
 	name = os.path.basename(path)
 	tmp = os.path.join(files, name + '.tmp')
@@ -239,6 +267,8 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 	for name in PRELOAD:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
+		if layer != Layer.UNIT:
+			_make_fixtures(files, layer)
 		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
 		found = _run(printer, jobs + [_test_job(path, files, layer) for path in paths], files)
 	checks = [r for r in found if r.name == TYPECHECK]
