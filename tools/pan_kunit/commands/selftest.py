@@ -78,12 +78,13 @@ LAYERS_RUN = {Layer.UNIT: 'the unit layer (--all: every layer)',
 # unittest), every layer.
 LAYER_ENV = 'PAN_KUNIT_SELFTEST_LAYER'
 # What every test file imports, imported once before the copies are made
-# (not testlib: its markers read LAYER_ENV as the files import it).
+# (testlib too, with LAYER_ENV set for it: FIXTURES).
 PRELOAD = ('unittest.mock', 'pan_kunit.commands.cli')
-# The module of TOOLS_DIR that makes what the end-to-end tests share (the
-# fake source's tarball, the tree set up of it with git: half a second of
-# CPU), and its function that does: called once, before the copies are
-# made, for the files to share them, instead of once per file.
+# The module of TOOLS_DIR that every test file imports, imported before
+# the copies too (in each copy, it cost 40-60 ms of CPU, loaded), and its
+# function that makes what the end-to-end tests share (the fake source's
+# tarball, the tree set up of it with git: half a second of CPU): called
+# once, before the copies are made, for the files to share them.
 FIXTURES = ('testlib', 'make_fixtures')
 # The type check, run in TOOLS_DIR, and its job's name among the test files'.
 TYPECHECK = 'mypy'
@@ -229,10 +230,11 @@ def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
 					(f', {done.failed} FAILED' if done.failed else ''))
 	return found
 
-def _make_fixtures(files: str, layer: Layer) -> None:
-	"""FIXTURES's function, if TOOLS_DIR has its module, its fixtures in
-	@files.  Its module reads LAYER_ENV as it is imported, as the test
-	files do in their copies: it sees @layer, as they do."""
+def _preload_fixtures(files: str, layer: Layer) -> None:
+	"""Imports FIXTURES's module, if TOOLS_DIR has it, and unless @layer
+	is the unit layer, calls its function, its fixtures in @files.  The
+	module reads LAYER_ENV as it is imported, as the test files do in
+	their copies: it sees @layer, as they do."""
 	module, function = FIXTURES
 	if not os.path.isfile(os.path.join(TOOLS_DIR, module + '.py')):
 		return
@@ -242,7 +244,9 @@ def _make_fixtures(files: str, layer: Layer) -> None:
 		sys.path.insert(0, TOOLS_DIR)  # as discover() puts it, in the copies
 	try:
 		tempfile.tempdir = files
-		getattr(importlib.import_module(module), function)()
+		fixtures = importlib.import_module(module)
+		if layer != Layer.UNIT:
+			getattr(fixtures, function)()
 	finally:
 		tempfile.tempdir = saved[1]
 		if saved[0] is None:
@@ -267,8 +271,7 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 	for name in PRELOAD:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
-		if layer != Layer.UNIT:
-			_make_fixtures(files, layer)
+		_preload_fixtures(files, layer)
 		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
 		found = _run(printer, jobs + [_test_job(path, files, layer) for path in paths], files)
 	checks = [r for r in found if r.name == TYPECHECK]
