@@ -385,7 +385,8 @@ COMMANDS: Dict[str, Command] = {
 		'checkpatch.pl --strict and check that every prefix builds and passes',
 		export_handler),
 	'selftest': Command(
-		'run the unit tests of this tool, and its type check (mypy)', selftest_handler),
+		'run the tests of this tool (its unit and end-to-end layers; --quick, --all) '
+		'and its type check (mypy)', selftest_handler),
 	'list': Command(
 		'list, without a build, the QEMU configs, the kernels, each tree\'s '
 		'state (prepared, built, stale), the suites and their cases, the mutants',

@@ -112,8 +112,9 @@ def add_opts(parser: argparse.ArgumentParser) -> None:
 			    default=Layer.END_TO_END,
 			    help='the unit layer only: skip the end-to-end and slow tests')
 	layers.add_argument('--all', dest='layer', action='store_const', const=Layer.SLOW,
-			    help='every layer, the slow one too: the commands ended by signals or '
-			    'a full disk, and the CI pipelines run (what CI runs; minutes)')
+			    help='every layer, the slow one too (what CI runs; minutes): commands ended '
+			    'by signals or a full disk, bisect, mutants and export end to end, '
+			    'sharded commands and their merges, the CI pipelines')
 
 def layer_skipped(layer: Layer) -> bool:
 	"""Whether the tests of @layer are skipped in this process: LAYER_ENV
