@@ -40,8 +40,9 @@
 #     with git, Pythons and compilers of their own (`selftest`, what a
 #     developer runs after each edit);
 #   - slow: each command ended at each of its stages by signals or a full
-#     disk and run again, and the CI pipelines' every shard and merge
-#     (`selftest --all`, which CI runs): each test a dozen commands.
+#     disk and run again, bisect, mutants and export end to end, a tree
+#     of the user's own, a command's every shard and their merge, the CI
+#     pipelines (`selftest --all`, which CI runs): each test many commands.
 
 import argparse
 import functools
@@ -235,7 +236,9 @@ def _preload_fixtures(files: str, layer: Layer) -> None:
 	"""Imports FIXTURES's module, if TOOLS_DIR has it, and unless @layer
 	is the unit layer, calls its function, its fixtures in @files.  The
 	module reads LAYER_ENV as it is imported, as the test files do in
-	their copies: it sees @layer, as they do."""
+	their copies: it sees @layer, as they do (a process that imported it
+	before, with another layer, would keep that one's markers: selftest's
+	own tests give it no module of that name)."""
 	module, function = FIXTURES
 	if not os.path.isfile(os.path.join(TOOLS_DIR, module + '.py')):
 		return
