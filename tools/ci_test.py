@@ -24,7 +24,7 @@ from unittest import mock
 from pan_kunit.commands import cli
 from pan_kunit.kunit_tool.ktap import Case, CaseStatus
 from pan_kunit.matrix import initramfs, kselftests
-from testlib import REPO, FakeKunitTestCase, test_data_path, setUpModule, tearDownModule
+from testlib import REPO, FakeKunitTestCase, slow, test_data_path, setUpModule, tearDownModule
 
 GITLAB = os.path.join(REPO, 'ci', 'gitlab-ci.yml')
 GITHUB = os.path.join(REPO, 'ci', 'github-actions.yml')
@@ -174,6 +174,14 @@ def words(line: str, env: Dict[str, str], globs: bool=True) -> Tuple[List[str], 
 
 class PipelineFilesTest(unittest.TestCase):
 
+	def test_ci_runs_every_layer_of_the_selftest(self) -> None:
+		# .ci/run's command, as the pipelines' selftest job (below): the
+		# slow layer runs in CI, not in a developer's `selftest`.
+		with open(os.path.join(REPO, '.ci', 'command')) as f:
+			stages = [s.strip() for s in f.read().split('&&')]
+		self.assertEqual([s for s in stages if ' selftest' in s],
+				 ['tools/pan-kunit selftest --all'])
+
 	def test_the_minimal_parse_is_python3_yamls(self) -> None:
 		yaml = python3_yaml()
 		if yaml is None:
@@ -188,15 +196,19 @@ class PipelineFilesTest(unittest.TestCase):
 		for path, commands in ((GITLAB, gitlab_commands), (GITHUB, github_commands)):
 			sharded: Dict[str, int] = {}
 			merged = set()
+			selftests = []
 			for stage, job, total, env in commands(load(path)):
 				line = env.pop('LINE')
 				if OTHER_LINES.match(line):
 					continue
 				argv, accepts = words(line, env, globs=False)
 				self.assertEqual(argv[0], 'tools/pan-kunit', line)
-				if argv[1] in ('setup', 'selftest'):
+				if argv[1] == 'setup':
 					continue
 				cli.parse_args(argv[1:])  # a wrong option: SystemExit
+				if argv[1] == 'selftest':
+					selftests.append(line)
+					continue
 				if argv[1] == 'merge':
 					merged.add(re.sub(r'^results/(\w+)-.*', r'\1', shlex.split(line)[2]))
 					continue
@@ -209,12 +221,16 @@ class PipelineFilesTest(unittest.TestCase):
 				sharded[name] = total or 0
 				if 'PAN_KUNIT_SHARD' in env:
 					self.assertRegex(env['PAN_KUNIT_SHARD'], rf'^[0-9]+/{total}$')
+			# Every layer of the selftest, the slow one too, unsharded.
+			self.assertEqual(selftests, ['tools/pan-kunit selftest --all'], path)
 			self.assertEqual(sorted(sharded), sorted(SHARDED), path)
 			self.assertEqual(sorted(merged), sorted(SHARDED), path)
 			self.assertEqual(set(sharded.values()), {4}, path)
 
+@slow
 class PipelineRunTest(FakeKunitTestCase):
-	"""The pipelines' shards and merges, run with the fake kunit.py."""
+	"""The pipelines' shards and merges, run with the fake kunit.py: of
+	the slow layer, as it runs every command of both pipelines."""
 
 	def setUp(self) -> None:
 		super().setUp()
@@ -255,7 +271,7 @@ class PipelineRunTest(FakeKunitTestCase):
 			if line.startswith('mkdir -p '):
 				os.makedirs(line.split()[2], exist_ok=True)
 				continue
-			if OTHER_LINES.match(line) or re.match(r'tools/pan-kunit (setup|selftest)$', line):
+			if OTHER_LINES.match(line) or re.match(r'tools/pan-kunit (setup|selftest --all)$', line):
 				continue
 			argv, accepts = words(line, env)
 			if not self.generates and ('--generate' in argv or 'results/generated-' in line):

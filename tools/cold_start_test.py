@@ -11,7 +11,7 @@ from unittest import mock
 
 from pan_kunit.commands import run
 from pan_kunit.trees import tree
-from testlib import FakeKunitTestCase, read, write, setUpModule, tearDownModule
+from testlib import FakeKunitTestCase, read, slow, write, setUpModule, tearDownModule
 
 # A matrix of two kconfig groups: pass_pan and skip_nopan share one.
 MATRIX = ('pass_pan', 'skip_nopan', 'pass_ttbr0')
@@ -67,6 +67,7 @@ class ColdStartTest(FakeKunitTestCase):
 		self.assertIn('cold start', output)
 		self.assertEqual(status.call_count, 1)
 
+	@slow  # three runs, each a build and boots
 	def test_warm_start_and_named_configs_boot_at_once(self) -> None:
 		status, output = self.run_cli()
 		self.assertEqual(status, 0, output)

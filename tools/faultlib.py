@@ -13,6 +13,9 @@
 #     clearing a lock the killed one left;
 #   - the tree keeps the user's edit, and holds no half-done setup.
 #
+# The layer is the selftest's slow one (testlib.slow): `selftest --all`
+# and CI run it, not the `selftest` of each edit.
+#
 # The command runs in a copy of this process (proc.Fork) with short
 # graces; a stage is reached either by the fake kunit.py stalling there
 # (FAKE_KUNIT_STALL: build, boot) or by a function of the stage that
@@ -28,7 +31,7 @@ from unittest import mock
 from pan_kunit.host import proc
 from pan_kunit.host.files import read_text
 from pan_kunit.trees import tree
-from testlib import FakeKunitTestCase, read, process_running
+from testlib import FakeKunitTestCase, read, process_running, slow
 
 SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGKILL)
 # How long the processes a killed command left may take to end: its
@@ -60,8 +63,10 @@ def kill_self_when(module: Any, name: str, signum: int,
 		return result
 	return mock.patch.object(module, name, call)
 
+@slow
 class FaultTestCase(FakeKunitTestCase):
-	"""`run`, ended at a stage by a signal, then run again (check())."""
+	"""`run`, ended at a stage by a signal, then run again (check()): of
+	the slow layer, as each test runs the command a dozen times."""
 
 	# The exit status of the next run, once the killed one is cleared up.
 	next_status = 0

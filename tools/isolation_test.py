@@ -19,7 +19,7 @@ from pan_kunit.matrix import isolation
 from pan_kunit.results import kunit_json
 from pan_kunit.results.config_result import Exit
 from pan_kunit.trees import kernels
-from testlib import TEST_DATA, FakeKunitTestCase, read, setUpModule, tearDownModule
+from testlib import TEST_DATA, FakeKunitTestCase, read, slow, setUpModule, tearDownModule
 
 class GlobsTest(unittest.TestCase):
 	TESTS = ['a_suite.one', 'a_suite.two', 'b_suite.one']
@@ -87,6 +87,7 @@ class RunOptionsTest(FakeKunitTestCase):
 		with open(path) as f:
 			return {c['name']: c for c in json.load(f)['kernels'][0]['configs']}
 
+	@slow  # two runs, each a build and boots
 	def test_run_isolated_boots_each_suite_and_keeps_every_result(self) -> None:
 		plain = os.path.join(self.tmp, 'plain.json')
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'fail_pan',
@@ -163,6 +164,7 @@ class RunOptionsTest(FakeKunitTestCase):
 				cli.parse_args(argv)
 			self.assertEqual(e.exception.code, 2, argv)
 
+	@slow  # three runs, each a build and boots
 	def test_summary_and_failed_print_less_and_the_same_totals(self) -> None:
 		argv = ['--config', 'fail_pan', '--config', 'skip_nopan']
 		status, full = self.run_cli(*argv)

@@ -9,6 +9,7 @@
 # is: at the top of a module, in a function, under `if TYPE_CHECKING:`.
 
 import ast
+import functools
 import glob
 import os
 import unittest
@@ -49,14 +50,29 @@ def rank(name: str) -> int:
 		return TOP
 	return LAYERS.index(parts[1]) if parts[1] in LAYERS else TOP
 
+@functools.lru_cache(maxsize=None)
+def import_statements(path: str) -> Tuple[ast.stmt, ...]:
+	"""The import statements of the module at @path, wherever they are:
+	parsed once for every test of this file, and only statements walked
+	(an import is one, in a body of the module, a class, a function or a
+	block: never in an expression, which is most of a tree)."""
+	with open(path, encoding='utf-8') as f:
+		pending: List[ast.AST] = [ast.parse(f.read(), path)]
+	found: List[ast.stmt] = []
+	while pending:
+		node = pending.pop()
+		if isinstance(node, (ast.Import, ast.ImportFrom)):
+			found.append(node)
+		pending += [child for child in ast.iter_child_nodes(node)
+			    if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case))]
+	return tuple(found)
+
 def imports(path: str, known: Set[str]) -> Set[str]:
 	"""The modules of pan_kunit that the module at @path imports, wherever
 	the import is; `from X import Y` counts as X.Y when that is a module
 	of @known, else as X."""
-	with open(path, encoding='utf-8') as f:
-		tree = ast.parse(f.read(), path)
 	found: Set[str] = set()
-	for node in ast.walk(tree):
+	for node in import_statements(path):
 		if isinstance(node, ast.Import):
 			found |= {alias.name for alias in node.names
 				  if alias.name.split('.')[0] == 'pan_kunit'}
@@ -152,11 +168,9 @@ class LayoutTest(unittest.TestCase):
 
 	def test_subprocess_only_in_the_process_layer(self) -> None:
 		for path in _modules():
-			with open(path, encoding='utf-8') as f:
-				tree = ast.parse(f.read(), path)
-			names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-				 for alias in node.names}
-			names |= {node.module or '' for node in ast.walk(tree)
+			names = {alias.name for node in import_statements(path)
+				 if isinstance(node, ast.Import) for alias in node.names}
+			names |= {node.module or '' for node in import_statements(path)
 				  if isinstance(node, ast.ImportFrom)}
 			if _relative(path) not in PROCESS_LAYER:
 				self.assertNotIn('subprocess', names, _relative(path))

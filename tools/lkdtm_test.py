@@ -21,7 +21,7 @@ from pan_kunit.results import config_result
 from pan_kunit.results.config_result import Exit
 from pan_kunit.trees import targets
 from testlib import (REPO, test_data_path, read, write, FakeKunitTestCase, setUpModule,
-		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan)
+		     tearDownModule, plain_printer, plain_progress, build_settings, matrix_plan, slow)
 
 class LkdtmRunTest(FakeKunitTestCase):
 	"""tools/pan-kunit lkdtm, end to end, with the fake kunit_tool."""
@@ -34,6 +34,7 @@ class LkdtmRunTest(FakeKunitTestCase):
 			status = cli.main(['--tree', self.tree] + list(argv), repo=self.repo)
 		return status, out.getvalue()
 
+	@slow  # a run, then lkdtm, each a build and boots
 	def test_boots_the_kernels_run_built_with_kunit_off(self) -> None:
 		status, output = self.run_cli('run', '--config', 'pass_pan', '--config', 'skip_nopan')
 		self.assertEqual(status, 0, output)

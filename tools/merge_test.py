@@ -26,7 +26,7 @@ from pan_kunit.commands.mutants import Mutant, MutantVerdict
 from pan_kunit.commands.steps import Step
 from pan_kunit.matrix import initramfs, shard
 from testlib import (FakeKunitTestCase, read, write, test_data_path, plain_printer,
-		     TempDirTestCase, setUpModule, tearDownModule)
+		     TempDirTestCase, slow, setUpModule, tearDownModule)
 
 FIXTURES = test_data_path('merge')
 
@@ -218,8 +218,10 @@ class GeneratedMergeTest(TempDirTestCase):
 				 [(m.name, m.verdict, n) for n, m in enumerate(judged)])
 		self.assertEqual(data['score'], {'killed': 2, 'survived': 2, 'did_not_build': 1})
 
+@slow
 class MergeEndToEndTest(FakeKunitTestCase):
-	"""Shards run with the fake kunit_tool, then merged by the command."""
+	"""Shards run with the fake kunit_tool, then merged by the command:
+	of the slow layer, as each test runs a command's every shard."""
 
 	def pan_kunit(self, *argv: str) -> Tuple[int, str]:
 		cpio = os.path.join(self.tmp, 'initramfs.cpio')

@@ -24,7 +24,7 @@ from pan_kunit.matrix import builds, cost, jobs
 from pan_kunit.trees import targets, tree
 from testlib import (VERSION, REAL_REQUIRE, FIELD_PARAM_FAILED, MATCH_CASE_FAILED, FAILED_BLOCK_6_1,
 		     test_data_path, read, write, process_running, from_scratch, FakeKunitTestCase,
-		     setUpModule, tearDownModule)
+		     setUpModule, tearDownModule, slow)
 
 class TwoKernelsRunTest(FakeKunitTestCase):
 	"""run on two kernels: a tree each, one report."""
@@ -284,6 +284,7 @@ class RunTest(FakeKunitTestCase):
 			f'{config}.{suite}' for config in ('pass_pan', 'skip_nopan')
 			for suite in ('arm64_cpufeature_field', 'arm64_cpufeature_match')])
 
+	@slow  # two runs, each a build and boots
 	def test_record_says_the_tree_was_dirty(self) -> None:
 		report, xml = os.path.join(self.tmp, 'report.json'), os.path.join(self.tmp, 'r.xml')
 
@@ -338,6 +339,7 @@ class RunTest(FakeKunitTestCase):
 			setup.assert_not_called()
 		self.assertFalse(os.path.exists(self.tree))
 
+	@slow  # four runs, each a build and boots
 	def test_stale_results_are_never_read(self) -> None:
 		"""A boot's result comes only from files that boot wrote."""
 		exec_dir = os.path.join(self.tree, '.pan-kunit', 'exec', 'pass_pan')
@@ -385,6 +387,7 @@ class RunTest(FakeKunitTestCase):
 		"""What each config's kunit.py @subcommand was given, by config."""
 		return {a[2]: a[3:] for a in self.traced('argv') if a[1] == subcommand}
 
+	@slow  # four runs, each a build and boots
 	def test_kunit_options_are_passed_on(self) -> None:
 		status, output = self.run_cli('--config', 'pass_pan', '--config', 'skip_nopan',
 					      'arm64_cpufeature_match.*', '--kconfig_add', 'CONFIG_KASAN=y',
@@ -436,6 +439,7 @@ class RunTest(FakeKunitTestCase):
 				cli.parse_args(argv)
 			self.assertEqual(e.exception.code, 2, argv)
 
+	@slow  # three runs, each a build and boots
 	def test_raw_output_prints_every_console(self) -> None:
 		status, output = self.run_cli('--config', 'builderror_pan', '--config', 'pass_pan',
 					      '--raw_output=all')

@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple
 from unittest import mock
 
 from pan_kunit.commands import cli, selftest
+import testlib
 from testlib import write, end_to_end, setUpModule, tearDownModule, plain_printer
 
 @end_to_end
@@ -69,27 +70,62 @@ class SelftestTest(unittest.TestCase):
 		self.assertTrue(out.getvalue().endswith('selftest: 1 passed, 1 failed\n'), out.getvalue())
 		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
 
-	def test_quick_skips_the_end_to_end_tests(self) -> None:
+	def test_each_layer_runs_with_those_before_it(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			write(os.path.join(tmp, 'layers_test.py'),
 			      'import unittest\n'
-			      'from testlib import end_to_end\n'
+			      'from testlib import end_to_end, slow\n'
 			      'class T(unittest.TestCase):\n'
 			      '\tdef test_unit(self):\n\t\tpass\n'
 			      '\t@end_to_end\n'
-			      '\tdef test_whole(self):\n\t\tself.fail()\n')
-			cases: List[Tuple[List[str], int, str]] = [
-				([], 1, 'selftest: 1 passed, 1 failed\n'),
-				(['--quick'], 0, 'selftest: 1 passed, 0 failed\n')]
-			for argv, status, tally in cases:
+			      '\tdef test_whole(self):\n\t\tself.fail()\n'
+			      '@slow\n'
+			      'class S(unittest.TestCase):\n'
+			      '\tdef test_slow(self):\n\t\tself.fail()\n')
+			cases: List[Tuple[List[str], int, str, int, str]] = [
+				(['--quick'], 0, 'selftest: 1 passed, 0 failed\n', 2,
+				 'at a time, the unit layer (--all: every layer)\n'),
+				([], 1, 'selftest: 1 passed, 1 failed\n', 1,
+				 'at a time, the unit and end-to-end layers (--all: the slow one too)\n'),
+				(['--all'], 1, 'selftest: 1 passed, 2 failed\n', 0, 'at a time, every layer\n')]
+			for argv, status, tally, skipped, layers in cases:
 				out = io.StringIO()
 				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
 				     contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(out):
-					quick = cli.parse_args(['selftest'] + argv).quick
-					self.assertEqual(selftest.selftest(plain_printer(), quick=quick,
+					layer = cli.parse_args(['selftest'] + argv).layer
+					self.assertEqual(selftest.selftest(plain_printer(), layer=layer,
 									   typecheck=False), status)
 				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
-				self.assertEqual('(1 skipped)' in out.getvalue(), quick, out.getvalue())
+				self.assertEqual(f'({skipped} skipped)' in out.getvalue(), skipped > 0,
+						 out.getvalue())
+				self.assertIn(layers, out.getvalue())
+		# Without selftest (python3 -m unittest), every layer runs.
+		with mock.patch.dict(os.environ):
+			os.environ.pop(selftest.LAYER_ENV, None)
+			self.assertFalse(any(selftest.layer_skipped(layer) for layer in selftest.Layer))
+		with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
+			cli.parse_args(['selftest', '--quick', '--all'])
+
+	def test_the_end_to_end_files_share_the_fixtures_made_before_them(self) -> None:
+		# testlib.make_fixtures() is called in selftest's process, before
+		# the copies: a file finds it called, as it is imported.
+		with tempfile.TemporaryDirectory() as tmp:
+			os.symlink(os.path.join(selftest.TOOLS_DIR, 'testlib.py'),
+				   os.path.join(tmp, 'testlib.py'))
+			write(os.path.join(tmp, 'shared_test.py'),
+			      'import unittest\n'
+			      'import testlib\n'
+			      'MADE = testlib.make_fixtures.call_count\n'
+			      'class T(unittest.TestCase):\n'
+			      '\tdef test(self):\n\t\tself.assertEqual(MADE, 1)\n')
+			for layer, status in ((selftest.Layer.END_TO_END, 0), (selftest.Layer.UNIT, 1)):
+				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+				     mock.patch.object(testlib, 'make_fixtures') as make, \
+				     contextlib.redirect_stderr(io.StringIO()), \
+				     contextlib.redirect_stdout(io.StringIO()):
+					self.assertEqual(selftest.selftest(plain_printer(), layer=layer,
+									   typecheck=False), status, layer)
+				self.assertEqual(make.call_count, int(layer != selftest.Layer.UNIT))
 
 	def test_type_check_beside_the_tests(self) -> None:
 		# mypy's errors fail selftest, one failure each, and are printed;

@@ -17,7 +17,7 @@ from unittest import mock
 from pan_kunit.commands import selftest
 from pan_kunit.host import summary
 from testlib import (REPO, read, write, TempDirTestCase, end_to_end, process_running,
-		     setUpModule, tearDownModule, plain_printer)
+		     slow, setUpModule, tearDownModule, plain_printer)
 
 # A stand-in for tools/pan-kunit: it says where it runs, then waits, as a
 # build does, until a signal ends it.
@@ -90,9 +90,10 @@ class SummaryTest(TempDirTestCase):
 			self.assertEqual(os.environ[summary.ENV], path)
 		self.assertEqual(read(path), 'selftest: 1 passed, 1 failed\n')
 
-@end_to_end
+@slow
 class CiRunSignalTest(TempDirTestCase):
-	""".ci/run ended by a signal ends its running stage first."""
+	""".ci/run ended by a signal ends its running stage first: of the slow
+	layer, with the other commands ended by signals (faultlib.py)."""
 
 	def test_a_signal_ends_the_stage_then_ci(self) -> None:
 		repo = os.path.join(self.tmp, 'repo')

@@ -5,10 +5,11 @@
 # the table at the terminal's width, and a stable one off a terminal.
 
 import dataclasses
+import functools
 import io
 import os
 import unittest
-from typing import List
+from typing import Dict, List, Tuple
 from unittest import mock
 
 from pan_kunit.host.printer import Printer
@@ -24,16 +25,25 @@ MATRIX = (('arm64_nopan', 'cortex-a57', '7.3_nopan_skips', Status.PASS),
 	  ('arm64_pan_sw_ttbr0', 'max,pauth-impdef=on', '7.3_pan_one_failure', Status.FAIL),
 	  ('arm64_ttbr0_pan', 'cortex-a57', '7.3_nopan_skips', Status.PASS))
 
+@functools.lru_cache(maxsize=None)
+def _parsed(console: str) -> Tuple[Tuple[ktap.Case, ...], Dict[str, str], Dict[str, int]]:
+	"""The cases, skip reasons and skipped parameters of the console
+	@console: kunit_parser runs once per console for the whole file, not
+	once per config of each matrix() (a tenth of a second each time)."""
+	text = read(test_data_path('console', console + '.log'))
+	return (tuple(ktap.parse(text, kunit_tool_of('7.3'))[0]), ktap_lines.skip_reasons(text),
+		ktap_lines.param_skips(text))
+
 def matrix(package: str='linux-source-7.3') -> List[config_result.ConfigResult]:
 	found = []
 	for name, cpu, console, status in MATRIX:
-		text = read(test_data_path('console', console + '.log'))
+		cases, reasons, param_skips = _parsed(console)
 		found.append(config_result.ConfigResult(
 			name=name, cpu=cpu, qemu_config='', build_dir='', status=status, elapsed=41.5,
-			skip_reasons=ktap_lines.skip_reasons(text), kunit=None, console_log='/t/test.log',
+			skip_reasons=dict(reasons), kunit=None, console_log='/t/test.log',
 			exec_log='', kernel=tree.Kernel('7.3.1', package, '7.3.1-1', COMMIT, 'pan-kunit'),
-			cases=ktap.parse(text, kunit_tool_of('7.3'))[0],
-			param_skips=ktap_lines.param_skips(text)))
+			cases=[dataclasses.replace(c, path=list(c.path), log=list(c.log)) for c in cases],
+			param_skips=dict(param_skips)))
 	return found
 
 class TableTest(unittest.TestCase):

@@ -13,7 +13,10 @@
 # @end_to_end marks the tests that run a whole command (cli.main() with
 # the fake kunit_tool), set a tree up with git, or start a Python or a
 # compiler of their own: `tools/pan-kunit selftest --quick` skips them
-# and runs the unit layer.
+# and runs the unit layer.  @slow marks those that run a dozen commands
+# each (ended by signals or a full disk at each stage and run again, a
+# CI pipeline's every shard): `selftest` skips them too, `selftest --all`
+# runs every layer.
 #
 # Each test module imports setUpModule and tearDownModule from here: its
 # tests run without the caller's settings of pan-kunit.
@@ -37,7 +40,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit.commands import cli, selftest
+from pan_kunit.commands import cli, selftest, sharding
 from pan_kunit.host import packages
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
@@ -156,6 +159,25 @@ def fake_kunit_python() -> str:
 	os.chmod(path, 0o755)
 	return path
 
+@functools.lru_cache(maxsize=None)
+def fake_qemu() -> str:
+	"""What FakeKunitTestCase gives the commands to ask the version of the
+	QEMU that booted (sharding.about(), for --json): the fake kunit.py
+	boots none, and the machine's qemu-system-aarch64 takes 30-80 ms of
+	CPU to say its version, in every command of a test that writes JSON."""
+	path = os.path.join(_fixtures_dir(), 'qemu-system-aarch64')
+	write(path, '#!/bin/sh\necho "QEMU emulator version 10.0.2 (the tests\' stand-in)"\n')
+	os.chmod(path, 0o755)
+	return path
+
+def make_fixtures() -> None:
+	"""Makes the fixtures above: `selftest` calls it once before it copies
+	its process for each test file (selftest.FIXTURES), so that the files
+	share them instead of making them each."""
+	prepared_tree()
+	fake_kunit_python()
+	fake_qemu()
+
 # The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE, and a
 # GitLab job with `parallel: N` CI_NODE_INDEX, which would shard every
 # command the tests run): the tests run without them, and each sets what
@@ -167,10 +189,16 @@ caller_settings: Dict[str, str] = {}
 T = TypeVar('T', bound=Callable[..., Any])  # a test or a class of them
 
 def end_to_end(test: T) -> T:
-	"""Marks a test, or a class of them, as end to end: skipped by
-	`selftest --quick` (selftest.QUICK_ENV=1)."""
-	return unittest.skipIf(os.environ.get(selftest.QUICK_ENV) == '1',
+	"""Marks a test, or a class of them, as of the end-to-end layer:
+	skipped by `selftest --quick`."""
+	return unittest.skipIf(selftest.layer_skipped(selftest.Layer.END_TO_END),
 			       'end to end: selftest --quick runs the unit layer only')(test)
+
+def slow(test: T) -> T:
+	"""Marks a test, or a class of them, as of the slow layer: skipped by
+	`selftest` and `selftest --quick`, run by `selftest --all` (and CI)."""
+	return unittest.skipIf(selftest.layer_skipped(selftest.Layer.SLOW),
+			       'slow: selftest --all runs it')(test)
 
 def setUpModule() -> None:
 	"""Takes the caller's settings out of the environment."""
@@ -414,7 +442,8 @@ class FakeKunitTestCase(TempDirTestCase):
 			mock.patch.object(packages, 'ensure', self.ensure),
 			mock.patch.object(packages, 'require', self.require),
 			mock.patch.object(packages, 'version', return_value=VERSION),
-			mock.patch.object(sys, 'executable', fake_kunit_python())]
+			mock.patch.object(sys, 'executable', fake_kunit_python()),
+			mock.patch.object(sharding, 'QEMU', fake_qemu())]
 		for patcher in patchers:
 			patcher.start()
 			self.addCleanup(patcher.stop)
@@ -431,9 +460,11 @@ class FakeKunitTestCase(TempDirTestCase):
 		return [shlex.split(line) for line in read(self.trace).splitlines()
 			if line.startswith(kind + ' ')]
 
+@slow
 class CheckTestCase(FakeKunitTestCase):
-	"""tools/pan-kunit bisect and mutants, end to end, with the fake
-	kunit_tool, on the configs pass_pan and skip_nopan."""
+	"""tools/pan-kunit bisect, mutants and export, end to end, with the
+	fake kunit_tool, on the configs pass_pan and skip_nopan: of the slow
+	layer, as each runs a build and boots per step."""
 
 	def run_cli(self, *argv: str) -> Tuple[int, str]:
 		return self.cli_main('--tree', self.tree, *argv,

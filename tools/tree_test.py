@@ -74,6 +74,22 @@ class SourcesTest(TempDirTestCase):
 					    r'the suites of kunit/: (.|\n)*Refresh it'):
 			sources.load(self.repo, KERNEL)
 
+	def test_compat_series_applies_in_turn_and_names_the_patch_that_does_not(self) -> None:
+		first, second = sources.load(self.repo, KERNEL).suites[SUITE_H].decode().split('\n')[:2]
+		def change(name: str, old: str, new: str) -> None:
+			write(self._compat(name), f'--- a/{SUITE_H}\n+++ b/{SUITE_H}\n@@ -1,2 +1,2 @@\n'
+			      f'-{old}\n+{new}\n {second}\n')
+		change('0001-one.patch', first, '/* one */')
+		change('0002-two.patch', '/* one */', '/* two */')  # applies after 0001 only
+		change('0003-stale.patch', 'no such line', 'a line')
+		write(self._compat('series'), '0001-one.patch\n0002-two.patch\n')
+		self.assertTrue(sources.load(self.repo, KERNEL).suites[SUITE_H].startswith(b'/* two */\n'))
+		for series, stale in (('0002-two.patch\n0001-one.patch\n', '0002-two'),
+				      ('0001-one.patch\n0002-two.patch\n0003-stale.patch\n', '0003-stale')):
+			write(self._compat('series'), series)
+			with self.assertRaisesRegex(Error, rf'^compat/6\.1/{stale}\.patch does not apply'):
+				sources.load(self.repo, KERNEL)
+
 	def test_compat_file_may_not_replace_a_suite(self) -> None:
 		write(self._compat('tree', SUITE_C), '/* replaced */\n')
 		with self.assertRaisesRegex(Error, r'clashes with kunit/'):

@@ -13,11 +13,14 @@ from unittest import mock
 
 from pan_kunit.trees import tree, usertree
 from testlib import (MATCH_CASE_FAILED, FakeKunitTestCase, edit_file, make_user_tree, read,
-		     snapshot, test_data_path, user_git, write, setUpModule, tearDownModule)
+		     slow, snapshot, test_data_path, user_git, write, setUpModule, tearDownModule)
 
 MINE = 'arch/arm64/kernel/mine.txt'
 
+@slow
 class UserTreeTest(FakeKunitTestCase):
+	"""--tree on a tree of the user's own: of the slow layer, as each test
+	makes one with git, then runs run, bisect or mutants on it."""
 
 	def setUp(self) -> None:
 		super().setUp()

@@ -338,7 +338,7 @@ def export_handler(args: argparse.Namespace, repo: str, session: Session) -> int
 	return export.run_export(session, request, target_list[0], repo)
 
 def selftest_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
-	return selftest.selftest(session.printer, quick=args.quick)
+	return selftest.selftest(session.printer, layer=args.layer)
 
 def list_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	return listing.run_list(session.printer, repo, targets.given_tree(args.tree))
@@ -385,7 +385,8 @@ COMMANDS: Dict[str, Command] = {
 		'checkpatch.pl --strict and check that every prefix builds and passes',
 		export_handler),
 	'selftest': Command(
-		'run the unit tests of this tool, and its type check (mypy)', selftest_handler),
+		'run the tests of this tool (its unit and end-to-end layers; --quick, --all) '
+		'and its type check (mypy)', selftest_handler),
 	'list': Command(
 		'list, without a build, the QEMU configs, the kernels, each tree\'s '
 		'state (prepared, built, stale), the suites and their cases, the mutants',

@@ -19,7 +19,7 @@
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple, TypeVar
 
 from pan_kunit import Error
 from pan_kunit.commands import lkdtm, mutagen, mutants_report, run, score, series_bisect
@@ -33,6 +33,9 @@ from pan_kunit.kunit_tool import kunit_py
 from pan_kunit.matrix import remote_cache, shard
 from pan_kunit.results import record, terminal
 from pan_kunit.trees import kernels, suites
+
+# What one kernel's merged report is, for _close_each().
+R = TypeVar('R')
 
 # The commands whose shards merge (coverage writes no --json).
 COMMANDS = ('run', 'lkdtm', 'bisect', 'mutants')
@@ -263,17 +266,33 @@ def _run(printer: Printer, request: ReportRequest, repo: str, ordered: List[Shar
 	return run.finish(printer, request, [r for k in results for r in k], len(per) > 1,
 			  dict(document, kernels=merged))
 
+def _close_each(printer: Printer, ordered: List[ShardFile],
+		combine: Callable[[str, List[JsonObj]], Tuple[R, str]],
+		close: Callable[[R], int]) -> Tuple[List[R], int]:
+	"""Each kernel's shard reports made one by @combine (from the kernel
+	and its reports: the report and its tree), headed as targets.each()
+	heads it and closed by @close: the merged reports, oldest kernel
+	first, and the worst status."""
+	per = _per_kernel(ordered)
+	merged: List[R] = []
+	status = 0
+	for kernel, reports in per:
+		report, tree = combine(kernel, reports)
+		merged.append(report)
+		_heading(printer, len(per) > 1, kernel, tree)
+		status = max(status, close(report))
+	return merged, status
+
 def _lkdtm(printer: Printer, request: ReportRequest, ordered: List[ShardFile],
 	   document: JsonObj) -> int:
-	per = _per_kernel(ordered)
-	merged, status = [], 0
-	for kernel, reports in per:
+	def combine(_kernel: str, reports: List[JsonObj]) -> Tuple[JsonObj, str]:
 		report = dict(reports[0], configs=sorted((c for r in reports for c in r['configs']),
 							 key=lambda c: str(c['name'])))
-		merged.append(report)
-		_heading(printer, len(per) > 1, kernel, report.get('tree') or '')
+		return report, str(report.get('tree') or '')
+	def close(report: JsonObj) -> int:
 		rows, verdicts = lkdtm.read_report(report)
-		status = max(status, lkdtm.close(printer, rows, verdicts))
+		return lkdtm.close(printer, rows, verdicts)
+	merged, status = _close_each(printer, ordered, combine, close)
 	if request.json:
 		files.write_json(request.json, dict(document, kernels=merged), '--json')
 	return status
@@ -297,53 +316,47 @@ def _merge_steps(reports: List[series_bisect.KernelReport]) -> List[Step]:
 
 def _bisect(printer: Printer, request: ReportRequest, ordered: List[ShardFile],
 	    document: JsonObj) -> int:
-	per = _per_kernel(ordered)
-	merged, status = [], 0
-	for kernel, reports in per:
+	def combine(_kernel: str,
+		    reports: List[JsonObj]) -> Tuple[series_bisect.KernelReport, str]:
 		found = [series_bisect.KernelReport.of_json(r) for r in reports]
-		report = replace(found[0], steps=_merge_steps(found),
-				 elapsed=max(r.elapsed for r in found))
-		merged.append(report)
-		_heading(printer, len(per) > 1, kernel, report.tree)
+		return replace(found[0], steps=_merge_steps(found),
+			       elapsed=max(r.elapsed for r in found)), found[0].tree
+	def close(report: series_bisect.KernelReport) -> int:
 		done, tally = series_bisect.conclude(printer, report)
 		summary.report(printer, tally)
-		status = max(status, done)
+		return done
+	merged, status = _close_each(printer, ordered, combine, close)
 	series_bisect.write_files(request, merged, document)
 	return status
 
 def _written(printer: Printer, request: ReportRequest, ordered: List[ShardFile],
 	     document: JsonObj) -> int:
 	keys = [str(k) for k in ordered[0].data['work'].get('keys') or []]
-	per = _per_kernel(ordered)
-	merged, status = [], 0
-	for kernel, reports in per:
+	def combine(kernel: str,
+		    reports: List[JsonObj]) -> Tuple[mutants_report.KernelReport, str]:
 		found = [mutants_report.KernelReport.of_json(r) for r in reports]
 		def place(m: Mutant) -> Tuple[int, str]:
 			key = f'{kernel}/{m.name}'
 			return (keys.index(key) if key in keys else len(keys), m.name)
-		report = replace(found[0], mutants=sorted((m for r in found for m in r.mutants),
-							  key=place),
-				 elapsed=max(r.elapsed for r in found))
-		merged.append(report)
-		_heading(printer, len(per) > 1, kernel, report.tree)
-		status = max(status, mutants_report.close(printer, report))
+		return replace(found[0], mutants=sorted((m for r in found for m in r.mutants),
+							key=place),
+			       elapsed=max(r.elapsed for r in found)), found[0].tree
+	merged, status = _close_each(printer, ordered, combine,
+				     lambda r: mutants_report.close(printer, r))
 	mutants_report.write_files(request, merged, document)
 	return status
 
 def _generated(printer: Printer, request: ReportRequest, ordered: List[ShardFile],
 	       document: JsonObj) -> int:
-	per = _per_kernel(ordered)
-	merged, status = [], 0
-	for kernel, reports in per:
+	def combine(_kernel: str, reports: List[JsonObj]) -> Tuple[score.KernelReport, str]:
 		found = [score.KernelReport.of_json(r) for r in reports]
 		rows = sorted(((n, s, m) for r in found for n, s, m in zip(r.index, r.sites, r.judged)),
 			      key=lambda row: row[0])
-		report = replace(found[0], index=[n for n, _, _ in rows], sites=[s for _, s, _ in rows],
-				 judged=[m for _, _, m in rows], elapsed=max(r.elapsed for r in found),
-				 diffs={k: v for r in found for k, v in r.diffs.items()})
-		merged.append(report)
-		_heading(printer, len(per) > 1, kernel, report.tree)
-		status = max(status, score.close(printer, report))
+		return replace(found[0], index=[n for n, _, _ in rows], sites=[s for _, s, _ in rows],
+			       judged=[m for _, _, m in rows], elapsed=max(r.elapsed for r in found),
+			       diffs={k: v for r in found for k, v in r.diffs.items()}), found[0].tree
+	merged, status = _close_each(printer, ordered, combine,
+				     lambda r: score.close(printer, r))
 	score.write_files(request, merged, document)
 	return status
 

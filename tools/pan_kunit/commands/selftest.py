@@ -7,7 +7,9 @@
 # tools/testing/kunit/run_checks.py runs its checks in parallel.  The
 # process is a copy of selftest's (proc.Fork), which has imported the
 # tool and unittest.mock once for all the files: a new Python for each
-# would spend more time importing them than most files spend testing.
+# would spend more time importing them than most files spend testing;
+# for the end-to-end layer it has also made the fixtures the files share
+# (FIXTURES: the fake tree, set up with git), once for all.
 # A file's tests run:
 #
 #   - without the variables that point git at a repository
@@ -28,10 +30,19 @@
 # Its time is reported on a line of its own; it counts in the closing
 # tally as one passed check, or as one failure per error it finds.
 #
-# `selftest --quick` runs the unit layer alone: the test files see
-# QUICK_ENV=1, and skip the tests marked end to end (testlib.end_to_end:
-# the ones that run a whole command with the fake kunit_tool, set a tree
-# up with git, or start a Python or a compiler of their own).
+# The tests come in three layers (Layer), each costlier than the one
+# before it; a run has a layer and those before it, and the test files
+# see the last in LAYER_ENV and skip the tests of the layers after it
+# (testlib.end_to_end and testlib.slow mark them):
+#
+#   - unit: functions on file fixtures (`selftest --quick`);
+#   - end-to-end: whole commands with the fake kunit_tool, trees set up
+#     with git, Pythons and compilers of their own (`selftest`, what a
+#     developer runs after each edit);
+#   - slow: each command ended at each of its stages by signals or a full
+#     disk and run again, bisect, mutants and export end to end, a tree
+#     of the user's own, a command's every shard and their merge, the CI
+#     pipelines (`selftest --all`, which CI runs): each test many commands.
 
 import argparse
 import functools
@@ -48,14 +59,34 @@ import unittest
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
+from pan_kunit import StrEnum
 from pan_kunit.host import gitcmd, proc, summary
 from pan_kunit.host.printer import Printer
 
+class Layer(StrEnum):
+	"""A layer of the tests, in the order of their cost: a run of one
+	runs the layers before it too."""
+	UNIT = 'unit'
+	END_TO_END = 'end-to-end'
+	SLOW = 'slow'
+
 TOOLS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-QUICK_ENV = 'PAN_KUNIT_SELFTEST_QUICK'
+# What the closing line says a run of each layer ran.
+LAYERS_RUN = {Layer.UNIT: 'the unit layer (--all: every layer)',
+	      Layer.END_TO_END: 'the unit and end-to-end layers (--all: the slow one too)',
+	      Layer.SLOW: 'every layer'}
+# The last layer of the run, which the test files see; unset (python3 -m
+# unittest), every layer.
+LAYER_ENV = 'PAN_KUNIT_SELFTEST_LAYER'
 # What every test file imports, imported once before the copies are made
-# (not testlib: its end_to_end reads QUICK_ENV as the files import it).
+# (testlib too, with LAYER_ENV set for it: FIXTURES).
 PRELOAD = ('unittest.mock', 'pan_kunit.commands.cli')
+# The module of TOOLS_DIR that every test file imports, imported before
+# the copies too (in each copy, it cost 40-60 ms of CPU, loaded), and its
+# function that makes what the end-to-end tests share (the fake source's
+# tarball, the tree set up of it with git: half a second of CPU): called
+# once, before the copies are made, for the files to share them.
+FIXTURES = ('testlib', 'make_fixtures')
 # The type check, run in TOOLS_DIR, and its job's name among the test files'.
 TYPECHECK = 'mypy'
 MYPY = ['mypy', '--config-file', 'mypy.ini']
@@ -77,8 +108,21 @@ class FileResult:
 	ended: float = 0.0  # time.monotonic() when it ended
 
 def add_opts(parser: argparse.ArgumentParser) -> None:
-	parser.add_argument('--quick', action='store_true',
-			    help='the unit layer only: skip the end-to-end tests')
+	layers = parser.add_mutually_exclusive_group()
+	layers.add_argument('--quick', dest='layer', action='store_const', const=Layer.UNIT,
+			    default=Layer.END_TO_END,
+			    help='the unit layer only: skip the end-to-end and slow tests')
+	layers.add_argument('--all', dest='layer', action='store_const', const=Layer.SLOW,
+			    help='every layer, the slow one too (what CI runs; minutes): commands ended '
+			    'by signals or a full disk, bisect, mutants and export end to end, '
+			    'sharded commands and their merges, the CI pipelines')
+
+def layer_skipped(layer: Layer) -> bool:
+	"""Whether the tests of @layer are skipped in this process: LAYER_ENV
+	names a layer before it."""
+	last = os.environ.get(LAYER_ENV, '')
+	order = [str(each) for each in Layer]
+	return last in order and order.index(last) < order.index(layer)
 
 def scratch_dir() -> Optional[str]:
 	"""Where the test files' temporary directories go: RAM_DIR when it
@@ -114,13 +158,12 @@ class _Stream(io.StringIO):
 	def flush(self) -> None:
 		sys.stderr.flush()
 
-def _test_file(path: str, result_file: str, tmp: str, quick: bool) -> int:
-	"""In the copy of selftest's process: unittest on the file @path,
-	its counts into @result_file."""
-	for name in (summary.ENV, QUICK_ENV) + gitcmd.GIT_LOCAL_ENV:
+def _test_file(path: str, result_file: str, tmp: str, layer: Layer) -> int:
+	"""In the copy of selftest's process: unittest on the file @path, up
+	to @layer, its counts into @result_file."""
+	for name in (summary.ENV,) + gitcmd.GIT_LOCAL_ENV:
 		os.environ.pop(name, None)
-	if quick:
-		os.environ[QUICK_ENV] = '1'
+	os.environ[LAYER_ENV] = layer
 	os.environ['TMPDIR'] = tempfile.tempdir = tmp
 	suite = unittest.TestLoader().discover(os.path.dirname(path),
 					       pattern=os.path.basename(path))
@@ -189,25 +232,52 @@ def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
 					(f', {done.failed} FAILED' if done.failed else ''))
 	return found
 
-def _test_job(path: str, files: str, quick: bool) -> Tuple[str, Callable[[str], int]]:
+def _preload_fixtures(files: str, layer: Layer) -> None:
+	"""Imports FIXTURES's module, if TOOLS_DIR has it, and unless @layer
+	is the unit layer, calls its function, its fixtures in @files.  The
+	module reads LAYER_ENV as it is imported, as the test files do in
+	their copies: it sees @layer, as they do (a process that imported it
+	before, with another layer, would keep that one's markers: selftest's
+	own tests give it no module of that name)."""
+	module, function = FIXTURES
+	if not os.path.isfile(os.path.join(TOOLS_DIR, module + '.py')):
+		return
+	saved = os.environ.get(LAYER_ENV), tempfile.tempdir
+	os.environ[LAYER_ENV] = layer
+	if TOOLS_DIR not in sys.path:
+		sys.path.insert(0, TOOLS_DIR)  # as discover() puts it, in the copies
+	try:
+		tempfile.tempdir = files
+		fixtures = importlib.import_module(module)
+		if layer != Layer.UNIT:
+			getattr(fixtures, function)()
+	finally:
+		tempfile.tempdir = saved[1]
+		if saved[0] is None:
+			os.environ.pop(LAYER_ENV, None)
+		else:
+			os.environ[LAYER_ENV] = saved[0]
+
+def _test_job(path: str, files: str, layer: Layer) -> Tuple[str, Callable[[str], int]]:
 	name = os.path.basename(path)
 	tmp = os.path.join(files, name + '.tmp')
 	os.mkdir(tmp)
-	return name, lambda result_file: _test_file(path, result_file, tmp, quick)
+	return name, lambda result_file: _test_file(path, result_file, tmp, layer)
 
-def selftest(printer: Printer, quick: bool=False, typecheck: bool=True) -> int:
+def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=True) -> int:
 	"""Runs the type check (unless not @typecheck) and every test file
-	of TOOLS_DIR, the biggest first (they take the longest), only their
-	unit layer if @quick, and closes with the tally, as the other
-	commands do, instead of unittest's `Ran N tests in T s`."""
+	of TOOLS_DIR, the biggest first (they take the longest), their tests
+	of @layer and the layers before it, and closes with the tally, as the
+	other commands do, instead of unittest's `Ran N tests in T s`."""
 	paths = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
 		       key=lambda p: (-os.path.getsize(p), p))
 	start = time.monotonic()
 	for name in PRELOAD:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
+		_preload_fixtures(files, layer)
 		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
-		found = _run(printer, jobs + [_test_job(path, files, quick) for path in paths], files)
+		found = _run(printer, jobs + [_test_job(path, files, layer) for path in paths], files)
 	checks = [r for r in found if r.name == TYPECHECK]
 	found = [r for r in found if r.name != TYPECHECK]
 	for done in sorted(found, key=lambda r: r.name) + checks:
@@ -218,7 +288,7 @@ def selftest(printer: Printer, quick: bool=False, typecheck: bool=True) -> int:
 	skipped = sum(r.skipped for r in found)
 	printer.print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
 		      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
-		      f', {len(paths)} files, {_jobs()} at a time')
+		      f', {len(paths)} files, {_jobs()} at a time, {LAYERS_RUN[layer]}')
 	for check in checks:
 		printer.print(f'mypy took {check.elapsed:.1f} s: ' +
 			      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed

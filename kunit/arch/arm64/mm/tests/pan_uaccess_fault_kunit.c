@@ -256,21 +256,25 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	u32 val;
 
 	KUNIT_ASSERT_PTR_EQ_MSG(test, current->mm, NULL, "the case's thread has an mm");
-	KUNIT_EXPECT_EQ(test, get_user(val, (u32 __user *)NULL), -EFAULT);
+	KUNIT_EXPECT_EQ_MSG(test, get_user(val, (u32 __user *)NULL), -EFAULT,
+			    "get_user() from NULL without an mm");
 	pant_expect_closed(test, NULL, "get_user() without an mm");
 
 	pant_user_attach(test, u);
 	pagefault_enable();
-	KUNIT_EXPECT_EQ(test, get_user(val, (u32 __user *)u->unmapped), -EFAULT);
+	KUNIT_EXPECT_EQ_MSG(test, get_user(val, (u32 __user *)u->unmapped), -EFAULT,
+			    "get_user() from unmapped %#lx, page faults on", u->unmapped);
 	pant_expect_closed(test, u->mm, "get_user() from an unmapped address, page faults on");
 
 	/* Mapped after that read: it may well take the unmapped page's place. */
 	ro = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_VALUE(ro), "vm_mmap() of a read-only page: %ld",
 			       (long)ro);
-	KUNIT_EXPECT_EQ(test, put_user(1U, (u32 __user *)ro), -EFAULT);
+	KUNIT_EXPECT_EQ_MSG(test, put_user(1U, (u32 __user *)ro), -EFAULT,
+			    "put_user() to read-only %#lx", ro);
 	pant_expect_closed(test, u->mm, "put_user() to a read-only page");
-	KUNIT_EXPECT_EQ(test, copy_to_user((void __user *)ro, buf, sizeof(buf)), sizeof(buf));
+	KUNIT_EXPECT_EQ_MSG(test, copy_to_user((void __user *)ro, buf, sizeof(buf)), sizeof(buf),
+			    "copy_to_user(%#lx, %zu) to a read-only page", ro, sizeof(buf));
 	pant_expect_closed(test, u->mm, "copy_to_user() to a read-only page");
 
 	vm_munmap(ro, PAGE_SIZE);
@@ -298,7 +302,7 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	val = 1;
 	KUNIT_EXPECT_EQ_MSG(test, get_user(val, (u32 __user *)ro), 0,
 			    "get_user() from an untouched read-only page at %#lx", ro);
-	KUNIT_EXPECT_EQ(test, val, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "get_user() from an untouched read-only page at %#lx", ro);
 	if (ctx->fault_event) {
 		pant_expect_fault_handled(test, &ctx->seen,
 					  "get_user() from an untouched read-only page");
@@ -412,7 +416,8 @@ static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
 
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "get_user() from an untouched read-only page at %#lx",
 			    page);
-	KUNIT_EXPECT_EQ(test, val, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "get_user() from an untouched read-only page at %#lx",
+			    page);
 	KUNIT_EXPECT_FALSE_MSG(test, h.done_while_held,
 			       "get_user() from %#lx, a fault at EL1, ended while another thread held the mmap_lock for writing: it was handled under the VMA's lock alone",
 			       page);
@@ -454,7 +459,7 @@ static void pant_routines_fault(struct kunit *test)
 			       (long)pages);
 	for (i = 1; i < 9; i += 2) {
 		ret = vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE);
-		KUNIT_ASSERT_EQ(test, ret, 0);
+		KUNIT_ASSERT_EQ_MSG(test, ret, 0, "vm_munmap() of page %d of 9 at %#lx", i, pages);
 	}
 	memset(out, 0x5a, sizeof(out));
 
@@ -463,7 +468,7 @@ static void pant_routines_fault(struct kunit *test)
 	val = 1;
 	ret = get_user(val, (u32 __user *)page);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "get_user() from %#lx", page);
-	KUNIT_EXPECT_EQ(test, val, 0U);
+	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "get_user() from untouched %#lx", page);
 	pant_expect_fault_handled(test, seen, "get_user()");
 	pant_expect_closed(test, u->mm, "get_user() from an untouched page");
 
@@ -486,7 +491,8 @@ static void pant_routines_fault(struct kunit *test)
 	memset(in, 0xff, sizeof(in));
 	left = copy_from_user(in, (void __user *)page, len);
 	KUNIT_EXPECT_EQ_MSG(test, left, 0UL, "copy_from_user() from %#lx", page);
-	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(in, 0, len), NULL);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(in, 0, len), NULL,
+				"copy_from_user(%zu) from untouched %#lx: not all zero", len, page);
 	pant_expect_fault_handled(test, seen, "copy_from_user()");
 	pant_expect_closed(test, u->mm, "copy_from_user() from an untouched page");
 

@@ -222,14 +222,18 @@ static void copy_to_user_partial_reports_rest(struct kunit *test)
 
 		for (j = 0; j < sizeof(src); j++)
 			src[j] = 0x80 | (j + head);
-		KUNIT_ASSERT_EQ(test, clear_user(start, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, clear_user(start, head), 0UL,
+				    "clear_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		left = copy_to_user(start, src, sizeof(src));
 		pant_expect_closed(test, u->mm, "copy_to_user() across the end of the mapping");
 		done = sizeof(src) - left;
 		if (!pant_expect_partial(test, "copy_to_user", start, sizeof(src), head, left))
 			continue;
 		memset(back, 0, sizeof(back));
-		KUNIT_ASSERT_EQ(test, copy_from_user(back, start, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, copy_from_user(back, start, head), 0UL,
+				    "copy_from_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(back, src, done), 0,
 				    "copy_to_user(%#lx, %zu) with %u bytes mapped: returned %lu, but the first %lu bytes are not the source's",
 				    (unsigned long)start, sizeof(src), head, left, done);
@@ -261,7 +265,9 @@ static void copy_from_user_partial_reports_rest(struct kunit *test)
 			continue;
 		for (j = 0; j < sizeof(pattern); j++)
 			pattern[j] = 0x40 | (j + head);
-		KUNIT_ASSERT_EQ(test, copy_to_user(start, pattern, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, copy_to_user(start, pattern, head), 0UL,
+				    "copy_to_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		memset(dst, 0xa5, sizeof(dst));
 		left = copy_from_user(dst, start, len);
 		pant_expect_closed(test, u->mm, "copy_from_user() across the end of the mapping");
@@ -295,7 +301,9 @@ static void clear_user_partial_reports_rest(struct kunit *test)
 		u8 __user *start = (u8 __user *)(u->unmapped - head);
 		unsigned long left, done;
 
-		KUNIT_ASSERT_EQ(test, copy_to_user(start, ones, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, copy_to_user(start, ones, head), 0UL,
+				    "copy_to_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		left = clear_user(start, PANT_PARTIAL_LEN);
 		pant_expect_closed(test, u->mm, "clear_user() across the end of the mapping");
 		done = PANT_PARTIAL_LEN - left;
@@ -305,7 +313,9 @@ static void clear_user_partial_reports_rest(struct kunit *test)
 		if (done > head)
 			continue;
 		memset(back, 0xa5, sizeof(back));
-		KUNIT_ASSERT_EQ(test, copy_from_user(back, start, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, copy_from_user(back, start, head), 0UL,
+				    "copy_from_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		KUNIT_EXPECT_PTR_EQ_MSG(test, memchr_inv(back, 0, done), NULL,
 					"clear_user(%#lx, %u) with %u bytes mapped: returned %lu, but the first %lu bytes are not zero",
 					(unsigned long)start, PANT_PARTIAL_LEN, head, left, done);
@@ -336,7 +346,9 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 		/* head - 1 letters and a NUL in the page's last byte */
 		memset(str, 'p', head - 1);
 		str[head - 1] = '\0';
-		KUNIT_ASSERT_EQ(test, copy_to_user(start, str, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, copy_to_user(start, str, head), 0UL,
+				    "copy_to_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		memset(dst, 'x', sizeof(dst));
 		ret = strncpy_from_user(dst, start, PANT_PARTIAL_LEN);
 		pant_expect_closed(test, u->mm, "strncpy_from_user()");
@@ -355,7 +367,9 @@ static void strncpy_from_user_end_of_mapping(struct kunit *test)
 
 		/* No NUL before the unmapped page. */
 		memset(str, 'p', head);
-		KUNIT_ASSERT_EQ(test, copy_to_user(start, str, head), 0UL);
+		KUNIT_ASSERT_EQ_MSG(test, copy_to_user(start, str, head), 0UL,
+				    "copy_to_user(%#lx, %u) of mapped bytes",
+				    (unsigned long)start, head);
 		ret = strncpy_from_user(dst, start, PANT_PARTIAL_LEN);
 		pant_expect_closed(test, u->mm, "strncpy_from_user() into the unmapped page");
 		KUNIT_EXPECT_EQ_MSG(test, ret, (long)-EFAULT,
