@@ -270,7 +270,7 @@ static bool storm(struct __test_metadata *_metadata, long n, double deadline,
 }
 
 static void check_residents(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(asid) *self)
+			    struct _test_data_asid *self)
 {
 	atomic_store(&sh->stop, 1);
 	for (int i = 0; i < self->nr_residents; i++) {

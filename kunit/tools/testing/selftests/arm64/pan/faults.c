@@ -192,7 +192,7 @@ static bool do_access(enum access a, char *p)
 }
 
 static void check_fault(struct __test_metadata *_metadata,
-			const FIXTURE_VARIANT(fault) *variant, uintptr_t addr)
+			const struct _fixture_variant_fault *variant, uintptr_t addr)
 {
 	unsigned long fsc = ESR_FSC(pan_last.esr);
 
