@@ -16,7 +16,8 @@ from typing import List, Optional
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.commands import cli, export, export_check, series_bisect
+from pan_kunit.commands import (checkpatch, cli, export, export_check, export_kselftests,
+				 series_bisect)
 from pan_kunit.host import gitcmd, packages
 from pan_kunit.trees import sources, suites, tree
 from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
@@ -265,6 +266,34 @@ class ExportTest(CheckTestCase):
 						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
 		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
 
+	def test_kselftests_in_a_patch_of_their_own_with_their_subtarget(self) -> None:
+		shutil.copytree(test_data_path('export_kselftests'), self.repo, dirs_exist_ok=True)
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 0, output)
+		names = self.exported()
+		self.assertEqual(names[2:], [
+			'0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch',
+			'0003-kselftest-arm64-Add-the-pan-tests.patch',
+			'0004-arm64-kernel-Add-a-.kunitconfig-for-the-arm64-KUnit-.patch'])
+		patch = read(os.path.join(self.out, names[3]))
+		for line in ('Subject: [PATCH 3/4] kselftest/arm64: Add the pan tests\n',
+			     '\nA fake of kunit/\'s pan kselftests (export_test.py fixture): what user\n'
+			     'space sees of the fake capability.\n\nThe tests are in '
+			     'tools/testing/selftests/arm64/pan/; "make -C\n',
+			     '-ARM64_SUBTARGETS ?= tags signal pauth fp mte bti abi\n'
+			     '+ARM64_SUBTARGETS ?= tags signal pauth fp mte bti abi pan\n',
+			     ' create mode 100644 tools/testing/selftests/arm64/pan/Makefile\n',
+			     ' create mode 100644 tools/testing/selftests/arm64/pan/fake.c\n'):
+			self.assertIn(line, patch)
+		self.assertNotIn('selftests', read(os.path.join(self.out, names[2])))
+		# The series ends at the prepared tree but for ARM64_SUBTARGETS,
+		# which pan-kunit's kselftest build names on make's command line.
+		wt = self.worktree()
+		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', '--name-only', 'HEAD',
+						 tree.PREPARED_REF], check=True, stdout=subprocess.PIPE,
+						text=True).stdout, export_kselftests.MAKEFILE + '\n')
+		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+
 	@from_scratch
 	def test_no_git_identity_is_refused_before_setup(self) -> None:
 		write_gitconfig(self.gitconfig, None, None)
@@ -324,6 +353,43 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(status, 0, output)
 		self.assertEqual(len(self.exported()), 4)
 		self.assertEqual([n for n in os.listdir(self.tmp) if '.pan-kunit-' in n], [])
+
+class ExportKselftestsTest(unittest.TestCase):
+
+	def test_subtargets_gain_the_directories_they_lack(self) -> None:
+		makefile = ('ifneq (,$(filter $(ARCH),aarch64 arm64))\n'
+			    'ARM64_SUBTARGETS ?= tags signal pauth fp mte bti abi gcs  \n'
+			    'else\nARM64_SUBTARGETS :=\nendif\n')
+		added = export_kselftests.with_subtargets(makefile, ['pan'])
+		self.assertEqual(added, makefile.replace('abi gcs  \n', 'abi gcs pan  \n'))
+		self.assertEqual(export_kselftests.with_subtargets(added, ['pan', 'tags']), added)
+		with self.assertRaisesRegex(Error, r'tools/testing/selftests/arm64/Makefile has no '
+					    r'"ARM64_SUBTARGETS \?=" line'):
+			export_kselftests.with_subtargets('ARM64_SUBTARGETS := tags\n', ['pan'])
+
+	def test_the_directories_and_the_message(self) -> None:
+		self.assertEqual(export_kselftests.directories([
+			'tools/testing/selftests/arm64/pan/Makefile', 'tools/testing/selftests/arm64/pan/a.c',
+			'tools/testing/selftests/arm64/Makefile', 'kernel/x.c']), ['pan'])
+		self.assertEqual(export_kselftests.message(['pan'], ['What user space sees.'], 'S-o-b: z'),
+				 'kselftest/arm64: Add the pan tests\n\nWhat user space sees.\n\n'
+				 'The tests are in tools/testing/selftests/arm64/pan/; "make -C\n'
+				 'tools/testing/selftests TARGETS=arm64" builds and runs them with the\n'
+				 'other arm64 kselftests, which ARM64_SUBTARGETS lists.\n\nS-o-b: z\n')
+
+	def test_a_patch_of_kselftests_alone_is_checked_as_user_space(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			patch = os.path.join(tmp, 'p.patch')
+			diff = ('diff --git a/tools/testing/selftests/arm64/Makefile '
+				'b/tools/testing/selftests/arm64/Makefile\n'
+				'diff --git a/tools/testing/selftests/arm64/pan/a.c '
+				'b/tools/testing/selftests/arm64/pan/a.c\n')
+			write(patch, 'Subject: x\n\n' + diff)
+			self.assertEqual(checkpatch.ignored(patch),
+					 checkpatch.CHECKPATCH_IGNORE + ',' + checkpatch.KSELFTEST_IGNORE)
+			write(patch, 'Subject: x\n\n' + diff + 'diff --git a/arch/arm64/mm/fault.c '
+			      'b/arch/arm64/mm/fault.c\n')
+			self.assertEqual(checkpatch.ignored(patch), checkpatch.CHECKPATCH_IGNORE)
 
 class ExportCheckTest(unittest.TestCase):
 	"""The parts of export --check that need no tree (export_check.py)."""

@@ -25,8 +25,12 @@
 #                                       one adds the next suite's, and the
 #                                       last ends at the patch's result
 #
-# then one that adds the .kunitconfig, and a cover letter from
-# patches/cover-letter.  hooks.py tells which suites a patch hooks in:
+# then one that adds kunit/'s kselftests (the pan EL0 tests) and wires
+# their directory into tools/testing/selftests/arm64/Makefile's
+# ARM64_SUBTARGETS, as each of its directories was added upstream (the
+# prepared tree leaves that line alone: pan-kunit's kselftest build names
+# its ARM64_SUBTARGETS on make's command line), then one that adds the
+# .kunitconfig, and a cover letter from patches/cover-letter.  hooks.py tells which suites a patch hooks in:
 # those whose files its lines name, and whose symbols those lines name.
 # AREA is "mm" for a suite in arch/arm64/mm/tests/, else the first word
 # of its C file's name.  So every prefix builds as the series did: a
@@ -42,7 +46,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Pattern, Sequence, Set, Tuple
 
 from pan_kunit import Error
-from pan_kunit.commands import checkpatch, export_check, hooks, series_bisect, steps
+from pan_kunit.commands import (checkpatch, export_check, export_kselftests, hooks,
+				 series_bisect, steps)
 from pan_kunit.commands.export_mail import (BASE_MARK, NO_RESULTS, RESULTS_MARK, fill_results,
 					    qemu_version, recipients, results_block, stable_list)
 from pan_kunit.commands.boot_request import BootRequest
@@ -181,6 +186,16 @@ def _item_symbols(changes: List[hooks.FileChange]) -> Dict[str, Set[str]]:
 				found.setdefault(suite, set()).update(names)
 	return found
 
+def _export_kselftests(worktree: str, who: Identity, files: Dict[str, bytes]) -> bool:
+	"""Commits kunit/'s kselftests of @files, and their directories added
+	to ARM64_SUBTARGETS, as one patch; False when there are none."""
+	added = export_kselftests.write(worktree, files)
+	if added is None:
+		return False
+	_commit(worktree, who, added.paths,
+		export_kselftests.message(added.names, added.summaries, who.signed_off_by()))
+	return True
+
 def _git(worktree: str, who: Identity, *args: str, stdin: Optional[str]=None) -> proc.Result:
 	return gitcmd.run(worktree, *args, env=who.env(), input=stdin,
 			  decoding=proc.Decoding.EXACT, check=True)
@@ -268,6 +283,8 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			    f'hooks in {_and([s.name for s in waiting])} (no added line names '
 			    f'{_and([os.path.basename(p) for s in waiting for p in s.paths])}); export '
 			    'adds each suite with the patch that builds it')
+	kselftests = _export_kselftests(worktree, who, files)
+	count += kselftests
 	write_files(worktree, {TREE_KUNITCONFIG: sources.suites[TREE_KUNITCONFIG]})
 	_commit(worktree, who, [TREE_KUNITCONFIG],
 		'arm64: kernel: Add a .kunitconfig for the arm64 KUnit suites\n\n' + suites.wrap(
@@ -276,6 +293,9 @@ def build_series(worktree: str, sources: Sources, who: Identity) -> int:
 			'suite of this series.') + f'\n\n{who.signed_off_by()}\n')
 	# The prepared tree, but for the kernel differences resolved.
 	resolved = {path for path in files if files[path] != sources.suites[path]}
+	# and for ARM64_SUBTARGETS, which the prepared tree leaves alone.
+	if kselftests:
+		resolved.add(export_kselftests.MAKEFILE)
 	differ = [path for path in tree.git(worktree, 'diff', '--name-only', 'HEAD',
 					    tree.PREPARED_REF).stdout.splitlines()
 		  if path not in resolved]

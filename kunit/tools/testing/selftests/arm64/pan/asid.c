@@ -51,7 +51,7 @@ struct shared {
 };
 
 static struct shared *sh;
-static volatile uint64_t *page;	/* the page at the same address in all */
+static uint64_t *page;	/* the page at the same address in all */
 
 static double now(void)
 {
@@ -79,13 +79,13 @@ static void fail(const char *who, int i, uint64_t want, uint64_t got)
 static void fill(pid_t pid)
 {
 	for (int i = 0; i < WORDS; i++)
-		page[i * 8] = pattern_of(pid, i);
+		pan_str64(&page[i * 8], pattern_of(pid, i));
 }
 
 static int check(const char *who, pid_t pid)
 {
 	for (int i = 0; i < WORDS; i++) {
-		uint64_t v = page[i * 8];
+		uint64_t v = pan_ldr64(&page[i * 8]);
 
 		if (v != pattern_of(pid, i)) {
 			fail(who, i, pattern_of(pid, i), v);
@@ -99,7 +99,7 @@ static int check(const char *who, pid_t pid)
 static void __attribute__((constructor)) exec_child(void)
 {
 	const char *s = getenv(EXEC_ENV);
-	volatile uint64_t *mine;
+	uint64_t *mine;
 	pid_t me;
 
 	if (!s)
@@ -111,10 +111,10 @@ static void __attribute__((constructor)) exec_child(void)
 		_exit(2);
 	for (int round = 0; round < 20; round++) {
 		for (int i = 0; i < WORDS; i++)
-			mine[i * 8] = pattern_of(me, i + round);
+			pan_str64(&mine[i * 8], pattern_of(me, i + round));
 		sched_yield();
 		for (int i = 0; i < WORDS; i++)
-			if (mine[i * 8] != pattern_of(me, i + round))
+			if (pan_ldr64(&mine[i * 8]) != pattern_of(me, i + round))
 				_exit(1);
 	}
 	_exit(0);
@@ -148,7 +148,7 @@ static long clone_vfork(void)
 }
 
 /* A child of the storm: its inheritance, then its own pattern. */
-static void child(pid_t parent)
+static void storm_child(pid_t parent)
 {
 	pid_t me = getpid();
 
@@ -178,7 +178,7 @@ static bool kpti(void)
 	if (read(fd, buf, sizeof(buf) - 1) < 0)
 		buf[0] = '\0';
 	close(fd);
-	return strstr(buf, "PTI") != NULL;
+	return strstr(buf, "PTI");
 }
 
 FIXTURE(asid) {
@@ -199,7 +199,7 @@ FIXTURE_SETUP(asid)
 	self->map = mmap(NULL, psz, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->map);
-	page = (volatile uint64_t *)self->map;
+	page = (uint64_t *)self->map;
 	fill(getpid());
 
 	if (ncpus > 7)
@@ -228,8 +228,8 @@ static bool storm(struct __test_metadata *_metadata, long n, double deadline,
 		  long *done)
 {
 	pid_t me = getpid();
-	char *argv[] = { "asid", NULL };
-	char *envp[] = { EXEC_ENV "=1", NULL };
+	static char *const argv[] = { "asid", NULL };
+	static char *const envp[] = { EXEC_ENV "=1", NULL };
 
 	for (*done = 0; *done < n; (*done)++) {
 		int status;
@@ -246,7 +246,7 @@ static bool storm(struct __test_metadata *_metadata, long n, double deadline,
 			pid = clone_vfork();
 			ASSERT_LE(0, pid);
 			if (pid == 0)
-				child(me);
+				storm_child(me);
 		}
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -270,7 +270,7 @@ static bool storm(struct __test_metadata *_metadata, long n, double deadline,
 }
 
 static void check_residents(struct __test_metadata *_metadata,
-			    FIXTURE_DATA(asid) *self)
+			    struct _test_data_asid *self)
 {
 	atomic_store(&sh->stop, 1);
 	for (int i = 0; i < self->nr_residents; i++) {
@@ -315,13 +315,15 @@ TEST_F_TIMEOUT(asid, across_rollover, 3600)
 	       per * 1e3, estimate);
 	if (estimate > budget) {
 		check_residents(_metadata, self);
-		SKIP(return, "an ASID rollover needs up to %ld new address spaces; at %.2f ms each here that is ~%.0f s, over ARM64_PAN_ASID_BUDGET=%ld s",
+		SKIP(return,
+		     "an ASID rollover needs up to %ld new address spaces; at %.2f ms each here that is ~%.0f s, over ARM64_PAN_ASID_BUDGET=%ld s",
 		     n, per * 1e3, estimate, budget);
 	}
 	t0 = now();
 	if (!storm(_metadata, n, t0 + 2.0 * budget, &done)) {
 		check_residents(_metadata, self);
-		SKIP(return, "ran out of time after %ld of %ld address spaces (%.0f s): no rollover can be claimed",
+		SKIP(return,
+		     "ran out of time after %ld of %ld address spaces (%.0f s): no rollover can be claimed",
 		     done, n, now() - t0);
 	}
 	TH_LOG("%ld address spaces in %.1f s (%.2f ms each), %ld resident checks",

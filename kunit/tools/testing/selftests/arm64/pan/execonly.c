@@ -246,13 +246,13 @@ TEST_F(execonly, el0_reads_as_epan_says)
 	bool el0;
 
 	if (epan_expected < 0)
-		SKIP(return, "no --epan=yes|no or ARM64_PAN_EPAN=yes|no: whether PROT_EXEC alone is readable is not known here");
+		SKIP(return,
+		     "no --epan=yes|no or ARM64_PAN_EPAN=yes|no: whether PROT_EXEC alone is readable is not known here");
 	el0 = probe_read(self->page, &v);
-	if (epan_expected) {
-		EXPECT_FALSE(el0) TH_LOG("EPAN expected: PROT_EXEC alone must not be readable");
-	} else {
-		EXPECT_TRUE(el0) TH_LOG("no EPAN expected: PROT_EXEC implies PROT_READ");
-	}
+	EXPECT_EQ(!epan_expected, el0)
+		TH_LOG("%s", epan_expected ?
+		       "EPAN expected: PROT_EXEC alone must not be readable" :
+		       "no EPAN expected: PROT_EXEC implies PROT_READ");
 }
 
 /*

@@ -96,7 +96,6 @@ FIXTURE_VARIANT_ADD(fault, ldxr_unaligned) {
 FIXTURE_SETUP(fault)
 {
 	long psz = page_size();
-	volatile char c;
 
 	self->fd = -1;
 	self->len = 2 * psz;
@@ -136,8 +135,7 @@ FIXTURE_SETUP(fault)
 		break;
 	case READ_ONLY_ZERO:
 		ASSERT_EQ(0, mprotect(self->map, self->len, PROT_READ));
-		c = *(volatile char *)self->addr;
-		(void)c;
+		pan_ldrb(self->addr);
 		break;
 	case NO_EXEC_WRITTEN:
 		/* a RET: were it executable, the call would return */
@@ -161,7 +159,7 @@ FIXTURE_TEARDOWN(fault)
 		close(self->fd);
 }
 
-static bool probe_ldxr(const volatile void *p)
+static bool probe_ldxr(const void *p)
 {
 	memset(&pan_last, 0, sizeof(pan_last));
 	if (sigsetjmp(pan_jmp, 1))
@@ -194,7 +192,7 @@ static bool do_access(enum access a, char *p)
 }
 
 static void check_fault(struct __test_metadata *_metadata,
-			const FIXTURE_VARIANT(fault) *variant, uintptr_t addr)
+			const struct _fixture_variant_fault *variant, uintptr_t addr)
 {
 	unsigned long fsc = ESR_FSC(pan_last.esr);
 
@@ -238,15 +236,13 @@ static void check_fault(struct __test_metadata *_metadata,
  * CPU completes it: then there is nothing for
  * the kernel to report.
  */
-#define SKIP_IF_NO_ALIGNMENT_FAULT() do { \
-	if (variant->access == LDXR && do_access(LDXR, self->addr)) \
-		SKIP(return, "the CPU completed an unaligned LDXR: no Alignment fault to report"); \
-} while (0)
+#define NO_ALIGNMENT_FAULT "the CPU completed an unaligned LDXR: no Alignment fault to report"
 
 TEST_F(fault, signal_and_esr)
 {
 	ASSERT_EQ(0, pan_catch_faults(false));
-	SKIP_IF_NO_ALIGNMENT_FAULT();
+	if (variant->access == LDXR && do_access(LDXR, self->addr))
+		SKIP(return, NO_ALIGNMENT_FAULT);
 	ASSERT_FALSE(do_access(variant->access, self->addr))
 		TH_LOG("the access did not fault");
 	check_fault(_metadata, variant, (uintptr_t)self->addr);
@@ -263,7 +259,8 @@ TEST_F(fault, after_fork)
 	pid_t pid;
 
 	ASSERT_EQ(0, pan_catch_faults(false));
-	SKIP_IF_NO_ALIGNMENT_FAULT();
+	if (variant->access == LDXR && do_access(LDXR, self->addr))
+		SKIP(return, NO_ALIGNMENT_FAULT);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -309,13 +306,13 @@ static void other_fault(struct __test_metadata *_metadata, char *ro)
 
 TEST(kernel_address)
 {
-	uint64_t esr[2][sizeof(kernel_addrs) / sizeof(kernel_addrs[0])];
+	uint64_t esr[2][ARRAY_SIZE(kernel_addrs)];
 	char *ro = mmap(NULL, page_size(), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_EQ(0, pan_catch_faults(false));
 	for (int w = 0; w < 2; w++) {
-		for (size_t i = 0; i < sizeof(kernel_addrs) / sizeof(kernel_addrs[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(kernel_addrs); i++) {
 			void *p = (void *)kernel_addrs[i];
 			bool ok;
 
@@ -352,7 +349,7 @@ TEST(kernel_address_exec)
 
 	ASSERT_NE(MAP_FAILED, ro);
 	ASSERT_EQ(0, pan_catch_faults(false));
-	for (size_t i = 0; i < sizeof(kernel_addrs) / sizeof(kernel_addrs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_addrs); i++) {
 		other_fault(_metadata, ro);
 		ASSERT_FALSE(probe_exec((void *)kernel_addrs[i]));
 		EXPECT_EQ(SIGSEGV, pan_last.signo);

@@ -94,7 +94,7 @@ static struct fres run_op(const struct fop *op, uint32_t *t, uint32_t *w)
 	r.ret = syscall(SYS_futex, uaddr, op->cmd, op->val, timeout, uaddr2,
 			op->val3);
 	r.err = r.ret < 0 ? errno : 0;
-	r.after = *(volatile uint32_t *)t;
+	r.after = pan_ldr32(t);
 	return r;
 }
 
@@ -142,7 +142,7 @@ static const struct fop fops[] = {
 	  true, 1, V0, false, false, 1 },
 };
 
-#define NR_FOPS	(sizeof(fops) / sizeof(fops[0]))
+#define NR_FOPS	ARRAY_SIZE(fops)
 
 /* The documented outcome on a page of the caller's own, for a sanity check. */
 static void check_reference(struct __test_metadata *_metadata,
@@ -245,34 +245,31 @@ FIXTURE_VARIANT(futex) {
 	int op;
 };
 
-#define FOP_VARIANT(i, n) \
-	FIXTURE_VARIANT_ADD(futex, n) { .op = i }
-
-FOP_VARIANT(0, wait_differs);
-FOP_VARIANT(1, wait_timeout);
-FOP_VARIANT(2, wait_shared);
-FOP_VARIANT(3, wait_bitset);
-FOP_VARIANT(4, wake);
-FOP_VARIANT(5, wake_shared);
-FOP_VARIANT(6, wake_bitset);
-FOP_VARIANT(7, requeue);
-FOP_VARIANT(8, cmp_requeue);
-FOP_VARIANT(9, cmp_requeue_differs);
-FOP_VARIANT(10, wake_op_set);
-FOP_VARIANT(11, wake_op_add);
-FOP_VARIANT(12, wake_op_or);
-FOP_VARIANT(13, wake_op_andn);
-FOP_VARIANT(14, wake_op_xor);
-FOP_VARIANT(15, wake_op_add_shift);
-FOP_VARIANT(16, wake_op_shared);
-FOP_VARIANT(17, lock_pi);
-FOP_VARIANT(18, lock_pi_shared);
-FOP_VARIANT(19, lock_pi2);
-FOP_VARIANT(20, trylock_pi);
-FOP_VARIANT(21, unlock_pi);
-FOP_VARIANT(22, unlock_pi_shared);
-FOP_VARIANT(23, wait_requeue_pi);
-FOP_VARIANT(24, cmp_requeue_pi_no_waiter);
+FIXTURE_VARIANT_ADD(futex, wait_differs) { .op = 0 };
+FIXTURE_VARIANT_ADD(futex, wait_timeout) { .op = 1 };
+FIXTURE_VARIANT_ADD(futex, wait_shared) { .op = 2 };
+FIXTURE_VARIANT_ADD(futex, wait_bitset) { .op = 3 };
+FIXTURE_VARIANT_ADD(futex, wake) { .op = 4 };
+FIXTURE_VARIANT_ADD(futex, wake_shared) { .op = 5 };
+FIXTURE_VARIANT_ADD(futex, wake_bitset) { .op = 6 };
+FIXTURE_VARIANT_ADD(futex, requeue) { .op = 7 };
+FIXTURE_VARIANT_ADD(futex, cmp_requeue) { .op = 8 };
+FIXTURE_VARIANT_ADD(futex, cmp_requeue_differs) { .op = 9 };
+FIXTURE_VARIANT_ADD(futex, wake_op_set) { .op = 10 };
+FIXTURE_VARIANT_ADD(futex, wake_op_add) { .op = 11 };
+FIXTURE_VARIANT_ADD(futex, wake_op_or) { .op = 12 };
+FIXTURE_VARIANT_ADD(futex, wake_op_andn) { .op = 13 };
+FIXTURE_VARIANT_ADD(futex, wake_op_xor) { .op = 14 };
+FIXTURE_VARIANT_ADD(futex, wake_op_add_shift) { .op = 15 };
+FIXTURE_VARIANT_ADD(futex, wake_op_shared) { .op = 16 };
+FIXTURE_VARIANT_ADD(futex, lock_pi) { .op = 17 };
+FIXTURE_VARIANT_ADD(futex, lock_pi_shared) { .op = 18 };
+FIXTURE_VARIANT_ADD(futex, lock_pi2) { .op = 19 };
+FIXTURE_VARIANT_ADD(futex, trylock_pi) { .op = 20 };
+FIXTURE_VARIANT_ADD(futex, unlock_pi) { .op = 21 };
+FIXTURE_VARIANT_ADD(futex, unlock_pi_shared) { .op = 22 };
+FIXTURE_VARIANT_ADD(futex, wait_requeue_pi) { .op = 23 };
+FIXTURE_VARIANT_ADD(futex, cmp_requeue_pi_no_waiter) { .op = 24 };
 
 FIXTURE_SETUP(futex)
 {
@@ -403,7 +400,7 @@ TEST_F(futex, cow_parent)
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(30);
-		_exit(*(volatile uint32_t *)self->t == before ? 0 : 31);
+		_exit(pan_ldr32(self->t) == before ? 0 : 31);
 	}
 	close(go[0]);
 	r = run_op(op, self->t, self->w);
@@ -434,7 +431,7 @@ TEST_F(futex, zero_page)
 		zop.val = 0;
 	if (zop.val3 == V0)
 		zop.val3 = 0;
-	ASSERT_EQ(0, *(volatile uint32_t *)self->t);	/* maps the zero page */
+	ASSERT_EQ(0, pan_ldr32(self->t));	/* maps the zero page */
 	mine = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, mine);
@@ -461,7 +458,7 @@ struct requeue_waiter {
 	int timeout;		/* seconds the waiter waits */
 	long ret;
 	int err;
-	volatile int started;
+	int started;		/* __atomic: the waiter sets it */
 };
 
 static void *waiter_fn(void *arg)
@@ -471,7 +468,7 @@ static void *waiter_fn(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += wt->timeout;
-	wt->started = 1;
+	__atomic_store_n(&wt->started, 1, __ATOMIC_SEQ_CST);
 	errno = 0;
 	wt->ret = syscall(SYS_futex, wt->uaddr, FUTEX_WAIT_REQUEUE_PI_PRIVATE, 0,
 			  &ts, wt->uaddr2, 0);
@@ -492,7 +489,7 @@ static void requeue_pi_with_waiter(struct __test_metadata *_metadata,
 
 	*cond = 0;
 	ASSERT_EQ(0, pthread_create(&th, NULL, waiter_fn, &wt));
-	while (!wt.started)
+	while (!__atomic_load_n(&wt.started, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	/* until the waiter is queued: 0 means there was no one to requeue */
 	for (int i = 0; i < 2000; i++) {
@@ -618,7 +615,7 @@ TEST(wake_op_kernel_address)
 	};
 
 	klog_mark(&m);
-	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(addrs); i++) {
 		errno = 0;
 		EXPECT_EQ(-1, syscall(SYS_futex, &w, FUTEX_WAKE_OP_PRIVATE, 1, 1,
 				      (void *)addrs[i],
@@ -682,13 +679,14 @@ static void futex2_calls(uint32_t *word, struct waitv_ *arr, struct fres *out, b
 	out[2].ret = syscall(__NR_futex_wake, word, FUTEX_BITSET_MATCH_ANY, 1, F2);
 	out[2].err = out[2].ret < 0 ? errno : 0;
 	errno = 0;
-	out[3].ret = syscall(__NR_futex_wait, word, V0 + 1, FUTEX_BITSET_MATCH_ANY, F2, &past, CLOCK_MONOTONIC);
+	out[3].ret = syscall(__NR_futex_wait, word, V0 + 1, FUTEX_BITSET_MATCH_ANY, F2,
+			     &past, CLOCK_MONOTONIC);
 	out[3].err = out[3].ret < 0 ? errno : 0;
 	errno = 0;
 	out[4].ret = syscall(__NR_futex_requeue, &arr[2], 0, 1, 1);
 	out[4].err = out[4].ret < 0 ? errno : 0;
 	for (int i = 0; i < 5; i++)
-		out[i].after = *(volatile uint32_t *)word;
+		out[i].after = pan_ldr32(word);
 }
 
 static const char *const futex2_names[] = {
@@ -737,8 +735,8 @@ TEST(futex2_read_only_and_cow)
 	futex2_calls(ro, ro_arr, r, false);
 	for (int i = 0; i < 5; i++) {
 		EXPECT_EQ(ref[i].ret, r[i].ret) TH_LOG("%s, read-only", futex2_names[i]);
-		EXPECT_EQ(ref[i].err, r[i].err) TH_LOG("%s, read-only: %s", futex2_names[i],
-						      strerror(r[i].err));
+		EXPECT_EQ(ref[i].err, r[i].err)
+			TH_LOG("%s, read-only: %s", futex2_names[i], strerror(r[i].err));
 		EXPECT_EQ(V0, r[i].after);
 	}
 

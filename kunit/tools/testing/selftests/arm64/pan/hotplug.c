@@ -36,7 +36,7 @@
 #define PR_SET_TAGGED_ADDR_CTRL	55
 #endif
 #ifndef PR_TAGGED_ADDR_ENABLE
-#define PR_TAGGED_ADDR_ENABLE	(1UL << 0)
+#define PR_TAGGED_ADDR_ENABLE	1UL	/* bit 0 */
 #endif
 
 /* What a CPU shows a process. */
@@ -164,10 +164,13 @@ static bool same_state(const struct ua_state *a, const struct ua_state *b)
 	       a->tagged == b->tagged && a->high == b->high;
 }
 
+#define STATE_FMT \
+	"read %zd/37, write(guard) errno %d, exec-only EL0 %d kernel %d, FUTEX_WAKE_OP(ro) errno %d, store(ro) si_code %d WnR %d perm %d, tagged %d, high VA %d"
+
 static void log_state(struct __test_metadata *_metadata, const char *what,
 		      const struct ua_state *s)
 {
-	TH_LOG("%s: read %zd/37, write(guard) errno %d, exec-only EL0 %d kernel %d, FUTEX_WAKE_OP(ro) errno %d, store(ro) si_code %d WnR %d perm %d, tagged %d, high VA %d",
+	TH_LOG("%s: " STATE_FMT,
 	       what, s->partial, s->efault, s->xo_el0, s->xo_kernel, s->futex_ro,
 	       s->ro_code, s->ro_wnr, s->ro_perm, s->tagged, s->high);
 }
@@ -292,7 +295,8 @@ FIXTURE_SETUP(hotplug)
 		}
 	}
 	if (self->cpu < 0)
-		SKIP(return, "no online CPU other than CPU 0 has a writable %s (CONFIG_HOTPLUG_CPU, or a single CPU)",
+		SKIP(return,
+		     "no online CPU other than CPU 0 has a writable %s (CONFIG_HOTPLUG_CPU, or a single CPU)",
 		     "/sys/devices/system/cpu/cpuN/online");
 	self->tagged_abi = !prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE, 0, 0, 0);
 	ASSERT_EQ(0, setup_maps(&self->m));

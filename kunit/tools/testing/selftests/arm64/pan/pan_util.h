@@ -40,6 +40,8 @@
 
 #include <asm/sigcontext.h>
 
+#include "kselftest.h"
+
 #ifndef SA_EXPOSE_TAGBITS
 #define SA_EXPOSE_TAGBITS	0x00000800
 #endif
@@ -54,8 +56,8 @@
 #define ESR_EC(esr)		(((esr) >> ESR_EC_SHIFT) & 0x3f)
 #define ESR_EC_IABT_LOW		0x20
 #define ESR_EC_DABT_LOW		0x24
-#define ESR_WNR			(1UL << 6)
-#define ESR_CM			(1UL << 8)
+#define ESR_WNR			0x40UL	/* bit [6] */
+#define ESR_CM			0x100UL	/* bit [8] */
 #define ESR_FSC(esr)		((esr) & 0x3f)
 
 static inline bool fsc_is_translation(unsigned long fsc)
@@ -96,6 +98,11 @@ struct pan_fault {
 };
 
 static sigjmp_buf pan_jmp;
+/*
+ * Set around the one access a probe expects to fault. Read by the signal
+ * handler, so volatile sig_atomic_t: the one type C (C11 7.14.1.1) lets a
+ * handler read that the interrupted code writes; not a kernel variable.
+ */
 static volatile sig_atomic_t pan_armed;
 static struct pan_fault pan_last;
 
@@ -155,7 +162,7 @@ static inline int pan_catch_faults(bool expose_tagbits)
  * Loads and stores with a known instruction each (LDR/STR of a W
  * register), so that the ESR of a fault is that of one access.
  */
-static inline uint32_t pan_ldr32(const volatile void *p)
+static inline uint32_t pan_ldr32(const void *p)
 {
 	uint32_t v;
 
@@ -163,17 +170,30 @@ static inline uint32_t pan_ldr32(const volatile void *p)
 	return v;
 }
 
-static inline void pan_str32(volatile void *p, uint32_t v)
+static inline void pan_str32(void *p, uint32_t v)
 {
 	asm volatile("str %w0, [%1]" : : "r"(v), "r"(p) : "memory");
 }
 
-static inline uint8_t pan_ldrb(const volatile void *p)
+static inline uint8_t pan_ldrb(const void *p)
 {
 	uint8_t v;
 
 	asm volatile("ldrb %w0, [%1]" : "=r"(v) : "r"(p) : "memory");
 	return v;
+}
+
+static inline uint64_t pan_ldr64(const void *p)
+{
+	uint64_t v;
+
+	asm volatile("ldr %0, [%1]" : "=r"(v) : "r"(p) : "memory");
+	return v;
+}
+
+static inline void pan_str64(void *p, uint64_t v)
+{
+	asm volatile("str %0, [%1]" : : "r"(v), "r"(p) : "memory");
 }
 
 /*
@@ -182,7 +202,7 @@ static inline uint8_t pan_ldrb(const volatile void *p)
  * the fault in pan_last. The handler must be installed with
  * pan_catch_faults().
  */
-static inline bool probe_read(const volatile void *p, uint32_t *val)
+static inline bool probe_read(const void *p, uint32_t *val)
 {
 	memset(&pan_last, 0, sizeof(pan_last));
 	if (sigsetjmp(pan_jmp, 1))
@@ -193,7 +213,7 @@ static inline bool probe_read(const volatile void *p, uint32_t *val)
 	return true;
 }
 
-static inline bool probe_write(volatile void *p, uint32_t val)
+static inline bool probe_write(void *p, uint32_t val)
 {
 	memset(&pan_last, 0, sizeof(pan_last));
 	if (sigsetjmp(pan_jmp, 1))
@@ -257,28 +277,32 @@ static inline char *unmapped_page(void)
 	return p;
 }
 
-/* An unnamed temporary file: O_TMPFILE, else mkstemp() and unlink(). */
+/* An unnamed temporary file in @dir: O_TMPFILE, else mkstemp(), unlink(). */
+static inline int tmpfile_in(const char *dir)
+{
+	char path[256];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/pan-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+/* An unnamed temporary file: in $TMPDIR, else the first of dirs that works. */
 static inline int tmpfile_fd(void)
 {
-	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/dev/shm", "." };
-	char path[256];
+	static const char *const dirs[] = { "/tmp", "/dev/shm", "." };
+	const char *tmpdir = getenv("TMPDIR");
+	int fd = tmpdir ? tmpfile_in(tmpdir) : -1;
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		int fd;
-
-		if (!dirs[i])
-			continue;
-		fd = open(dirs[i], O_TMPFILE | O_RDWR, 0600);
-		if (fd >= 0)
-			return fd;
-		snprintf(path, sizeof(path), "%s/pan-XXXXXX", dirs[i]);
-		fd = mkstemp(path);
-		if (fd >= 0) {
-			unlink(path);
-			return fd;
-		}
-	}
-	return -1;
+	for (size_t i = 0; fd < 0 && i < ARRAY_SIZE(dirs); i++)
+		fd = tmpfile_in(dirs[i]);
+	return fd;
 }
 
 /*
@@ -303,7 +327,7 @@ static const char *const klog_bad[] = {
 
 static inline bool klog_line_bad(const char *l)
 {
-	for (size_t i = 0; i < sizeof(klog_bad) / sizeof(klog_bad[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(klog_bad); i++)
 		if (strstr(l, klog_bad[i]))
 			return true;
 	return false;
@@ -347,8 +371,9 @@ static inline void klog_mark(struct klog_mark *m)
 
 static inline int klog_oopses(struct klog_mark *m, char *line, size_t n)
 {
-	char buf[8192];
-	int found = 0;
+	char buf[8192], *all, *start, *l, *save;
+	int found = 0, size, len;
+	size_t keep;
 
 	if (!m->usable)
 		return -1;
@@ -368,50 +393,47 @@ static inline int klog_oopses(struct klog_mark *m, char *line, size_t n)
 			}
 		}
 		return found;
-	} else {
-		int size = klogctl(10, NULL, 0), len;
-		char *all, *start, *l, *save;
-		size_t keep;
-
-		if (size <= 0)
-			return -1;
-		all = malloc(size + 1);
-		if (!all)
-			return -1;
-		len = klogctl(3, all, size);
-		if (len < 0) {
-			free(all);
-			return -1;
-		}
-		all[len] = '\0';
-		/*
-		 * The new lines are what follows the end of the old buffer:
-		 * find its last 200 bytes in the new one (the buffer may
-		 * have wrapped in between).
-		 */
-		start = all;
-		keep = m->syslog_len < 200 ? m->syslog_len : 200;
-		if (keep) {
-			char *tail = m->syslog_seen + m->syslog_len - keep;
-			char *hit = NULL, *p = all;
-
-			while ((p = memmem(p, all + len - p, tail, keep))) {
-				hit = p;
-				p++;
-			}
-			start = hit ? hit + keep : all;
-		}
-		for (l = strtok_r(start, "\n", &save); l;
-		     l = strtok_r(NULL, "\n", &save)) {
-			if (klog_line_bad(l)) {
-				snprintf(line, n, "%s", l);
-				found = 1;
-				break;
-			}
-		}
-		free(all);
-		return found;
 	}
+	/* syslog(2): read the whole buffer, find where the new lines start */
+	size = klogctl(10, NULL, 0);
+	if (size <= 0)
+		return -1;
+	all = malloc(size + 1);
+	if (!all)
+		return -1;
+	len = klogctl(3, all, size);
+	if (len < 0) {
+		free(all);
+		return -1;
+	}
+	all[len] = '\0';
+	/*
+	 * The new lines are what follows the end of the old buffer:
+	 * find its last 200 bytes in the new one (the buffer may
+	 * have wrapped in between).
+	 */
+	start = all;
+	keep = m->syslog_len < 200 ? m->syslog_len : 200;
+	if (keep) {
+		char *tail = m->syslog_seen + m->syslog_len - keep;
+		char *hit = NULL, *p = all;
+
+		while ((p = memmem(p, all + len - p, tail, keep))) {
+			hit = p;
+			p++;
+		}
+		start = hit ? hit + keep : all;
+	}
+	for (l = strtok_r(start, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (klog_line_bad(l)) {
+			snprintf(line, n, "%s", l);
+			found = 1;
+			break;
+		}
+	}
+	free(all);
+	return found;
 }
 
 static inline void klog_release(struct klog_mark *m)

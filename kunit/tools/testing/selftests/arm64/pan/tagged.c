@@ -33,7 +33,7 @@
 #define PR_GET_TAGGED_ADDR_CTRL	56
 #endif
 #ifndef PR_TAGGED_ADDR_ENABLE
-#define PR_TAGGED_ADDR_ENABLE	(1UL << 0)
+#define PR_TAGGED_ADDR_ENABLE	1UL	/* bit 0 */
 #endif
 
 #define TAG_SHIFT	56
@@ -62,12 +62,17 @@ static int enable_tagged_abi(void)
 	return 0;
 }
 
-#define ENABLE_OR_SKIP() do { \
-	int __r = enable_tagged_abi(); \
-	if (__r == -EINVAL) \
-		SKIP(return, "tagged address ABI not available (disabled by sysctl abi.tagged_addr_disabled, or not built)"); \
-	ASSERT_EQ(0, __r); \
-} while (0)
+/* Enables the tagged address ABI; false, the test skipped, where it cannot. */
+static bool tagged_abi_or_skip(struct __test_metadata *_metadata)
+{
+	int r = enable_tagged_abi();
+
+	if (r == -EINVAL)
+		SKIP(return false,
+		     "tagged address ABI not available (disabled by sysctl abi.tagged_addr_disabled, or not built)");
+	ASSERT_EQ(0, r);
+	return true;
+}
 
 /* EL0 itself: TBI0 lets the top byte through */
 TEST(el0_access)
@@ -94,7 +99,8 @@ TEST(prctl_control)
 {
 	/* default: disabled */
 	EXPECT_EQ(0, prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0));
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	EXPECT_EQ(PR_TAGGED_ADDR_ENABLE,
 		  prctl(PR_GET_TAGGED_ADDR_CTRL, 0, 0, 0, 0) & PR_TAGGED_ADDR_ENABLE);
 	/* arguments 3 to 5 must be 0 */
@@ -159,7 +165,8 @@ TEST_F(tagged, read_write_pipe)
 	char z[32], zero[32] = { 0 };
 	int pfd[2];
 
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	ASSERT_EQ(0, pipe(pfd));
 	/* the kernel stores first, to a page never touched */
 	ASSERT_EQ(11, write(pfd[1], "hello, tags", 11));
@@ -179,7 +186,8 @@ TEST_F(tagged, readv_tagged_iovec)
 	struct iovec *iov = (struct iovec *)(self->map + page_size());
 	int pfd[2];
 
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	ASSERT_EQ(0, pipe(pfd));
 	iov[0].iov_base = tag(buf, self->t);
 	iov[0].iov_len = 5;
@@ -203,7 +211,8 @@ TEST_F(tagged, partial_copy)
 	char c = 0;
 	ssize_t n;
 
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	/* clear_user(): doubleword granular at worst, see partial_copy.c */
 	z = open("/dev/zero", O_RDONLY);
 	if (z >= 0) {
@@ -252,7 +261,8 @@ TEST_F(tagged, futex)
 	struct timespec ts = { 0, 0 };
 	pid_t tid = syscall(SYS_gettid);
 
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	/* get_user() on a page never touched: 0 */
 	errno = 0;
 	EXPECT_EQ(-1, syscall(SYS_futex, tag(w, self->t), FUTEX_WAIT_PRIVATE, 1,
@@ -282,7 +292,8 @@ TEST_F(tagged, uname)
 {
 	struct utsname u1, *u2 = (struct utsname *)self->map;
 
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	ASSERT_EQ(0, uname(&u1));
 	ASSERT_EQ(0, uname(tag(u2, self->t)));
 	EXPECT_EQ(0, memcmp(&u1, u2, sizeof(u1)));
@@ -297,7 +308,8 @@ TEST(fork_and_exec)
 	pid_t pid;
 
 	ASSERT_NE(MAP_FAILED, p);
-	ENABLE_OR_SKIP();
+	if (!tagged_abi_or_skip(_metadata))
+		return;
 	ASSERT_EQ(0, pipe(pfd));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -315,8 +327,8 @@ TEST(fork_and_exec)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		char *argv[] = { "tagged", NULL };
-		char *envp[] = { EXEC_CHECK_ENV "=1", NULL };
+		static char *const argv[] = { "tagged", NULL };
+		static char *const envp[] = { EXEC_CHECK_ENV "=1", NULL };
 
 		execve("/proc/self/exe", argv, envp);
 		_exit(4);
@@ -383,11 +395,10 @@ TEST_F(tagfault, signal_address)
 	static const unsigned long tags[] = { 0x01, 0x5a, 0x80, 0xff };
 	uint32_t v;
 
-	if (variant->abi) {
-		ENABLE_OR_SKIP();
-	}
+	if (variant->abi && !tagged_abi_or_skip(_metadata))
+		return;
 	ASSERT_EQ(0, pan_catch_faults(variant->expose));
-	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(tags); i++) {
 		void *u = self->unmapped + 8, *t = tag(u, tags[i]);
 		void *ru = self->ro + 16, *rt = tag(ru, tags[i]);
 
