@@ -86,6 +86,9 @@ class HooksTest(unittest.TestCase):
 					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
 					['arm64_alternative', 'arm64_alternative_apply'],
 					[],   # the refactor
+					# The ASID size check of a late CPU, in context.c,
+					# before the suite that redirects it.
+					['arm64_cpucap_passes'],
 					# In the order of their Kconfig entries.
 					['arm64_cpufeature_sanitise', 'arm64_cpucap_passes',
 					 'arm64_cpucap_table'],
@@ -94,9 +97,7 @@ class HooksTest(unittest.TestCase):
 					 'arm64_pan_uaccess', 'arm64_pan_uaccess_fault',
 					 'arm64_pan_exec_only', 'arm64_pan_saved_ttbr0',
 					 'arm64_pan_fault'],
-					['arm64_cpucap_hwcaps'],
-					# The ASID size check of a late CPU, in context.c.
-					['arm64_cpucap_passes']])
+					['arm64_cpucap_hwcaps']])
 				self.assertEqual(self.symbols, {
 					'ARM64_CPUFEATURE_FIELD_KUNIT_TEST': 'arm64_cpufeature_field',
 					'ARM64_CPUFEATURE_MATCH_KUNIT_TEST': 'arm64_cpufeature_match',
@@ -115,7 +116,7 @@ class HooksTest(unittest.TestCase):
 					'ARM64_PAN_FAULT_KUNIT_TEST': 'arm64_pan_fault',
 					'ARM64_CPUCAP_HWCAPS_KUNIT_TEST': 'arm64_cpucap_hwcaps'})
 
-	def test_0006_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
+	def test_0007_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
 		pan = ['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
 		       'arm64_pan_uaccess', 'arm64_pan_uaccess_fault', 'arm64_pan_exec_only',
 		       'arm64_pan_saved_ttbr0', 'arm64_pan_fault']
@@ -123,7 +124,7 @@ class HooksTest(unittest.TestCase):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
 				wanted = sources.load(REPO, kernel)
-				(patch,) = [p for p in wanted.patches if os.path.basename(p).startswith('0006-')]
+				(patch,) = [p for p in wanted.patches if os.path.basename(p).startswith('0007-')]
 				changes = self.changes(os.path.basename(patch), kernel)
 				# A symbol each: each patch of the cut names its own.
 				self.assertEqual({name: symbols for name, symbols in
@@ -171,7 +172,7 @@ class HooksTest(unittest.TestCase):
 		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
 				 (cpufeature.old or b'').decode())
 
-	def test_0005_hooks_go_with_their_suites(self) -> None:
+	def test_0006_hooks_go_with_their_suites(self) -> None:
 		# The hook of verify_local_cpu_caps(): two static helpers whose
 		# comment names the passes' file, then the lines they replace in
 		# the function below, each a hunk of its own that names no
@@ -182,7 +183,7 @@ class HooksTest(unittest.TestCase):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
 				changes = self.changes(
-					'0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch',
+					'0006-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch',
 					kernel)
 				def cut(text: bytes) -> List[List[str]]:
 					found = [c for c in changes if text in b''.join(
@@ -195,8 +196,8 @@ class HooksTest(unittest.TestCase):
 				self.assertEqual(split, [['arm64_cpufeature_sanitise']] * len(split))
 				self.assertGreaterEqual(len(split), 4)
 
-	def test_0005_cut_passes_then_table(self) -> None:
-		changes = self.changes('0005-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+	def test_0006_cut_passes_then_table(self) -> None:
+		changes = self.changes('0006-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
 		kconfig, cpufeature = changes[0], changes[-1]
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
 		# The blank line before each #ifdef goes with it: none is left at the end.
