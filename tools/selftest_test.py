@@ -91,6 +91,26 @@ class SelftestTest(unittest.TestCase):
 		self.assertRegex(err.getvalue(), r'(?m)^lives_test.py: [0-9.]+ s, 1 tests$')
 		self.assertRegex(err.getvalue(), r'(?m)^clean_test.py: [0-9.]+ s, 1 tests$')
 
+	def test_a_file_no_worker_ran_fails(self) -> None:
+		# Workers that die before any file: each file fails, with why,
+		# and selftest ends (a bounded number of workers replaced).
+		def dies(*args: object) -> int:
+			raise RuntimeError('the worker broke')
+		with tempfile.TemporaryDirectory() as tmp:
+			for name in ('a_test.py', 'b_test.py'):
+				write(os.path.join(tmp, name), 'import unittest\n'
+				      'class T(unittest.TestCase):\n'
+				      '\tdef test(self):\n\t\tpass\n')
+			out, err = io.StringIO(), io.StringIO()
+			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+			     mock.patch.object(selftest, '_worker', dies), \
+			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
+		self.assertTrue(out.getvalue().endswith('selftest: 0 passed, 2 failed\n'), out.getvalue())
+		self.assertIn('a_test.py: not run: its worker died\n', err.getvalue())
+		self.assertIn('b_test.py: not run: its worker died\n', err.getvalue())
+		self.assertIn('RuntimeError: the worker broke', err.getvalue())
+
 	def test_each_layer_runs_with_those_before_it(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:
 			write(os.path.join(tmp, 'layers_test.py'),

@@ -384,8 +384,18 @@ class _Run:
 		for path in self.paths:
 			if os.path.basename(path) not in ran:
 				self._done(FileResult(os.path.basename(path), 1, 1, 0, 0.0,
-						      f'{os.path.basename(path)}: not run: its worker died\n'))
+						      f'{os.path.basename(path)}: not run: its worker died\n' +
+						      self._worker_logs()))
 		return self.found
+
+	def _worker_logs(self) -> str:
+		"""What the workers printed outside the files (why one died)."""
+		found = ''
+		for number in range(1, self.workers + 1):
+			with open(os.path.join(self.files, f'worker-{number}.log'), encoding='utf-8',
+				  errors='backslashreplace') as f:
+				found += f.read()
+		return found
 
 def _preload_fixtures(files: str, layer: Layer) -> None:
 	"""Imports FIXTURES's module, if TOOLS_DIR has it, and unless @layer
