@@ -9,6 +9,8 @@
 # the same counts in the table, the closing tally, the JSON record and
 # JUnit; the command line of a boot, the cache key of a build, the cpio.
 
+import copy
+import functools
 import json
 import os
 import signal
@@ -42,8 +44,15 @@ EXPECTED = {'abi': (112, 0, 160), 'signal': (18, 0, 20), 'tags': (1, 0, 0),
 	    'pauth': (0, 0, 7), 'bti': (36, 0, 0), 'mte': (2, 0, 14), 'fp': (7, 0, 25),
 	    'gcs': (0, 0, 6)}
 
-def rows_of(console: str) -> List[Case]:
+@functools.lru_cache(maxsize=None)
+def _rows_of(console: str) -> List[Case]:
 	return kselftests.read_rows(console, kunit_tool_of('7.3'), Exit(0, False, 30.0), 600)
+
+def rows_of(console: str) -> List[Case]:
+	"""The rows of @console: parsed once for the tests of this file (the
+	recorded boot, by kunit_parser, was most of their time), a copy of
+	its own for each."""
+	return copy.deepcopy(_rows_of(console))
 
 def result_with(found: List[Case], status: Status=Status.PASS) -> config_result.ConfigResult:
 	result = config_result.ConfigResult(

@@ -7,6 +7,8 @@
 # JUnit file give the counts the kernel itself printed ("# Totals:" of each
 # suite), and every skip has its reason in each of them.
 
+import copy
+import functools
 import re
 import unittest
 from typing import Dict, List, Tuple
@@ -26,7 +28,13 @@ FIXTURES = (('6.1', '6.1_nopan_skips'), ('6.1', '6.1_pan_param_skip'),
 SUITE_TOTALS = re.compile(r'^# Totals: pass:([0-9]+) fail:([0-9]+) skip:([0-9]+) total:[0-9]+$')
 
 def read_result(kernel: str, name: str) -> config_result.ConfigResult:
-	"""The fixture as boots.py reads a boot."""
+	"""The fixture as boots.py reads a boot: read once for the tests of
+	this file (kunit_parser's parse was most of their time), a copy of its
+	own for each."""
+	return copy.deepcopy(_read_result(kernel, name))
+
+@functools.lru_cache(maxsize=None)
+def _read_result(kernel: str, name: str) -> config_result.ConfigResult:
 	console = read(test_data_path('console', name + '.log'))
 	return config_result.ConfigResult(
 		name='arm64_nopan', cpu='cortex-a57', qemu_config='', build_dir='',

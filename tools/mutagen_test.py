@@ -26,12 +26,23 @@ def commands(directory: str) -> Dict[str, Dict[str, object]]:
 			 'arguments': ['gcc', '-c', '-O2', '-fconserve-stack', 'sample.c']}}
 
 class GenerateTest(unittest.TestCase):
+	fixture_sites: List[mutagen.Site]
+
+	@classmethod
+	def setUpClass(cls) -> None:
+		# The sites of the fixture, found once for the tests (libclang's
+		# parse was most of their time): each test has copies, and a
+		# directory of its own where the fixture's sites are the same
+		# (a site's source is relative to the tree).
+		with tempfile.TemporaryDirectory(prefix='pan-kunit-mutagen-') as tmp:
+			shutil.copy(os.path.join(FIXTURE, 'sample.c'), tmp)
+			cls.fixture_sites = mutagen.generate(tmp, [('sample', 'sample.c')], commands(tmp))
 
 	def setUp(self) -> None:
 		self.tmp = tempfile.mkdtemp(prefix='pan-kunit-mutagen-')
 		self.addCleanup(shutil.rmtree, self.tmp)
 		shutil.copy(os.path.join(FIXTURE, 'sample.c'), self.tmp)
-		self.sites = mutagen.generate(self.tmp, [('sample', 'sample.c')], commands(self.tmp))
+		self.sites = list(self.fixture_sites)  # frozen: copies of the list suffice
 
 	def changes(self, operator: str) -> List[str]:
 		return [f'{s.original} -> {s.replacement} @{s.line}' for s in self.sites

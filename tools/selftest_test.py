@@ -55,20 +55,61 @@ class SelftestTest(unittest.TestCase):
 				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 0)
 				self.assertEqual(os.environ['GIT_DIR'], hook['GIT_DIR'])  # given back
 
-	def test_each_file_in_a_process_of_its_own(self) -> None:
-		# A file that kills its Python fails, alone; the others still run.
+	def test_a_file_that_kills_its_worker_fails_alone(self) -> None:
+		# The others still run, in another worker; and one worker runs
+		# a file after another (the biggest first), each with the
+		# environment, working directory and sys.path it had before.
+		files = {'dirty_test.py': 'import os, sys, unittest\n'
+					  'class T(unittest.TestCase):\n'
+					  '\tdef test(self):\n'
+					  '\t\tos.environ["SELFTEST_LEFTOVER"] = "1"\n'
+					  '\t\tos.chdir("/")\n'
+					  '\t\tsys.path.insert(0, "/leftover")\n',
+			 'clean_test.py': 'import os, sys, unittest\n'
+					  'class T(unittest.TestCase):\n'
+					  '\tdef test(self):\n'
+					  '\t\tself.assertNotIn("SELFTEST_LEFTOVER", os.environ)\n'
+					  '\t\tself.assertNotEqual(os.getcwd(), "/")\n'
+					  '\t\tself.assertNotIn("/leftover", sys.path)\n',
+			 'broken_test.py': 'import unittest\nclass T(unittest.TestCase:\n',
+			 'dies_test.py': 'import os\nos._exit(3)\n',
+			 'lives_test.py': 'import unittest\n'
+					  'class T(unittest.TestCase):\n'
+					  '\tdef test(self):\n\t\tpass\n'}
 		with tempfile.TemporaryDirectory() as tmp:
-			write(os.path.join(tmp, 'dies_test.py'), 'import os\nos._exit(3)\n')
-			write(os.path.join(tmp, 'lives_test.py'),
-			      'import unittest\n'
-			      'class T(unittest.TestCase):\n'
-			      '\tdef test(self):\n\t\tpass\n')
+			for order, (name, text) in enumerate(files.items()):
+				write(os.path.join(tmp, name), text + '#' * (1000 - 100 * order) + '\n')
 			out, err = io.StringIO(), io.StringIO()
 			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+			     mock.patch.object(selftest, '_jobs', return_value=1), \
 			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
 				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
-		self.assertTrue(out.getvalue().endswith('selftest: 1 passed, 1 failed\n'), out.getvalue())
+		self.assertTrue(out.getvalue().endswith('selftest: 3 passed, 2 failed\n'), out.getvalue())
+		self.assertIn(', 5 files, 1 at a time, ', out.getvalue())
 		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
+		self.assertIn('SyntaxError', err.getvalue())
+		self.assertRegex(err.getvalue(), r'(?m)^lives_test.py: [0-9.]+ s, 1 tests$')
+		self.assertRegex(err.getvalue(), r'(?m)^clean_test.py: [0-9.]+ s, 1 tests$')
+
+	def test_a_file_no_worker_ran_fails(self) -> None:
+		# Workers that die before any file: each file fails, with why,
+		# and selftest ends (a bounded number of workers replaced).
+		def dies(*args: object) -> int:
+			raise RuntimeError('the worker broke')
+		with tempfile.TemporaryDirectory() as tmp:
+			for name in ('a_test.py', 'b_test.py'):
+				write(os.path.join(tmp, name), 'import unittest\n'
+				      'class T(unittest.TestCase):\n'
+				      '\tdef test(self):\n\t\tpass\n')
+			out, err = io.StringIO(), io.StringIO()
+			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+			     mock.patch.object(selftest, '_worker', dies), \
+			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
+		self.assertTrue(out.getvalue().endswith('selftest: 0 passed, 2 failed\n'), out.getvalue())
+		self.assertIn('a_test.py: not run: its worker died\n', err.getvalue())
+		self.assertIn('b_test.py: not run: its worker died\n', err.getvalue())
+		self.assertIn('RuntimeError: the worker broke', err.getvalue())
 
 	def test_each_layer_runs_with_those_before_it(self) -> None:
 		with tempfile.TemporaryDirectory() as tmp:

@@ -172,8 +172,9 @@ def fake_qemu() -> str:
 
 def make_fixtures() -> None:
 	"""Makes the fixtures above: `selftest` calls it once before it copies
-	its process for each test file (selftest.FIXTURES), so that the files
-	share them instead of making them each."""
+	its process into the workers that run the test files
+	(selftest.FIXTURES), so that the files share them instead of making
+	them each."""
 	prepared_tree()
 	fake_kunit_python()
 	fake_qemu()

@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# `pan-kunit selftest`: the unit tests of this tool, tools/*_test.py, each
-# file in a process of its own, two at a time per CPU (the end-to-end
-# files spend a third of their time waiting for the gits and fake
-# kunit.py processes they start), as the kernel's
-# tools/testing/kunit/run_checks.py runs its checks in parallel.  The
-# process is a copy of selftest's (proc.Fork), which has imported the
-# tool and unittest.mock once for all the files: a new Python for each
-# would spend more time importing them than most files spend testing;
-# for the end-to-end layer it has also made the fixtures the files share
-# (FIXTURES: the fake tree, set up with git), once for all.
+# `pan-kunit selftest`: the unit tests of this tool, tools/*_test.py, in
+# workers, copies of selftest's process (proc.Fork), two at a time per
+# CPU with the type check (the end-to-end files spend a third of their
+# time waiting for the gits and fake kunit.py processes they start), as
+# the kernel's tools/testing/kunit/run_checks.py runs its checks in
+# parallel.  Selftest has imported the tool and unittest.mock once for
+# all the workers: a new Python for each would spend more time importing
+# them than most files spend testing; for the end-to-end layer it has
+# also made the fixtures the files share (FIXTURES: the fake tree, set up
+# with git), once for all.  Each worker takes the next file from a queue
+# they share, the biggest first, and runs it, then the next: not a copy
+# of the process per file, which on a virtual machine costs 10-50 ms of
+# CPU to make and to end, more than most files spend testing.  A file
+# that kills its worker fails, alone: another worker takes the files
+# left.
 # A file's tests run:
 #
 #   - without the variables that point git at a repository
@@ -46,15 +51,19 @@
 
 import argparse
 import functools
+import gc
 import glob
 import importlib
 import io
 import json
 import os
 import re
+import select
+import struct
 import sys
 import tempfile
 import time
+import traceback
 import unittest
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
@@ -158,23 +167,93 @@ class _Stream(io.StringIO):
 	def flush(self) -> None:
 		sys.stderr.flush()
 
+def _load(path: str) -> unittest.TestSuite:
+	"""The tests of the file @path, imported as a module of its directory,
+	as unittest's discover() imports it (without walking the packages
+	beside it: pan_kunit/, for each file)."""
+	directory, name = os.path.split(path)
+	if directory not in sys.path:
+		sys.path.insert(0, directory)
+	module = importlib.import_module(name[:-len('.py')])
+	found = os.path.realpath(getattr(module, '__file__', None) or '')
+	if found != os.path.realpath(path):
+		raise ImportError(f'{name} was imported from {found}, not {path}')
+	return unittest.TestLoader().loadTestsFromModule(module)
+
 def _test_file(path: str, result_file: str, tmp: str, layer: Layer) -> int:
-	"""In the copy of selftest's process: unittest on the file @path, up
-	to @layer, its counts into @result_file."""
-	for name in (summary.ENV,) + gitcmd.GIT_LOCAL_ENV:
-		os.environ.pop(name, None)
+	"""In a worker (_worker()): unittest on the file @path, up to @layer,
+	its counts into @result_file, its temporary files in @tmp."""
 	os.environ[LAYER_ENV] = layer
 	os.environ['TMPDIR'] = tempfile.tempdir = tmp
-	suite = unittest.TestLoader().discover(os.path.dirname(path),
-					       pattern=os.path.basename(path))
 	result = unittest.TextTestResult(_Stream(), descriptions=True, verbosity=1)
-	suite.run(result)
-	print(file=sys.stderr)
-	result.printErrors()
+	try:
+		suite = _load(path)
+	except unittest.SkipTest as skip:  # as discover() counts it
+		result.testsRun, result.skipped = 1, [(unittest.TestCase(), str(skip))]
+		sys.stderr.write(f'{os.path.basename(path)}: skipped: {skip}\n')
+	except Exception:  # as discover() counts it: one error, its traceback
+		traceback.print_exc()
+		result.testsRun, result.errors = 1, [(unittest.TestCase(), '')]
+	else:
+		suite.run(result)
+		print(file=sys.stderr)
+		result.printErrors()
 	failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
 	with open(result_file, 'w') as f:
 		json.dump({'tests': result.testsRun, 'failed': failed, 'skipped': len(result.skipped)}, f)
 	return 0 if failed == 0 else 1
+
+# What a worker reads from the queue for each file: its index, in
+# QUEUE_FORMAT, and what it says of each in a line of the events pipe:
+# its pid, START or DONE, the index.
+QUEUE_FORMAT = '<I'
+START = 'start'
+DONE = 'done'
+
+def _worker(paths: List[str], queue: int, events: int, files: str, layer: Layer) -> int:
+	"""In a copy of selftest's process: the test files of @paths whose
+	indexes it reads from the pipe @queue (which the other workers read
+	too), one after another, till it is empty; each file's output in
+	@files/NAME.log, its counts in NAME.json, in a temporary directory
+	of its own, @files/NAME.tmp; a line to the pipe @events as each file
+	starts and ends (a line is written at once: the workers share it).
+	Between the files, what a file may change of the process (the
+	environment, the working directory, sys.path) is put back."""
+	for name in (summary.ENV,) + gitcmd.GIT_LOCAL_ENV:
+		os.environ.pop(name, None)
+	environ, cwd, path_before = dict(os.environ), os.getcwd(), list(sys.path)
+	size = struct.calcsize(QUEUE_FORMAT)
+	while True:
+		record = os.read(queue, size)
+		if len(record) < size:
+			return 0
+		index, = struct.unpack(QUEUE_FORMAT, record)
+		name = os.path.basename(paths[index])
+		os.write(events, f'{os.getpid()} {START} {index}\n'.encode())
+		sys.stdout.flush()
+		fd = os.open(os.path.join(files, name + '.log'), os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+			     0o600)
+		saved = os.dup(1)
+		os.dup2(fd, 1)
+		os.dup2(fd, 2)
+		os.close(fd)
+		tmp = os.path.join(files, name + '.tmp')
+		os.mkdir(tmp)
+		try:
+			_test_file(paths[index], os.path.join(files, name + '.json'), tmp, layer)
+		except (Exception, SystemExit):  # the file's failure (no counts): not the others'
+			traceback.print_exc()
+		finally:
+			sys.stdout.flush()
+			os.dup2(saved, 1)
+			os.dup2(saved, 2)
+			os.close(saved)
+			os.environ.clear()
+			os.environ.update(environ)
+			os.chdir(cwd)
+			sys.path[:] = path_before
+			tempfile.tempdir = None
+		os.write(events, f'{os.getpid()} {DONE} {index}\n'.encode())
 
 def _typecheck(result_file: str) -> int:
 	"""In a copy of selftest's process: MYPY, its output printed, its
@@ -191,9 +270,12 @@ def _typecheck(result_file: str) -> int:
 	return 0 if ok else 1
 
 def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
-	with open(os.path.join(files, name + '.log'), encoding='utf-8',
-		  errors='backslashreplace') as f:
-		output = f.read()
+	try:
+		with open(os.path.join(files, name + '.log'), encoding='utf-8',
+			  errors='backslashreplace') as f:
+			output = f.read()
+	except FileNotFoundError:  # never started: its worker died before
+		output = ''
 	try:
 		with open(os.path.join(files, name + '.json')) as f:
 			counts: Dict[str, int] = json.load(f)
@@ -204,33 +286,116 @@ def _result(name: str, files: str, status: int, elapsed: float) -> FileResult:
 	return FileResult(name, counts['tests'], counts['failed'], counts['skipped'], elapsed,
 			  output)
 
-def _run(printer: Printer, jobs: List[Tuple[str, Callable[[str], int]]],
-	 files: str) -> List[FileResult]:
-	"""Runs each job of @jobs, a name and a function of the file its
-	counts go to, in a copy of this process, at most _jobs() at a time,
-	in the order given."""
-	found: List[FileResult] = []
-	running: Dict[proc.Fork, str] = {}
-	started: Dict[str, float] = {}
-	pending = list(jobs)
-	while pending or running:
-		while pending and len(running) < _jobs():
-			name, call = pending.pop(0)
-			started[name] = time.monotonic()
-			running[proc.Fork(functools.partial(call, os.path.join(files, name + '.json')),
-					  os.path.join(files, name + '.log'))] = name
-		for fork in proc.ended(list(running)):
-			name = running.pop(fork)
-			status = fork.wait()
-			found.append(_result(name, files, status, time.monotonic() - started[name]))
-			found[-1].ended = time.monotonic()
-			if name != TYPECHECK:
-				done = found[-1]
-				printer.print_stderr(
-					f'{done.name}: {done.elapsed:.1f} s, {done.tests} tests' +
-					(f', {done.skipped} skipped' if done.skipped else '') +
-					(f', {done.failed} FAILED' if done.failed else ''))
-	return found
+class _Run:
+	"""The type check (_typecheck()) in a copy of this process, and the
+	test files of @paths in workers (_worker()), copies too, that take
+	them from one queue in the order given, _jobs() at a time with the
+	type check: a copy for each file would cost more than most files
+	test (on a virtual machine, a copy of this process costs 10-50 ms of
+	CPU to make and to end).  A worker that dies fails the file it was
+	running, and another takes its place while files are left; a file
+	that no worker ran fails too."""
+
+	def __init__(self, printer: Printer, paths: List[str], files: str, layer: Layer) -> None:
+		self.printer = printer
+		self.paths = paths
+		self.files = files
+		self.layer = layer
+		self.found: List[FileResult] = []
+		self.forks: Dict[proc.Fork, str] = {}  # the type check's, and each worker's ''
+		self.running: Dict[int, Tuple[int, float]] = {}  # worker's pid: file, its start
+		self.begun = 0
+		self.workers = 0
+		self.at_once = 0  # workers at a time
+		self._events = b''
+		self.queue = self.events = self.tell = -1
+
+	def _worker(self) -> None:
+		self.workers += 1
+		log = os.path.join(self.files, f'worker-{self.workers}.log')
+		self.forks[proc.Fork(functools.partial(_worker, self.paths, self.queue, self.tell,
+						       self.files, self.layer), log)] = ''
+
+	def _done(self, result: FileResult) -> None:
+		result.ended = time.monotonic()
+		self.found.append(result)
+		if result.name != TYPECHECK:
+			self.printer.print_stderr(
+				f'{result.name}: {result.elapsed:.1f} s, {result.tests} tests' +
+				(f', {result.skipped} skipped' if result.skipped else '') +
+				(f', {result.failed} FAILED' if result.failed else ''))
+
+	def _read_events(self) -> None:
+		"""What the workers said (all of it, once a worker ended: the
+		lines it wrote before)."""
+		while select.select([self.events], [], [], 0)[0]:
+			self._events += os.read(self.events, 65536)
+			*lines, rest = self._events.split(b'\n')
+			self._events = rest
+			for line in lines:
+				pid, event, index = line.decode().split()
+				if event == START:
+					self.running[int(pid)] = int(index), time.monotonic()
+					self.begun += 1
+				else:
+					number, began = self.running.pop(int(pid))
+					self._done(_result(os.path.basename(self.paths[number]), self.files, 0,
+							   time.monotonic() - began))
+
+	def run(self, typecheck: bool) -> List[FileResult]:
+		self.queue, feed = os.pipe()
+		self.events, self.tell = os.pipe()
+		try:
+			os.write(feed, b''.join(struct.pack(QUEUE_FORMAT, index)
+						for index in range(len(self.paths))))
+			os.close(feed)
+			started = time.monotonic()
+			if typecheck:
+				self.forks[proc.Fork(functools.partial(
+					_typecheck, os.path.join(self.files, TYPECHECK + '.json')),
+						     os.path.join(self.files, TYPECHECK + '.log'))] = TYPECHECK
+			self.at_once = min(max(_jobs() - len(self.forks), 1), len(self.paths))
+			for _ in range(self.at_once):
+				self._worker()
+			while self.forks:
+				ready = select.select([self.events] + list(self.forks), [], [])[0]
+				self._read_events()
+				for fork in ready:
+					if fork == self.events:
+						continue
+					assert isinstance(fork, proc.Fork)
+					name = self.forks.pop(fork)
+					status = fork.wait()
+					if name:
+						self._done(_result(name, self.files, status,
+								   time.monotonic() - started))
+						continue
+					if fork.pid in self.running:  # died in a file
+						number, began = self.running.pop(fork.pid)
+						self._done(_result(os.path.basename(self.paths[number]), self.files,
+								   status, time.monotonic() - began))
+					if (status != 0 and self.begun < len(self.paths) and
+					    self.workers < 2 * len(self.paths)):
+						self._worker()
+		finally:
+			for fd in (self.queue, self.events, self.tell):
+				os.close(fd)
+		ran = {result.name for result in self.found}
+		for path in self.paths:
+			if os.path.basename(path) not in ran:
+				self._done(FileResult(os.path.basename(path), 1, 1, 0, 0.0,
+						      f'{os.path.basename(path)}: not run: its worker died\n' +
+						      self._worker_logs()))
+		return self.found
+
+	def _worker_logs(self) -> str:
+		"""What the workers printed outside the files (why one died)."""
+		found = ''
+		for number in range(1, self.workers + 1):
+			with open(os.path.join(self.files, f'worker-{number}.log'), encoding='utf-8',
+				  errors='backslashreplace') as f:
+				found += f.read()
+		return found
 
 def _preload_fixtures(files: str, layer: Layer) -> None:
 	"""Imports FIXTURES's module, if TOOLS_DIR has it, and unless @layer
@@ -258,12 +423,6 @@ def _preload_fixtures(files: str, layer: Layer) -> None:
 		else:
 			os.environ[LAYER_ENV] = saved[0]
 
-def _test_job(path: str, files: str, layer: Layer) -> Tuple[str, Callable[[str], int]]:
-	name = os.path.basename(path)
-	tmp = os.path.join(files, name + '.tmp')
-	os.mkdir(tmp)
-	return name, lambda result_file: _test_file(path, result_file, tmp, layer)
-
 def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=True) -> int:
 	"""Runs the type check (unless not @typecheck) and every test file
 	of TOOLS_DIR, the biggest first (they take the longest), their tests
@@ -276,8 +435,15 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
 		_preload_fixtures(files, layer)
-		jobs = [(TYPECHECK, _typecheck)] if typecheck else []
-		found = _run(printer, jobs + [_test_job(path, files, layer) for path in paths], files)
+		# What the copies share stays out of their garbage collections,
+		# which would otherwise touch (and copy) all of it.
+		gc.collect()
+		gc.freeze()
+		try:
+			run = _Run(printer, paths, files, layer)
+			found = run.run(typecheck)
+		finally:
+			gc.unfreeze()
 	checks = [r for r in found if r.name == TYPECHECK]
 	found = [r for r in found if r.name != TYPECHECK]
 	for done in sorted(found, key=lambda r: r.name) + checks:
@@ -288,7 +454,7 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 	skipped = sum(r.skipped for r in found)
 	printer.print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
 		      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
-		      f', {len(paths)} files, {_jobs()} at a time, {LAYERS_RUN[layer]}')
+		      f', {len(paths)} files, {run.at_once} at a time, {LAYERS_RUN[layer]}')
 	for check in checks:
 		printer.print(f'mypy took {check.elapsed:.1f} s: ' +
 			      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed
