@@ -31,6 +31,8 @@
  *   ksft_only=abi,signal,fp-stress   collections or binaries to run
  *   ksft_skip=fp-stress,...           collections or binaries to leave out
  *   ksft_timeout=N                    default per-binary timeout (45 s)
+ *   ksft_timeout_max=N                no binary's timeout above N s, its
+ *                                     list's own included (0: no cap)
  * Then powers the machine off.
  */
 #define _GNU_SOURCE
@@ -230,14 +232,19 @@ static void print_prefixed(const char *out, const char *prefix)
 }
 
 /* Runs one binary; returns its TAP result line suffix in @verdict. */
-static int run_one(const struct entry *t, int num, int def_timeout)
+static int run_one(const struct entry *t, int num, int def_timeout, int max_timeout)
 {
 	char dir[256], path[512];
 	int master = -1, slave = -1, pfd[2] = { -1, -1 }, status = 0, timed_out = 0, exited = 0;
 	struct buf out = { 0 };
 	int timeout = t->timeout ? t->timeout : def_timeout;
-	double t0 = now(), deadline = t0 + timeout;
+	double t0, deadline;
 	pid_t pid;
+
+	if (max_timeout > 0 && timeout > max_timeout)
+		timeout = max_timeout;
+	t0 = now();
+	deadline = t0 + timeout;
 
 	snprintf(dir, sizeof(dir), "/ksft/%s", t->coll);
 	snprintf(path, sizeof(path), "./%s", t->bin);
@@ -369,6 +376,8 @@ int main(void)
 	const char *only = getenv("ksft_only"), *skip = getenv("ksft_skip");
 	const char *tos = getenv("ksft_timeout");
 	int def_timeout = tos ? atoi(tos) : 45;
+	const char *maxs = getenv("ksft_timeout_max");
+	int max_timeout = maxs ? atoi(maxs) : 0;
 	char line[512], colls[32][64];
 	int ncoll = 0, i, j;
 	FILE *f;
@@ -435,7 +444,7 @@ int main(void)
 		printf("    KTAP version 1\n    # Subtest: kselftest.arm64.%s\n    1..%d\n", colls[j], n);
 		for (i = 0; i < nlist; i++)
 			if (!strcmp(list[i].coll, colls[j]))
-				v = run_one(&list[i], ++k, def_timeout), fails += v == 2, skips += v == 1;
+				v = run_one(&list[i], ++k, def_timeout, max_timeout), fails += v == 2, skips += v == 1;
 		printf("    # ksft: collection %s took %.2f s\n", colls[j], now() - c0);
 		/* The collection's own result: bubbled up by the parser anyway. */
 		if (fails)

@@ -219,6 +219,17 @@ class BootTest(unittest.TestCase):
 				self.assertNotIn('ksft_only', line)
 		self.assertIn('ksft_only=pan,abi', kselftests.cmdline(config, ['pan', 'abi']).split())
 
+	def test_a_short_timeout_caps_every_binarys(self) -> None:
+		# mutants --timeout 60: a mutant that stalled pan/hotplug and
+		# pan/tagged cost CI 2 x 300 s; now 2 x 120 s.
+		config = qemu_config()
+		self.assertEqual(kselftests.binary_cap(60), kselftests.LEAST_CAP)
+		self.assertEqual(kselftests.binary_cap(200), 200)
+		self.assertEqual(kselftests.binary_cap(kselftest_build.DEFAULT_TIMEOUT), 0)
+		self.assertEqual(kselftests.binary_cap(900), 0)
+		self.assertIn('ksft_timeout_max=120', kselftests.cmdline(config, (), 120).split())
+		self.assertNotIn('ksft_timeout_max', kselftests.cmdline(config))
+
 	def test_run_boots_them_only_when_asked(self) -> None:
 		# An edit loop (run, with or without a glob) leaves them out; a
 		# run with --kselftests plans their boot after the suites'.

@@ -14,7 +14,7 @@ from typing import Callable
 
 from pan_kunit.commands import mutants, score
 from pan_kunit.kunit_tool import toolchains
-from pan_kunit.matrix import shard
+from pan_kunit.matrix import kselftest_build, kselftests, shard
 from pan_kunit.trees import kernels
 
 def _at_least(minimum: int) -> Callable[[str], int]:
@@ -141,7 +141,9 @@ def add_boot_opts(parser: argparse.ArgumentParser, timeout: int) -> None:
 	parser.add_argument('--config', action='append', default=[], metavar='NAME',
 			    help='run only qemu_configs/NAME.py; repeatable')
 	parser.add_argument('--timeout', type=_positive_int, default=timeout, metavar='SECONDS',
-			    help=f'kunit.py exec\'s --timeout per boot (default: {timeout})')
+			    help=f'kunit.py exec\'s --timeout per boot (default: {timeout}); '
+			    f'below {kselftest_build.DEFAULT_TIMEOUT}, also the longest a kselftest '
+			    f'binary may take (at least {kselftests.LEAST_CAP})')
 	parser.add_argument('--jobs', type=_positive_int, default=os.cpu_count(), metavar='N',
 			    help='make jobs per build (default: the number of CPUs)')
 	parser.add_argument('--olddefconfig', action='store_true',

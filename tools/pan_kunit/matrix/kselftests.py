@@ -39,14 +39,32 @@ CPU_HAS_EPAN = {'max': True, 'neoverse-n1': False, 'cortex-a76': False,
 # How much of a console stands for a boot that printed no result.
 LOG_LINES = 25
 
-def cmdline(config: QemuConfig, only: Sequence[str]=()) -> str:
+# The least cap on a binary's timeout: the slowest binary that passes,
+# pauth/pac, takes 31 s on an idle host (fp/fp-stress 23 s), so four
+# times that.
+LEAST_CAP = 120
+
+def binary_cap(timeout: int) -> int:
+	"""The cap on every binary's timeout in a boot whose kunit.py exec
+	--timeout is @timeout: a --timeout below the init's default
+	per-binary timeout is the user's bound on a stalled test, so a
+	mutant that hangs a binary costs that (never less than LEAST_CAP),
+	not 300 s a binary; 0 (no cap) otherwise, so that asid.c keeps its
+	longer budget."""
+	if 0 < timeout < kselftest_build.DEFAULT_TIMEOUT:
+		return max(timeout, LEAST_CAP)
+	return 0
+
+def cmdline(config: QemuConfig, only: Sequence[str]=(), cap: int=0) -> str:
 	"""The whole kernel command line of a config's kselftest boot: the
-	config's own, KUnit disabled, the init's per-binary timeout, the
-	collections to run (@only; none: all), and what the pan tests are
-	told of the CPU (unknown parameters reach init's environment, and
-	every test's)."""
+	config's own, KUnit disabled, the init's per-binary timeout and its
+	@cap (0: none), the collections to run (@only; none: all), and what
+	the pan tests are told of the CPU (unknown parameters reach init's
+	environment, and every test's)."""
 	words = [config.cmdline, 'kunit.enable=0',
 		 f'ksft_timeout={kselftest_build.DEFAULT_TIMEOUT}']
+	if cap:
+		words.append(f'ksft_timeout_max={cap}')
 	if only:
 		words.append('ksft_only=' + ','.join(only))
 	epan = CPU_HAS_EPAN.get(config.cpu.split(',')[0])
@@ -89,7 +107,8 @@ def boot(plan: MatrixPlan, built: Dict[str, Tuple[QemuConfig, str]], cpio: str,
 		cmd = kunit_py.kunit_cmd(plan.kunit_dir, 'exec', directory, plan.kunitconfig,
 					   config.path) + [
 			'--qemu_args', shlex.join(['-initrd', cpio, '-append',
-						   cmdline(config, plan.kselftest_only)]),
+						   cmdline(config, plan.kselftest_only,
+								   binary_cap(plan.timeout))]),
 			'--raw_output=all', '--timeout', str(BOOT_TIMEOUT)]
 		os.makedirs(os.path.dirname(exec_log(plan, config)), exist_ok=True)
 		boot_jobs[name] = jobs.Job(f'{name} kselftests', cmd, exec_log(plan, config))
