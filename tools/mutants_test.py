@@ -387,6 +387,20 @@ class JudgeByGroupsTest(TempDirTestCase):
 		with self.assertRaises(Error):
 			mutants.load_mutant(path)
 
+	def test_a_plain_diff_names_its_files_and_no_diff_is_refused(self) -> None:
+		# A diff -u without "diff --git" lines was read as changing no
+		# file: a header mutant ran in --no-header-mutants' set.
+		path = os.path.join(self.tmp, 'm.patch')
+		write(path, 'Subject: s\nMust-Fail: arm64_s\n---\n'
+		      '--- a/arch/arm64/include/asm/futex.h\n+++ b/arch/arm64/include/asm/futex.h\n'
+		      '@@ -1 +1 @@\n-a\n+b\n')
+		mutant = mutants.load_mutant(path)
+		self.assertEqual(mutant.files, ['arch/arm64/include/asm/futex.h'])
+		self.assertTrue(mutant.of_header())
+		write(path, 'Subject: s\nMust-Fail: arm64_s\n---\n')
+		with self.assertRaisesRegex(Error, 'no file changed'):
+			mutants.load_mutant(path)
+
 class JudgeTest(unittest.TestCase):
 	"""mutants.judge() on synthetic configs."""
 

@@ -84,6 +84,8 @@ ANY_SUITE = '*'
 
 _HEADER = re.compile(r'^([A-Za-z][A-Za-z-]*):[ \t]*(.*?)\s*$')
 _DIFF_FILE = re.compile(r'^diff --git a/(\S+) b/')
+# A plain diff (diff -u, no "diff --git" line) names its file here.
+_NEW_FILE = re.compile(r'^\+\+\+ b/(\S+)')
 
 @dataclass
 class Mutant:
@@ -160,8 +162,8 @@ def load_mutant(path: str) -> Mutant:
 			for line in f:
 				if line.startswith(('---', 'diff --git')):
 					in_header = False
-				diff = _DIFF_FILE.match(line)
-				if diff:
+				diff = _DIFF_FILE.match(line) or _NEW_FILE.match(line)
+				if diff and diff.group(1) not in files:
 					files.append(diff.group(1))
 				match = _HEADER.match(line)
 				if in_header and match and not line[0].isspace():
@@ -177,6 +179,12 @@ def load_mutant(path: str) -> Mutant:
 	if not headers.get('subject') or not must_fail:
 		raise Error(f'{path}: a mutant needs "Subject:" and "Must-Fail: SUITE[, SUITE]" '
 			    'lines above its diff')
+	if not files:
+		# What it changes decides whether it is a header mutant (a build
+		# from scratch, left out by --no-header-mutants) and which
+		# objects the equivalence check compares.
+		raise Error(f'{path}: no file changed: a mutant needs a diff ("diff --git a/PATH '
+			    'b/PATH" or "+++ b/PATH" lines)')
 	name = os.path.basename(path)
 	return Mutant(path=path, name=name[:-len('.patch')] if name.endswith('.patch') else name,
 		      subject=headers['subject'], must_fail=must_fail, files=files,
