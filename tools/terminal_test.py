@@ -17,6 +17,7 @@ from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import config_result, terminal
 from pan_kunit.results.config_result import Status
 from pan_kunit.trees import tree
+import testlib
 from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
 
 # The matrix: a 7.3 console without PAN and one with a failure, on PAN.
@@ -85,6 +86,18 @@ class TableTest(unittest.TestCase):
 			self.assertEqual(terminal.width(Printer(io.StringIO())), terminal.WIDTH)
 		with mock.patch.dict(os.environ, {'COLUMNS': '80'}):
 			self.assertEqual(terminal.width(Printer(io.StringIO())), 80)
+
+	def test_tests_keep_to_the_width_off_a_terminal(self) -> None:
+		# A test file's reports are those of a log, whatever the
+		# terminal of whoever runs selftest: each test that renders at
+		# another width sets COLUMNS itself.
+		with mock.patch.dict(os.environ, {'COLUMNS': '80', 'LINES': '24'}):
+			testlib.setUpModule()
+			try:
+				self.assertEqual(terminal.width(Printer(io.StringIO())), terminal.WIDTH)
+			finally:
+				testlib.tearDownModule()
+			self.assertEqual(os.environ['COLUMNS'], '80')
 
 	def test_a_log_cut_short_names_the_file_with_the_rest(self) -> None:
 		# parse has no parsed log of a boot (parsed_log ''): the console.
