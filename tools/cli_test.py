@@ -385,17 +385,33 @@ class ParseTest(unittest.TestCase):
 	def test_kunit_tool_of_the_default_tree_else_an_error(self) -> None:
 		missing = os.path.join(self.tmp, 'no-tree')
 		default = os.path.join(self.home, '.cache', 'pan-kunit', 'linux-source-6.1')
-		status, output = self.parse(missing, 'pass.log')
-		self.assertEqual(status, 2, output)
+		log = os.path.join(self.tmp, 'pass.log')
+		shutil.copyfile(test_data_path('console', 'pass.log'), log)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['parse', log])
+		self.assertEqual(status, 2, out.getvalue())
 		cache = os.path.dirname(default)
 		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
-			      f'tools/testing/kunit/kunit.py in {missing} nor in '
-			      f'{cache}/linux-source-7.3 nor in {default}2 nor in {default}: run '
-			      'tools/pan-kunit setup first', output)
+			      f'tools/testing/kunit/kunit.py in {cache}/linux-source-7.3 nor in '
+			      f'{default}2 nor in {default}: run tools/pan-kunit setup first',
+			      out.getvalue())
 		self.tree_with_kunit_tool(default)
-		status, output = self.parse(missing, 'pass.log')
-		self.assertEqual(status, 0, output)
-		self.assertIn(f'with {default}/tools/testing/kunit/kunit.py', output)
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['parse', log])
+		self.assertEqual(status, 0, out.getvalue())
+		self.assertIn(f'with {default}/tools/testing/kunit/kunit.py', out.getvalue())
+		# A tree named is the one used, or an error of one line, never
+		# the default tree's parser instead.
+		os.mkdir(os.path.join(self.tmp, 'empty'))
+		for tree_dir, what in ((missing, 'does not exist'),
+				       (os.path.join(self.tmp, 'empty'),
+					'has no tools/testing/kunit/kunit.py')):
+			status, output = self.parse(tree_dir, 'pass.log')
+			self.assertEqual((status, output),
+					 (2, f'pan-kunit: error: the tree {tree_dir} (--tree or '
+					  f'PAN_KUNIT_TREE) {what}: name a kernel tree, or leave --tree '
+					  "out to use the default trees' kunit_tool\n"))
 		out = io.StringIO()
 		with contextlib.redirect_stderr(out):
 			status = cli.main(['parse', os.path.join(self.tmp, 'none.log')])
