@@ -69,7 +69,8 @@ def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: s
 		elapsed=None, skip_reasons=ktap_lines.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,
 		param_skips=ktap_lines.param_skips(console))
-	terminal.print_report(printer, [result], totals=False, known=suites.known(repo))
+	terminal.print_report(printer, [result], totals=False, known=suites.known(repo),
+			      booted=False)
 	# Closed as every command is: a line of its own name.
 	passed, failed, skipped = config_result.totals([result])
 	summary.report(printer, summary.Tally('parse', passed, failed, skipped))
