@@ -92,6 +92,18 @@ class ArgsTest(unittest.TestCase):
 			self.assertEqual(e.exception.code, 2, argv)
 			self.assertIn(f'argument {argv[-2]}: must be', err.getvalue())
 
+	def test_make_options_are_x_equals_y_as_kconfig_add_is_a_line(self) -> None:
+		for option, good, bad in (('--make_options', 'KCFLAGS=-O1 -g', 'FOO'),
+					  ('--kconfig_add', 'CONFIG_X=y', 'FOO')):
+			self.assertEqual(getattr(cli.parse_args(['run', option, good]), option[2:]), [good])
+			for argv in (['run', option, bad], ['mutants', option, bad],
+				     ['run', option, '=1']):
+				err = io.StringIO()
+				with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+					cli.parse_args(argv)
+				self.assertEqual(e.exception.code, 2, argv)
+				self.assertIn(f'argument {option}: {argv[-1]!r} is no ', err.getvalue())
+
 	def test_tree_before_or_after_subcommand(self) -> None:
 		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')
 		self.assertEqual(cli.parse_args(['run', '--tree', '/b']).tree, '/b')
