@@ -104,6 +104,28 @@ class ArgsTest(unittest.TestCase):
 				self.assertEqual(e.exception.code, 2, argv)
 				self.assertIn(f'argument {option}: {argv[-1]!r} is no ', err.getvalue())
 
+	def test_a_tree_setup_would_refuse_is_refused_first(self) -> None:
+		# One line, before any other output (the cost of the builds).
+		tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, tmp)
+		empty, other = os.path.join(tmp, 'empty'), os.path.join(tmp, 'other')
+		os.mkdir(empty)
+		write(os.path.join(other, 'README'), 'no kernel\n')
+		for argv, error in (
+				(['run', '--tree', empty], f'the tree {empty} is an empty directory: setup '
+				 'extracts the kernel into a tree that does not exist yet, in a directory '
+				 f'that does; remove it (rmdir {empty}), or give --tree a path inside it'),
+				(['lkdtm', '--tree', other], f'{other} exists but is not a pan-kunit tree'),
+				(['run', '--kernel', '6.1', '--tree', other],
+				 f'{other} exists but is not a pan-kunit tree')):
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
+			     mock.patch.dict(os.environ, {'PAN_KUNIT_CACHE': tmp}):
+				status = cli.main(argv)
+			self.assertEqual(status, 2, argv)
+			self.assertEqual(len(out.getvalue().splitlines()), 1, out.getvalue())
+			self.assertIn(error, out.getvalue())
+
 	def test_tree_before_or_after_subcommand(self) -> None:
 		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')
 		self.assertEqual(cli.parse_args(['run', '--tree', '/b']).tree, '/b')

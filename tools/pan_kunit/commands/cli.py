@@ -198,8 +198,8 @@ def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	record.check_destinations(request.json, request.junit)  # before anything runs
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
+	_check_targets(target_list, repo)  # before the cost of its shard
 	target_list = _take_groups(args, repo, session, request, target_list)
-	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	return run.run_tests(session, request, target_list, repo)
 
@@ -209,9 +209,9 @@ def lkdtm_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	record.check_destinations(args.json, None)
 	for config in configs.matrix(repo, request.configs, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
+	_check_targets(target_list, repo)
 	target_list = _take_groups(args, repo, session, request, target_list,
 				   boots=len(lkdtm.CRASH_TYPES))
-	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	reports: List[JsonObj] = []
 	status = targets.each(session.printer, target_list,
@@ -226,8 +226,8 @@ def coverage_handler(args: argparse.Namespace, repo: str, session: Session) -> i
 	request = boot_request(args)
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)
-	target_list = _take_groups(args, repo, session, request, target_list, boots=2)
 	_check_targets(target_list, repo)
+	target_list = _take_groups(args, repo, session, request, target_list, boots=2)
 	targets.ensure_packages(session.printer, target_list, coverage.PACKAGES)
 	return targets.each(session.printer, target_list,
 			    lambda t: coverage.run_coverage(session, request, t, repo))
