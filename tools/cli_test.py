@@ -126,6 +126,27 @@ class ArgsTest(unittest.TestCase):
 			self.assertEqual(len(out.getvalue().splitlines()), 1, out.getvalue())
 			self.assertIn(error, out.getvalue())
 
+	def test_usage_errors_are_one_line_naming_the_command(self) -> None:
+		for argv, error in (
+				(['run', '--shard', '3/2'], "argument --shard: '3/2': shard 3 of 2"),
+				(['run', '--timeout'], 'argument --timeout: expected one argument'),
+				(['run', '--summary', '--failed'], 'argument --failed: not allowed with '
+				 'argument --summary'),
+				(['run', '--timeout', '-5'], 'argument --timeout: must be at least 1, not -5'),
+				(['run', '--jobs', '0'], 'argument --jobs: must be at least 1, not 0'),
+				(['mutants', '--mutant', 'nope'], 'unrecognized arguments: --mutant nope'),
+				(['list', '--kernel', '9.9'], 'unrecognized arguments: --kernel 9.9'),
+				(['bogus'], "argument command: invalid choice: 'bogus'")):
+			err = io.StringIO()
+			with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+				cli.parse_args(argv)
+			self.assertEqual(e.exception.code, 2, argv)
+			command = 'pan-kunit' + (f' {argv[0]}' if argv[0] != 'bogus' else '')
+			self.assertEqual(err.getvalue().splitlines(), [
+				f'{command}: error: {err.getvalue().split(": error: ")[1].rstrip()}'])
+			self.assertIn(f': error: {error}', err.getvalue())
+			self.assertTrue(err.getvalue().endswith(f' (see tools/{command} --help)\n'))
+
 	def test_tree_before_or_after_subcommand(self) -> None:
 		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')
 		self.assertEqual(cli.parse_args(['run', '--tree', '/b']).tree, '/b')

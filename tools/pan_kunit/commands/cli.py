@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, coverage, export, export_check, listing, lkdtm,
@@ -48,10 +48,17 @@ def resolve_targets(args: argparse.Namespace, repo: str) -> List[Target]:
 	return targets.resolve(repo, getattr(args, 'kernel', None) or [],
 			       targets.given_tree(args.tree), bool(newest_only))
 
+class _Parser(argparse.ArgumentParser):
+	"""argparse's parser, whose usage errors are one line, as pan-kunit's
+	own are, naming the command (its prog: `pan-kunit run`) and its
+	--help instead of printing its usage."""
+	def error(self, message: str) -> NoReturn:
+		self.exit(2, f'{self.prog}: error: {message} (see tools/{self.prog} --help)\n')
+
 @functools.lru_cache(maxsize=None)
 def _parser() -> argparse.ArgumentParser:
 	"""pan-kunit's parser, built once: parsing leaves it as it was."""
-	parser = argparse.ArgumentParser(
+	parser = _Parser(
 		prog='pan-kunit', epilog=options.EPILOG,
 		formatter_class=argparse.RawDescriptionHelpFormatter,
 		description='Prepares Debian linux-source-VERSION trees (one per kernel of '
@@ -87,10 +94,17 @@ def _parser() -> argparse.ArgumentParser:
 	options.add_export_opts(sub['export'])
 	options.add_mutants_opts(sub['mutants'])
 	selftest.add_opts(sub['selftest'])
+	parser.set_defaults(subparsers=sub)
 	return parser
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-	return _parser().parse_args(argv)
+	"""@argv's arguments; an unknown one refused by its command's parser
+	(`pan-kunit list: error: unrecognized arguments: --kernel 9.9`)."""
+	args, unknown = _parser().parse_known_args(argv)
+	sub = args.__dict__.pop('subparsers')
+	if unknown:
+		sub[args.command].error('unrecognized arguments: ' + ' '.join(unknown))
+	return args
 
 # Each command's request, which its module defines (as kunit.py's
 # KunitRequest), of the arguments parse_args() read.
