@@ -136,7 +136,7 @@ class ArgsTest(unittest.TestCase):
 				(['run', '--jobs', '0'], 'argument --jobs: must be at least 1, not 0'),
 				(['mutants', '--mutant', 'nope'], 'unrecognized arguments: --mutant nope'),
 				(['list', '--kernel', '9.9'], 'unrecognized arguments: --kernel 9.9'),
-				(['bogus'], "argument command: invalid choice: 'bogus'")):
+				(['bogus'], "argument COMMAND: invalid choice: 'bogus'")):
 			err = io.StringIO()
 			with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
 				cli.parse_args(argv)
@@ -146,6 +146,20 @@ class ArgsTest(unittest.TestCase):
 				f'{command}: error: {err.getvalue().split(": error: ")[1].rstrip()}'])
 			self.assertIn(f': error: {error}', err.getvalue())
 			self.assertTrue(err.getvalue().endswith(f' (see tools/{command} --help)\n'))
+
+	def test_help_keeps_to_80_columns_and_says_the_exit_status(self) -> None:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), self.assertRaises(SystemExit), \
+		     mock.patch.dict(os.environ, {'COLUMNS': '80'}):
+			cli.parse_args(['--help'])
+		lines = out.getvalue().splitlines()
+		self.assertEqual([line for line in lines if len(line) > 80], [])
+		self.assertIn('usage: pan-kunit [-h] [--tree DIR] COMMAND ...', lines)
+		# As proc.Stopped exits, and a full disk, which may come after work.
+		help_text = ' '.join(out.getvalue().split())
+		self.assertIn(f'128 + the number of the signal that ended it (130 ^C, '
+			      f'{128 + signal.SIGTERM} SIGTERM, {128 + signal.SIGHUP} SIGHUP)', help_text)
+		self.assertIn('or a full disk;', help_text)
 
 	def test_tree_before_or_after_subcommand(self) -> None:
 		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')

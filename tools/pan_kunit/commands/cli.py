@@ -61,11 +61,11 @@ def _parser() -> argparse.ArgumentParser:
 	parser = _Parser(
 		prog='pan-kunit', epilog=options.EPILOG,
 		formatter_class=argparse.RawDescriptionHelpFormatter,
-		description='Prepares Debian linux-source-VERSION trees (one per kernel of '
-		'patches/VERSION/series) with the patches and KUnit suites of this repo, '
+		description='Prepares Debian linux-source-VERSION trees (one per kernel of\n'
+		'patches/VERSION/series) with the patches and KUnit suites of this repo,\n'
 		'and runs the suites under QEMU, once per qemu_configs/*.py.')
 	parser.add_argument('--tree', metavar='DIR', help=options.TREE_HELP)
-	subparsers = parser.add_subparsers(dest='command', required=True)
+	subparsers = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 	sub = {}
 	for name, command in COMMANDS.items():
 		sub[name] = subparsers.add_parser(name, help=command.help, description=command.help)

@@ -124,8 +124,9 @@ what it costs (a 2-core machine; a slower one takes up to 3 times as long):
   header)
 
 exit status: 0 all passed, 1 a test failed (or a build, a boot, a mutant),
-  2 bad input or a setup that cannot be done (nothing was run), 130
-  interrupted
+  2 bad input or a setup that cannot be done (before any work), or a full
+  disk; 128 + the number of the signal that ended it (130 ^C, 143 SIGTERM,
+  129 SIGHUP)
 
 the rest: README.md, and tools/pan-kunit COMMAND --help
 """
