@@ -402,8 +402,9 @@ def _setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources,
 		# prepared ref last).
 		if interrupted:
 			os.unlink(_mark_path(tree))
-		printer.print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
-			      'installed')
+		# The tree on a line of its own: the line keeps to 80 columns.
+		printer.print(f'{tree}:\n    the patches of {kernel.name} and the KUnit suites are '
+			      'already installed')
 		return
 	_check_updatable(tree, _suite_paths(tree, prepared, sources) if interrupted else [])
 	with open(_mark_path(tree), 'w') as f:
