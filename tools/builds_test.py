@@ -112,8 +112,9 @@ class OlddefconfigTest(unittest.TestCase):
 		return fake.started[-1].env, out.getvalue()
 
 	def test_left_out_while_the_toolchain_is_unchanged_and_said_once(self) -> None:
-		announced = ("note: builds leave out kunit.py's make olddefconfig while the toolchain "
-			     "is unchanged (--olddefconfig or PAN_KUNIT_OLDDEFCONFIG=1 keep it)\n")
+		announced = ("note: builds leave out kunit.py's make olddefconfig while the toolchain\n"
+			     "      is unchanged (--olddefconfig or PAN_KUNIT_OLDDEFCONFIG=1 keep it)\n")
+		self.assertLessEqual(max(map(len, announced.splitlines())), 80)
 		# The first build of a directory: no toolchain noted, kunit.py's way.
 		self.assertEqual(self.build(), ({'PAN_KUNIT_OLDDEFCONFIG': '1'}, announced))
 		noted = read(os.path.join(self.tmp, '.pan-kunit', 'build', 'k', '.pan-kunit-toolchain'))

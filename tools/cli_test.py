@@ -92,6 +92,75 @@ class ArgsTest(unittest.TestCase):
 			self.assertEqual(e.exception.code, 2, argv)
 			self.assertIn(f'argument {argv[-2]}: must be', err.getvalue())
 
+	def test_make_options_are_x_equals_y_as_kconfig_add_is_a_line(self) -> None:
+		for option, good, bad in (('--make_options', 'KCFLAGS=-O1 -g', 'FOO'),
+					  ('--kconfig_add', 'CONFIG_X=y', 'FOO')):
+			self.assertEqual(getattr(cli.parse_args(['run', option, good]), option[2:]), [good])
+			for argv in (['run', option, bad], ['mutants', option, bad],
+				     ['run', option, '=1']):
+				err = io.StringIO()
+				with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+					cli.parse_args(argv)
+				self.assertEqual(e.exception.code, 2, argv)
+				self.assertIn(f'argument {option}: {argv[-1]!r} is no ', err.getvalue())
+
+	def test_a_tree_setup_would_refuse_is_refused_first(self) -> None:
+		# One line, before any other output (the cost of the builds).
+		tmp = tempfile.mkdtemp(prefix='pan-kunit-test-')
+		self.addCleanup(shutil.rmtree, tmp)
+		empty, other = os.path.join(tmp, 'empty'), os.path.join(tmp, 'other')
+		os.mkdir(empty)
+		write(os.path.join(other, 'README'), 'no kernel\n')
+		for argv, error in (
+				(['run', '--tree', empty], f'the tree {empty} is an empty directory: setup '
+				 'extracts the kernel into a tree that does not exist yet, in a directory '
+				 f'that does; remove it (rmdir {empty}), or give --tree a path inside it'),
+				(['lkdtm', '--tree', other], f'{other} exists but is not a pan-kunit tree'),
+				(['run', '--kernel', '6.1', '--tree', other],
+				 f'{other} exists but is not a pan-kunit tree')):
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
+			     mock.patch.dict(os.environ, {'PAN_KUNIT_CACHE': tmp}):
+				status = cli.main(argv)
+			self.assertEqual(status, 2, argv)
+			self.assertEqual(len(out.getvalue().splitlines()), 1, out.getvalue())
+			self.assertIn(error, out.getvalue())
+
+	def test_usage_errors_are_one_line_naming_the_command(self) -> None:
+		for argv, error in (
+				(['run', '--shard', '3/2'], "argument --shard: '3/2': shard 3 of 2"),
+				(['run', '--timeout'], 'argument --timeout: expected one argument'),
+				(['run', '--summary', '--failed'], 'argument --failed: not allowed with '
+				 'argument --summary'),
+				(['run', '--timeout', '-5'], 'argument --timeout: must be at least 1, not -5'),
+				(['run', '--jobs', '0'], 'argument --jobs: must be at least 1, not 0'),
+				(['mutants', '--mutant', 'nope'], 'unrecognized arguments: --mutant nope'),
+				(['list', '--kernel', '9.9'], 'unrecognized arguments: --kernel 9.9'),
+				(['bogus'], "argument COMMAND: invalid choice: 'bogus'")):
+			err = io.StringIO()
+			with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as e:
+				cli.parse_args(argv)
+			self.assertEqual(e.exception.code, 2, argv)
+			command = 'pan-kunit' + (f' {argv[0]}' if argv[0] != 'bogus' else '')
+			self.assertEqual(err.getvalue().splitlines(), [
+				f'{command}: error: {err.getvalue().split(": error: ")[1].rstrip()}'])
+			self.assertIn(f': error: {error}', err.getvalue())
+			self.assertTrue(err.getvalue().endswith(f' (see tools/{command} --help)\n'))
+
+	def test_help_keeps_to_80_columns_and_says_the_exit_status(self) -> None:
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), self.assertRaises(SystemExit), \
+		     mock.patch.dict(os.environ, {'COLUMNS': '80'}):
+			cli.parse_args(['--help'])
+		lines = out.getvalue().splitlines()
+		self.assertEqual([line for line in lines if len(line) > 80], [])
+		self.assertIn('usage: pan-kunit [-h] [--tree DIR] COMMAND ...', lines)
+		# As proc.Stopped exits, and a full disk, which may come after work.
+		help_text = ' '.join(out.getvalue().split())
+		self.assertIn(f'128 + the number of the signal that ended it (130 ^C, '
+			      f'{128 + signal.SIGTERM} SIGTERM, {128 + signal.SIGHUP} SIGHUP)', help_text)
+		self.assertIn('or a full disk;', help_text)
+
 	def test_tree_before_or_after_subcommand(self) -> None:
 		self.assertEqual(cli.parse_args(['--tree', '/a', 'run']).tree, '/a')
 		self.assertEqual(cli.parse_args(['run', '--tree', '/b']).tree, '/b')
@@ -390,17 +459,33 @@ class ParseTest(unittest.TestCase):
 	def test_kunit_tool_of_the_default_tree_else_an_error(self) -> None:
 		missing = os.path.join(self.tmp, 'no-tree')
 		default = os.path.join(self.home, '.cache', 'pan-kunit', 'linux-source-6.1')
-		status, output = self.parse(missing, 'pass.log')
-		self.assertEqual(status, 2, output)
+		log = os.path.join(self.tmp, 'pass.log')
+		shutil.copyfile(test_data_path('console', 'pass.log'), log)
+		out = io.StringIO()
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['parse', log])
+		self.assertEqual(status, 2, out.getvalue())
 		cache = os.path.dirname(default)
 		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
-			      f'tools/testing/kunit/kunit.py in {missing} nor in '
-			      f'{cache}/linux-source-7.3 nor in {default}2 nor in {default}: run '
-			      'tools/pan-kunit setup first', output)
+			      f'tools/testing/kunit/kunit.py in {cache}/linux-source-7.3 nor in '
+			      f'{default}2 nor in {default}: run tools/pan-kunit setup first',
+			      out.getvalue())
 		self.tree_with_kunit_tool(default)
-		status, output = self.parse(missing, 'pass.log')
-		self.assertEqual(status, 0, output)
-		self.assertIn(f'with {default}/tools/testing/kunit/kunit.py', output)
+		with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+			status = cli.main(['parse', log])
+		self.assertEqual(status, 0, out.getvalue())
+		self.assertIn(f'with {default}/tools/testing/kunit/kunit.py', out.getvalue())
+		# A tree named is the one used, or an error of one line, never
+		# the default tree's parser instead.
+		os.mkdir(os.path.join(self.tmp, 'empty'))
+		for tree_dir, what in ((missing, 'does not exist'),
+				       (os.path.join(self.tmp, 'empty'),
+					'has no tools/testing/kunit/kunit.py')):
+			status, output = self.parse(tree_dir, 'pass.log')
+			self.assertEqual((status, output),
+					 (2, f'pan-kunit: error: the tree {tree_dir} (--tree or '
+					  f'PAN_KUNIT_TREE) {what}: name a kernel tree, or leave --tree '
+					  "out to use the default trees' kunit_tool\n"))
 		out = io.StringIO()
 		with contextlib.redirect_stderr(out):
 			status = cli.main(['parse', os.path.join(self.tmp, 'none.log')])

@@ -5,14 +5,16 @@
 # .ci/command holds it (the line .ci/run runs); every relative link of
 # README.md and docs/*.md reaches a file, and a heading when it names
 # one; they name no commit hash; docs/architecture.md lists every module
-# of tools/pan_kunit/, and nothing else; and every tools/pan_kunit/ path
-# they name exists.
+# of tools/pan_kunit/, and nothing else; every tools/pan_kunit/ path
+# they name exists; and list's count of the suites in them is list's.
 
 import glob
 import os
 import re
 import unittest
 from typing import Dict, List, Set
+
+from pan_kunit.trees import suites
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CI_COMMAND = os.path.join(REPO, '.ci', 'command')
@@ -85,6 +87,18 @@ class CiCommandTest(unittest.TestCase):
 	def test_marker_block(self) -> None:
 		self.assertEqual(readme_test_command(
 			'text\n<!-- test-command: x -->\n```sh\nA && B\n```\n```sh\nC\n```\n'), ['A && B'])
+
+class SampleTest(unittest.TestCase):
+	"""What the documents' samples of the tool's output count, as it
+	counts it now."""
+
+	def test_list_counts_the_suites_of_kunit(self) -> None:
+		known = suites.known(REPO)
+		counted = f'{sum(map(len, known.values()))} cases in {len(known)} suites of '
+		for path in documents():
+			for found in re.findall(r'suites \(([0-9]+ cases in [0-9]+ suites of )',
+						read(path)):
+				self.assertEqual(found, counted, path)
 
 class LinkTest(unittest.TestCase):
 

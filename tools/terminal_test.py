@@ -17,6 +17,7 @@ from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.results import config_result, terminal
 from pan_kunit.results.config_result import Status
 from pan_kunit.trees import tree
+import testlib
 from testlib import COMMIT, kunit_tool_of, read, setUpModule, tearDownModule, test_data_path
 
 # The matrix: a 7.3 console without PAN and one with a failure, on PAN.
@@ -86,6 +87,18 @@ class TableTest(unittest.TestCase):
 		with mock.patch.dict(os.environ, {'COLUMNS': '80'}):
 			self.assertEqual(terminal.width(Printer(io.StringIO())), 80)
 
+	def test_tests_keep_to_the_width_off_a_terminal(self) -> None:
+		# A test file's reports are those of a log, whatever the
+		# terminal of whoever runs selftest: each test that renders at
+		# another width sets COLUMNS itself.
+		with mock.patch.dict(os.environ, {'COLUMNS': '80', 'LINES': '24'}):
+			testlib.setUpModule()
+			try:
+				self.assertEqual(terminal.width(Printer(io.StringIO())), terminal.WIDTH)
+			finally:
+				testlib.tearDownModule()
+			self.assertEqual(os.environ['COLUMNS'], '80')
+
 	def test_a_log_cut_short_names_the_file_with_the_rest(self) -> None:
 		# parse has no parsed log of a boot (parsed_log ''): the console.
 		result = matrix()[1]
@@ -143,6 +156,30 @@ class TableTest(unittest.TestCase):
 			folded = terminal.fold(line, width)
 			self.assertLessEqual(max(map(len, folded)), width)
 			self.assertEqual(' '.join(' '.join(folded).split()), ' '.join(line.split()))
+
+	def test_a_saved_console_has_no_cpu_time_or_json(self) -> None:
+		# parse's report: no boot, so no CPU or time, and no --json of
+		# its own to point at; in a narrow terminal the case a reason
+		# has alone is whole, on a line of its own.
+		result = dataclasses.replace(matrix()[0], cpu='-', elapsed=None)
+		skipped = [leaf.key() for leaf in result.leaves() if leaf.status == ktap.CaseStatus.SKIP]
+		for columns in (80, 120):
+			out = io.StringIO()
+			with mock.patch.dict(os.environ, {'COLUMNS': str(columns)}):
+				terminal.print_report(Printer(out), [result], totals=False, booted=False)
+			lines = out.getvalue().splitlines()
+			self.assertEqual([line for line in lines if line.split()[:1] in (['cpu'], ['elapsed'])
+					  or ' cpu ' in line], [], columns)
+			self.assertIn('skipped, by reason:', lines)
+			self.assertNotIn('--json', out.getvalue())
+			alone = [line.strip() for line in lines if line.startswith('          ')]
+			self.assertTrue(alone or columns == 120, lines)
+			for case in alone:
+				self.assertTrue(case in skipped or case.startswith('... ') and
+						any(k.endswith(case[4:]) for k in skipped), case)
+			self.assertLessEqual(max(map(len, lines)), columns)
+			self.assertFalse([line for line in lines if line.endswith(' ...') and
+					  line.startswith('        ') and ', ' not in line], lines)
 
 	def test_report_keeps_to_the_width(self) -> None:
 		for columns in (80, 120):

@@ -181,10 +181,10 @@ def make_fixtures() -> None:
 
 # The caller's settings of pan-kunit (CI sets PAN_KUNIT_CACHE, and a
 # GitLab job with `parallel: N` CI_NODE_INDEX, which would shard every
-# command the tests run): the tests run without them, and each sets what
-# it tests.
+# command the tests run) and of its terminal (COLUMNS, which the reports
+# keep to): the tests run without them, and each sets what it tests.
 CALLER_SETTINGS = ('PAN_KUNIT_TREE', 'PAN_KUNIT_CACHE', 'PAN_KUNIT_TARBALL_DIR',
-		   'PAN_KUNIT_OLDDEFCONFIG') + shard.VARIABLES
+		   'PAN_KUNIT_OLDDEFCONFIG', 'COLUMNS', 'LINES') + shard.VARIABLES
 caller_settings: Dict[str, str] = {}
 
 T = TypeVar('T', bound=Callable[..., Any])  # a test or a class of them

@@ -167,8 +167,10 @@ class TreeSetupTest(TempDirTestCase):
 		start = time.monotonic()
 		output = self.setup_tree()
 		self.assertLess(time.monotonic() - start, 5)
-		self.assertIn(f'{self.tree}: the patches of 6.1 and the KUnit suites are already '
+		self.assertIn(f'{self.tree}:\n    the patches of 6.1 and the KUnit suites are already '
 			      'installed\n', output)
+		self.assertLessEqual(max(len(line) for line in output.splitlines()
+				     if 'KUnit suites are' in line), 80, output)
 		self.assertNotIn('\nalready up to date', output)
 		self.assertEqual(self.git('rev-parse', 'HEAD'), head)
 		self.assertEqual(mtimes(self.tree), before)

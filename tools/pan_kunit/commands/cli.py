@@ -19,7 +19,7 @@ import os
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
 from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, coverage, export, export_check, listing, lkdtm,
@@ -48,17 +48,24 @@ def resolve_targets(args: argparse.Namespace, repo: str) -> List[Target]:
 	return targets.resolve(repo, getattr(args, 'kernel', None) or [],
 			       targets.given_tree(args.tree), bool(newest_only))
 
+class _Parser(argparse.ArgumentParser):
+	"""argparse's parser, whose usage errors are one line, as pan-kunit's
+	own are, naming the command (its prog: `pan-kunit run`) and its
+	--help instead of printing its usage."""
+	def error(self, message: str) -> NoReturn:
+		self.exit(2, f'{self.prog}: error: {message} (see tools/{self.prog} --help)\n')
+
 @functools.lru_cache(maxsize=None)
 def _parser() -> argparse.ArgumentParser:
 	"""pan-kunit's parser, built once: parsing leaves it as it was."""
-	parser = argparse.ArgumentParser(
+	parser = _Parser(
 		prog='pan-kunit', epilog=options.EPILOG,
 		formatter_class=argparse.RawDescriptionHelpFormatter,
-		description='Prepares Debian linux-source-VERSION trees (one per kernel of '
-		'patches/VERSION/series) with the patches and KUnit suites of this repo, '
+		description='Prepares Debian linux-source-VERSION trees (one per kernel of\n'
+		'patches/VERSION/series) with the patches and KUnit suites of this repo,\n'
 		'and runs the suites under QEMU, once per qemu_configs/*.py.')
 	parser.add_argument('--tree', metavar='DIR', help=options.TREE_HELP)
-	subparsers = parser.add_subparsers(dest='command', required=True)
+	subparsers = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 	sub = {}
 	for name, command in COMMANDS.items():
 		sub[name] = subparsers.add_parser(name, help=command.help, description=command.help)
@@ -87,10 +94,17 @@ def _parser() -> argparse.ArgumentParser:
 	options.add_export_opts(sub['export'])
 	options.add_mutants_opts(sub['mutants'])
 	selftest.add_opts(sub['selftest'])
+	parser.set_defaults(subparsers=sub)
 	return parser
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-	return _parser().parse_args(argv)
+	"""@argv's arguments; an unknown one refused by its command's parser
+	(`pan-kunit list: error: unrecognized arguments: --kernel 9.9`)."""
+	args, unknown = _parser().parse_known_args(argv)
+	sub = args.__dict__.pop('subparsers')
+	if unknown:
+		sub[args.command].error('unrecognized arguments: ' + ' '.join(unknown))
+	return args
 
 # Each command's request, which its module defines (as kunit.py's
 # KunitRequest), of the arguments parse_args() read.
@@ -198,8 +212,8 @@ def run_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	record.check_destinations(request.json, request.junit)  # before anything runs
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)  # a wrong name or a broken config fails before setup
+	_check_targets(target_list, repo)  # before the cost of its shard
 	target_list = _take_groups(args, repo, session, request, target_list)
-	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	return run.run_tests(session, request, target_list, repo)
 
@@ -209,9 +223,9 @@ def lkdtm_handler(args: argparse.Namespace, repo: str, session: Session) -> int:
 	record.check_destinations(args.json, None)
 	for config in configs.matrix(repo, request.configs, None):
 		lkdtm.has_pan(config)  # a CPU of no known PAN level fails before setup
+	_check_targets(target_list, repo)
 	target_list = _take_groups(args, repo, session, request, target_list,
 				   boots=len(lkdtm.CRASH_TYPES))
-	_check_targets(target_list, repo)
 	targets.ensure_packages(session.printer, target_list)
 	reports: List[JsonObj] = []
 	status = targets.each(session.printer, target_list,
@@ -226,8 +240,8 @@ def coverage_handler(args: argparse.Namespace, repo: str, session: Session) -> i
 	request = boot_request(args)
 	check_filters(request.options, target_list, repo)
 	configs.check(repo, request.configs)
-	target_list = _take_groups(args, repo, session, request, target_list, boots=2)
 	_check_targets(target_list, repo)
+	target_list = _take_groups(args, repo, session, request, target_list, boots=2)
 	targets.ensure_packages(session.printer, target_list, coverage.PACKAGES)
 	return targets.each(session.printer, target_list,
 			    lambda t: coverage.run_coverage(session, request, t, repo))

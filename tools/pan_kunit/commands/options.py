@@ -37,6 +37,15 @@ def _kconfig_line(text: str) -> str:
 						 '"# CONFIG_X is not set") line')
 	return text
 
+# What make takes as a variable's assignment: NAME=VALUE.
+_MAKE_OPTION = re.compile(r'^[^\s=:#]+=')
+
+def _make_option(text: str) -> str:
+	if not _MAKE_OPTION.match(text):
+		raise argparse.ArgumentTypeError(f'{text!r} is no X=Y make variable (e.g. '
+						 'LLVM=1 or KCFLAGS=-O1)')
+	return text
+
 def _filter_glob(text: str) -> str:
 	if not text or text.startswith('-') or any(c.isspace() for c in text):
 		raise argparse.ArgumentTypeError(f'{text!r} is no SUITE or SUITE.CASE glob (one word '
@@ -96,7 +105,8 @@ def add_kunit_opts(parser: argparse.ArgumentParser, filter_glob: bool,
 	parser.add_argument('--kconfig_add', type=_kconfig_line, action='append', default=[],
 			    metavar='CONFIG_X=Y', help='add a kconfig line to every build, as '
 			    'kunit.py does (a build of its own); repeatable')
-	parser.add_argument('--make_options', action='append', default=[], metavar='X=Y',
+	parser.add_argument('--make_options', type=_make_option, action='append', default=[],
+			    metavar='X=Y',
 			    help='a make option for every build, as kunit.py passes it on; '
 			    'repeatable')
 
@@ -114,8 +124,9 @@ what it costs (a 2-core machine; a slower one takes up to 3 times as long):
   header)
 
 exit status: 0 all passed, 1 a test failed (or a build, a boot, a mutant),
-  2 bad input or a setup that cannot be done (nothing was run), 130
-  interrupted
+  2 bad input or a setup that cannot be done (before any work), or a full
+  disk; 128 + the number of the signal that ended it (130 ^C, 143 SIGTERM,
+  129 SIGHUP)
 
 the rest: README.md, and tools/pan-kunit COMMAND --help
 """

@@ -23,9 +23,16 @@ class ParseRequest:
 
 def trees(given: Optional[str]) -> List[str]:
 	"""The trees whose kunit.py parse may use: the one named (@given),
-	then each kernel's default tree, newest first."""
-	defaults = [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
-	return list(dict.fromkeys(([os.path.abspath(given)] if given else []) + defaults))
+	which must have one, else each kernel's default tree, newest first."""
+	if given:
+		path = os.path.abspath(given)
+		if not os.path.isfile(kunit_py.script(kunit_py.directory(path))):
+			what = 'does not exist' if not os.path.lexists(path) else (
+				f'has no {os.path.join(kunit_py.DIR, kunit_py.SCRIPT)}')
+			raise Error(f'the tree {path} (--tree or PAN_KUNIT_TREE) {what}: name a kernel '
+				    'tree, or leave --tree out to use the default trees\' kunit_tool')
+		return [path]
+	return [os.path.abspath(k.default_tree()) for k in reversed(kernels.KNOWN)]
 
 def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: str) -> int:
 	"""Parses the console log of @request with the kunit.py parse of the
@@ -62,7 +69,8 @@ def run_parse(printer: Printer, request: ParseRequest, trees: List[str], repo: s
 		elapsed=None, skip_reasons=ktap_lines.skip_reasons(console), kunit=kunit,
 		console_log=path, exec_log='', cases=cases,
 		param_skips=ktap_lines.param_skips(console))
-	terminal.print_report(printer, [result], totals=False, known=suites.known(repo))
+	terminal.print_report(printer, [result], totals=False, known=suites.known(repo),
+			      booted=False)
 	# Closed as every command is: a line of its own name.
 	passed, failed, skipped = config_result.totals([result])
 	summary.report(printer, summary.Tally('parse', passed, failed, skipped))

@@ -65,9 +65,10 @@ class BuildSettings:
 			return {OLDDEFCONFIG_ENV: '1'}
 		if not self.announced:
 			self.announced = True
+			# Two lines that keep to 80 columns.
 			printer.print('note: builds leave out kunit.py\'s make olddefconfig while the '
-				      f'toolchain is unchanged (--olddefconfig or {OLDDEFCONFIG_ENV}=1 '
-				      'keep it)')
+				      'toolchain\n      is unchanged '
+				      f'(--olddefconfig or {OLDDEFCONFIG_ENV}=1 keep it)')
 		try:
 			with open(os.path.join(build_dir, TOOLCHAIN_FILE)) as f:
 				before: Optional[str] = f.read()

@@ -58,11 +58,12 @@ def width(printer: Printer) -> int:
 		return shutil.get_terminal_size((WIDTH, 24)).columns
 	return WIDTH
 
-def table(results: List[ConfigResult], columns: int=WIDTH) -> List[str]:
+def table(results: List[ConfigResult], columns: int=WIDTH, booted: bool=True) -> List[str]:
 	"""A column per config, or per (kernel, config) for several kernels,
 	in @columns: as it is if it fits; else the suites and configs named
 	without their common PREFIX, the CPU and time of each config in a
-	legend under it, and the configs cut into tables of as many as fit."""
+	legend under it, and the configs cut into tables of as many as fit.
+	Not @booted (a saved console): no CPU and no time."""
 	several = several_kernels(results)
 	counts = [r.suites() for r in results]
 	names = sorted(set().union(*counts))
@@ -73,14 +74,17 @@ def table(results: List[ConfigResult], columns: int=WIDTH) -> List[str]:
 	full.append(['cpu'] + [r.cpu or '(default)' for r in results])
 	full.append(['elapsed (s)'] + ['-' if r.elapsed is None else f'{r.elapsed:.1f}'
 				      for r in results])
+	if not booted:
+		full = full[:-2]
 	lines = align(full)
 	if max(map(len, lines)) <= columns:
 		return lines
 	prefixed = [name for name in names if name != ktap.UNNAMED]
 	rows = [['suite'] + [_short(r.name, [c.name for c in results], r.title(several))
 			     for r in results]]
-	rows += [[_short(row[0], prefixed)] + row[1:] for row in full[1:-2]]
-	shortened = rows[0][1:] != full[0][1:] or rows[1:-1] != full[1:-3]
+	kept = full[1:-2] if booted else full[1:]
+	rows += [[_short(row[0], prefixed)] + row[1:] for row in kept]
+	shortened = rows[0][1:] != full[0][1:] or rows[1:-1] != kept[:-1]
 	out = ['passed/failed/skipped' + (f', names without {PREFIX}' if shortened else '') + ':']
 	chunk: List[int] = []
 	for i in range(1, len(results) + 1):
@@ -91,7 +95,7 @@ def table(results: List[ConfigResult], columns: int=WIDTH) -> List[str]:
 		chunk.append(i)
 	out += align([[row[0]] + [row[c] for c in chunk] for row in rows])
 	head = max(len(h) for h in rows[0][1:])
-	for column, r in zip(rows[0][1:], results):
+	for column, r in zip(rows[0][1:], results) if booted else []:
 		out.append(f'  {column.ljust(head)}  cpu {r.cpu or "(default)"}, ' +
 			   ('not booted' if r.elapsed is None else f'{r.elapsed:.1f} s'))
 	return out
@@ -214,13 +218,13 @@ def last_words_lines(result: ConfigResult) -> List[str]:
 
 def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool=False,
 		 shown: Shown=Shown.ALL, totals: bool=True,
-		 known: Optional[Dict[str, List[str]]]=None) -> None:
+		 known: Optional[Dict[str, List[str]]]=None, booted: bool=True) -> None:
 	"""The failures of @result_list, a table of its configs, its skips
 	and its total (or less: @shown; no total when the caller closes with
 	its own tally): one kernel's, under a line naming it when @headed (run
 	reports several kernels one by one), or several kernels' in one
 	table.  @known: the suites of the sources, for what a crash did not
-	run."""
+	run.  Not @booted (parse's saved console): no CPU, no time, no --json."""
 	if headed and result_list and not several_kernels(result_list):
 		kernel = result_list[0].kernel
 		printer.print(f'=== {kernel.package or "?"} {kernel.package_version or kernel.version}')
@@ -247,9 +251,9 @@ def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool
 	if shown == Shown.ALL:
 		printer.print()
 		columns = width(printer)
-		for line in table(result_list, columns):
+		for line in table(result_list, columns, booted):
 			printer.print(line)
-		for line in skip_lines(result_list, columns):
+		for line in skip_lines(result_list, columns, booted):
 			printer.print(line)
 	# Next to the verdict: what did not pass, one line each, and the edits.
 	for line in failed_lines(result_list) if shown != Shown.SUMMARY else []:
@@ -259,10 +263,13 @@ def print_report(printer: Printer, result_list: List[ConfigResult], headed: bool
 	for line in total_lines(result_list) if totals else []:
 		printer.print(line)
 
-def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
+def skip_lines(result_list: List[ConfigResult], width: int=WIDTH, files: bool=True) -> List[str]:
 	"""The skipped cases grouped by reason, most frequent first: a line
 	with the count and the reason, then where (config: cases), cut to
-	@width; every case with its reason is in the JSON and JUnit files."""
+	@width; a case alone that does not fit on its config's line has a
+	line of its own, whole if it fits, else cut at its start (the end of
+	its name, its parameter, is what tells it from the others).  Every case with its reason is in the
+	JSON and JUnit files (of a run: @files)."""
 	several = several_kernels(result_list)
 	by_reason: Dict[str, Dict[str, List[str]]] = {}
 	for result in result_list:
@@ -272,13 +279,18 @@ def skip_lines(result_list: List[ConfigResult], width: int=WIDTH) -> List[str]:
 					result.title(several), []).append(_skip_name(leaf))
 	if not by_reason:
 		return []
-	lines = ['', 'skipped, by reason (each case with its reason: --json, --junit):']
+	lines = ['', 'skipped, by reason' +
+		 (' (each case with its reason: --json, --junit):' if files else ':')]
 	order = sorted(by_reason.items(), key=lambda item: (-sum(map(len, item[1].values())), item[0]))
 	for reason, where in order:
 		count = sum(len(cases) for cases in where.values())
 		lines.append(cut(f'{count:>4}  {reason}', width))
 		for config, cases in where.items():
-			lines.append(cut(f'        {config}: {", ".join(dict.fromkeys(cases))}', width))
+			line = f'        {config}: {", ".join(dict.fromkeys(cases))}'
+			if len(line) > width and len(set(cases)) == 1:
+				lines += [f'        {config}:', cut_start(f'          {cases[0]}', width)]
+			else:
+				lines.append(cut(line, width))
 	return lines
 
 # The reason of a skip whose SKIP line gives none.
@@ -294,6 +306,13 @@ def _skip_name(leaf: ktap.Case) -> str:
 
 def cut(line: str, width: int) -> str:
 	return line if len(line) <= width else line[:width - 4] + ' ...'
+
+def cut_start(line: str, width: int) -> str:
+	"""@line in @width, its indentation and its end kept."""
+	if len(line) <= width:
+		return line
+	indent = len(line) - len(line.lstrip())
+	return line[:indent] + '... ' + line[len(line) - (width - indent - 4):]
 
 def fold(line: str, width: int, sep: str='; ') -> List[str]:
 	"""@line in lines of @width at most, losing nothing: broken after each

@@ -89,9 +89,11 @@ def resolve(repo: str, names: List[str], given: Optional[str], newest_only: bool
 	return [Target(chosen[0], path, True)]
 
 def check_tree(target: Target) -> None:
-	"""Refuses a tree that setup would create in no directory."""
+	"""Refuses a tree that setup would create in no directory, or would
+	refuse as it is."""
 	if not target.user:  # the user's tree exists; pan-kunit makes the clone's directories
 		tree.check_location(target.tree, target.given)
+		tree.check_existing(target.tree, target.kernel)
 
 def ensure_packages(printer: Printer, target_list: List[Target], extra: Sequence[str]=()) -> None:
 	"""Installs (or asks for) every kernel's source package and the tools,

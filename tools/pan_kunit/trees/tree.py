@@ -236,7 +236,18 @@ def _extract(printer: Printer, tree: str, kernel: KernelSpec, tarball: str,
 		shutil.rmtree(partial, ignore_errors=True)
 	printer.print(f'extracted {tarball} ({kernel.package} {version}) into {tree}')
 
+def check_existing(tree: str, kernel: KernelSpec) -> None:
+	"""Refuses, before any work, a @tree that exists and that setup would
+	refuse: not one setup made, or of another kernel than @kernel."""
+	if os.path.lexists(tree):
+		_check_ours(tree)
+		_check_kernel(tree, kernel)
+
 def _check_ours(tree: str) -> None:
+	if os.path.isdir(tree) and not os.listdir(tree):
+		raise Error(f'the tree {tree} is an empty directory: setup extracts the kernel into '
+			    'a tree that does not exist yet, in a directory that does; remove it '
+			    f'(rmdir {tree}), or give --tree a path inside it')
 	if not os.path.isdir(os.path.join(tree, '.git')) or not rev(tree, BASE_REF):
 		raise Error(f'{tree} exists but is not a pan-kunit tree (no git repository with '
 			    f'{BASE_REF}); pan-kunit leaves it alone: move it away, or use another '
@@ -391,8 +402,9 @@ def _setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources,
 		# prepared ref last).
 		if interrupted:
 			os.unlink(_mark_path(tree))
-		printer.print(f'{tree}: the patches of {kernel.name} and the KUnit suites are already '
-			      'installed')
+		# The tree on a line of its own: the line keeps to 80 columns.
+		printer.print(f'{tree}:\n    the patches of {kernel.name} and the KUnit suites are '
+			      'already installed')
 		return
 	_check_updatable(tree, _suite_paths(tree, prepared, sources) if interrupted else [])
 	with open(_mark_path(tree), 'w') as f:
