@@ -437,6 +437,20 @@ class ExportCheckTest(unittest.TestCase):
 				'arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/entry.o',
 				'arch/arm64/mm/fault.o'])
 
+	def test_the_functions_whose_code_changed(self) -> None:
+		base = ['0000000000000000 <a>:', '   0:\td503201f \tnop', '',
+			'0000000000000004 <b>:', '   4:\t14000001 \tb\t8 <b+0x4>',
+			'0000000000000008 <c>:', '   8:\td65f03c0 \tret']
+		# a grows by an instruction: b and c move, but only a changed;
+		# c's return becomes a branch; d is new.
+		series = ['0000000000000000 <a>:', '   0:\td503201f \tnop', '   4:\td503201f \tnop',
+			  '0000000000000008 <b>:', '   8:\t14000001 \tb\tc <b+0x4>',
+			  '000000000000000c <c>:', '   c:\t14000000 \tb\tc <c>',
+			  '0000000000000010 <d>:', '  10:\td65f03c0 \tret']
+		self.assertEqual(export_check.functions(base)['b'], ['14000001 \tb\t<b+0x4>'])
+		self.assertEqual(export_check.changed_functions(base, series), ['a', 'c', 'd'])
+		self.assertEqual(export_check.changed_functions(base, base), [])
+
 	def test_verdicts(self) -> None:
 		self.assertEqual(export_check.PatchCheck('p', applies=False).verdict(), 'does not apply')
 		clean = export_check.PatchCheck('p', applies=True)
