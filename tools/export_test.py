@@ -212,6 +212,10 @@ class ExportTest(CheckTestCase):
 			      read_utf8(os.path.join(self.out, names[1])))
 		for name in names[2:]:
 			self.assertNotIn('stable@example.org', read_utf8(os.path.join(self.out, name)))
+		# The fixture's tree, like Debian's, has no history to look the fix's commit up in.
+		self.assertIn(f'    {names[1]}: checkpatch --strict: clean\n        commit 0123456789ab '
+			      'not looked up: the tree has no history before its base; look up its '
+			      'id and subject in upstream\'s\n', output)
 
 	def test_no_build_says_where_the_results_come_from(self) -> None:
 		status, output = self.run_cli('export', self.out, '--no-build')
@@ -390,6 +394,20 @@ class ExportKselftestsTest(unittest.TestCase):
 			write(patch, 'Subject: x\n\n' + diff + 'diff --git a/arch/arm64/mm/fault.c '
 			      'b/arch/arm64/mm/fault.c\n')
 			self.assertEqual(checkpatch.ignored(patch), checkpatch.CHECKPATCH_IGNORE)
+
+class CheckpatchTest(unittest.TestCase):
+
+	def test_the_commits_a_message_names_and_a_tree_without_history(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			patch = os.path.join(tmp, 'p.patch')
+			write(patch, 'Subject: x\n\nAs commit 0123456789ab ("a: b") did.\n\n'
+			      'Fixes: 7209c868600b ("arm64: mm: Set PSTATE.PAN")\nSigned-off-by: a\n'
+			      '---\n+Fixes: fedcba987654 ("not the message")\n')
+			self.assertEqual(checkpatch.commit_refs(patch), ['0123456789ab', '7209c868600b'])
+			# Without history every id is unknown: the lookup is left out there only.
+			self.assertEqual(checkpatch.ignored(patch, history=False),
+					 checkpatch.CHECKPATCH_IGNORE + ',' + checkpatch.NO_HISTORY_IGNORE)
+			self.assertNotIn(checkpatch.NO_HISTORY_IGNORE, checkpatch.ignored(patch))
 
 class ExportCheckTest(unittest.TestCase):
 	"""The parts of export --check that need no tree (export_check.py)."""
