@@ -443,13 +443,18 @@ class ExportCheckTest(unittest.TestCase):
 		paths = ['arch/arm64/Kconfig.debug', 'arch/arm64/kernel/cpufeature.c',
 			 'arch/arm64/kernel/entry.S', 'arch/arm64/kernel/tests/Makefile',
 			 'arch/arm64/kernel/tests/field_kunit.c', 'arch/arm64/mm/fault.c',
-			 'arch/arm64/mm/tests/pan.h']
+			 'arch/arm64/mm/tests/pan.h',
+			 # user space, which kbuild does not build
+			 'tools/testing/selftests/arm64/pan/pan_el0.c']
 		self.assertEqual(export_check._dirs(paths), [
 			'arch/arm64/kernel/', 'arch/arm64/kernel/tests/', 'arch/arm64/mm/'])
 		with tempfile.TemporaryDirectory() as top:
 			for path in paths:
 				os.makedirs(os.path.dirname(os.path.join(top, path)), exist_ok=True)
 				open(os.path.join(top, path), 'w').close()
+			# make is given the directories the checkout has, with a Makefile.
+			self.assertEqual(export_check._present(top, export_check._dirs(paths)), [
+				'arch/arm64/kernel/tests/'])
 			# Tests are not compared: they are not built without KUnit.
 			self.assertEqual(export_check._objects(top, paths), [
 				'arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/entry.o',

@@ -169,18 +169,34 @@ def _touched(worktree: str, rev: str) -> List[str]:
 	return tree.git(worktree, 'diff-tree', '--no-commit-id', '--name-only', '-r', rev,
 			'--').stdout.split()
 
+# What the kernel's make (kbuild) does not build: user space, such as the
+# kselftests, which their own Makefile builds (`run --kselftests`).
+USER_SPACE = ('tools/',)
+
+def _kbuild(path: str) -> bool:
+	"""Whether @path is a C or assembler file of the kernel's build."""
+	return path.endswith(('.c', '.S')) and not path.startswith(USER_SPACE)
+
 def _dirs(paths: List[str]) -> List[str]:
 	"""The directories make builds for W=1 and sparse: those of the
 	series' C and assembler files (make DIR/ builds what DIR's Makefile
-	builds)."""
-	dirs = sorted({os.path.dirname(p) + '/' for p in paths if p.endswith(('.c', '.S'))})
+	builds), not of user space."""
+	dirs = sorted({os.path.dirname(p) + '/' for p in paths if _kbuild(p)})
 	return [d for d in dirs if d != '/']
+
+def _present(worktree: str, dirs: List[str]) -> List[str]:
+	"""Those of @dirs that the worktree has as it is checked out (a
+	suite's tests/ is not there before the patch that adds it): make
+	DIR/ of one it lacks builds nothing and says nothing, so the list
+	printed is what is built."""
+	return [d for d in dirs if os.path.isfile(os.path.join(worktree, d, 'Makefile')) or
+		os.path.isfile(os.path.join(worktree, d, 'Kbuild'))]
 
 def _objects(worktree: str, paths: List[str]) -> List[str]:
 	"""The objects of the series' C and assembler files that are not
 	tests: what --check compares with the test options off."""
 	return [os.path.splitext(p)[0] + '.o' for p in paths
-		if p.endswith(('.c', '.S')) and '/tests/' not in p and
+		if _kbuild(p) and '/tests/' not in p and
 		os.path.exists(os.path.join(worktree, p))]
 
 def _disassembly(out: str, obj: str) -> List[str]:
@@ -273,9 +289,9 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 	w1 = os.path.join(state, 'w1')
 	# W=1 and sparse of the base: the warnings no patch answers for.
 	tree.git(wt, 'checkout', '-q', '--detach', tree.BASE_REF)
-	printer.print(f'    W=1 and sparse of the base: {" ".join(dirs)} ...')
+	printer.print(f'    W=1 and sparse of the base: {" ".join(_present(wt, dirs))} ...')
 	if _config(wt, w1, log, full, jobs) != 0 or \
-	   _make(wt, w1, log, ['W=1', 'C=1', 'CHECK=sparse'] + dirs, jobs) != 0:
+	   _make(wt, w1, log, ['W=1', 'C=1', 'CHECK=sparse'] + _present(wt, dirs), jobs) != 0:
 		raise Error(f'the W=1 build of the base failed (log: {log}):\n{_tail(log)}')
 	with open(log, errors='replace') as f:
 		known = diagnostics(f.read(), wt, w1)
@@ -284,7 +300,8 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 		tree.git(wt, 'checkout', '-q', '--detach', commit)
 		one = os.path.join(state, f'{check.name}.log')
 		if _config(wt, w1, one, full, jobs) != 0 or \
-		   _make(wt, w1, one, ['W=1', 'C=1', 'CHECK=sparse'] + dirs, jobs) != 0:
+		   _make(wt, w1, one, ['W=1', 'C=1', 'CHECK=sparse'] + _present(wt, dirs),
+			 jobs) != 0:
 			check.build_failed = _tail(one)
 		else:
 			with open(one, errors='replace') as f:
