@@ -474,6 +474,15 @@ class ExportCheckTest(unittest.TestCase):
 		self.assertEqual(export_check.changed_functions(base, series), ['a', 'c', 'd'])
 		self.assertEqual(export_check.changed_functions(base, base), [])
 
+	def test_sparse_that_the_kernel_turned_off_is_named(self) -> None:
+		log = ('$ make W=1 C=1 CHECK=sparse arch/arm64/kernel/\n'
+		       '/t/plain/Makefile:1311: C=1 specified, but no-such-sparse is not available '
+		       'or not up to date\n  CC      arch/arm64/kernel/sys.o\n')
+		self.assertEqual(export_check.sparse_off(log),
+				 'the kernel\'s Makefile turned C=1 off: scripts/checker-valid.sh found '
+				 'no-such-sparse missing or too old for this kernel')
+		self.assertEqual(export_check.sparse_off('  CHECK   arch/arm64/kernel/sys.c\n'), '')
+
 	def test_verdicts(self) -> None:
 		self.assertEqual(export_check.PatchCheck('p', applies=False).verdict(), 'does not apply')
 		clean = export_check.PatchCheck('p', applies=True)

@@ -42,6 +42,10 @@ _DIAGNOSTIC = re.compile(r'^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)?\s*'
 # A kernel-doc diagnostic, as W=1 builds print them for every C file they
 # compile and scripts/kernel-doc -none for a header: "Warning: FILE:LINE TEXT".
 _KDOC = re.compile(r'^[Ww]arning: (?P<file>[^\s:]+):(?P<line>\d+):? (?P<text>.*)$')
+# What the kernel's Makefile says when it turns C=1 off: its
+# scripts/checker-valid.sh found sparse missing or too old (7.3's wants
+# __typeof_unqual__, which Debian 12's sparse 0.6.4 does not know).
+_NO_CHECKER = re.compile(r'C=\d specified, but (?P<check>\S+) is not available or not up to date')
 # Where the build of a check and its logs go, in the tree's state directory.
 STATE = ('check', 'plain-out')
 # The configurations the object code is compared in, without KUnit: the
@@ -101,6 +105,7 @@ class SeriesCheck:
 	kunit_run: Optional[bool] = None   # the plain kunit.py run passed
 	kunit_summary: str = ''
 	kunit_log: str = ''
+	sparse_off: str = ''   # why the kernel's Makefile did not run sparse
 	objects: List[ObjectCheck] = field(default_factory=list)
 	stray: List[str] = field(default_factory=list)    # files not of the series
 
@@ -148,6 +153,17 @@ def diagnostics(text: str, tree_dir: str, out: str) -> Set[Tuple[str, str]]:
 		path = os.path.normpath(os.path.join(out, match.group('file')))
 		found.add((os.path.relpath(path, tree_dir), match.group('text').strip()))
 	return found
+
+def sparse_off(text: str) -> str:
+	"""Why the make of @text (its log) ran no sparse, or ''."""
+	match = _NO_CHECKER.search(text)
+	if not match:
+		return ''
+	version = proc.run([match.group('check'), '--version']) \
+		if shutil.which(match.group('check')) else None
+	found = f' ({version.stdout.strip()})' if version and version.stdout.strip() else ''
+	return (f'the kernel\'s Makefile turned C=1 off: scripts/checker-valid.sh found '
+		f'{match.group("check")}{found} missing or too old for this kernel')
 
 def _kerneldoc(worktree: str, paths: List[str]) -> Set[Tuple[str, str]]:
 	"""scripts/kernel-doc -none of each header of @paths that has a
@@ -294,7 +310,11 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 	   _make(wt, w1, log, ['W=1', 'C=1', 'CHECK=sparse'] + _present(wt, dirs), jobs) != 0:
 		raise Error(f'the W=1 build of the base failed (log: {log}):\n{_tail(log)}')
 	with open(log, errors='replace') as f:
-		known = diagnostics(f.read(), wt, w1)
+		text = f.read()
+	known = diagnostics(text, wt, w1)
+	result.sparse_off = sparse_off(text)
+	if result.sparse_off:
+		printer.print(f'    sparse not run: {result.sparse_off}')
 	known_doc = _kerneldoc(wt, series_files)
 	for check, commit in zip(result.patches, commits):
 		tree.git(wt, 'checkout', '-q', '--detach', commit)
@@ -380,6 +400,8 @@ def report(printer: Printer, result: SeriesCheck) -> None:
 				      f'differs from the base ({obj.changed_lines} lines of disassembly, '
 				      f'in {", ".join(obj.functions) or "no function"}; touched by '
 				      f'{", ".join(obj.patches) or "no patch"})')
+	if result.sparse_off:
+		printer.print(f'    sparse: NOT RUN, the W=1 builds ran without it: {result.sparse_off}')
 	if result.kunit_run is not None:
 		printer.print(f'    plain kunit.py run: {"pass" if result.kunit_run else "FAILED"}: '
 			      f'{result.kunit_summary} (log: {result.kunit_log})')
