@@ -212,6 +212,10 @@ class ExportTest(CheckTestCase):
 			      read_utf8(os.path.join(self.out, names[1])))
 		for name in names[2:]:
 			self.assertNotIn('stable@example.org', read_utf8(os.path.join(self.out, name)))
+		# The fixture's tree, like Debian's, has no history to look the fix's commit up in.
+		self.assertIn(f'    {names[1]}: checkpatch --strict: clean\n        commit 0123456789ab '
+			      'not looked up: the tree has no history before its base; look up its '
+			      'id and subject in upstream\'s\n', output)
 
 	def test_no_build_says_where_the_results_come_from(self) -> None:
 		status, output = self.run_cli('export', self.out, '--no-build')
@@ -391,6 +395,20 @@ class ExportKselftestsTest(unittest.TestCase):
 			      'b/arch/arm64/mm/fault.c\n')
 			self.assertEqual(checkpatch.ignored(patch), checkpatch.CHECKPATCH_IGNORE)
 
+class CheckpatchTest(unittest.TestCase):
+
+	def test_the_commits_a_message_names_and_a_tree_without_history(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			patch = os.path.join(tmp, 'p.patch')
+			write(patch, 'Subject: x\n\nAs commit 0123456789ab ("a: b") did.\n\n'
+			      'Fixes: 7209c868600b ("arm64: mm: Set PSTATE.PAN")\nSigned-off-by: a\n'
+			      '---\n+Fixes: fedcba987654 ("not the message")\n')
+			self.assertEqual(checkpatch.commit_refs(patch), ['0123456789ab', '7209c868600b'])
+			# Without history every id is unknown: the lookup is left out there only.
+			self.assertEqual(checkpatch.ignored(patch, history=False),
+					 checkpatch.CHECKPATCH_IGNORE + ',' + checkpatch.NO_HISTORY_IGNORE)
+			self.assertNotIn(checkpatch.NO_HISTORY_IGNORE, checkpatch.ignored(patch))
+
 class ExportCheckTest(unittest.TestCase):
 	"""The parts of export --check that need no tree (export_check.py)."""
 
@@ -425,17 +443,45 @@ class ExportCheckTest(unittest.TestCase):
 		paths = ['arch/arm64/Kconfig.debug', 'arch/arm64/kernel/cpufeature.c',
 			 'arch/arm64/kernel/entry.S', 'arch/arm64/kernel/tests/Makefile',
 			 'arch/arm64/kernel/tests/field_kunit.c', 'arch/arm64/mm/fault.c',
-			 'arch/arm64/mm/tests/pan.h']
+			 'arch/arm64/mm/tests/pan.h',
+			 # user space, which kbuild does not build
+			 'tools/testing/selftests/arm64/pan/pan_el0.c']
 		self.assertEqual(export_check._dirs(paths), [
 			'arch/arm64/kernel/', 'arch/arm64/kernel/tests/', 'arch/arm64/mm/'])
 		with tempfile.TemporaryDirectory() as top:
 			for path in paths:
 				os.makedirs(os.path.dirname(os.path.join(top, path)), exist_ok=True)
 				open(os.path.join(top, path), 'w').close()
+			# make is given the directories the checkout has, with a Makefile.
+			self.assertEqual(export_check._present(top, export_check._dirs(paths)), [
+				'arch/arm64/kernel/tests/'])
 			# Tests are not compared: they are not built without KUnit.
 			self.assertEqual(export_check._objects(top, paths), [
 				'arch/arm64/kernel/cpufeature.o', 'arch/arm64/kernel/entry.o',
 				'arch/arm64/mm/fault.o'])
+
+	def test_the_functions_whose_code_changed(self) -> None:
+		base = ['0000000000000000 <a>:', '   0:\td503201f \tnop', '',
+			'0000000000000004 <b>:', '   4:\t14000001 \tb\t8 <b+0x4>',
+			'0000000000000008 <c>:', '   8:\td65f03c0 \tret']
+		# a grows by an instruction: b and c move, but only a changed;
+		# c's return becomes a branch; d is new.
+		series = ['0000000000000000 <a>:', '   0:\td503201f \tnop', '   4:\td503201f \tnop',
+			  '0000000000000008 <b>:', '   8:\t14000001 \tb\tc <b+0x4>',
+			  '000000000000000c <c>:', '   c:\t14000000 \tb\tc <c>',
+			  '0000000000000010 <d>:', '  10:\td65f03c0 \tret']
+		self.assertEqual(export_check.functions(base)['b'], ['14000001 \tb\t<b+0x4>'])
+		self.assertEqual(export_check.changed_functions(base, series), ['a', 'c', 'd'])
+		self.assertEqual(export_check.changed_functions(base, base), [])
+
+	def test_sparse_that_the_kernel_turned_off_is_named(self) -> None:
+		log = ('$ make W=1 C=1 CHECK=sparse arch/arm64/kernel/\n'
+		       '/t/plain/Makefile:1311: C=1 specified, but no-such-sparse is not available '
+		       'or not up to date\n  CC      arch/arm64/kernel/sys.o\n')
+		self.assertEqual(export_check.sparse_off(log),
+				 'the kernel\'s Makefile turned C=1 off: scripts/checker-valid.sh found '
+				 'no-such-sparse missing or too old for this kernel')
+		self.assertEqual(export_check.sparse_off('  CHECK   arch/arm64/kernel/sys.c\n'), '')
 
 	def test_verdicts(self) -> None:
 		self.assertEqual(export_check.PatchCheck('p', applies=False).verdict(), 'does not apply')

@@ -402,6 +402,7 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		files = format_patches(wt, repo, partial, who,
 				       NO_RESULTS if request.no_build else RESULTS_MARK)
 		problems = checkpatch.run(wt, files[1:])
+		unchecked = checkpatch.not_looked_up(wt, files[1:])
 		checked: List[steps.Step] = []
 		if not request.no_build:
 			patches = [series.patch(p) for p in files[1:]]
@@ -412,6 +413,7 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 	finally:
 		shutil.rmtree(partial, ignore_errors=True)
 	moved = {path: os.path.join(request.out, os.path.basename(path)) for path in files}
+	original = {new: path for path, new in moved.items()}
 	files = [moved[path] for path in files]
 	problems = {moved[path]: text for path, text in problems.items()}
 	printer.print(f'wrote {len(files) - 1} patches and a cover letter into {request.out}:')
@@ -422,6 +424,9 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		printer.print(f'    {os.path.basename(path)}: {verdict}')
 		for line in problems.get(path, '').splitlines():
 			printer.print(f'        {line}')
+		for commit in unchecked.get(original[path], []):
+			printer.print(f'        commit {commit} not looked up: the tree has no history '
+				      'before its base; look up its id and subject in upstream\'s')
 	bad = None
 	if checked:
 		printer.print()

