@@ -1433,11 +1433,11 @@ static void init_cpu_ftr_reg_varange_filtered_dropped(struct kunit *test)
  */
 #define OVR_MOPS_INSN_MASK	0x3b200c00U
 #define OVR_MOPS_INSN_VAL	0x19000400U
-/* B <label>: bits [31:26] = 0b000101, imm26 in words (C6.2.30 B) */
+/* B <label>: bits [31:26] = 0b000101, imm26 in words (C6.2.35 B) */
 #define OVR_B_INSN_MASK		0xfc000000U
 #define OVR_B_INSN_VAL		0x14000000U
-#define OVR_NOP_INSN		0xd503201fU	/* C6.2.258 NOP */
-#define OVR_RET_INSN		0xd65f03c0U	/* C6.2.268 RET (x30) */
+#define OVR_NOP_INSN		0xd503201fU	/* C6.2.298 NOP */
+#define OVR_RET_INSN		0xd65f03c0U	/* C6.2.337 RET (x30) */
 /* How far into a routine its MOPS prologue may be looked for */
 #define OVR_SCAN_INSNS		32
 

@@ -11,9 +11,10 @@
  * get_user() and friends access user memory with LDTR/STTR (or, with
  * FEAT_MOPS, copy with the unprivileged CPY*RT/WT forms), unprivileged
  * accesses, checked as if made at EL0 while PSTATE.UAO is 0 (which the
- * kernel never sets), so PAN does not stop them (DDI 0487 M.a.a, C6.2.244 LDTR,
- * STTR; D8, Privileged Access Never): they must never clear PSTATE.PAN,
- * and whether they did shows only inside the routine. A page fault taken
+ * kernel never sets), so PAN does not stop them (DDI 0487 M.a.a,
+ * C6.2.244 LDTR, C6.2.434 STTR; D8.4.5 Effect of PSTATE on access
+ * permission): they must never clear PSTATE.PAN, and whether they did
+ * shows only inside the routine. A page fault taken
  * there saves the PSTATE the access ran with, which the software page
  * fault event hands to its overflow handler (CONFIG_PERF_EVENTS). Under
  * SW TTBR0 PAN the routines open a window instead, and a fault inside it
