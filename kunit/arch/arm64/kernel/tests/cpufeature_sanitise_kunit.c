@@ -1157,13 +1157,21 @@ static void check_update_ftr_reg_field_per_arm_arm(struct kunit *test)
 }
 
 /*
- * The idreg overrides the kernel booted with (the arm64_pan_overrides
- * config gives them), on this system's real registers: what
- * init_cpu_ftr_reg() made of each, as every reader of the register sees
- * it. What to expect comes from the command line and from the Arm ARM
- * (field positions and values: DDI 0487 M.a.a, D24.2.86
+ * The idreg overrides the kernel booted with, on this system's real
+ * registers: what init_cpu_ftr_reg() made of each, as every reader of the
+ * register sees it. What to expect comes from the command line and from
+ * the Arm ARM (field positions and values: DDI 0487 M.a.a, D24.2.86
  * ID_AA64ISAR2_EL1, D24.2.90 ID_AA64MMFR2_EL1, D24.2.94 ID_AA64PFR1_EL1);
- * without the override on the command line a case skips.
+ * without the override on the command line a case skips. The cases need
+ * a CPU with FEAT_BTI, FEAT_MOPS and FEAT_LVA but not FEAT_PACQARMA3
+ * (QEMU's "max,pauth-impdef=on") booted with
+ *
+ *   arm64.nobti arm64.nomops id_aa64isar2.gpa3=1 id_aa64mmfr2.varange=1
+ *
+ * for instance ./tools/testing/kunit/kunit.py run --arch=arm64
+ * --kernel_args="arm64.nobti arm64.nomops id_aa64isar2.gpa3=1
+ * id_aa64mmfr2.varange=1" --qemu_args="-cpu max,pauth-impdef=on"
+ * arm64_cpufeature_sanitise.
  */
 #define OVR_PFR1_BT		GENMASK_ULL(3, 0)	/* 0b0001: FEAT_BTI */
 #define OVR_ISAR2_GPA3		GENMASK_ULL(11, 8)	/* 0b0001: FEAT_PACQARMA3 */
