@@ -110,7 +110,7 @@ static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
 			unread++;
 			continue;
 		}
-		if (pant_mmfr1_pan(st.mmfr1) < ID_AA64MMFR1_EL1_PAN_PAN3)
+		if (pant_mmfr1_pan(st.mmfr1) < PANT_MMFR1_PAN_PAN3)
 			continue;
 		KUNIT_EXPECT_TRUE_MSG(test, st.sctlr & SCTLR_EL1_EPAN,
 				      "CPU%u: ID_AA64MMFR1_EL1 %#llx (PAN=%u), SCTLR_EL1 %#llx has EPAN clear",
