@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the detection of Privileged Access Never (PAN): the
  * ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU's

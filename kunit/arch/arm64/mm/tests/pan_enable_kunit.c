@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the enabling of Privileged Access Never (PAN) on a CPU
  * with FEAT_PAN: cpu_enable_pan() clears SCTLR_EL1.SPAN and sets

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of execute-only user mappings under Privileged Access Never
  * (PAN): with Enhanced PAN (FEAT_PAN3, ARM64_HAS_EPAN) PAN also stops

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the classification of EL1 faults under Privileged Access
  * Never (PAN): is_el1_permission_fault() on synthetic faults.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the PAN suites share: how PAN is provided on this CPU and kernel,
  * PSTATE.PAN read directly, an interrupt taken on the calling CPU to see

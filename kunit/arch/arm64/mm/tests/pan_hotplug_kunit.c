@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of Privileged Access Never (PAN) on a CPU brought back
  * online: cpu_enable_pan() runs again for it, as for a late CPU, and user

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the saved TTBR0 value of SW TTBR0 PAN
  * (CONFIG_ARM64_SW_TTBR0_PAN), thread_info.ttbr0: what a thread's uaccess

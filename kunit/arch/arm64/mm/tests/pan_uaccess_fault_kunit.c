@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the page faults taken inside the uaccess routines under
  * Privileged Access Never (PAN), with page faults enabled as a system

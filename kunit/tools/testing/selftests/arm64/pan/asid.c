@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Processes that fork, exec and exit across an ASID rollover, each still
  * seeing only its own memory.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Execute-only mappings, read from EL0 and by the kernel on EL0's behalf.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * System calls that copy to and from user buffers that run into a guard
  * page part-way: how many bytes they report, that the part they did not

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the PAN suites use of a newer kernel than 6.1:
  * - SYS_PSTATE_PAN, the MRS/MSR encoding of PSTATE.PAN, from 6.12
