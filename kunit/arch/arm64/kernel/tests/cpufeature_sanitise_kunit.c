@@ -1282,6 +1282,24 @@ static void ovr_lower_desc(const struct ovr_lower_row *row, char *desc)
 KUNIT_ARRAY_PARAM(ovr_lower, ovr_lower_rows, ovr_lower_desc);
 
 /*
+ * The CPU's own @sys_reg as an MRS reads it, no override applied, in
+ * @raw: read_sysreg_s() takes its encoding as a constant, so one MRS per
+ * register of ovr_lower_rows[]. False for any other register.
+ */
+static bool ovr_read_raw(u32 sys_reg, u64 *raw)
+{
+	switch (sys_reg) {
+	case SYS_ID_AA64PFR1_EL1:
+		*raw = read_sysreg_s(SYS_ID_AA64PFR1_EL1);
+		return true;
+	case SYS_ID_AA64ISAR2_EL1:
+		*raw = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
+		return true;
+	}
+	return false;
+}
+
+/*
  * The option on a CPU with the feature: the override is taken and kept
  * (late CPUs are checked with it), and the field reads 0 in the
  * sanitised value, in a CPU's own reading of its registers
@@ -1293,12 +1311,14 @@ KUNIT_ARRAY_PARAM(ovr_lower, ovr_lower_rows, ovr_lower_desc);
 static void init_cpu_ftr_reg_option_lowers_field(struct kunit *test)
 {
 	const struct ovr_lower_row *row = test->param_value;
-	u64 raw = read_sysreg_s(row->sys_reg);
-	u64 cpu_field = (raw & row->mask) >> __ffs64(row->mask);
-	u64 san, local, el0, ovr_mask;
+	u64 raw = 0, cpu_field, san, local, el0, ovr_mask;
 	bool cap, named;
 	unsigned long at_hwcap2;
 
+	KUNIT_ASSERT_TRUE_MSG(test, ovr_read_raw(row->sys_reg, &raw),
+			      "%s: no MRS of %s (%#x) here", row->option, row->reg_name,
+			      row->sys_reg);
+	cpu_field = (raw & row->mask) >> __ffs64(row->mask);
 	if (!ovr_cmdline_has(row->option))
 		kunit_skip(test, "no %s on the command line", row->option);
 	if (!cpu_field)
