@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * KUnit function redirection (static stubbing), as 6.2 added it, for 6.1:
  * the interface of the newest kernel's <kunit/static_stub.h>

@@ -352,11 +352,6 @@ static void arm64_errata_type_is_one_scope(struct kunit *test)
 	}
 }
 
-/* Arm ARM: ID_AA64MMFR1_EL1 is op0 3, op1 0, CRn 0, CRm 7, op2 1 */
-#define TABLE_ID_AA64MMFR1_EL1	sys_reg(3, 0, 0, 7, 1)
-/* Arm ARM: ID_AA64PFR0_EL1 is op0 3, op1 0, CRn 0, CRm 4, op2 0 */
-#define TABLE_ID_AA64PFR0_EL1	sys_reg(3, 0, 0, 4, 0)
-
 static u64 table_set_field(u64 reg, int shift, u64 raw)
 {
 	return (reg & ~(0xfULL << shift)) | (raw << shift);
@@ -403,14 +398,14 @@ static void update_cpu_ftr_reg_pan_lowest_wins(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, feature_matches(with, pan),
 			      "the PAN row does not match ID_AA64MMFR1_EL1 = %#018llx", with);
 
-	sys = table_sanitise(test, TABLE_ID_AA64MMFR1_EL1, with, without);
+	sys = table_sanitise(test, SYS_ID_AA64MMFR1_EL1, with, without);
 	KUNIT_EXPECT_EQ_MSG(test, (sys >> 20) & 0xf, 0ULL,
 			    "boot PAN=2, secondary PAN=0: system ID_AA64MMFR1_EL1 = %#018llx",
 			    sys);
 	KUNIT_EXPECT_FALSE_MSG(test, feature_matches(sys, pan),
 			       "boot PAN=2, secondary PAN=0: the PAN row matches %#018llx", sys);
 
-	sys = table_sanitise(test, TABLE_ID_AA64MMFR1_EL1, without, with);
+	sys = table_sanitise(test, SYS_ID_AA64MMFR1_EL1, without, with);
 	KUNIT_EXPECT_EQ_MSG(test, (sys >> 20) & 0xf, 0ULL,
 			    "boot PAN=0, secondary PAN=2: system ID_AA64MMFR1_EL1 = %#018llx",
 			    sys);
@@ -419,19 +414,17 @@ static void update_cpu_ftr_reg_pan_lowest_wins(struct kunit *test)
 
 /*
  * DDI 0487 M.a.a: D24.2.175 SCTLR_EL1, SPAN, bit [23] (0: an exception
- * taken to EL1 sets PSTATE.PAN); C5.2.12 PAN, bit [22], read with MRS
- * s3_0_c4_c2_3 and written with MSR PAN, #<imm> (C6.2.287 MSR (immediate):
- * 0xd500409f | imm << 8).
+ * taken to EL1 sets PSTATE.PAN); C5.2.12 PAN, bit [22] of what an MRS of
+ * it reads. Which bit SPAN is, is part of what cpu_enable_pan() must get
+ * right, so it is the Arm ARM's; PSTATE.PAN is read and set the kernel's
+ * way (SYS_PSTATE_PAN, set_pstate_pan()), which is not under test here.
  */
 #define TABLE_SCTLR_SPAN	BIT_ULL(23)
 #define TABLE_PSTATE_PAN	BIT_ULL(22)
 
 static u64 table_read_pan(void)
 {
-	u64 pan;
-
-	asm volatile("mrs %0, s3_0_c4_c2_3" : "=r" (pan));
-	return pan & TABLE_PSTATE_PAN;
+	return read_sysreg_s(SYS_PSTATE_PAN) & TABLE_PSTATE_PAN;
 }
 
 /* DDI 0487 M.a.a, D24.2.89 ID_AA64MMFR1_EL1: PAN, bits [23:20]; 0 without FEAT_PAN. */
@@ -466,15 +459,15 @@ static void cpu_enable_pan_sets_pstate_pan(struct kunit *test)
 		saved_sctlr = read_sysreg(sctlr_el1);
 		saved_pan = table_read_pan();
 		sysreg_clear_set(sctlr_el1, 0, TABLE_SCTLR_SPAN);
-		asm volatile(".inst 0xd500409f" : : : "memory");	/* MSR PAN, #0 */
+		set_pstate_pan(0);
 		pan->cpu_enable(pan);
 		sctlr = read_sysreg(sctlr_el1);
 		pstate = table_read_pan();
 		write_sysreg(saved_sctlr, sctlr_el1);
 		if (saved_pan)
-			asm volatile(".inst 0xd500419f" : : : "memory");	/* MSR PAN, #1 */
+			set_pstate_pan(1);
 		else
-			asm volatile(".inst 0xd500409f" : : : "memory");	/* MSR PAN, #0 */
+			set_pstate_pan(0);
 		isb();
 	}
 	local_daif_restore(flags);
@@ -502,21 +495,18 @@ static void update_cpu_ftr_reg_fp_signed_lowest_wins(struct kunit *test)
 	KUNIT_ASSERT_TRUE_MSG(test, feature_matches(with, fp),
 			      "the FP hwcap row does not match ID_AA64PFR0_EL1 = %#018llx", with);
 
-	sys = table_sanitise(test, TABLE_ID_AA64PFR0_EL1, with, without);
+	sys = table_sanitise(test, SYS_ID_AA64PFR0_EL1, with, without);
 	KUNIT_EXPECT_EQ_MSG(test, (sys >> 16) & 0xf, 0xfULL,
 			    "boot FP=0, secondary FP=0xf: system ID_AA64PFR0_EL1 = %#018llx",
 			    sys);
 	KUNIT_EXPECT_FALSE(test, feature_matches(sys, fp));
 
-	sys = table_sanitise(test, TABLE_ID_AA64PFR0_EL1, without, with);
+	sys = table_sanitise(test, SYS_ID_AA64PFR0_EL1, without, with);
 	KUNIT_EXPECT_EQ_MSG(test, (sys >> 16) & 0xf, 0xfULL,
 			    "boot FP=0xf, secondary FP=0: system ID_AA64PFR0_EL1 = %#018llx",
 			    sys);
 	KUNIT_EXPECT_FALSE(test, feature_matches(sys, fp));
 }
-
-/* Arm ARM: CTR_EL0 is op0 3, op1 3, CRn 0, CRm 0, op2 1 */
-#define TABLE_CTR_EL0		sys_reg(3, 3, 0, 0, 1)
 
 /*
  * The system-wide value of a field two CPUs report differently, for each
@@ -542,21 +532,21 @@ struct table_safe_row {
 };
 
 static const struct table_safe_row table_safe_rows[] = {
-	{ .name = "CTR_EL0.L1Ip PIPT and VIPT: VIPT", .sys_reg = TABLE_CTR_EL0,
+	{ .name = "CTR_EL0.L1Ip PIPT and VIPT: VIPT", .sys_reg = SYS_CTR_EL0,
 	  .shift = 14, .width = 2, .boot = 0x3, .secondary = 0x2, .want = 0x2 },
-	{ .name = "CTR_EL0.L1Ip VIPT and PIPT: VIPT", .sys_reg = TABLE_CTR_EL0,
+	{ .name = "CTR_EL0.L1Ip VIPT and PIPT: VIPT", .sys_reg = SYS_CTR_EL0,
 	  .shift = 14, .width = 2, .boot = 0x2, .secondary = 0x3, .want = 0x2 },
-	{ .name = "CTR_EL0.CWG 4 and 5: 5", .sys_reg = TABLE_CTR_EL0,
+	{ .name = "CTR_EL0.CWG 4 and 5: 5", .sys_reg = SYS_CTR_EL0,
 	  .shift = 24, .width = 4, .boot = 0x4, .secondary = 0x5, .want = 0x5 },
-	{ .name = "CTR_EL0.CWG 5 and 4: 5", .sys_reg = TABLE_CTR_EL0,
+	{ .name = "CTR_EL0.CWG 5 and 4: 5", .sys_reg = SYS_CTR_EL0,
 	  .shift = 24, .width = 4, .boot = 0x5, .secondary = 0x4, .want = 0x5 },
-	{ .name = "CTR_EL0.CWG 4 and 0: 0", .sys_reg = TABLE_CTR_EL0,
+	{ .name = "CTR_EL0.CWG 4 and 0: 0", .sys_reg = SYS_CTR_EL0,
 	  .shift = 24, .width = 4, .boot = 0x4, .secondary = 0x0, .want = 0x0 },
-	{ .name = "CTR_EL0.ERG 0 and 4: 0", .sys_reg = TABLE_CTR_EL0,
+	{ .name = "CTR_EL0.ERG 0 and 4: 0", .sys_reg = SYS_CTR_EL0,
 	  .shift = 20, .width = 4, .boot = 0x0, .secondary = 0x4, .want = 0x0 },
-	{ .name = "ID_AA64MMFR1_EL1.SpecSEI 0 and 1: 1", .sys_reg = TABLE_ID_AA64MMFR1_EL1,
+	{ .name = "ID_AA64MMFR1_EL1.SpecSEI 0 and 1: 1", .sys_reg = SYS_ID_AA64MMFR1_EL1,
 	  .shift = 24, .width = 4, .boot = 0x0, .secondary = 0x1, .want = 0x1 },
-	{ .name = "ID_AA64MMFR1_EL1.SpecSEI 1 and 0: 1", .sys_reg = TABLE_ID_AA64MMFR1_EL1,
+	{ .name = "ID_AA64MMFR1_EL1.SpecSEI 1 and 0: 1", .sys_reg = SYS_ID_AA64MMFR1_EL1,
 	  .shift = 24, .width = 4, .boot = 0x1, .secondary = 0x0, .want = 0x1 },
 };
 

@@ -797,13 +797,36 @@ static void has_cpuid_feature_kernel_rows_second_cpu_below(struct kunit *test)
 	match_expect_second_cpu(test, &s, lowest, first_reg);
 }
 
-/* Each case starts from the ID registers' sanitised values as they are. */
+/*
+ * Puts back the sanitised values @data holds, one per register of
+ * match_id_regs[], where a case left another: a deferred action, so that
+ * KUnit runs it after the case however it ended, after .exit has said
+ * which changed.
+ */
+static void match_put_back(void *data)
+{
+	const u64 *sys_val = data;
+	struct arm64_ftr_reg *live;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(match_id_regs); i++) {
+		live = get_arm64_ftr_reg_nowarn(match_id_regs[i].encoding);
+		if (live && READ_ONCE(live->sys_val) != sys_val[i])
+			WRITE_ONCE(live->sys_val, sys_val[i]);
+	}
+}
+
+/*
+ * Each case starts from the ID registers' sanitised values as they are,
+ * and leaves them so, even after an assertion ended it.
+ */
 static int match_init(struct kunit *test)
 {
 	u64 *sys_val = kunit_kcalloc(test, ARRAY_SIZE(match_id_regs), sizeof(*sys_val),
 				     GFP_KERNEL);
 	struct arm64_ftr_reg *live;
 	unsigned int i;
+	int ret;
 
 	if (!sys_val)
 		return -ENOMEM;
@@ -812,11 +835,14 @@ static int match_init(struct kunit *test)
 		if (live)
 			sys_val[i] = READ_ONCE(live->sys_val);
 	}
+	ret = kunit_add_action_or_reset(test, match_put_back, sys_val);
+	if (ret)
+		return ret;
 	test->priv = sys_val;
 	return 0;
 }
 
-/* ... and leaves them as they were, even after an assertion ended it. */
+/* A case that changed a sanitised value fails, whatever else it checked. */
 static void match_exit(struct kunit *test)
 {
 	u64 *sys_val = test->priv;
@@ -832,10 +858,8 @@ static void match_exit(struct kunit *test)
 			continue;
 		now = READ_ONCE(live->sys_val);
 		KUNIT_EXPECT_EQ_MSG(test, now, sys_val[i],
-				    "sanitised %s changed from %#018llx to %#018llx; put back",
+				    "sanitised %s changed from %#018llx to %#018llx; put back after .exit",
 				    match_id_regs[i].name, sys_val[i], now);
-		if (now != sys_val[i])
-			WRITE_ONCE(live->sys_val, sys_val[i]);
 	}
 }
 

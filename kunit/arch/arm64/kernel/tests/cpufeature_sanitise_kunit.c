@@ -1157,13 +1157,21 @@ static void check_update_ftr_reg_field_per_arm_arm(struct kunit *test)
 }
 
 /*
- * The idreg overrides the kernel booted with (the arm64_pan_overrides
- * config gives them), on this system's real registers: what
- * init_cpu_ftr_reg() made of each, as every reader of the register sees
- * it. What to expect comes from the command line and from the Arm ARM
- * (field positions and values: DDI 0487 M.a.a, D24.2.86
+ * The idreg overrides the kernel booted with, on this system's real
+ * registers: what init_cpu_ftr_reg() made of each, as every reader of the
+ * register sees it. What to expect comes from the command line and from
+ * the Arm ARM (field positions and values: DDI 0487 M.a.a, D24.2.86
  * ID_AA64ISAR2_EL1, D24.2.90 ID_AA64MMFR2_EL1, D24.2.94 ID_AA64PFR1_EL1);
- * without the override on the command line a case skips.
+ * without the override on the command line a case skips. The cases need
+ * a CPU with FEAT_BTI, FEAT_MOPS and FEAT_LVA but not FEAT_PACQARMA3
+ * (QEMU's "max,pauth-impdef=on") booted with
+ *
+ *   arm64.nobti arm64.nomops id_aa64isar2.gpa3=1 id_aa64mmfr2.varange=1
+ *
+ * for instance ./tools/testing/kunit/kunit.py run --arch=arm64
+ * --kernel_args="arm64.nobti arm64.nomops id_aa64isar2.gpa3=1
+ * id_aa64mmfr2.varange=1" --qemu_args="-cpu max,pauth-impdef=on"
+ * arm64_cpufeature_sanitise.
  */
 #define OVR_PFR1_BT		GENMASK_ULL(3, 0)	/* 0b0001: FEAT_BTI */
 #define OVR_ISAR2_GPA3		GENMASK_ULL(11, 8)	/* 0b0001: FEAT_PACQARMA3 */
@@ -1228,61 +1236,133 @@ static u64 ovr_el0_view(struct kunit *test, u32 sys_reg)
 }
 
 /*
- * arm64.nobti (id_aa64pfr1.bt=0) on a CPU with BTI: the override is
- * taken and kept (late CPUs are checked with it), and BT reads 0 in the
+ * An option of the command line that turns a feature off by lowering
+ * one field of an ID register to 0 (idreg-override.c's aliases), on a
+ * CPU that has the feature.
+ */
+struct ovr_lower_row {
+	const char *option;		/* the word of the command line */
+	const char *reg_name;
+	u32 sys_reg;
+	const char *field_name;
+	u64 mask;			/* the field, per the Arm ARM */
+	struct arm64_ftr_override *override;
+	int cap;
+	const char *cap_name;
+	unsigned int hwcap;		/* KERNEL_HWCAP_* */
+	const char *hwcap_name;
+	unsigned long hwcap2;		/* HWCAP2_*, as AT_HWCAP2 gives it */
+	const char *hwcap2_name;
+};
+
+static const struct ovr_lower_row ovr_lower_rows[] = {
+	{
+		.option = "arm64.nobti", .reg_name = "ID_AA64PFR1_EL1",
+		.sys_reg = SYS_ID_AA64PFR1_EL1, .field_name = "BT",
+		.mask = OVR_PFR1_BT, .override = &id_aa64pfr1_override,
+		.cap = ARM64_BTI, .cap_name = "ARM64_BTI",
+		.hwcap = KERNEL_HWCAP_BTI, .hwcap_name = "KERNEL_HWCAP_BTI",
+		.hwcap2 = HWCAP2_BTI, .hwcap2_name = "HWCAP2_BTI",
+	},
+	{
+		.option = "arm64.nomops", .reg_name = "ID_AA64ISAR2_EL1",
+		.sys_reg = SYS_ID_AA64ISAR2_EL1, .field_name = "MOPS",
+		.mask = OVR_ISAR2_MOPS, .override = &id_aa64isar2_override,
+		.cap = ARM64_HAS_MOPS, .cap_name = "ARM64_HAS_MOPS",
+		.hwcap = KERNEL_HWCAP_MOPS, .hwcap_name = "KERNEL_HWCAP_MOPS",
+		.hwcap2 = HWCAP2_MOPS, .hwcap2_name = "HWCAP2_MOPS",
+	},
+};
+
+static void ovr_lower_desc(const struct ovr_lower_row *row, char *desc)
+{
+	strscpy(desc, row->option, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ovr_lower, ovr_lower_rows, ovr_lower_desc);
+
+/*
+ * The CPU's own @sys_reg as an MRS reads it, no override applied, in
+ * @raw: read_sysreg_s() takes its encoding as a constant, so one MRS per
+ * register of ovr_lower_rows[]. False for any other register.
+ */
+static bool ovr_read_raw(u32 sys_reg, u64 *raw)
+{
+	switch (sys_reg) {
+	case SYS_ID_AA64PFR1_EL1:
+		*raw = read_sysreg_s(SYS_ID_AA64PFR1_EL1);
+		return true;
+	case SYS_ID_AA64ISAR2_EL1:
+		*raw = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The option on a CPU with the feature: the override is taken and kept
+ * (late CPUs are checked with it), and the field reads 0 in the
  * sanitised value, in a CPU's own reading of its registers
  * (__read_sysreg_by_encoding(), which the boot CPU's capabilities and
- * the late CPUs' checks use), in an EL0 MRS, in the capability and in
- * HWCAP2_BTI.
+ * the late CPUs' checks use), in an EL0 MRS, in the capability, in the
+ * kernel's hwcap and in AT_HWCAP2. Without the option on the command
+ * line, or on a CPU without the feature, the row skips.
  */
-static void init_cpu_ftr_reg_nobti_lowers_bt(struct kunit *test)
+static void init_cpu_ftr_reg_option_lowers_field(struct kunit *test)
 {
-	u64 raw = read_sysreg_s(SYS_ID_AA64PFR1_EL1);
-	u64 cpu_bt = FIELD_GET(OVR_PFR1_BT, raw);
-	u64 san, san_bt, local, local_bt, el0, el0_bt, ovr_mask;
-	bool cap, named, hwcap2;
+	const struct ovr_lower_row *row = test->param_value;
+	u64 raw = 0, cpu_field, san, local, el0, ovr_mask;
+	bool cap, named;
 	unsigned long at_hwcap2;
 
-	if (!ovr_cmdline_has("arm64.nobti"))
-		kunit_skip(test, "no arm64.nobti on the command line");
-	if (!cpu_bt)
-		kunit_skip(test, "CPU lacks BTI: ID_AA64PFR1_EL1.BT=0, nothing to lower");
+	KUNIT_ASSERT_TRUE_MSG(test, ovr_read_raw(row->sys_reg, &raw),
+			      "%s: no MRS of %s (%#x) here", row->option, row->reg_name,
+			      row->sys_reg);
+	cpu_field = (raw & row->mask) >> __ffs64(row->mask);
+	if (!ovr_cmdline_has(row->option))
+		kunit_skip(test, "no %s on the command line", row->option);
+	if (!cpu_field)
+		kunit_skip(test, "CPU lacks the feature: %s.%s=0, nothing to lower",
+			   row->reg_name, row->field_name);
 
-	san = read_sanitised_ftr_reg(SYS_ID_AA64PFR1_EL1);
-	san_bt = FIELD_GET(OVR_PFR1_BT, san);
+	san = read_sanitised_ftr_reg(row->sys_reg);
 	preempt_disable();
-	local = __read_sysreg_by_encoding(SYS_ID_AA64PFR1_EL1);
+	local = __read_sysreg_by_encoding(row->sys_reg);
 	preempt_enable();
-	local_bt = FIELD_GET(OVR_PFR1_BT, local);
-	el0 = ovr_el0_view(test, SYS_ID_AA64PFR1_EL1);
-	el0_bt = FIELD_GET(OVR_PFR1_BT, el0);
-	cap = cpus_have_cap(ARM64_BTI);
-	named = cpu_have_named_feature(BTI);
+	el0 = ovr_el0_view(test, row->sys_reg);
+	cap = cpus_have_cap(row->cap);
+	named = cpu_have_feature(row->hwcap);
 	at_hwcap2 = cpu_get_elf_hwcap2();
-	hwcap2 = at_hwcap2 & HWCAP2_BTI;
-	ovr_mask = id_aa64pfr1_override.mask & OVR_PFR1_BT;
+	ovr_mask = row->override->mask & row->mask;
 
-	KUNIT_EXPECT_EQ_MSG(test, san_bt, 0,
-			    "arm64.nobti, CPU's ID_AA64PFR1_EL1 %#018llx (BT=%llu): sanitised %#018llx, want BT=0",
-			    raw, cpu_bt, san);
-	KUNIT_EXPECT_EQ_MSG(test, local_bt, 0,
-			    "arm64.nobti, CPU's ID_AA64PFR1_EL1 %#018llx (BT=%llu): __read_sysreg_by_encoding() %#018llx, want BT=0",
-			    raw, cpu_bt, local);
-	KUNIT_EXPECT_EQ_MSG(test, el0_bt, 0,
-			    "arm64.nobti, CPU's BT=%llu: an EL0 MRS of ID_AA64PFR1_EL1 reads %#018llx, want BT=0",
-			    cpu_bt, el0);
+	KUNIT_EXPECT_EQ_MSG(test, san & row->mask, 0,
+			    "%s, CPU's %s %#018llx (%s=%llu): sanitised %#018llx, want %s=0",
+			    row->option, row->reg_name, raw, row->field_name,
+			    cpu_field, san, row->field_name);
+	KUNIT_EXPECT_EQ_MSG(test, local & row->mask, 0,
+			    "%s, CPU's %s %#018llx (%s=%llu): __read_sysreg_by_encoding() %#018llx, want %s=0",
+			    row->option, row->reg_name, raw, row->field_name,
+			    cpu_field, local, row->field_name);
+	KUNIT_EXPECT_EQ_MSG(test, el0 & row->mask, 0,
+			    "%s, CPU's %s=%llu: an EL0 MRS of %s reads %#018llx, want %s=0",
+			    row->option, row->field_name, cpu_field, row->reg_name,
+			    el0, row->field_name);
 	KUNIT_EXPECT_FALSE_MSG(test, cap,
-			       "arm64.nobti, CPU's BT=%llu, sanitised %#018llx: ARM64_BTI detected",
-			       cpu_bt, san);
+			       "%s, CPU's %s=%llu, sanitised %#018llx: %s detected",
+			       row->option, row->field_name, cpu_field, san,
+			       row->cap_name);
 	KUNIT_EXPECT_FALSE_MSG(test, named,
-			       "arm64.nobti, CPU's BT=%llu, sanitised %#018llx: KERNEL_HWCAP_BTI set",
-			       cpu_bt, san);
-	KUNIT_EXPECT_FALSE_MSG(test, hwcap2,
-			       "arm64.nobti, CPU's BT=%llu: AT_HWCAP2 %#lx has HWCAP2_BTI",
-			       cpu_bt, at_hwcap2);
-	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, OVR_PFR1_BT,
-			    "arm64.nobti: override mask %#llx value %#llx, want BT's mask kept",
-			    id_aa64pfr1_override.mask, id_aa64pfr1_override.val);
+			       "%s, CPU's %s=%llu, sanitised %#018llx: %s set",
+			       row->option, row->field_name, cpu_field, san,
+			       row->hwcap_name);
+	KUNIT_EXPECT_FALSE_MSG(test, at_hwcap2 & row->hwcap2,
+			       "%s, CPU's %s=%llu: AT_HWCAP2 %#lx has %s",
+			       row->option, row->field_name, cpu_field, at_hwcap2,
+			       row->hwcap2_name);
+	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, row->mask,
+			    "%s: override mask %#llx value %#llx, want %s's mask kept",
+			    row->option, row->override->mask, row->override->val,
+			    row->field_name);
 }
 
 /*
@@ -1372,62 +1452,6 @@ static void init_cpu_ftr_reg_varange_filtered_dropped(struct kunit *test)
 }
 
 /*
- * arm64.nomops (id_aa64isar2.mops=0) on a CPU with FEAT_MOPS: the
- * override is taken and kept, and MOPS reads 0 in the sanitised value,
- * in a CPU's own reading of its registers, in an EL0 MRS, in the
- * capability and in HWCAP2_MOPS.
- */
-static void init_cpu_ftr_reg_nomops_lowers_mops(struct kunit *test)
-{
-	u64 raw = read_sysreg_s(SYS_ID_AA64ISAR2_EL1);
-	u64 cpu_mops = FIELD_GET(OVR_ISAR2_MOPS, raw);
-	u64 san, san_mops, local, local_mops, el0, el0_mops, ovr_mask;
-	bool cap, named, hwcap2;
-	unsigned long at_hwcap2;
-
-	if (!ovr_cmdline_has("arm64.nomops"))
-		kunit_skip(test, "no arm64.nomops on the command line");
-	if (!cpu_mops)
-		kunit_skip(test, "CPU lacks FEAT_MOPS: ID_AA64ISAR2_EL1.MOPS=0, nothing to lower");
-
-	san = read_sanitised_ftr_reg(SYS_ID_AA64ISAR2_EL1);
-	san_mops = FIELD_GET(OVR_ISAR2_MOPS, san);
-	preempt_disable();
-	local = __read_sysreg_by_encoding(SYS_ID_AA64ISAR2_EL1);
-	preempt_enable();
-	local_mops = FIELD_GET(OVR_ISAR2_MOPS, local);
-	el0 = ovr_el0_view(test, SYS_ID_AA64ISAR2_EL1);
-	el0_mops = FIELD_GET(OVR_ISAR2_MOPS, el0);
-	cap = cpus_have_cap(ARM64_HAS_MOPS);
-	named = cpu_have_named_feature(MOPS);
-	at_hwcap2 = cpu_get_elf_hwcap2();
-	hwcap2 = at_hwcap2 & HWCAP2_MOPS;
-	ovr_mask = id_aa64isar2_override.mask & OVR_ISAR2_MOPS;
-
-	KUNIT_EXPECT_EQ_MSG(test, san_mops, 0,
-			    "arm64.nomops, CPU's ID_AA64ISAR2_EL1 %#018llx (MOPS=%llu): sanitised %#018llx, want MOPS=0",
-			    raw, cpu_mops, san);
-	KUNIT_EXPECT_EQ_MSG(test, local_mops, 0,
-			    "arm64.nomops, CPU's ID_AA64ISAR2_EL1 %#018llx (MOPS=%llu): __read_sysreg_by_encoding() %#018llx, want MOPS=0",
-			    raw, cpu_mops, local);
-	KUNIT_EXPECT_EQ_MSG(test, el0_mops, 0,
-			    "arm64.nomops, CPU's MOPS=%llu: an EL0 MRS of ID_AA64ISAR2_EL1 reads %#018llx, want MOPS=0",
-			    cpu_mops, el0);
-	KUNIT_EXPECT_FALSE_MSG(test, cap,
-			       "arm64.nomops, CPU's MOPS=%llu, sanitised %#018llx: ARM64_HAS_MOPS detected",
-			       cpu_mops, san);
-	KUNIT_EXPECT_FALSE_MSG(test, named,
-			       "arm64.nomops, CPU's MOPS=%llu, sanitised %#018llx: KERNEL_HWCAP_MOPS set",
-			       cpu_mops, san);
-	KUNIT_EXPECT_FALSE_MSG(test, hwcap2,
-			       "arm64.nomops, CPU's MOPS=%llu: AT_HWCAP2 %#lx has HWCAP2_MOPS",
-			       cpu_mops, at_hwcap2);
-	KUNIT_EXPECT_EQ_MSG(test, ovr_mask, OVR_ISAR2_MOPS,
-			    "arm64.nomops: override mask %#llx value %#llx, want MOPS's mask kept",
-			    id_aa64isar2_override.mask, id_aa64isar2_override.val);
-}
-
-/*
  * The Memory Copy and Memory Set instructions, CPY* and SET*: bits
  * [29:27] = 0b011, [25:24] = 0b01, [21] = 0 and [11:10] = 0b01 (DDI 0487
  * M.a.a, C6.2.103 CPYFP, CPYFM, CPYFE to C6.2.134, and the SET* entries
@@ -1437,11 +1461,11 @@ static void init_cpu_ftr_reg_nomops_lowers_mops(struct kunit *test)
  */
 #define OVR_MOPS_INSN_MASK	0x3b200c00U
 #define OVR_MOPS_INSN_VAL	0x19000400U
-/* B <label>: bits [31:26] = 0b000101, imm26 in words (C6.2.30 B) */
+/* B <label>: bits [31:26] = 0b000101, imm26 in words (C6.2.35 B) */
 #define OVR_B_INSN_MASK		0xfc000000U
 #define OVR_B_INSN_VAL		0x14000000U
-#define OVR_NOP_INSN		0xd503201fU	/* C6.2.258 NOP */
-#define OVR_RET_INSN		0xd65f03c0U	/* C6.2.268 RET (x30) */
+#define OVR_NOP_INSN		0xd503201fU	/* C6.2.298 NOP */
+#define OVR_RET_INSN		0xd65f03c0U	/* C6.2.337 RET (x30) */
 /* How far into a routine its MOPS prologue may be looked for */
 #define OVR_SCAN_INSNS		32
 
@@ -1540,13 +1564,12 @@ static struct kunit_case arm64_cpufeature_sanitise_cases[] = {
 	KUNIT_CASE_PARAM(check_update_ftr_reg_by_rule, san_update_gen_params),
 	KUNIT_CASE_PARAM(update_cpu_features_folds_every_register, san_fold_gen_params),
 	KUNIT_CASE_PARAM(update_cpu_features_one_strict_difference, san_folded_gen_params),
-	KUNIT_CASE(init_cpu_ftr_reg_nobti_lowers_bt),
+	KUNIT_CASE_PARAM(init_cpu_ftr_reg_option_lowers_field, ovr_lower_gen_params),
 	KUNIT_CASE(init_cpu_ftr_reg_gpa3_above_cpu_refused),
 	KUNIT_CASE(init_cpu_ftr_reg_varange_filtered_dropped),
 	KUNIT_CASE_PARAM(arm64_ftr_bits_field_per_arm_arm, fld_gen_params),
 	KUNIT_CASE_PARAM(arm64_ftr_bits_every_field_in_table, fld_reg_gen_params),
 	KUNIT_CASE_PARAM(check_update_ftr_reg_field_per_arm_arm, fld_gen_params),
-	KUNIT_CASE(init_cpu_ftr_reg_nomops_lowers_mops),
 	KUNIT_CASE(arch_uaccess_mops_path_by_cpu_and_override),
 	{}
 };

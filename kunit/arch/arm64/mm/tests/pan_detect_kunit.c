@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the detection of Privileged Access Never (PAN): the
  * ARM64_HAS_PAN and ARM64_HAS_EPAN capabilities, and which of the CPU's
@@ -18,7 +18,7 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 {
 	u64 raw = read_sysreg(id_aa64mmfr1_el1);
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
-	bool want = pant_mmfr1_pan(raw) >= ID_AA64MMFR1_EL1_PAN_IMP;
+	bool want = pant_mmfr1_pan(raw) >= PANT_MMFR1_PAN_PAN;
 	bool has_pan = cpus_have_cap(ARM64_HAS_PAN);
 	bool sw_ttbr0 = IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN);
 
@@ -26,7 +26,7 @@ static void has_pan_matches_id_aa64mmfr1(struct kunit *test)
 			    "ID_AA64MMFR1_EL1 raw %#llx, sanitised %#llx", raw, san);
 	KUNIT_EXPECT_EQ_MSG(test, has_pan, want,
 			    "ID_AA64MMFR1_EL1 %#llx: PAN=%u", raw, pant_mmfr1_pan(raw));
-	KUNIT_EXPECT_EQ_MSG(test, has_pan, pant_mmfr1_pan(san) >= ID_AA64MMFR1_EL1_PAN_IMP,
+	KUNIT_EXPECT_EQ_MSG(test, has_pan, pant_mmfr1_pan(san) >= PANT_MMFR1_PAN_PAN,
 			    "sanitised ID_AA64MMFR1_EL1 %#llx: PAN=%u", san,
 			    pant_mmfr1_pan(san));
 	KUNIT_EXPECT_EQ_MSG(test, system_uses_hw_pan(), want,

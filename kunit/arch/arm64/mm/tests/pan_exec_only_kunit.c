@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of execute-only user mappings under Privileged Access Never
  * (PAN): with Enhanced PAN (FEAT_PAN3, ARM64_HAS_EPAN) PAN also stops
@@ -47,13 +47,13 @@ static void do_page_fault_exec_implies_read_without_epan(struct kunit *test)
 /*
  * The protection vm_get_page_prot() gives a PROT_EXEC mapping: with EPAN,
  * execute-only (stage 1 AP[2:1] = 0b10 with UXN = 0: executable at EL0,
- * no access from it, DDI 0487 M.a.a, D8.4.5), so that get_user() (LDTR,
- * checked as an access from EL0: C6.2.244 LDTR) takes a permission fault;
- * without EPAN, readable, and get_user() reads the zero page. The page is
- * populated, and read with page faults disabled, as pant_user_attach()
- * leaves them: a fault goes straight to the fixup, so the result is the
- * PTE's alone, and no protection the fault path disagrees with can make
- * the read fault for ever.
+ * no access from it, DDI 0487 M.a.a, D8.4.1.2.1), so that get_user()
+ * (LDTR, checked as an access from EL0: C6.2.244 LDTR) takes a
+ * permission fault; without EPAN, readable, and get_user() reads the zero
+ * page. The page is populated, and read with page faults disabled, as
+ * pant_user_attach() leaves them: a fault goes straight to the fixup, so
+ * the result is the PTE's alone, and no protection the fault path
+ * disagrees with can make the read fault for ever.
  */
 static void vm_get_page_prot_exec_only_with_epan(struct kunit *test)
 {

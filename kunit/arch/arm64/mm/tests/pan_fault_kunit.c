@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the classification of EL1 faults under Privileged Access
  * Never (PAN): is_el1_permission_fault() on synthetic faults.
@@ -411,7 +411,8 @@ static void is_el1_permission_fault_other_fsc(struct kunit *test)
  * The FSC helpers of <asm/esr.h> against the Arm ARM's codes, for all 64
  * fault status codes, with ISS bits above the FSC (WnR, S1PTW, CM) set:
  * each helper takes its kind at every level and nothing else (but for
- * FEAT_D128's level -2 translation fault, which no kernel here supports).
+ * FEAT_D128's level -2 translation fault: the kernel builds no 128-bit
+ * translation tables, and esr_fsc_is_translation_fault() leaves it out).
  */
 static void esr_fsc_is_fault_every_code(struct kunit *test)
 {

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the PAN suites share: how PAN is provided on this CPU and kernel,
  * PSTATE.PAN read directly, an interrupt taken on the calling CPU to see
@@ -12,7 +12,10 @@
  * PSTATE.PAN or SCTLR_EL1.SPAN is not what these suites test. What SW
  * TTBR0 PAN and switch_mm() write into TTBR0_EL1 and TTBR1_EL1 is: their
  * BADDR, CnP and ASID fields are the Arm Architecture Reference Manual's
- * (DDI 0487 M.a.a), not the kernel macros that code writes them with.
+ * (DDI 0487 M.a.a), not the kernel macros that code writes them with. So
+ * is ID_AA64MMFR1_EL1.PAN, its position and the values that mean FEAT_PAN
+ * and FEAT_PAN3, from which every suite decides what the kernel must do:
+ * not the generated ID_AA64MMFR1_EL1_PAN_* that the kernel detects with.
  */
 #ifndef _ARM64_MM_TESTS_PAN_HELPERS_H
 #define _ARM64_MM_TESTS_PAN_HELPERS_H
@@ -49,10 +52,19 @@ static inline const char *pant_kind_name(enum pant_kind kind)
 	}
 }
 
-/* ID_AA64MMFR1_EL1.PAN: 1 or more for FEAT_PAN, 3 or more for FEAT_PAN3. */
+/*
+ * DDI 0487 M.a.a, D24.2.89 ID_AA64MMFR1_EL1: PAN, bits [23:20], unsigned;
+ * 0b0001 FEAT_PAN, 0b0010 FEAT_PAN2, 0b0011 FEAT_PAN3. Each value has the
+ * features of the ones below it.
+ */
+#define PANT_MMFR1_PAN		GENMASK_ULL(23, 20)
+#define PANT_MMFR1_PAN_PAN	0b0001
+#define PANT_MMFR1_PAN_PAN3	0b0011
+
+/* ID_AA64MMFR1_EL1.PAN of @mmfr1. */
 static inline unsigned int pant_mmfr1_pan(u64 mmfr1)
 {
-	return SYS_FIELD_GET(ID_AA64MMFR1_EL1, PAN, mmfr1);
+	return FIELD_GET(PANT_MMFR1_PAN, mmfr1);
 }
 
 /*
@@ -64,12 +76,12 @@ static inline bool pant_want_epan(void)
 	u64 san = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);
 
 	return IS_ENABLED(CONFIG_ARM64_EPAN) &&
-	       pant_mmfr1_pan(san) >= ID_AA64MMFR1_EL1_PAN_PAN3;
+	       pant_mmfr1_pan(san) >= PANT_MMFR1_PAN_PAN3;
 }
 
 static inline bool pant_cpu_has_pan(void)
 {
-	return pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)) >= ID_AA64MMFR1_EL1_PAN_IMP;
+	return pant_mmfr1_pan(read_sysreg(id_aa64mmfr1_el1)) >= PANT_MMFR1_PAN_PAN;
 }
 
 static inline enum pant_kind pant_get_kind(void)
@@ -234,18 +246,30 @@ static inline long pant_cpu_state_fn(void *arg)
 	return 0;
 }
 
-/* @cpu has PAN enabled: SPAN clear, so that exceptions set PSTATE.PAN, and PAN set. */
-static inline void pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
+/*
+ * @cpu has PAN enabled: SPAN clear, so that exceptions set PSTATE.PAN, and
+ * PAN set. Only expectations, never an assertion, as callers hold
+ * cpus_read_lock(): an assertion would end the thread with it held, and
+ * the next CPU hotplug would wait for ever. False when no work item ran
+ * on @cpu, so nothing could be checked there.
+ */
+static inline bool pant_expect_cpu_enabled(struct kunit *test, unsigned int cpu)
 {
 	struct pant_cpu_state st = { .cpu = -1 };
+	long ret = work_on_cpu(cpu, pant_cpu_state_fn, &st);
 
-	KUNIT_ASSERT_EQ(test, work_on_cpu(cpu, pant_cpu_state_fn, &st), 0);
-	KUNIT_EXPECT_EQ_MSG(test, st.cpu, (int)cpu, "work item ran on another CPU");
-	KUNIT_EXPECT_TRUE(test, st.in_task);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0L, "CPU%u: work_on_cpu()", cpu);
+	KUNIT_EXPECT_EQ_MSG(test, st.cpu, (int)cpu, "CPU%u: the work item ran on CPU%d",
+			    cpu, st.cpu);
+	if (ret || st.cpu != (int)cpu)
+		return false;
+	KUNIT_EXPECT_TRUE_MSG(test, st.in_task, "CPU%u: the work item ran outside a task",
+			      cpu);
 	KUNIT_EXPECT_EQ_MSG(test, st.sctlr & SCTLR_EL1_SPAN, 0ULL,
 			    "CPU%u: SCTLR_EL1 %#llx has SPAN set", cpu, st.sctlr);
 	KUNIT_EXPECT_EQ_MSG(test, st.pan, (u64)PSR_PAN_BIT,
 			    "CPU%u: PSTATE.PAN is 0 in process context", cpu);
+	return true;
 }
 
 /*

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of Privileged Access Never (PAN) on a CPU brought back
  * online: cpu_enable_pan() runs again for it, as for a late CPU, and user
@@ -12,48 +12,31 @@
 
 #include "pan_helpers.h"
 
-/* The CPUs online before the case, which .exit brings back. */
-struct pant_hotplug_ctx {
-	unsigned int online_cpus;
-	cpumask_t online;
-};
-
-/*
- * Without any PAN, neither the CPU's nor TTBR0 switching, every case
- * skips; else the online CPUs are noted for .exit.
- */
+/* Without any PAN, neither the CPU's nor TTBR0 switching, every case skips. */
 static int pant_hotplug_init(struct kunit *test)
 {
-	struct pant_hotplug_ctx *ctx;
-
 	if (pant_get_kind() == PANT_NONE)
 		kunit_skip(test, PANT_NO_PAN_REASON ", and CONFIG_ARM64_SW_TTBR0_PAN=n");
-	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return -ENOMEM;
-	cpumask_copy(&ctx->online, cpu_online_mask);
-	ctx->online_cpus = num_online_cpus();
-	test->priv = ctx;
 	return 0;
 }
 
-/*
- * User access is closed, and every CPU a case left offline is brought
- * back: as many CPUs are online as before.
- */
-static void pant_hotplug_exit(struct kunit *test)
-{
-	struct pant_hotplug_ctx *ctx = test->priv;
+/* A CPU a case takes offline, and the case, to report on it. */
+struct pant_offline_cpu {
+	struct kunit *test;
 	unsigned int cpu;
+};
 
-	pant_exit_closed(test);
-	if (!ctx)
-		return;
-	/* A case that stopped half way: bring its CPU back. */
-	for_each_cpu(cpu, &ctx->online)
-		if (!cpu_online(cpu))
-			KUNIT_EXPECT_EQ_MSG(test, add_cpu(cpu), 0, "CPU%u left offline", cpu);
-	KUNIT_EXPECT_EQ(test, num_online_cpus(), ctx->online_cpus);
+/*
+ * Brings @data's CPU back online if it is not: a deferred action, run by
+ * the case itself or, if an assertion or skip ended the case first, when
+ * KUnit cleans up after it, so that no CPU stays offline.
+ */
+static void pant_online_again(void *data)
+{
+	struct pant_offline_cpu *off = data;
+
+	if (!cpu_online(off->cpu))
+		KUNIT_EXPECT_EQ_MSG(off->test, add_cpu(off->cpu), 0, "add_cpu(%u)", off->cpu);
 }
 
 /*
@@ -64,6 +47,7 @@ static void pant_hotplug_exit(struct kunit *test)
  */
 static unsigned int pant_cycle_last_cpu(struct kunit *test)
 {
+	struct pant_offline_cpu *off;
 	unsigned int cpu, found = nr_cpu_ids;
 	int err;
 
@@ -73,12 +57,19 @@ static unsigned int pant_cycle_last_cpu(struct kunit *test)
 	if (found >= nr_cpu_ids)
 		kunit_skip(test, "no online CPU but CPU0 can be taken offline");
 
+	off = kunit_kzalloc(test, sizeof(*off), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, off);
+	off->test = test;
+	off->cpu = found;
+	err = kunit_add_action_or_reset(test, pant_online_again, off);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "CPU%u: kunit_add_action_or_reset()", found);
+
 	err = remove_cpu(found);
 	if (err == -EBUSY || err == -EOPNOTSUPP || err == -EPERM)
 		kunit_skip(test, "remove_cpu(%u) refused: %d", found, err);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "remove_cpu(%u)", found);
 	KUNIT_EXPECT_FALSE_MSG(test, cpu_online(found), "CPU%u after remove_cpu()", found);
-	KUNIT_ASSERT_EQ_MSG(test, add_cpu(found), 0, "add_cpu(%u)", found);
+	kunit_release_action(test, pant_online_again, off);
 	KUNIT_ASSERT_TRUE_MSG(test, cpu_online(found), "CPU%u after add_cpu()", found);
 	return found;
 }
@@ -143,7 +134,7 @@ static struct kunit_case arm64_pan_hotplug_cases[] = {
 static struct kunit_suite arm64_pan_hotplug_suite = {
 	.name = "arm64_pan_hotplug",
 	.init = pant_hotplug_init,
-	.exit = pant_hotplug_exit,
+	.exit = pant_exit_closed,
 	.test_cases = arm64_pan_hotplug_cases,
 };
 

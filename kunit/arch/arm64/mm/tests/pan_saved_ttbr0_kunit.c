@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the saved TTBR0 value of SW TTBR0 PAN
  * (CONFIG_ARM64_SW_TTBR0_PAN), thread_info.ttbr0: what a thread's uaccess
@@ -123,6 +123,19 @@ static int pant_run_with_other_mm(void *data)
 }
 
 /*
+ * Lets the other thread run to its end and waits for it: a deferred
+ * action, run by the case once its rounds are done or, if the case ended
+ * before, when KUnit cleans up after it, before @data is freed.
+ */
+static void pant_other_mm_finish(void *data)
+{
+	struct pant_other_mm *o = data;
+
+	complete_all(&o->go);
+	wait_for_completion(&o->finished);
+}
+
+/*
  * switch_mm() updates the saved TTBR0 value of the task it switches to
  * (its @tsk argument), which its next uaccess window installs. The
  * scheduler calls it while the task it switches from is still current:
@@ -136,20 +149,23 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 {
 	struct pant_user *u = test->priv;
 	struct pant_window w[PANT_SWITCH_ROUNDS];
-	struct pant_other_mm o = { .test = test };
+	struct pant_other_mm *o;
 	struct task_struct *other;
 	u64 want_baddr;
-	int i;
+	int i, ret;
 
 	pant_require_ttbr0_pan(test, "a uaccess window leaves TTBR0_EL1 as it is");
 
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->test = test;
+	init_completion(&o->attached);
+	init_completion(&o->go);
+	init_completion(&o->ran);
+	init_completion(&o->finished);
 	pant_user_attach(test, u);
-	init_completion(&o.attached);
-	init_completion(&o.go);
-	init_completion(&o.ran);
-	init_completion(&o.finished);
 	migrate_disable();
-	other = kthread_create(pant_run_with_other_mm, &o, "pan_ttbr0_other_mm");
+	other = kthread_create(pant_run_with_other_mm, o, "pan_ttbr0_other_mm");
 	if (IS_ERR(other)) {
 		migrate_enable();
 		KUNIT_FAIL(test, "kthread_create(): %pe", other);
@@ -158,15 +174,22 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	}
 	kthread_bind(other, smp_processor_id());
 	wake_up_process(other);
-	wait_for_completion(&o.attached);
-	for (i = 0; !o.ret && i < PANT_SWITCH_ROUNDS; i++) {
-		complete(&o.go);
-		wait_for_completion(&o.ran);
+	ret = kunit_add_action_or_reset(test, pant_other_mm_finish, o);
+	if (ret) {
+		migrate_enable();
+		KUNIT_FAIL(test, "kunit_add_action_or_reset(the other thread): %d", ret);
+		pant_user_put(test, u);
+		return;
+	}
+	wait_for_completion(&o->attached);
+	for (i = 0; !o->ret && i < PANT_SWITCH_ROUNDS; i++) {
+		complete(&o->go);
+		wait_for_completion(&o->ran);
 		pant_read_window(&w[i], u->mm);
 	}
-	wait_for_completion(&o.finished);
+	kunit_release_action(test, pant_other_mm_finish, o);
 	migrate_enable();
-	KUNIT_ASSERT_EQ_MSG(test, o.ret, 0, "the other thread's mm: %d", o.ret);
+	KUNIT_ASSERT_EQ_MSG(test, o->ret, 0, "the other thread's mm: %d", o->ret);
 
 	want_baddr = virt_to_phys(u->mm->pgd);
 	for (i = 0; i < PANT_SWITCH_ROUNDS; i++)
@@ -174,7 +197,7 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 				      w[i].asid == w[i].mm_asid,
 				      "a window opened after another thread with an mm ran on this CPU (round %d): TTBR0_EL1.BADDR=%#llx ASID=%#llx; want the case's mm's, %#llx %#llx (the other's pgd: %#llx)",
 				      i, w[i].ttbr0_baddr, w[i].asid, want_baddr, w[i].mm_asid,
-				      o.baddr);
+				      o->baddr);
 	pant_user_put(test, u);
 }
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the page faults taken inside the uaccess routines under
  * Privileged Access Never (PAN), with page faults enabled as a system
@@ -11,9 +11,10 @@
  * get_user() and friends access user memory with LDTR/STTR (or, with
  * FEAT_MOPS, copy with the unprivileged CPY*RT/WT forms), unprivileged
  * accesses, checked as if made at EL0 while PSTATE.UAO is 0 (which the
- * kernel never sets), so PAN does not stop them (DDI 0487 M.a.a, C6.2.244 LDTR,
- * STTR; D8, Privileged Access Never): they must never clear PSTATE.PAN,
- * and whether they did shows only inside the routine. A page fault taken
+ * kernel never sets), so PAN does not stop them (DDI 0487 M.a.a,
+ * C6.2.244 LDTR, C6.2.434 STTR; D8.4.5 Effect of PSTATE on access
+ * permission): they must never clear PSTATE.PAN, and whether they did
+ * shows only inside the routine. A page fault taken
  * there saves the PSTATE the access ran with, which the software page
  * fault event hands to its overflow handler (CONFIG_PERF_EVENTS). Under
  * SW TTBR0 PAN the routines open a window instead, and a fault inside it
@@ -57,17 +58,9 @@ struct pant_faults_seen {
 
 struct pant_fault_ctx {
 	struct pant_user user;
-	struct perf_event *fault_event;	/* until released, by the case or .exit */
+	struct perf_event *fault_event;	/* until the case releases it */
 	struct pant_faults_seen seen;
 };
-
-static void pant_fault_event_stop(struct pant_fault_ctx *ctx)
-{
-	if (!ctx->fault_event)
-		return;
-	perf_event_release_kernel(ctx->fault_event);
-	ctx->fault_event = NULL;
-}
 
 /*
  * Every case runs without any PAN too (neither the CPU's nor SW TTBR0
@@ -86,8 +79,9 @@ static int pant_uaccess_fault_init(struct kunit *test)
 }
 
 /*
- * Releases the page fault event a case left, and checks that the test mm
- * is gone and that user access is closed in the thread .exit runs in.
+ * Checks that the test mm is gone and that user access is closed in the
+ * thread .exit runs in. A page fault event that a case left is released
+ * after it, by the action that pant_fault_event_start() deferred.
  */
 static void pant_uaccess_fault_exit(struct kunit *test)
 {
@@ -96,7 +90,6 @@ static void pant_uaccess_fault_exit(struct kunit *test)
 	/* .exit also runs after .init failed. */
 	if (!ctx)
 		return;
-	pant_fault_event_stop(ctx);
 	pant_user_exit(test, &ctx->user);
 }
 
@@ -147,12 +140,18 @@ static void pant_fault_overflow(struct perf_event *event, struct perf_sample_dat
 	seen->pstate = regs->pstate;
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(pant_fault_event_release, perf_event_release_kernel,
+			    struct perf_event *);
+
 /*
  * A software page fault event (PERF_COUNT_SW_PAGE_FAULTS, sample period
  * 1) on the case's thread, whose overflow handler gets the registers
  * do_page_fault() got, and runs in it. It also ends an access that would
  * fault for ever: past PANT_FAULT_RETRIES faults it disables page faults,
- * and the next fault goes to the routine's fixup.
+ * and the next fault goes to the routine's fixup. Its release is a
+ * deferred action: the case runs it with pant_fault_event_stop(), KUnit
+ * when an assertion ends the case first. The event goes before @ctx,
+ * where its handler writes, which .init allocated before it.
  */
 static void pant_fault_event_start(struct kunit *test, struct pant_fault_ctx *ctx)
 {
@@ -163,19 +162,34 @@ static void pant_fault_event_start(struct kunit *test, struct pant_fault_ctx *ct
 		.sample_period = 1,
 	};
 	struct perf_event *event;
+	int ret;
 
 	memset(&ctx->seen, 0, sizeof(ctx->seen));
 	event = perf_event_create_kernel_counter(&attr, -1, current, pant_fault_overflow,
 						 &ctx->seen);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(event),
 			       "perf_event_create_kernel_counter(page faults): %pe", event);
+	ret = kunit_add_action_or_reset(test, pant_fault_event_release, event);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "kunit_add_action_or_reset(page fault event)");
 	ctx->fault_event = event;
+}
+
+static void pant_fault_event_stop(struct kunit *test, struct pant_fault_ctx *ctx)
+{
+	if (!ctx->fault_event)
+		return;
+	kunit_release_action(test, pant_fault_event_release, ctx->fault_event);
+	ctx->fault_event = NULL;
 }
 #else
 static void pant_fault_event_start(struct kunit *test, struct pant_fault_ctx *ctx)
 {
 	kunit_skip(test,
 		   "CONFIG_PERF_EVENTS=n: no page fault event to see an access's faults, or to end one that would fault for ever");
+}
+
+static void pant_fault_event_stop(struct kunit *test, struct pant_fault_ctx *ctx)
+{
 }
 #endif
 
@@ -307,7 +321,7 @@ static void uaccess_fault_handled_efault_pan_restored(struct kunit *test)
 	if (ctx->fault_event) {
 		pant_expect_fault_handled(test, &ctx->seen,
 					  "get_user() from an untouched read-only page");
-		pant_fault_event_stop(ctx);
+		pant_fault_event_stop(test, ctx);
 	}
 	pant_expect_closed(test, u->mm, "get_user() from an untouched read-only page");
 	vm_munmap(ro, PAGE_SIZE);
@@ -424,7 +438,7 @@ static void do_page_fault_uaccess_waits_for_mmap_lock(struct kunit *test)
 			       page);
 	if (ttbr0) {
 		pant_expect_fault_handled(test, &ctx->seen, "get_user() waiting for the mmap_lock");
-		pant_fault_event_stop(ctx);
+		pant_fault_event_stop(test, ctx);
 	}
 	pant_expect_closed(test, u->mm, "get_user() waiting for the mmap_lock");
 	vm_munmap(page, PAGE_SIZE);
@@ -504,7 +518,7 @@ static void pant_routines_fault(struct kunit *test)
 	pant_expect_fault_handled(test, seen, "clear_user()");
 	pant_expect_closed(test, u->mm, "clear_user() of an untouched page");
 
-	pant_fault_event_stop(ctx);
+	pant_fault_event_stop(test, ctx);
 	for (i = 0; i < 9; i += 2)
 		vm_munmap(pages + i * PAGE_SIZE, PAGE_SIZE);
 	pagefault_disable();

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the suites of the uaccess windows of Privileged Access Never (PAN)
  * share: a user mm of the case's own, with one page mapped and the next

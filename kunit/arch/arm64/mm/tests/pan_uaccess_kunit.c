@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests of the uaccess windows of Privileged Access Never (PAN):
  * the privileged helpers open user access and close it again; and

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Execute-only mappings, read from EL0 and by the kernel on EL0's behalf.
  *
@@ -21,7 +21,8 @@
  * The kernel reads user memory here through write() (copy_from_user()),
  * FUTEX_WAIT (get_user()), writev()'s iovec array (unsafe_get_user())
  * and rt_sigprocmask() (a fixed-size copy_from_user()). Where those
- * routines use unprivileged loads (LDTR, as 7.3's do), the agreement is
+ * routines use unprivileged loads (LDTR, or the unprivileged CPY*RT/WT
+ * forms with FEAT_MOPS: arch/arm64/lib/'s do), the agreement is
  * the page tables' and the fault handler's; where they use privileged
  * ones with PAN, it is PAN's and EPAN's.
  */

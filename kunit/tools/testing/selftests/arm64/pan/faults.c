@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Faults taken at EL0: the signal, its si_code and si_addr (sigaction(2),
  * signal(7)), sigcontext.fault_address, and the ESR that the signal frame

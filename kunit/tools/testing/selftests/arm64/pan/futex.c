@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Every futex operation from a real process on a read-only page, on a
  * copy-on-write page after fork() and on the shared zero page.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * User access from a CPU that was taken offline and brought back while
  * processes ran on it.
@@ -17,8 +17,11 @@
  *    tagged address ABI is available);
  *  - memory above 2^48 (when mmap() hands it out, with 52-bit VAs).
  * CPUs are taken offline through /sys/devices/system/cpu/cpuN/online
- * (Documentation/core-api/cpu_hotplug.rst); the test needs root and a
- * kernel with CONFIG_HOTPLUG_CPU, and skips, saying why, without them.
+ * (Documentation/core-api/cpu_hotplug.rst); the test needs root, two
+ * CPUs or more and a kernel with CONFIG_HOTPLUG_CPU, and skips, saying
+ * which it lacks, without them. It waits up to 20 s for its worker to
+ * start and up to 60 s for it after each of three cycles, within the
+ * 900 s the settings file gives each program of this directory.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -287,6 +290,8 @@ FIXTURE_SETUP(hotplug)
 	self->cpu = -1;
 	if (geteuid())
 		SKIP(return, "needs root to take a CPU offline");
+	if (ncpus < 2)
+		SKIP(return, "needs two CPUs or more, one to take offline: %d CPU", ncpus);
 	/* the last CPU that can go offline and is online */
 	for (int cpu = ncpus - 1; cpu > 0; cpu--) {
 		if (!cpu_online_path(cpu, path, sizeof(path)) && is_online(cpu) == 1) {
@@ -296,7 +301,7 @@ FIXTURE_SETUP(hotplug)
 	}
 	if (self->cpu < 0)
 		SKIP(return,
-		     "no online CPU other than CPU 0 has a writable %s (CONFIG_HOTPLUG_CPU, or a single CPU)",
+		     "no online CPU other than CPU 0 has a writable %s: no CONFIG_HOTPLUG_CPU, or the others offline",
 		     "/sys/devices/system/cpu/cpuN/online");
 	self->tagged_abi = !prctl(PR_SET_TAGGED_ADDR_CTRL, PR_TAGGED_ADDR_ENABLE, 0, 0, 0);
 	ASSERT_EQ(0, setup_maps(&self->m));

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers shared by the arm64 PAN user ABI tests: catching a fault taken
  * at EL0 together with its siginfo and the ESR the signal frame reports,

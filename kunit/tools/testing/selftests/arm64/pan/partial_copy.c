@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * System calls that copy to and from user buffers that run into a guard
  * page part-way: how many bytes they report, that the part they did not
@@ -24,20 +24,20 @@
  *    copy_to_user.S and copy_from_user.S meet the "nothing only when
  *    nothing could be copied" rule with a one-byte retry when the first
  *    access faulted ("try harder": commit 295cf156231c "arm64: Avoid
- *    premature usercopy failure", v5.14, in every kernel tested here),
- *    and no more: "to guarantee making *some* forward progress". With
- *    FEAT_MOPS (7.3's copies) the CPY* instructions stop at the faulting
- *    byte.
+ *    premature usercopy failure"), and no more: "to guarantee making
+ *    *some* forward progress". With FEAT_MOPS (the CPY*RT/WT path of
+ *    copy_from_user.S and copy_to_user.S) the CPY* instructions stop at
+ *    the faulting byte.
  *  - The exact count comes from the callers, not from the copy:
  *    copy_page_to_iter() (lib/iov_iter.c; read(2), pread(2) and readv(2)
  *    of a page cache file) copies again after a short copy until one
  *    copies nothing, and generic_perform_write() (mm/filemap.c; write(2))
  *    goes on while a copy makes progress and the fault-in finds a byte to
  *    read. With the progress above, both end at the guard page: every
- *    accessible byte and none after it. That is the code of every kernel
- *    tested here (6.1 to 7.3), not an ABI: read(2) and write(2) promise
- *    only "the number of bytes" transferred. So the cases check it
- *    second, and say which of the two a count breaks. The kernel's own
+ *    accessible byte and none after it. That is what the kernel's code
+ *    does, not an ABI: read(2) and write(2) promise only "the number of
+ *    bytes" transferred. So the cases check it second, and say which of
+ *    the two a count breaks. The kernel's own
  *    lib/tests/usercopy_kunit.c checks no partial copy.
  *  - read(2) of /dev/zero (null(4)): the bytes reported read are zero.
  *  - uname(2), getcwd(3), rt_sigaction(2), prctl(2) PR_SET_NAME: EFAULT

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the PAN suites use of a newer kernel than 6.1:
  * - SYS_PSTATE_PAN, the MRS/MSR encoding of PSTATE.PAN, from 6.12
@@ -9,11 +9,13 @@
  *   exported from 6.17 (lib/kunit/user_alloc.c): a new mm attached to the
  *   calling kernel thread, which drops it as it exits, and a mapping in
  *   it. The resource kunit_vm_mmap() records frees nothing (the mapping
- *   goes with the mm), so none is recorded here.
+ *   goes with the mm), so none is recorded here;
+ * - KUnit's deferred actions, from 6.5 (<kunit/deferred_actions.h>).
  */
 #ifndef _ARM64_MM_TESTS_COMPAT_H
 #define _ARM64_MM_TESTS_COMPAT_H
 
+#include <kunit/deferred_actions.h>
 #include <kunit/test.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>

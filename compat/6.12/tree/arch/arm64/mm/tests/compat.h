@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the PAN suites use of a newer kernel than 6.12: TCR_EL1 came to
  * arch/arm64/tools/sysreg after it, and TCR_EL1_A1 with it; 6.12 names
