@@ -28,23 +28,21 @@ def _at_least(minimum: int) -> Callable[[str], int]:
 
 _positive_int, _non_negative_int = _at_least(1), _at_least(0)
 
+def _matching(pattern: str, what: str) -> Callable[[str], str]:
+	"""An argparse type: a value that @pattern matches, else an error
+	that says it is no @what."""
+	regex = re.compile(pattern)
+	def value(text: str) -> str:
+		if not regex.match(text):
+			raise argparse.ArgumentTypeError(f'{text!r} is no {what}')
+		return text
+	return value
+
 # kunit_tool's kunit_config patterns: what kunit.py takes as a --kconfig_add.
-_KCONFIG_LINE = re.compile(r'^(?:CONFIG_(\w+)=(\S+|".*")|# CONFIG_(\w+) is not set)$')
-
-def _kconfig_line(text: str) -> str:
-	if not _KCONFIG_LINE.match(text):
-		raise argparse.ArgumentTypeError(f'{text!r} is no CONFIG_X=VALUE (or '
-						 '"# CONFIG_X is not set") line')
-	return text
-
+_kconfig_line = _matching(r'^(?:CONFIG_(\w+)=(\S+|".*")|# CONFIG_(\w+) is not set)$',
+			  'CONFIG_X=VALUE (or "# CONFIG_X is not set") line')
 # What make takes as a variable's assignment: NAME=VALUE.
-_MAKE_OPTION = re.compile(r'^[^\s=:#]+=')
-
-def _make_option(text: str) -> str:
-	if not _MAKE_OPTION.match(text):
-		raise argparse.ArgumentTypeError(f'{text!r} is no X=Y make variable (e.g. '
-						 'LLVM=1 or KCFLAGS=-O1)')
-	return text
+_make_option = _matching(r'^[^\s=:#]+=', 'X=Y make variable (e.g. LLVM=1 or KCFLAGS=-O1)')
 
 def _filter_glob(text: str) -> str:
 	if not text or text.startswith('-') or any(c.isspace() for c in text):
