@@ -28,7 +28,7 @@ import time
 from typing import Any, Callable, List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit.host import proc
+from pan_kunit.host import guard, proc
 from pan_kunit.host.files import read_text
 from pan_kunit.trees import tree
 from testlib import FakeKunitTestCase, read, process_running, slow
@@ -94,7 +94,7 @@ class FaultTestCase(FakeKunitTestCase):
 		if stall and os.path.exists(where):
 			os.unlink(where)  # an earlier one's: this one has not stalled yet
 		def call() -> int:
-			proc.GUARD.grace = 0.5
+			guard.GUARD.grace = 0.5
 			if stall:
 				os.environ['FAKE_KUNIT_STALL'] = f'{stall}:{self.stall_dir}'
 			with mock.patch.object(proc, 'GRACE', 0.5), \

@@ -24,7 +24,7 @@ from pan_kunit.commands import cli, mutants, run
 from pan_kunit.kunit_tool import ktap, ktap_lines
 from pan_kunit.kunit_tool.ktap import Case, CaseStatus
 from pan_kunit.kunit_tool.kunit_py import KunitOptions
-from pan_kunit.host import proc
+from pan_kunit.host import guard, proc
 from pan_kunit.matrix import kselftest_build, kselftests
 from pan_kunit.results import config_result, junit, kselftest_rows, terminal
 from pan_kunit.results.config_result import Exit, Status
@@ -346,7 +346,7 @@ class BuildStopTest(unittest.TestCase):
 			os.kill(fork.pid, signal.SIGTERM)
 			self.assertNotEqual(fork.wait(), 0)  # stopped: Stopped raised in the copy
 			grandchild = int(read(pid_file))
-			deadline = time.monotonic() + proc.GRACE + 5
+			deadline = time.monotonic() + guard.GRACE + 5
 			while process_running(grandchild) and time.monotonic() < deadline:
 				time.sleep(0.05)
 			running = process_running(grandchild)

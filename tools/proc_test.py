@@ -14,7 +14,7 @@ import time
 import unittest
 from typing import Callable, List
 
-from pan_kunit.host import proc
+from pan_kunit.host import guard, proc
 from pan_kunit.host.printer import Printer
 from testlib import read, process_running, end_to_end, setUpModule, tearDownModule
 
@@ -169,7 +169,7 @@ class GuardTest(unittest.TestCase):
 	def started(self, start: Callable[[], None]) -> proc.Fork:
 		"""A copy of this process that runs @start, then waits to be killed."""
 		def call() -> int:
-			proc.GUARD.grace = 0.3
+			guard.GUARD.grace = 0.3
 			start()
 			time.sleep(60)
 			return 0
@@ -196,27 +196,68 @@ class GuardTest(unittest.TestCase):
 		self.assertEqual(fork.wait(), -signal.SIGKILL)
 		self.assertEqual(gone(children), [], 'left running after pan-kunit was killed')
 
-	def test_what_ended_is_not_signalled_and_a_normal_end_leaves_none(self) -> None:
+	def killed_with(self, start: Callable[[str], None]) -> None:
+		"""@start(PIDS) starts, in a copy of this process, children that
+		write their pids into the file PIDS; once they run, the copy is
+		killed with SIGKILL: none of them may outlive it."""
+		pids = os.path.join(self.tmp, 'pids')
+		fork = self.started(lambda: start(pids))
+		wait_for(pids)
+		children = [int(pid) for pid in read(pids).split()]
+		self.assertEqual(gone(children, 0.3), children)  # they run
+		os.kill(fork.pid, signal.SIGKILL)
+		self.assertEqual(fork.wait(), -signal.SIGKILL)
+		self.assertEqual(gone(children), [], 'left running after pan-kunit was killed')
+
+	def test_a_child_killed_before_the_guard_heard_of_it_is_stopped(self) -> None:
+		# SIGKILL between the fork and the "+" line: here, a line never sent.
+		def start(pids: str) -> None:
+			guard.GUARD.watch = lambda *args, **kwargs: None  # type: ignore[assignment]
+			threading.Thread(target=proc.run, args=(
+				['sh', '-c', f'echo $$ > {pids}.tmp; mv {pids}.tmp {pids}; exec sleep 60'],),
+					 daemon=True).start()
+		self.killed_with(start)
+
+	def test_what_a_child_started_is_stopped(self) -> None:
+		# The guard knows the shell; the sleep it starts is its own.
+		def start(pids: str) -> None:
+			threading.Thread(target=proc.run, args=(
+				['sh', '-c', f'sleep 60 & echo $! > {pids}.tmp; mv {pids}.tmp {pids}; wait'],),
+					 daemon=True).start()
+		self.killed_with(start)
+
+	def test_a_child_is_told_which_pan_kunit_started_it(self) -> None:
 		log = os.path.join(self.tmp, 'log')
 		def call() -> int:
-			proc.GUARD.grace = 0.3
-			for _ in range(3):
-				proc.run(['true'])
-			print(proc.GUARD._watched, proc.GUARD._pid)
+			print(proc.run(['sh', '-c', f'echo ${guard.GUARD_ENV}']).stdout.strip(),
+			      guard.start_time(os.getpid()))
 			return 0
 		fork = in_a_copy(self, call, log)
 		self.assertEqual(fork.wait(), 0)
-		watched, guard = read(log).rsplit(' ', 1)
+		token, start = read(log).split()
+		self.assertEqual(token, f'{fork.pid}.{start}')
+
+	def test_what_ended_is_not_signalled_and_a_normal_end_leaves_none(self) -> None:
+		log = os.path.join(self.tmp, 'log')
+		def call() -> int:
+			guard.GUARD.grace = 0.3
+			for _ in range(3):
+				proc.run(['true'])
+			print(guard.GUARD._watched, guard.GUARD._pid)
+			return 0
+		fork = in_a_copy(self, call, log)
+		self.assertEqual(fork.wait(), 0)
+		watched, its_guard = read(log).rsplit(' ', 1)
 		self.assertEqual(watched, '{}')
-		self.assertEqual(gone([int(guard)], 5), [], 'the guard outlived its pan-kunit')
+		self.assertEqual(gone([int(its_guard)], 5), [], 'the guard outlived its pan-kunit')
 
 	def test_a_copy_has_a_guard_of_its_own(self) -> None:
 		proc.run(['true'])  # the test's own guard, which the copy must not share
 		log = os.path.join(self.tmp, 'log')
-		parent = proc.GUARD._pid
+		parent = guard.GUARD._pid
 		def call() -> int:
 			proc.run(['true'])
-			print(proc.GUARD._pid)
+			print(guard.GUARD._pid)
 			return 0
 		fork = in_a_copy(self, call, log)
 		self.assertEqual(fork.wait(), 0)

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
 from pan_kunit import Error
-from pan_kunit.host import proc
+from pan_kunit.host import guard
 from pan_kunit.host.printer import Printer
 
 # How long a lock held by what a dead pan-kunit left is waited for: its
 # guard stops them within its grace.
-LEFT_OVER_SECONDS = 3 * proc.GRACE
+LEFT_OVER_SECONDS = 3 * guard.GRACE
 # How often such a lock is tried again.
 POLL_SECONDS = 0.1
 
@@ -53,14 +53,14 @@ def command_line() -> str:
 class Holder:
 	"""Who holds (or held) a lock."""
 	pid: int
-	start: str      # proc.start_time() of the pid
+	start: str      # guard.start_time() of the pid
 	command: str
 	since: float    # time.time() when it took the lock
 
 	@classmethod
 	def me(cls) -> 'Holder':
 		pid = os.getpid()
-		return cls(pid, proc.start_time(pid), command_line(), time.time())
+		return cls(pid, guard.start_time(pid), command_line(), time.time())
 
 	@classmethod
 	def parse(cls, text: str) -> Optional['Holder']:
@@ -79,7 +79,7 @@ class Holder:
 				   'since': self.since}) + '\n'
 
 	def alive(self) -> bool:
-		now = proc.start_time(self.pid)
+		now = guard.start_time(self.pid)
 		return bool(now) and (now == self.start or not self.start)
 
 	def describe(self) -> str:

@@ -27,16 +27,7 @@
 #     its lock files on SIGTERM), then SIGKILL after a grace; a second
 #     signal does not cut that short;
 #   - where pan-kunit cannot act (SIGKILL, the OOM killer), the guard
-#     does: one small shell per pan-kunit process, in a session of its
-#     own, started with the first child, which reads what pan-kunit starts
-#     from a pipe (each process, a Session's whole process group) and what
-#     ended.  When pan-kunit ends, however it ends, the pipe closes; what
-#     it did not see end is stopped then: its signal, and SIGKILL after the
-#     grace.  Not PR_SET_PDEATHSIG: the kernel sends that to the child
-#     alone (make and QEMU are kunit.py's children), when the thread that
-#     forked it ends, and setting it takes a preexec_fn, which makes every
-#     child a fork() of this process instead of a vfork(): 30 ms a git
-#     where a plain one costs 4, for the 2,700 gits of the selftest.
+#     does (guard.py).
 
 import contextlib
 import enum
@@ -53,11 +44,10 @@ from types import FrameType
 from typing import IO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from pan_kunit import Error
+from pan_kunit.host.guard import GUARD, GRACE
 
 # The signals that end a command, each as ^C does (stopping_on_signals()).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-# Seconds between the signal that stops a process (its group) and SIGKILL.
-GRACE = 5.0
 
 class Stopped(KeyboardInterrupt):
 	"""A signal of STOP_SIGNALS ended the command: it exits 128 + the
@@ -135,152 +125,6 @@ def stopping_on_signals() -> Iterator[None]:
 		_stopping = False
 		_deferred = 0
 
-def start_time(pid: int) -> str:
-	"""When @pid started, in clock ticks since boot (/proc/PID/stat's
-	22nd field): with the pid, what tells a process from a later one that
-	reuses its number; '' when it is gone."""
-	try:
-		with open(f'/proc/{pid}/stat', 'rb') as f:
-			fields = f.read().rsplit(b')', 1)[1].split()
-	except (OSError, IndexError):
-		return ''
-	return fields[19].decode() if len(fields) > 19 else ''
-
-# The guard (see the top of the file): $1 is the grace in tenths of a
-# second; each line of its stdin is "+ ID START SIGNAL" (ID: pPID, or gPGID
-# for a process group, which START, the start time of the process or of
-# the group's leader, tells from a later one of the same number) or "- ID".
-GUARD_SCRIPT = r"""
-cd /
-ticks=$1
-ids=
-while read -r op id start sig; do
-	case $op in
-	+) eval "start_$id=\$start sig_$id=\$sig"; ids="$ids $id" ;;
-	-) unset "start_$id" "sig_$id" ;;
-	esac
-done
-left=
-for id in $ids; do
-	eval "start=\${start_$id-} sig=\${sig_$id-}"
-	[ -n "$start" ] || continue
-	unset "start_$id"
-	pid=${id#?}
-	if [ -r "/proc/$pid/stat" ]; then
-		read -r stat < "/proc/$pid/stat" || continue
-		set -- ${stat##*) }
-		[ "${20}" = "$start" ] || continue
-	elif [ "$id" = "p$pid" ]; then
-		continue
-	fi
-	case $id in g*) target=-$pid ;; *) target=$pid ;; esac
-	kill -s "$sig" -- "$target" 2>/dev/null && left="$left $target"
-done
-i=0
-while [ -n "$left" ] && [ "$i" -lt "$ticks" ]; do
-	sleep 0.1
-	alive=
-	for target in $left; do
-		kill -s 0 -- "$target" 2>/dev/null && alive="$alive $target"
-	done
-	left=$alive
-	i=$((i + 1))
-done
-for target in $left; do
-	kill -s KILL -- "$target" 2>/dev/null
-done
-"""
-
-class Guard:
-	"""The guard of this process's children (see the top of the file):
-	watch() each, forget() each that ended; started with the first."""
-
-	def __init__(self) -> None:
-		self._lock = threading.Lock()
-		self._fd: Optional[int] = None
-		self._pid = 0
-		self._watched: Dict[str, str] = {}  # ID -> its "+" line
-		self.grace = GRACE
-
-	def _start(self) -> None:
-		read, write = os.pipe()
-		try:
-			self._pid = os.posix_spawnp('sh', [
-				'sh', '-c', GUARD_SCRIPT, 'pan-kunit-guard', str(round(self.grace * 10))],
-				os.environ, setsid=True, file_actions=[
-					(os.POSIX_SPAWN_DUP2, read, 0),
-					(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-					(os.POSIX_SPAWN_DUP2, 1, 2)])
-		except BaseException:
-			os.close(write)
-			raise
-		finally:
-			os.close(read)
-		self._fd = write
-		for line in self._watched.values():
-			os.write(write, line.encode())
-
-	def ready(self) -> None:
-		"""Starts the guard, if it does not run: before a child starts,
-		so that a kill while it starts finds the guard there."""
-		with self._lock:
-			if self._fd is None:
-				try:
-					self._start()
-				except OSError:
-					pass  # watch() tries again
-
-	def _send(self, line: str) -> None:
-		with self._lock:
-			if line.startswith('+'):
-				self._watched[line.split()[1]] = line
-			else:
-				self._watched.pop(line.split()[1], None)
-			for _ in range(2):
-				try:
-					if self._fd is None:
-						self._start()  # with what is watched, this line too
-					else:
-						os.write(self._fd, line.encode())
-					return
-				except OSError:  # the guard is gone (killed): a new one
-					self._close()
-
-	def _close(self) -> None:
-		if self._fd is not None:
-			os.close(self._fd)
-			self._fd = None
-		if self._pid:
-			try:
-				os.waitpid(self._pid, os.WNOHANG)  # reaped, if it is gone
-			except ChildProcessError:
-				pass
-			self._pid = 0
-
-	def watch(self, pid: int, stop: int=signal.SIGTERM, group: bool=False) -> None:
-		"""Has process @pid (with @group, its whole process group, which
-		it leads) stopped with @stop, then SIGKILL, if pan-kunit ends
-		before it forgot it."""
-		start = start_time(pid)
-		if start:
-			kind = 'g' if group else 'p'
-			self._send(f'+ {kind}{pid} {start} {signal.Signals(stop).name[3:]}\n')
-
-	def forget(self, pid: int, group: bool=False) -> None:
-		"""@pid (its group) ended: nothing for the guard to stop."""
-		self._send(f'- {"g" if group else "p"}{pid}\n')
-
-	def after_fork(self) -> None:
-		"""In a copy of this process (os.fork()): the parent's guard
-		watches the parent's children; the copy starts its own."""
-		self._lock = threading.Lock()
-		self._watched = {}
-		if self._fd is not None:
-			os.close(self._fd)
-		self._fd = None
-		self._pid = 0
-
-GUARD = Guard()
 
 def _after_fork() -> None:
 	"""In a copy of this process: its own guard, and it starts nothing yet."""
@@ -344,7 +188,7 @@ def run(cmd: Sequence[str], *, cwd: Optional[str]=None, env: Optional[Mapping[st
 	try:
 		GUARD.ready()
 		with _starting():
-			child = subprocess.Popen(list(cmd), cwd=cwd, env=None if env is None else dict(env),
+			child = subprocess.Popen(list(cmd), cwd=cwd, env=GUARD.environ(env),
 						 stdin=subprocess.PIPE if data is not None else _fd(stdin),
 						 stdout=_fd(stdout), stderr=_fd(stderr))
 			GUARD.watch(child.pid, stop_signal)
@@ -381,7 +225,8 @@ class Session:
 		with _starting():
 			self._proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=log,
 						      stderr=subprocess.STDOUT, start_new_session=True,
-						      env=dict(os.environ, **env), pass_fds=tuple(pass_fds))
+						      env=GUARD.environ(dict(os.environ, **env)),
+						      pass_fds=tuple(pass_fds))
 			GUARD.watch(self._proc.pid, group=True)
 		try:
 			_resume()
@@ -467,6 +312,7 @@ class Fork:
 			traceback.print_exc()
 		finally:
 			sys.stdout.flush()
+			GUARD.ends_well()
 			os._exit(status)  # not the caller's code after the fork, nor its atexit
 
 	def fileno(self) -> int:
