@@ -196,10 +196,15 @@ class ExportTest(CheckTestCase):
 		names = self.exported()
 		for name in names:
 			text = read_utf8(os.path.join(self.out, name))
-			# To: the maintainers get_maintainer.pl names, Cc: the rest.
+			# To: the maintainers get_maintainer.pl names, Cc: the rest,
+			# then KUnit's people and lists, for a series of KUnit suites.
 			self.assertIn('\nTo: Ann Maintainer <ann@example.org>\n', text, name)
 			self.assertIn('\nCc: Rob Reviewer <rob@example.org>,\n'
-				      '    arm-list@example.org\n', text, name)
+				      '    arm-list@example.org,\n'
+				      '    Kay Kunit <kay@example.org>,\n'
+				      '    Roy Reviewer <roy@example.org>,\n'
+				      '    test-list@example.org,\n'
+				      '    kunit-list@example.org\n', text, name)
 		cover = read_utf8(os.path.join(self.out, names[0]))
 		self.assertRegex(cover, r'\nbase-commit: [0-9a-f]{40}\n')
 		self.assertIn('against v6.1.', cover)

@@ -49,7 +49,8 @@ from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, export_check, export_kselftests, hooks,
 				 series_bisect, steps)
 from pan_kunit.commands.export_mail import (BASE_MARK, NO_RESULTS, RESULTS_MARK, fill_results,
-					    qemu_version, recipients, results_block, stable_list)
+					    kunit_recipients, qemu_version, recipients, results_block,
+					    stable_list)
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
 from pan_kunit.host import gitcmd, guard, proc
@@ -350,7 +351,9 @@ def format_patches(worktree: str, repo: str, out: str, who: Identity,
 	draft = os.path.join(tree.state_dir(worktree, 'export-draft'))
 	shutil.rmtree(draft, ignore_errors=True)
 	_git(worktree, who, 'format-patch', '-q', '-o', draft, tree.BASE_REF + '..HEAD')
-	to, cc = recipients(worktree, sorted(os.path.join(draft, f) for f in os.listdir(draft)))
+	drafts = sorted(os.path.join(draft, f) for f in os.listdir(draft))
+	to, cc = recipients(worktree, drafts)
+	cc += [r for r in kunit_recipients(worktree, drafts) if r not in to + cc]
 	shutil.rmtree(draft, ignore_errors=True)
 	# The cover letter is from the committer: @who, as every commit.
 	_git(worktree, who, 'format-patch', '-q', '--cover-letter', '-o', out,

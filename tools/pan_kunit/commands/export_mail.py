@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What `export` puts into the mails of the series besides the patches: the
-# recipients scripts/get_maintainer.pl gives, the stable list a fix goes
-# to, and the cover letter's results of the whole series per QEMU CPU.
+# recipients scripts/get_maintainer.pl gives, KUnit's, the stable list a
+# fix goes to, and the cover letter's results of the whole series per QEMU CPU.
 
 import os
 import re
@@ -20,17 +20,45 @@ RESULTS_MARK = '@RESULTS@'
 NO_RESULTS = ('Not built here (export --no-build): ./tools/testing/kunit/kunit.py run '
 	      '--arch=arm64 gives the results of your QEMU.')
 
-def stable_list(worktree: str) -> Optional[str]:
-	"""The list of the tree's MAINTAINERS entry "STABLE BRANCH" (its L:),
-	to which a fix goes with "Cc:" (Documentation/process/stable-kernel-rules.rst)."""
+# The MAINTAINERS entry of KUnit, whose people and lists a series that
+# adds KUnit suites goes to as well: get_maintainer.pl names them only for
+# KUnit's own files (include/kunit/, lib/kunit/), not for a suite in arch/.
+KUNIT_ENTRY = 'KERNEL UNIT TESTING FRAMEWORK (KUnit)'
+# A file of a patch that makes it a KUnit patch: a suite, or a .kunitconfig.
+_KUNIT_FILE = re.compile(r'^\+\+\+ b/\S*(?:_kunit\.c|/\.kunitconfig)$', re.M)
+
+def _entry(worktree: str, name: str) -> List[Tuple[str, str]]:
+	"""The lines of the tree's MAINTAINERS entry @name: (kind, value),
+	as ('L', 'list@example.org'); none when it has no such entry."""
 	try:
 		with open(os.path.join(worktree, 'MAINTAINERS'), errors='replace') as f:
 			text = f.read()
 	except OSError:
-		return None
-	entry = re.search(r'^STABLE BRANCH\n((?:[A-Z]:\t.*\n)+)', text, re.M)
-	found = entry and re.search(r'^L:\t(\S+@\S+)', entry.group(1), re.M)
-	return found.group(1) if found else None
+		return []
+	entry = re.search(rf'^{re.escape(name)}\n((?:[A-Z]:\t.*\n?)+)', text, re.M)
+	if not entry:
+		return []
+	return [(line[0], line[3:].strip()) for line in entry.group(1).splitlines()]
+
+def stable_list(worktree: str) -> Optional[str]:
+	"""The list of the tree's MAINTAINERS entry "STABLE BRANCH" (its L:),
+	to which a fix goes with "Cc:" (Documentation/process/stable-kernel-rules.rst)."""
+	lists = [value.split()[0] for kind, value in _entry(worktree, 'STABLE BRANCH')
+		 if kind == 'L']
+	return lists[0] if lists else None
+
+def kunit_recipients(worktree: str, patches: List[str]) -> List[str]:
+	"""KUnit's maintainers, reviewers and lists (KUNIT_ENTRY's M:, R:
+	and L:, a list without its "(moderated ...)"), when one of @patches
+	adds or changes a KUnit suite or a .kunitconfig; else none."""
+	for patch in patches:
+		with open(patch, encoding='utf-8', errors='replace') as f:
+			if _KUNIT_FILE.search(f.read()):
+				break
+	else:
+		return []
+	return [value.split(' (')[0] if kind == 'L' else value
+		for kind, value in _entry(worktree, KUNIT_ENTRY) if kind in 'MRL']
 
 def recipients(worktree: str, patches: List[str]) -> Tuple[List[str], List[str]]:
 	"""To: and Cc: of @patches: what scripts/get_maintainer.pl of the
