@@ -183,7 +183,7 @@ class BisectTest(CheckTestCase):
 		write(self.trace, '')
 		status, output = self.run_cli('bisect', 'HEAD..nosuchbranch')
 		self.assertEqual(status, 2, output)
-		self.assertIn("pan-kunit: error: SERIES 'HEAD..nosuchbranch' is no directory or file, "
+		self.assertIn("pan-kunit bisect: error: SERIES 'HEAD..nosuchbranch' is no directory or file, "
 			      f'and git cannot read it as a range of {self.tree}:\n'
 			      "fatal: ambiguous argument 'HEAD..nosuchbranch': unknown revision", output)
 		status, output = self.run_cli('bisect', 'my-series..pan-kunit')
@@ -242,7 +242,7 @@ class BisectTest(CheckTestCase):
 		with worktree.locked(plain_printer(), self.tree):
 			status, output = self.run_cli('bisect')
 		self.assertEqual(status, 2, output)
-		self.assertRegex(output, f'pan-kunit: error: pan-kunit pid {os.getpid()} '
+		self.assertRegex(output, f'pan-kunit bisect: error: pan-kunit pid {os.getpid()} '
 				 r'\(.*, since [-0-9]+ [:0-9]+\) is using ' + re.escape(self.worktree()) +
 				 '; wait for it to finish, or stop it\n')
 		status, output = self.run_cli('bisect')

@@ -247,7 +247,7 @@ class ArgsTest(unittest.TestCase):
 			     contextlib.redirect_stdout(io.StringIO()):
 				self.assertEqual(cli.main(['--tree', '/nonexistent'] + argv + ['--kernel', '7.3'],
 						 repo=REPO), 2)
-			self.assertIn('pan-kunit: error: setup', err.getvalue())
+			self.assertIn('pan-kunit run: error: setup', err.getvalue())
 
 class ListTest(unittest.TestCase):
 
@@ -466,7 +466,7 @@ class ParseTest(unittest.TestCase):
 			status = cli.main(['parse', log])
 		self.assertEqual(status, 2, out.getvalue())
 		cache = os.path.dirname(default)
-		self.assertIn("pan-kunit: error: parse needs kunit_tool's parser, and there is no "
+		self.assertIn("pan-kunit parse: error: parse needs kunit_tool's parser, and there is no "
 			      f'tools/testing/kunit/kunit.py in {cache}/linux-source-7.3 nor in '
 			      f'{default}2 nor in {default}: run tools/pan-kunit setup first',
 			      out.getvalue())
@@ -483,7 +483,7 @@ class ParseTest(unittest.TestCase):
 					'has no tools/testing/kunit/kunit.py')):
 			status, output = self.parse(tree_dir, 'pass.log')
 			self.assertEqual((status, output),
-					 (2, f'pan-kunit: error: the tree {tree_dir} (--tree or '
+					 (2, f'pan-kunit parse: error: the tree {tree_dir} (--tree or '
 					  f'PAN_KUNIT_TREE) {what}: name a kernel tree, or leave --tree '
 					  "out to use the default trees' kunit_tool\n"))
 		out = io.StringIO()
@@ -514,11 +514,11 @@ class FullDiskTest(unittest.TestCase):
 
 	def test_a_full_disk_no_caller_named_is_exit_2_naming_the_file(self) -> None:
 		full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), '/c/linux/.pan-kunit/x')
-		for raised, message in ((full, 'pan-kunit: error: cannot write /c/linux/.pan-kunit/x: '
+		for raised, message in ((full, 'pan-kunit list: error: cannot write /c/linux/.pan-kunit/x: '
 					   'No space left on device; the disk is full: free space on it, '
 					   'then run again\n'),
 					 (OSError(errno.EDQUOT, os.strerror(errno.EDQUOT)),
-					  'pan-kunit: error: cannot write a file: Disk quota exceeded; the '
+					  'pan-kunit list: error: cannot write a file: Disk quota exceeded; the '
 					  'disk is full: free space on it, then run again\n')):
 			out = io.StringIO()
 			with mock.patch.dict(cli.COMMANDS, {'list': dataclasses.replace(cli.COMMANDS['list'],

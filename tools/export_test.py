@@ -310,7 +310,7 @@ class ExportTest(CheckTestCase):
 		status, output = self.run_cli('export', self.out)
 		self.assertLess(time.monotonic() - start, 5)
 		self.assertEqual(status, 2, output)
-		self.assertIn('pan-kunit: error: export writes the series as yours, from your git '
+		self.assertIn('pan-kunit export: error: export writes the series as yours, from your git '
 			      'identity, and git has no user.name and no user.email; set it with:\n'
 			      '  git config --global user.name "Your Name"\n'
 			      '  git config --global user.email you@example.org\n', output)

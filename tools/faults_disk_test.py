@@ -74,14 +74,14 @@ class DiskFullTest(FaultTestCase):
 
 	def test_full_while_it_builds(self) -> None:
 		output = self.full(env={'FAKE_KUNIT_FULL': 'build'})
-		self.assertRegex(output, r'pan-kunit: error: build 6\.1 pass_pan failed: \S+/\.pan-kunit/'
+		self.assertRegex(output, r'pan-kunit run: error: build 6\.1 pass_pan failed: \S+/\.pan-kunit/'
 				 r'build/\S+/arch/arm64/kernel/cpufeature\.o: Fatal error: can\'t write '
 				 f'4096 bytes to section .text: \'{ENOSPC}\'\n{DISK_FULL_HINT} '
 				 r'\(the log: \S+\.log\)\n')
 
 	def test_full_while_it_boots(self) -> None:
 		output = self.full(env={'FAKE_KUNIT_FULL': 'exec'})
-		self.assertRegex(output, r'pan-kunit: error: pass_pan failed: OSError: \[Errno 28\] '
+		self.assertRegex(output, r'pan-kunit run: error: pass_pan failed: OSError: \[Errno 28\] '
 				 f'{ENOSPC}: \'\\S+/test\\.log\'\n{DISK_FULL_HINT} ' r'\(the log: \S+\)\n')
 
 	def exec_log(self) -> str:
@@ -90,7 +90,7 @@ class DiskFullTest(FaultTestCase):
 	def test_full_when_it_opens_a_boots_log(self) -> None:
 		output = self.full(mock.patch('pan_kunit.matrix.jobs.open', create=True,
 					      side_effect=full_open(self.exec_log())))
-		self.assertIn(f'pan-kunit: error: cannot write the log of pass_pan {self.exec_log()}: '
+		self.assertIn(f'pan-kunit run: error: cannot write the log of pass_pan {self.exec_log()}: '
 			      f'{ENOSPC}; {DISK_FULL_HINT}\n', output)
 
 	def test_full_while_it_writes_a_boots_record(self) -> None:
@@ -98,7 +98,7 @@ class DiskFullTest(FaultTestCase):
 		output = self.full(mock.patch('pan_kunit.host.files.open', create=True,
 					      side_effect=full_open(os.path.join(
 						      os.path.dirname(record), '.results.json.'))))
-		self.assertIn(f'pan-kunit: error: cannot write the record of boot pass_pan {record}: '
+		self.assertIn(f'pan-kunit run: error: cannot write the record of boot pass_pan {record}: '
 			      f'{ENOSPC}; {DISK_FULL_HINT}\n', output)
 
 	def test_full_while_it_writes_the_result_files(self) -> None:
@@ -108,7 +108,7 @@ class DiskFullTest(FaultTestCase):
 				output = self.full(mock.patch('pan_kunit.host.files.open', create=True,
 							      side_effect=full_open(os.path.join(
 								      os.path.dirname(path), name))))
-				self.assertIn(f'pan-kunit: error: cannot write {option} {path}: {ENOSPC}; '
+				self.assertIn(f'pan-kunit run: error: cannot write {option} {path}: {ENOSPC}; '
 					      f'{DISK_FULL_HINT}\n', output)
 
 

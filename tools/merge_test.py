@@ -260,7 +260,7 @@ class MergeEndToEndTest(FakeKunitTestCase):
 		# A shard of the request missing: exit 2, named.
 		status, output = self.pan_kunit('merge', path['2.json'])
 		self.assertEqual(status, 2)
-		self.assertIn('pan-kunit: error: shard 1/2 missing', output)
+		self.assertIn('pan-kunit merge: error: shard 1/2 missing', output)
 		if os.environ.get('PAN_KUNIT_MERGE_FIXTURES'):  # how test_data/merge/ was made
 			for name in ('all', '1', '2'):
 				shutil.copyfile(path[f'{name}.json'], os.path.join(

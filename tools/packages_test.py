@@ -262,7 +262,7 @@ class PackagesTest(unittest.TestCase):
 				status = cli.main(['--tree', os.path.join(empty, 'tree'), 'setup'],
 						  repo=test_data_path('fake_repo'))
 			self.assertEqual(status, 2)
-			self.assertTrue(err.getvalue().startswith('pan-kunit: error: no dpkg-query: '),
+			self.assertTrue(err.getvalue().startswith('pan-kunit setup: error: no dpkg-query: '),
 					err.getvalue())
 			self.assertEqual(os.listdir(empty), [])
 

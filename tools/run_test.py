@@ -44,7 +44,7 @@ class TwoKernelsRunTest(FakeKunitTestCase):
 			status = cli.main(['run', '--config', 'pass_pan'], repo=self.repo)
 		self.assertEqual(status, 2, out.getvalue())
 		self.assertEqual(out.getvalue(),
-				 'pan-kunit: error: missing Debian packages: linux-source-6.12\n')
+				 'pan-kunit run: error: missing Debian packages: linux-source-6.12\n')
 		self.assertEqual(ensured.call_args_list,
 				 [mock.call(mock.ANY, ['linux-source-6.1', 'linux-source-6.12'], ())])
 		self.assertFalse(os.path.exists(os.path.join(self.tmp, 'cache', 'linux-source-6.1')))
@@ -323,7 +323,7 @@ class RunTest(FakeKunitTestCase):
 					status = cli.main(['--tree', self.tree, command, option, path],
 							  repo=self.repo)
 				self.assertEqual(status, 2, out.getvalue())
-				self.assertEqual(out.getvalue(), f'pan-kunit: error: cannot write {option} '
+				self.assertEqual(out.getvalue(), f'pan-kunit {command}: error: cannot write {option} '
 						 f'{path}: {why}\n')
 				setup.assert_not_called()
 		same = os.path.join(self.tmp, 'report')
@@ -491,7 +491,7 @@ class RunTest(FakeKunitTestCase):
 				       lambda tools, purpose: REAL_REQUIRE(tools, purpose, which=no_qemu)):
 			status, output = self.run_cli('--config', 'pass_pan')
 		self.assertEqual(status, 2, output)
-		self.assertIn('pan-kunit: error: run needs qemu-system-aarch64 (Debian package '
+		self.assertIn('pan-kunit run: error: run needs qemu-system-aarch64 (Debian package '
 			      'qemu-system-arm), not found on PATH', output)
 		self.assertNotIn('crash', output)
 		self.assertEqual(self.traced('build'), [])

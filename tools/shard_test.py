@@ -250,7 +250,7 @@ class ShardedCommandTest(FakeKunitTestCase):
 				 ({'CI_NODE_INDEX': '2'}, 'CI_NODE_INDEX=2 and CI_NODE_TOTAL=(unset)')):
 			status, output = self.pan_kunit('run', env=env)
 			self.assertEqual(status, 2, output)
-			self.assertIn(f'pan-kunit: error: {why}', output)
+			self.assertIn(f'pan-kunit run: error: {why}', output)
 		self.assertEqual(self.traced('build'), [])
 
 if __name__ == '__main__':

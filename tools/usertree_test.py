@@ -115,7 +115,7 @@ class UserTreeTest(FakeKunitTestCase):
 		before = snapshot(self.user)
 		status, output = self.run_cli('run', '--config', 'pass_pan')
 		self.assertEqual(status, 2, output)
-		self.assertIn('pan-kunit: error: patch 1 of patches/6.1/series, ', output)
+		self.assertIn('pan-kunit run: error: patch 1 of patches/6.1/series, ', output)
 		self.assertIn('0001-arm64-cpufeature-let-KUnit-suites-call-has_cpuid_fea.patch, does '
 			      f'not apply to {self.user}', output)
 		self.assertIn('error: patch failed: arch/arm64/kernel/cpufeature.c:', output)

@@ -418,13 +418,13 @@ def _command(args: argparse.Namespace, repo: str, session: Session) -> int:
 	try:
 		return COMMANDS[args.command].handler(args, repo, session)
 	except Error as e:
-		session.printer.print_stderr(f'pan-kunit: error: {e}')
+		session.printer.print_stderr(f'pan-kunit {args.command}: error: {e}')
 		return 2
 	except OSError as e:
 		if e.errno not in files.DISK_FULL:
 			raise
 		# A write that no caller named (files.writing()): what the error says.
-		session.printer.print_stderr('pan-kunit: error: ' +
+		session.printer.print_stderr(f'pan-kunit {args.command}: error: ' +
 					     str(files.write_error(e, e.filename or 'a file')))
 		return 2
 	except KeyboardInterrupt as e:
