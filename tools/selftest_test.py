@@ -85,7 +85,7 @@ class SelftestTest(unittest.TestCase):
 			     contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
 				self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 1)
 		self.assertTrue(out.getvalue().endswith('selftest: 3 passed, 2 failed\n'), out.getvalue())
-		self.assertIn(', 5 files, 1 at a time, ', out.getvalue())
+		self.assertIn(', 5 files, 1 at a time\n', out.getvalue())
 		self.assertIn('dies_test.py: exited 3 without its result\n', err.getvalue())
 		self.assertIn('SyntaxError', err.getvalue())
 		self.assertRegex(err.getvalue(), r'(?m)^lives_test.py: [0-9.]+ s, 1 tests$')
@@ -125,10 +125,10 @@ class SelftestTest(unittest.TestCase):
 			      '\tdef test_slow(self):\n\t\tself.fail()\n')
 			cases: List[Tuple[List[str], int, str, int, str]] = [
 				(['--quick'], 0, 'selftest: 1 passed, 0 failed\n', 2,
-				 'at a time, the unit layer (--all: every layer)\n'),
+				 'at a time\nran the unit layer (--all: every layer)\n'),
 				([], 1, 'selftest: 1 passed, 1 failed\n', 1,
-				 'at a time, the unit and end-to-end layers (--all: the slow one too)\n'),
-				(['--all'], 1, 'selftest: 1 passed, 2 failed\n', 0, 'at a time, every layer\n')]
+				 'at a time\nran the unit and end-to-end layers (--all: the slow one too)\n'),
+				(['--all'], 1, 'selftest: 1 passed, 2 failed\n', 0, 'at a time\nran every layer\n')]
 			for argv, status, tally, skipped, layers in cases:
 				out = io.StringIO()
 				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \

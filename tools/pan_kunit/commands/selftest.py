@@ -452,9 +452,11 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 	tests = sum(r.tests for r in found)
 	failed = sum(r.failed for r in found)
 	skipped = sum(r.skipped for r in found)
-	printer.print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s '
-		      f'for {tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
-		      f', {len(paths)} files, {run.at_once} at a time, {LAYERS_RUN[layer]}')
+	# Two lines, each within 80 columns whatever the counts.
+	printer.print(f'selftest took {max([r.ended for r in found], default=start) - start:.1f} s: '
+		      f'{tests} unit tests' + (f' ({skipped} skipped)' if skipped else '') +
+		      f', {len(paths)} files, {run.at_once} at a time')
+	printer.print(f'ran {LAYERS_RUN[layer]}')
 	for check in checks:
 		printer.print(f'mypy took {check.elapsed:.1f} s: ' +
 			      (f'{check.failed} error{"s" if check.failed > 1 else ""}' if check.failed
