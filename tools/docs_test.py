@@ -12,8 +12,12 @@ import glob
 import os
 import re
 import unittest
-from typing import Dict, List, Set
+from typing import Dict, List, Set, Tuple
 
+from pan_kunit.kunit_tool import configs
+from pan_kunit.kunit_tool.ktap import Case, CaseStatus
+from pan_kunit.results import terminal
+from pan_kunit.results.config_result import ConfigResult, Status
 from pan_kunit.trees import suites
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,6 +103,73 @@ class SampleTest(unittest.TestCase):
 			for found in re.findall(r'suites \(([0-9]+ cases in [0-9]+ suites of )',
 						read(path)):
 				self.assertEqual(found, counted, path)
+
+# The first line of a sample of run's table, whose configs and suites are
+# named without PREFIX.
+TABLE_HEAD = f'passed/failed/skipped, names without {terminal.PREFIX}:'
+
+def table_samples(text: str) -> List[Tuple[int, List[str]]]:
+	"""Each sample of run's table in @text, from TABLE_HEAD to the last
+	line of its legend, with the width the prose before it names ("At N
+	columns:"), else terminal.WIDTH."""
+	found = []
+	for match in re.finditer(re.escape(TABLE_HEAD) + r'\n(?:(?!```).+\n|\n(?=suite ))+', text):
+		said = re.findall(r'At ([0-9]+) columns:', text[:match.start()][-200:])
+		found.append((int(said[-1]) if said else terminal.WIDTH,
+			      match.group(0).splitlines()))
+	return found
+
+def results_of(sample: List[str]) -> List[ConfigResult]:
+	"""The results a whole table sample shows: per config, its status,
+	CPU and time, and per suite leaves of the counts of its cell."""
+	rows = [line.split() for line in sample[1:] if line and not line.startswith('  ')]
+	legend = {words[0]: words for words in
+		  (re.split(r'\s+cpu |, ', line.strip()) for line in sample if line.startswith('  '))}
+	names = rows[0][1:]
+	results = []
+	for column, name in enumerate(names, 1):
+		cases = []
+		for row in rows[1:-1]:
+			for count, status in zip(row[column].split('/'),
+						 (CaseStatus.PASS, CaseStatus.FAIL, CaseStatus.SKIP)):
+				cases += [Case([terminal.PREFIX + row[0], f'{status}{i}'], status, [])
+					  for i in range(int(count))]
+		_, cpu, elapsed = legend[name]
+		results.append(ConfigResult(terminal.PREFIX + name, cpu, '', '', Status(rows[-1][column]),
+					    float(elapsed[:-2]), {}, None, '', '', cases=cases))
+	return results
+
+class TableSampleTest(unittest.TestCase):
+	"""The samples of run's table are what run prints: the README's whole,
+	of the suites and configs there are, and each cut one a part of the
+	same table at the width its text names."""
+
+	def test_the_readme_table_is_run_s(self) -> None:
+		samples = table_samples(read(README))
+		self.assertEqual(len(samples), 1, 'the README shows one table')
+		width, sample = samples[0]
+		results = results_of(sample)
+		self.assertEqual(terminal.table(results, columns=width), sample)
+		self.assertEqual(sorted(terminal.PREFIX + row.split()[0] for row in sample[2:-6]),
+				 sorted(suites.known(REPO)))
+		self.assertEqual([r.name for r in results], sorted(configs.available(REPO)))
+		for r in results:
+			self.assertEqual(r.cpu, configs.load(REPO, r.name, None).cpu, r.name)
+		passed, failed, skipped = (sum(getattr(r.totals(), kind) for r in results)
+					   for kind in ('passed', 'failed', 'skipped'))
+		self.assertIn(f'\nrun: {passed} passed, {failed} failed, {skipped} skipped\n',
+			      read(README))
+
+	def test_every_cut_sample_is_part_of_it(self) -> None:
+		results = results_of(table_samples(read(README))[0][1])
+		for path in documents():
+			for width, sample in table_samples(read(path)):
+				rendered = terminal.table(results, columns=width)
+				shown = [line for line in sample if line != '...']
+				it = iter(rendered)
+				missing = [line for line in shown if line not in it]
+				self.assertEqual(missing, [], f'{os.path.relpath(path, REPO)}: not in run\'s '
+						 f'table at {width} columns:\n' + '\n'.join(rendered))
 
 class LinkTest(unittest.TestCase):
 
