@@ -185,21 +185,23 @@ static inline vm_fault_t pant_record_fault_flags(const struct vm_special_mapping
  * each call and vmf->flags and refuses the page: whatever do_page_fault()
  * decides, get_user() ends in its fixup (-EFAULT) with user access closed,
  * and no fault can repeat for ever on a page the handler mapped but the
- * read cannot use. The record is the case's resource: the mapping, and
- * its pointer to it, go with the mm, also when an assertion ends the
- * case's thread.
+ * read cannot use. The record is static, not the case's resource: the
+ * mapping points at it until exit_mmap() closes the mapping, which, when
+ * an assertion ended the case's thread, may come after KUnit freed the
+ * case's resources. A suite runs one case at a time, and a case maps
+ * one such page.
  */
 static inline struct pant_fault_flags *
 pant_read_refused_mapping(struct kunit *test, struct pant_user *u, vm_flags_t vm_flags,
 			  const char *what)
 {
-	struct pant_fault_flags *seen;
+	static struct pant_fault_flags record;
+	struct pant_fault_flags *seen = &record;
 	struct vm_area_struct *vma;
 	u32 val = 0;
 	int ret;
 
-	seen = kunit_kzalloc(test, sizeof(*seen), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	memset(seen, 0, sizeof(*seen));
 	seen->spec.name = "[fault_flags]";
 	seen->spec.fault = pant_record_fault_flags;
 
