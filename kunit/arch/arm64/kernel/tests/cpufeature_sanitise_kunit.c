@@ -1255,23 +1255,28 @@ struct ovr_lower_row {
 	const char *hwcap2_name;
 };
 
+/*
+ * A row: the option, the register and field it lowers (@_mask: the field
+ * in the override), the capability and the hwcap it takes away, each
+ * name printed as it is spelled here.
+ */
+#define OVR_LOWER_ROW(_option, _reg, _field, _mask, _override, _cap, _hwcap)	\
+	{									\
+		.option = _option,						\
+		.reg_name = #_reg, .sys_reg = SYS_##_reg,			\
+		.field_name = #_field, .mask = _mask,				\
+		.override = &(_override),					\
+		.cap = _cap, .cap_name = #_cap,					\
+		.hwcap = KERNEL_HWCAP_##_hwcap,					\
+		.hwcap_name = "KERNEL_HWCAP_" #_hwcap,				\
+		.hwcap2 = HWCAP2_##_hwcap, .hwcap2_name = "HWCAP2_" #_hwcap,	\
+	}
+
 static const struct ovr_lower_row ovr_lower_rows[] = {
-	{
-		.option = "arm64.nobti", .reg_name = "ID_AA64PFR1_EL1",
-		.sys_reg = SYS_ID_AA64PFR1_EL1, .field_name = "BT",
-		.mask = OVR_PFR1_BT, .override = &id_aa64pfr1_override,
-		.cap = ARM64_BTI, .cap_name = "ARM64_BTI",
-		.hwcap = KERNEL_HWCAP_BTI, .hwcap_name = "KERNEL_HWCAP_BTI",
-		.hwcap2 = HWCAP2_BTI, .hwcap2_name = "HWCAP2_BTI",
-	},
-	{
-		.option = "arm64.nomops", .reg_name = "ID_AA64ISAR2_EL1",
-		.sys_reg = SYS_ID_AA64ISAR2_EL1, .field_name = "MOPS",
-		.mask = OVR_ISAR2_MOPS, .override = &id_aa64isar2_override,
-		.cap = ARM64_HAS_MOPS, .cap_name = "ARM64_HAS_MOPS",
-		.hwcap = KERNEL_HWCAP_MOPS, .hwcap_name = "KERNEL_HWCAP_MOPS",
-		.hwcap2 = HWCAP2_MOPS, .hwcap2_name = "HWCAP2_MOPS",
-	},
+	OVR_LOWER_ROW("arm64.nobti", ID_AA64PFR1_EL1, BT, OVR_PFR1_BT,
+		      id_aa64pfr1_override, ARM64_BTI, BTI),
+	OVR_LOWER_ROW("arm64.nomops", ID_AA64ISAR2_EL1, MOPS, OVR_ISAR2_MOPS,
+		      id_aa64isar2_override, ARM64_HAS_MOPS, MOPS),
 };
 
 static void ovr_lower_desc(const struct ovr_lower_row *row, char *desc)
