@@ -158,6 +158,24 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 		self.assertEqual(os.listdir(os.path.dirname(self.tree)), ['linux-source-6.1'])
 
+	def test_refs_of_reads_both_refs_with_one_git(self) -> None:
+		self.copy_prepared_tree()
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			refs = tree.refs_of(self.tree)
+		self.assertEqual(git.call_count, 1)
+		self.assertEqual(refs.base, self.git('rev-parse', tree.BASE_REF))
+		self.assertEqual(refs.base_subject, 'Debian linux-source-6.1 6.1.192-3')
+		self.assertEqual(refs.base_subject, tree.base_subject(self.tree))
+		self.assertEqual(refs.prepared, self.git('rev-parse', tree.PREPARED_REF))
+		wanted = sources.load(self.repo, KERNEL)
+		self.assertEqual(dict(refs.trailers), {'Pan-Kunit-Patches': wanted.patches_digest(),
+						       'Pan-Kunit-Suites': wanted.suites_digest()})
+		# A ref that names no commit is none; a missing one too.
+		self.git('update-ref', tree.PREPARED_REF, self.git('rev-parse', 'HEAD^{tree}'))
+		self.git('update-ref', '-d', tree.BASE_REF)
+		self.assertEqual(tree.refs_of(self.tree), tree.Refs())
+		self.assertEqual(tree.refs_of(self.tmp), tree.Refs())  # no repository
+
 	def test_second_setup_changes_nothing(self) -> None:
 		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
