@@ -19,10 +19,12 @@ from typing import Dict, List, Tuple
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.commands import cli
+from pan_kunit.commands import cli, sharding
 from pan_kunit.matrix import cost, initramfs, shard
 from pan_kunit.matrix.shard import Shard, Unit
-from testlib import FakeKunitTestCase, read, slow, test_data_path, setUpModule, tearDownModule
+from pan_kunit.trees import tree
+from testlib import (FakeKunitTestCase, TempDirTestCase, end_to_end, read, slow, test_data_path,
+		     setUpModule, tearDownModule)
 
 class ParseTest(unittest.TestCase):
 
@@ -134,6 +136,23 @@ class SplitTest(unittest.TestCase):
 	def test_digest_of_a_list_whatever_its_order(self) -> None:
 		self.assertEqual(shard.digest(['b', 'a']), shard.digest(['a', 'b']))
 		self.assertNotEqual(shard.digest(['a']), shard.digest(['a', 'b']))
+
+@end_to_end
+class SourceTest(TempDirTestCase):
+	"""What a report says its kernel's tree is (sharding.source())."""
+
+	def test_base_and_head_with_one_git_each_alone_when_one_is_missing(self) -> None:
+		self.copy_prepared_tree()
+		head, head_tree = self.git('rev-parse', 'HEAD', 'HEAD^{tree}').split()
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			found = sharding.source(self.tree)
+		self.assertEqual(git.call_count, 1)
+		self.assertEqual(found, {'base': self.git('rev-parse', tree.BASE_REF),
+					 'base_tree': self.git('rev-parse', tree.BASE_REF + '^{tree}'),
+					 'head': head, 'head_tree': head_tree})
+		self.git('update-ref', '-d', tree.BASE_REF)
+		self.assertEqual(sharding.source(self.tree), {'base': None, 'base_tree': None,
+							      'head': head, 'head_tree': head_tree})
 
 @slow
 class ShardedCommandTest(FakeKunitTestCase):

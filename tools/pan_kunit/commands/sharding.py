@@ -56,9 +56,19 @@ def about(repo: str) -> JsonObj:
 
 def source(tree_dir: str, ref: str='HEAD') -> JsonObj:
 	"""The tree a kernel's report is of: its base (the Debian tarball)
-	and @ref, each a commit and that commit's git tree."""
+	and @ref, each a commit and that commit's git tree (None, each, that
+	the tree does not have).  One git for the four when the tree has them
+	all, as a prepared tree has; else one for each of the two."""
 	found: JsonObj = {}
-	for name, rev in (('base', tree.BASE_REF), ('head', ref)):
+	revs = (('base', tree.BASE_REF), ('head', ref))
+	result = tree.git(tree_dir, 'rev-parse', *[f'{rev}^{{{kind}}}' for _, rev in revs
+						  for kind in ('commit', 'tree')], check=False)
+	words = result.stdout.split()
+	if result.returncode == 0 and len(words) == 2 * len(revs):
+		for at, (name, _) in enumerate(revs):
+			found[name], found[name + '_tree'] = words[2 * at:2 * at + 2]
+		return found
+	for name, rev in revs:
 		result = tree.git(tree_dir, 'rev-parse', f'{rev}^{{commit}}',
 				  f'{rev}^{{tree}}', check=False)
 		words = result.stdout.split() if result.returncode == 0 else []
