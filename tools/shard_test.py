@@ -14,17 +14,19 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
 from pan_kunit import Error
 from pan_kunit.commands import cli, sharding
+from pan_kunit.host import gitcmd
 from pan_kunit.matrix import cost, initramfs, shard
 from pan_kunit.matrix.shard import Shard, Unit
 from pan_kunit.trees import tree
-from testlib import (FakeKunitTestCase, TempDirTestCase, end_to_end, read, slow, test_data_path,
-		     setUpModule, tearDownModule)
+from testlib import (USER_GIT_ENV, FakeKunitTestCase, TempDirTestCase, end_to_end, fake_qemu,
+		     read, slow, test_data_path, write, setUpModule, tearDownModule)
 
 class ParseTest(unittest.TestCase):
 
@@ -153,6 +155,40 @@ class SourceTest(TempDirTestCase):
 		self.git('update-ref', '-d', tree.BASE_REF)
 		self.assertEqual(sharding.source(self.tree), {'base': None, 'base_tree': None,
 							      'head': head, 'head_tree': head_tree})
+
+@end_to_end
+class AboutTest(TempDirTestCase):
+	"""What a report says ran it (sharding.about())."""
+
+	def test_commit_and_edits_with_one_git(self) -> None:
+		repo = os.path.join(self.tmp, 'pan-kunit')
+		def git(*args: str) -> str:
+			return subprocess.run(['git', '-C', repo] + list(args), check=True, text=True,
+					      stdout=subprocess.PIPE,
+					      env=dict(os.environ, **USER_GIT_ENV)).stdout.strip()
+		def about() -> Tuple[object, object]:
+			with mock.patch.object(sharding, 'QEMU', fake_qemu()):
+				found = sharding.about(repo)
+			self.assertEqual(found['qemu'], "QEMU emulator version 10.0.2 (the tests' stand-in)")
+			return found['commit'], found['dirty']
+		os.mkdir(repo)
+		self.assertEqual(about(), (None, None))  # no repository
+		git('init', '-q')
+		self.assertEqual(about(), (None, None))  # no commit yet
+		write(os.path.join(repo, 'tracked'), 'one\n')
+		git('add', 'tracked')
+		git('commit', '-q', '-m', 'one')
+		with mock.patch.object(gitcmd, 'run', wraps=gitcmd.run) as run:
+			self.assertEqual(about(), (git('rev-parse', 'HEAD'), False))
+		self.assertEqual(run.call_count, 1)
+		write(os.path.join(repo, 'untracked'), 'mine\n')
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), False))
+		write(os.path.join(repo, 'tracked'), 'two\n')
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), True))
+		git('checkout', '-q', '--detach')
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), True))
+		git('add', 'tracked')  # staged, not committed
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), True))
 
 @slow
 class ShardedCommandTest(FakeKunitTestCase):
