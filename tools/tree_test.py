@@ -105,15 +105,28 @@ class TreeSetupTest(TempDirTestCase):
 
 	def test_kernel_of_names_commit_and_branch_detached_or_not(self) -> None:
 		self.setup_tree()
-		on_branch = tree.kernel_of(self.tree, [])
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			on_branch = tree.kernel_of(self.tree, [])
+		self.assertEqual(git.call_count, 1)  # and the Makefile
 		self.assertEqual((on_branch.commit, on_branch.branch),
 				 (self.git('rev-parse', 'HEAD'), 'pan-kunit'))
-		self.assertEqual(on_branch.package, 'linux-source-6.1')
+		self.assertEqual((on_branch.package, on_branch.package_version),
+				 ('linux-source-6.1', '6.1.192-3'))
+		self.git('branch', 'other', 'HEAD^')  # another branch, not HEAD's
 		self.git('checkout', '-q', '--detach')
-		self.assertIsNone(tree.kernel_of(self.tree, []).branch)
+		self.git('commit', '-q', '--allow-empty', '-m', 'detached')
+		detached = tree.kernel_of(self.tree, [])
+		self.assertEqual((detached.commit, detached.branch, detached.package),
+				 (self.git('rev-parse', 'HEAD'), None, 'linux-source-6.1'))
+		self.git('checkout', '-q', 'other')
+		other = tree.kernel_of(self.tree, [])
+		self.assertEqual((other.commit, other.branch), (self.git('rev-parse', 'HEAD'), 'other'))
 		# A worktree's git directory, read from its .git file, is git's.
 		wt = os.path.join(self.tmp, 'wt')
 		self.git('worktree', 'add', '-q', '--detach', wt)
+		in_worktree = tree.kernel_of(wt, [])
+		self.assertEqual((in_worktree.commit, in_worktree.branch, in_worktree.package),
+				 (self.git('rev-parse', 'HEAD'), None, 'linux-source-6.1'))
 		self.assertEqual(worktree._git_dir(wt), tree.git(
 			wt, 'rev-parse', '--absolute-git-dir').stdout.strip())
 		self.assertEqual(worktree._git_dir(self.tree), os.path.join(self.tree, '.git'))

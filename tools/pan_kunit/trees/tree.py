@@ -86,6 +86,8 @@ def refs_of(tree: str) -> Refs:
 		    prepared=prepared[0] if prepared else None,
 		    trailers=_parse_trailers(prepared[2]) if prepared else {})
 
+_BRANCHES = 'refs/heads/'
+
 def state_dir(tree: str, *parts: str) -> str:
 	"""@parts of pan-kunit's files in @tree (STATE_DIR)."""
 	return os.path.join(tree, STATE_DIR, *parts)
@@ -116,13 +118,24 @@ def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
 	"""The kernel that @tree (the prepared tree or a worktree of it) builds
 	now; @changed: its changed_files(), if the caller has them."""
 	changed = changed_files(tree) if changed is None else changed
-	base = kernels.BASE_SUBJECT.match(base_subject(tree))
-	# One git for both: the commit, and the branch ("HEAD" when detached).
-	commit, branch = git(tree, 'rev-parse', 'HEAD', '--abbrev-ref', 'HEAD').stdout.split()
+	# One git for the base commit's subject and, on a branch, the branch
+	# and its commit (the one %(HEAD) marks); a detached HEAD's commit
+	# takes one more.
+	listed = git(tree, 'for-each-ref', '--format=%(HEAD)%00%(refname)%00%(objectname)%00%(subject)',
+		     BASE_REF, _BRANCHES, check=False)
+	subject, commit, branch = '', '', None
+	for line in listed.stdout.splitlines() if listed.returncode == 0 else []:
+		current, name, oid, text = line.split('\0', 3)
+		if name == BASE_REF:
+			subject = text
+		elif current == '*' and name.startswith(_BRANCHES):
+			commit, branch = oid, name[len(_BRANCHES):]
+	if not commit:
+		commit = head(tree)
+	base = kernels.BASE_SUBJECT.match(subject)
 	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
-		      package_version=base.group(2) if base else None,
-		      commit=commit, branch=None if branch == 'HEAD' else branch,
-		      dirty=bool(changed), edits=tuple(changed))
+		      package_version=base.group(2) if base else None, commit=commit,
+		      branch=branch, dirty=bool(changed), edits=tuple(changed))
 
 def base_subject(tree: str) -> str:
 	"""The subject of @tree's base commit, '' if it has none."""
