@@ -104,7 +104,7 @@ class SourcesTest(TempDirTestCase):
 class TreeSetupTest(TempDirTestCase):
 
 	def test_kernel_of_names_commit_and_branch_detached_or_not(self) -> None:
-		self.setup_tree()
+		self.copy_prepared_tree()  # what setup_tree() makes
 		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
 			on_branch = tree.kernel_of(self.tree, [])
 		self.assertEqual(git.call_count, 1)  # and the Makefile
