@@ -183,6 +183,12 @@ class TreeSetupTest(TempDirTestCase):
 		wanted = sources.load(self.repo, KERNEL)
 		self.assertEqual(dict(refs.trailers), {'Pan-Kunit-Patches': wanted.patches_digest(),
 						       'Pan-Kunit-Suites': wanted.suites_digest()})
+		# Reached from a commit: those that are its ancestors, or it.
+		self.assertEqual(tree.refs_of(self.tree, reached_from='HEAD'), refs)
+		base_only = tree.refs_of(self.tree, reached_from='HEAD^')
+		self.assertEqual((base_only.base, base_only.base_subject, base_only.prepared,
+				  base_only.trailers), (refs.base, refs.base_subject, None, {}))
+		self.assertEqual(tree.refs_of(self.tree, reached_from='no-such-commit'), tree.Refs())
 		# A ref that names no commit is none; a missing one too.
 		self.git('update-ref', tree.PREPARED_REF, self.git('rev-parse', 'HEAD^{tree}'))
 		self.git('update-ref', '-d', tree.BASE_REF)
@@ -196,8 +202,13 @@ class TreeSetupTest(TempDirTestCase):
 		os.unlink(self.tarball)  # would fail if it extracted again
 		os.makedirs(os.path.join(self.tree, '.pan-kunit', 'build'))  # outputs are fine
 		start = time.monotonic()
-		output = self.setup_tree()
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			output = self.setup_tree()
 		self.assertLess(time.monotonic() - start, 5)
+		# The refs before the lock and under it (with their ancestry), the
+		# description of HEAD: nothing else.
+		self.assertEqual([c.args[1] for c in git.call_args_list],
+				 ['for-each-ref', 'for-each-ref', 'show'])
 		self.assertIn(f'{self.tree}:\n    the patches of 6.1 and the KUnit suites are already '
 			      'installed\n', output)
 		self.assertLessEqual(max(len(line) for line in output.splitlines()

@@ -66,14 +66,17 @@ _REFS_FORMAT = ('%(refname)%00%(objecttype)%00%(objectname)%00%(subject)%00'
 		'%(trailers:only,unfold)%00')
 _REFS_FIELDS = 5
 
-def refs_of(tree: str) -> Refs:
+def refs_of(tree: str, reached_from: Optional[str]=None) -> Refs:
 	"""BASE_REF and PREPARED_REF of @tree, from one `git for-each-ref`:
 	each ref that names a commit, its subject, and its trailers
 	(rev(), base_subject() and _trailers() of the two refs, in one
-	process).  A ref that names no commit, or a @tree that is no git
+	process); with @reached_from, only those that commit reaches (an
+	ancestry check of each, in the same git).  A ref that names no
+	commit, or none @reached_from reaches, or a @tree that is no git
 	repository, gives the defaults."""
-	result = git(tree, 'for-each-ref', '--format=' + _REFS_FORMAT, BASE_REF, PREPARED_REF,
-		     check=False)
+	reached = ['--merged=' + reached_from] if reached_from else []
+	result = git(tree, 'for-each-ref', '--format=' + _REFS_FORMAT, *reached, BASE_REF,
+		     PREPARED_REF, check=False)
 	fields = result.stdout.split('\0') if result.returncode == 0 else []
 	found: Dict[str, Tuple[str, str, str]] = {}
 	for at in range(0, len(fields) - _REFS_FIELDS + 1, _REFS_FIELDS):
@@ -430,6 +433,7 @@ def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tar
 	again: its git am aborted, the suites it was writing not taken for
 	the user's edits."""
 	extracted = not os.path.lexists(tree)
+	refs = Refs()  # the extracted tree's: none yet
 	if extracted:
 		_extract(printer, tree, kernel, tarball, version)
 	else:
@@ -439,18 +443,26 @@ def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tar
 		_warn_if_other_version(printer, tree, kernel, version, refs)
 		exclude_outputs(tree)
 	with lockfile.held(printer, os.path.join(tree, '.git', SETUP_LOCK), f'sets up {tree}'):
-		_setup(printer, tree, kernel, sources, extracted)
+		_setup(printer, tree, kernel, sources, extracted, refs)
 	printer.print(f'{tree} is at {describe(tree)}')
 
 def _setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources,
-	   extracted: bool) -> None:
+	   extracted: bool, before: Refs) -> None:
 	interrupted = _interrupted(printer, tree)
-	# Read again under the lock: another setup may have moved them.
-	refs = refs_of(tree)
+	# Read again under the lock (another setup may have moved them), as
+	# HEAD reaches them, if the tree had a prepared ref @before: that of a
+	# tree that is set up, with its ancestry checked in the same git.
+	# Else all of them, and the prepared ref's ancestry asked alone, as
+	# its own error if it fails.
+	refs = refs_of(tree, reached_from='HEAD') if before.prepared else Refs()
+	reached = refs.prepared is not None
+	if not reached:
+		refs = refs_of(tree)
 	prepared, trailers = refs.prepared, refs.trailers
 	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
 	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
-	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
+	if prepared and patches_current and suites_current and (
+			reached or _is_ancestor(tree, prepared, 'HEAD')):
 		# Set up: what differs from HEAD is the user's (a setup moves the
 		# prepared ref last).
 		if interrupted:
