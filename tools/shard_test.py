@@ -14,15 +14,19 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import unittest
 from typing import Dict, List, Tuple
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.commands import cli
+from pan_kunit.commands import cli, sharding
+from pan_kunit.host import gitcmd
 from pan_kunit.matrix import cost, initramfs, shard
 from pan_kunit.matrix.shard import Shard, Unit
-from testlib import FakeKunitTestCase, read, slow, test_data_path, setUpModule, tearDownModule
+from pan_kunit.trees import tree
+from testlib import (USER_GIT_ENV, FakeKunitTestCase, TempDirTestCase, end_to_end, fake_qemu,
+		     read, slow, test_data_path, write, setUpModule, tearDownModule)
 
 class ParseTest(unittest.TestCase):
 
@@ -134,6 +138,57 @@ class SplitTest(unittest.TestCase):
 	def test_digest_of_a_list_whatever_its_order(self) -> None:
 		self.assertEqual(shard.digest(['b', 'a']), shard.digest(['a', 'b']))
 		self.assertNotEqual(shard.digest(['a']), shard.digest(['a', 'b']))
+
+@end_to_end
+class SourceTest(TempDirTestCase):
+	"""What a report says its kernel's tree is (sharding.source())."""
+
+	def test_base_and_head_with_one_git_each_alone_when_one_is_missing(self) -> None:
+		self.copy_prepared_tree()
+		head, head_tree = self.git('rev-parse', 'HEAD', 'HEAD^{tree}').split()
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			found = sharding.source(self.tree)
+		self.assertEqual(git.call_count, 1)
+		self.assertEqual(found, {'base': self.git('rev-parse', tree.BASE_REF),
+					 'base_tree': self.git('rev-parse', tree.BASE_REF + '^{tree}'),
+					 'head': head, 'head_tree': head_tree})
+		self.git('update-ref', '-d', tree.BASE_REF)
+		self.assertEqual(sharding.source(self.tree), {'base': None, 'base_tree': None,
+							      'head': head, 'head_tree': head_tree})
+
+@end_to_end
+class AboutTest(TempDirTestCase):
+	"""What a report says ran it (sharding.about())."""
+
+	def test_commit_and_edits_with_one_git(self) -> None:
+		repo = os.path.join(self.tmp, 'pan-kunit')
+		def git(*args: str) -> str:
+			return subprocess.run(['git', '-C', repo] + list(args), check=True, text=True,
+					      stdout=subprocess.PIPE,
+					      env=dict(os.environ, **USER_GIT_ENV)).stdout.strip()
+		def about() -> Tuple[object, object]:
+			with mock.patch.object(sharding, 'QEMU', fake_qemu()):
+				found = sharding.about(repo)
+			self.assertEqual(found['qemu'], "QEMU emulator version 10.0.2 (the tests' stand-in)")
+			return found['commit'], found['dirty']
+		os.mkdir(repo)
+		self.assertEqual(about(), (None, None))  # no repository
+		git('init', '-q')
+		self.assertEqual(about(), (None, None))  # no commit yet
+		write(os.path.join(repo, 'tracked'), 'one\n')
+		git('add', 'tracked')
+		git('commit', '-q', '-m', 'one')
+		with mock.patch.object(gitcmd, 'run', wraps=gitcmd.run) as run:
+			self.assertEqual(about(), (git('rev-parse', 'HEAD'), False))
+		self.assertEqual(run.call_count, 1)
+		write(os.path.join(repo, 'untracked'), 'mine\n')
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), False))
+		write(os.path.join(repo, 'tracked'), 'two\n')
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), True))
+		git('checkout', '-q', '--detach')
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), True))
+		git('add', 'tracked')  # staged, not committed
+		self.assertEqual(about(), (git('rev-parse', 'HEAD'), True))
 
 @slow
 class ShardedCommandTest(FakeKunitTestCase):

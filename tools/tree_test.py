@@ -104,16 +104,29 @@ class SourcesTest(TempDirTestCase):
 class TreeSetupTest(TempDirTestCase):
 
 	def test_kernel_of_names_commit_and_branch_detached_or_not(self) -> None:
-		self.setup_tree()
-		on_branch = tree.kernel_of(self.tree, [])
+		self.copy_prepared_tree()  # what setup_tree() makes
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			on_branch = tree.kernel_of(self.tree, [])
+		self.assertEqual(git.call_count, 1)  # and the Makefile
 		self.assertEqual((on_branch.commit, on_branch.branch),
 				 (self.git('rev-parse', 'HEAD'), 'pan-kunit'))
-		self.assertEqual(on_branch.package, 'linux-source-6.1')
+		self.assertEqual((on_branch.package, on_branch.package_version),
+				 ('linux-source-6.1', '6.1.192-3'))
+		self.git('branch', 'other', 'HEAD^')  # another branch, not HEAD's
 		self.git('checkout', '-q', '--detach')
-		self.assertIsNone(tree.kernel_of(self.tree, []).branch)
+		self.git('commit', '-q', '--allow-empty', '-m', 'detached')
+		detached = tree.kernel_of(self.tree, [])
+		self.assertEqual((detached.commit, detached.branch, detached.package),
+				 (self.git('rev-parse', 'HEAD'), None, 'linux-source-6.1'))
+		self.git('checkout', '-q', 'other')
+		other = tree.kernel_of(self.tree, [])
+		self.assertEqual((other.commit, other.branch), (self.git('rev-parse', 'HEAD'), 'other'))
 		# A worktree's git directory, read from its .git file, is git's.
 		wt = os.path.join(self.tmp, 'wt')
 		self.git('worktree', 'add', '-q', '--detach', wt)
+		in_worktree = tree.kernel_of(wt, [])
+		self.assertEqual((in_worktree.commit, in_worktree.branch, in_worktree.package),
+				 (self.git('rev-parse', 'HEAD'), None, 'linux-source-6.1'))
 		self.assertEqual(worktree._git_dir(wt), tree.git(
 			wt, 'rev-parse', '--absolute-git-dir').stdout.strip())
 		self.assertEqual(worktree._git_dir(self.tree), os.path.join(self.tree, '.git'))
@@ -158,6 +171,30 @@ class TreeSetupTest(TempDirTestCase):
 		self.assertEqual(tree.changed_files(self.tree), [])
 		self.assertEqual(os.listdir(os.path.dirname(self.tree)), ['linux-source-6.1'])
 
+	def test_refs_of_reads_both_refs_with_one_git(self) -> None:
+		self.copy_prepared_tree()
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			refs = tree.refs_of(self.tree)
+		self.assertEqual(git.call_count, 1)
+		self.assertEqual(refs.base, self.git('rev-parse', tree.BASE_REF))
+		self.assertEqual(refs.base_subject, 'Debian linux-source-6.1 6.1.192-3')
+		self.assertEqual(refs.base_subject, tree.base_subject(self.tree))
+		self.assertEqual(refs.prepared, self.git('rev-parse', tree.PREPARED_REF))
+		wanted = sources.load(self.repo, KERNEL)
+		self.assertEqual(dict(refs.trailers), {'Pan-Kunit-Patches': wanted.patches_digest(),
+						       'Pan-Kunit-Suites': wanted.suites_digest()})
+		# Reached from a commit: those that are its ancestors, or it.
+		self.assertEqual(tree.refs_of(self.tree, reached_from='HEAD'), refs)
+		base_only = tree.refs_of(self.tree, reached_from='HEAD^')
+		self.assertEqual((base_only.base, base_only.base_subject, base_only.prepared,
+				  base_only.trailers), (refs.base, refs.base_subject, None, {}))
+		self.assertEqual(tree.refs_of(self.tree, reached_from='no-such-commit'), tree.Refs())
+		# A ref that names no commit is none; a missing one too.
+		self.git('update-ref', tree.PREPARED_REF, self.git('rev-parse', 'HEAD^{tree}'))
+		self.git('update-ref', '-d', tree.BASE_REF)
+		self.assertEqual(tree.refs_of(self.tree), tree.Refs())
+		self.assertEqual(tree.refs_of(self.tmp), tree.Refs())  # no repository
+
 	def test_second_setup_changes_nothing(self) -> None:
 		self.copy_prepared_tree()
 		head = self.git('rev-parse', 'HEAD')
@@ -165,8 +202,13 @@ class TreeSetupTest(TempDirTestCase):
 		os.unlink(self.tarball)  # would fail if it extracted again
 		os.makedirs(os.path.join(self.tree, '.pan-kunit', 'build'))  # outputs are fine
 		start = time.monotonic()
-		output = self.setup_tree()
+		with mock.patch.object(tree, 'git', wraps=tree.git) as git:
+			output = self.setup_tree()
 		self.assertLess(time.monotonic() - start, 5)
+		# The refs before the lock and under it (with their ancestry), the
+		# description of HEAD: nothing else.
+		self.assertEqual([c.args[1] for c in git.call_args_list],
+				 ['for-each-ref', 'for-each-ref', 'show'])
 		self.assertIn(f'{self.tree}:\n    the patches of 6.1 and the KUnit suites are already '
 			      'installed\n', output)
 		self.assertLessEqual(max(len(line) for line in output.splitlines()

@@ -132,9 +132,11 @@ def run_tests(session: Session, request: RunRequest, target_list: List[Target],
 		order = [c.name for c in plan.configs]
 		kernel_results.sort(key=lambda r: order.index(r.name))
 		per_kernel.append(kernel_results)
-		reports.append(dict(record.kernel_record(tree_dir, tree.head(tree_dir), kernel_results,
-							 suites.known(repo)),
-				    kernel=target.kernel.name, source=sharding.source(tree_dir)))
+		# HEAD's commit is the source's: no git of its own.
+		source = sharding.source(tree_dir)
+		reports.append(dict(record.kernel_record(tree_dir, source['head'] or tree.head(tree_dir),
+							 kernel_results, suites.known(repo)),
+				    kernel=target.kernel.name, source=source))
 		if request.raw_output:
 			for result in kernel_results:
 				_print_console(printer, result, request.raw_output)

@@ -43,22 +43,38 @@ QEMU = packages.BOOT_TOOLS[0]
 
 def about(repo: str) -> JsonObj:
 	"""What ran the tests: pan-kunit's own commit, whether the repo held
-	uncommitted edits, and the QEMU that booted the kernels."""
-	head = gitcmd.run(repo, 'rev-parse', '--verify', '-q', 'HEAD', locks=False)
-	edits = gitcmd.run(repo, 'status', '--porcelain', '--untracked-files=no', locks=False)
+	uncommitted edits, and the QEMU that booted the kernels.  The commit
+	and the edits come from one git status, whose header names the commit
+	(None, both, without a commit: no repository, or one with none yet)."""
+	status = gitcmd.run(repo, 'status', '--porcelain=v2', '--branch', '--no-ahead-behind',
+			    '--untracked-files=no', locks=False)
+	lines = status.stdout.splitlines() if status.ok() else []
+	oid = [line.split()[2] for line in lines if line.startswith('# branch.oid ')]
+	commit = oid[0] if oid and oid[0] != '(initial)' else None
 	try:
 		qemu = proc.run([QEMU, '--version'], stdin=proc.To.NOWHERE)
 		version = qemu.stdout.splitlines()[0] if qemu.ok() and qemu.stdout else None
 	except OSError:
 		version = None
-	return {'commit': head.stdout.strip() if head.ok() else None,
-		'dirty': bool(edits.stdout.strip()) if head.ok() else None, 'qemu': version}
+	return {'commit': commit,
+		'dirty': any(not line.startswith('#') for line in lines) if commit else None,
+		'qemu': version}
 
 def source(tree_dir: str, ref: str='HEAD') -> JsonObj:
 	"""The tree a kernel's report is of: its base (the Debian tarball)
-	and @ref, each a commit and that commit's git tree."""
+	and @ref, each a commit and that commit's git tree (None, each, that
+	the tree does not have).  One git for the four when the tree has them
+	all, as a prepared tree has; else one for each of the two."""
 	found: JsonObj = {}
-	for name, rev in (('base', tree.BASE_REF), ('head', ref)):
+	revs = (('base', tree.BASE_REF), ('head', ref))
+	result = tree.git(tree_dir, 'rev-parse', *[f'{rev}^{{{kind}}}' for _, rev in revs
+						  for kind in ('commit', 'tree')], check=False)
+	words = result.stdout.split()
+	if result.returncode == 0 and len(words) == 2 * len(revs):
+		for at, (name, _) in enumerate(revs):
+			found[name], found[name + '_tree'] = words[2 * at:2 * at + 2]
+		return found
+	for name, rev in revs:
 		result = tree.git(tree_dir, 'rev-parse', f'{rev}^{{commit}}',
 				  f'{rev}^{{tree}}', check=False)
 		words = result.stdout.split() if result.returncode == 0 else []

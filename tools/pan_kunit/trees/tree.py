@@ -14,8 +14,8 @@ import glob
 import hashlib
 import os
 import shutil
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pan_kunit import Error
 from pan_kunit.host import files, gitcmd, lockfile, proc
@@ -50,6 +50,47 @@ def rev(tree: str, ref: str) -> Optional[str]:
 	result = git(tree, 'rev-parse', '--verify', '-q', ref + '^{commit}', check=False)
 	return result.stdout.strip() if result.returncode == 0 else None
 
+@dataclass(frozen=True)
+class Refs:
+	"""What a setup reads of pan-kunit's refs in a tree (refs_of()), with
+	one git for all of it: a setup of a prepared tree would otherwise
+	run five, for its checks and its decision, before it changes anything."""
+	base: Optional[str] = None      # BASE_REF's commit, None if it names none
+	base_subject: str = ''          # that commit's subject, '' if none
+	prepared: Optional[str] = None  # PREPARED_REF's commit, None if it names none
+	trailers: Mapping[str, str] = field(default_factory=dict)  # the prepared commit's
+
+# Each of the refs, as refs_of() reads it: its fields ended by NULs, then
+# git's newline.
+_REFS_FORMAT = ('%(refname)%00%(objecttype)%00%(objectname)%00%(subject)%00'
+		'%(trailers:only,unfold)%00')
+_REFS_FIELDS = 5
+
+def refs_of(tree: str, reached_from: Optional[str]=None) -> Refs:
+	"""BASE_REF and PREPARED_REF of @tree, from one `git for-each-ref`:
+	each ref that names a commit, its subject, and its trailers
+	(rev(), base_subject() and _trailers() of the two refs, in one
+	process); with @reached_from, only those that commit reaches (an
+	ancestry check of each, in the same git).  A ref that names no
+	commit, or none @reached_from reaches, or a @tree that is no git
+	repository, gives the defaults."""
+	reached = ['--merged=' + reached_from] if reached_from else []
+	result = git(tree, 'for-each-ref', '--format=' + _REFS_FORMAT, *reached, BASE_REF,
+		     PREPARED_REF, check=False)
+	fields = result.stdout.split('\0') if result.returncode == 0 else []
+	found: Dict[str, Tuple[str, str, str]] = {}
+	for at in range(0, len(fields) - _REFS_FIELDS + 1, _REFS_FIELDS):
+		name, kind, commit, subject, trailers = fields[at:at + _REFS_FIELDS]
+		if kind == 'commit':
+			found[name.lstrip('\n')] = commit, subject, trailers
+	base = found.get(BASE_REF)
+	prepared = found.get(PREPARED_REF)
+	return Refs(base=base[0] if base else None, base_subject=base[1] if base else '',
+		    prepared=prepared[0] if prepared else None,
+		    trailers=_parse_trailers(prepared[2]) if prepared else {})
+
+_BRANCHES = 'refs/heads/'
+
 def state_dir(tree: str, *parts: str) -> str:
 	"""@parts of pan-kunit's files in @tree (STATE_DIR)."""
 	return os.path.join(tree, STATE_DIR, *parts)
@@ -80,13 +121,24 @@ def kernel_of(tree: str, changed: Optional[List[str]]=None) -> Kernel:
 	"""The kernel that @tree (the prepared tree or a worktree of it) builds
 	now; @changed: its changed_files(), if the caller has them."""
 	changed = changed_files(tree) if changed is None else changed
-	base = kernels.BASE_SUBJECT.match(base_subject(tree))
-	# One git for both: the commit, and the branch ("HEAD" when detached).
-	commit, branch = git(tree, 'rev-parse', 'HEAD', '--abbrev-ref', 'HEAD').stdout.split()
+	# One git for the base commit's subject and, on a branch, the branch
+	# and its commit (the one %(HEAD) marks); a detached HEAD's commit
+	# takes one more.
+	listed = git(tree, 'for-each-ref', '--format=%(HEAD)%00%(refname)%00%(objectname)%00%(subject)',
+		     BASE_REF, _BRANCHES, check=False)
+	subject, commit, branch = '', '', None
+	for line in listed.stdout.splitlines() if listed.returncode == 0 else []:
+		current, name, oid, text = line.split('\0', 3)
+		if name == BASE_REF:
+			subject = text
+		elif current == '*' and name.startswith(_BRANCHES):
+			commit, branch = oid, name[len(_BRANCHES):]
+	if not commit:
+		commit = head(tree)
+	base = kernels.BASE_SUBJECT.match(subject)
 	return Kernel(version=kernel_version(tree), package=base.group(1) if base else None,
-		      package_version=base.group(2) if base else None,
-		      commit=commit, branch=None if branch == 'HEAD' else branch,
-		      dirty=bool(changed), edits=tuple(changed))
+		      package_version=base.group(2) if base else None, commit=commit,
+		      branch=branch, dirty=bool(changed), edits=tuple(changed))
 
 def base_subject(tree: str) -> str:
 	"""The subject of @tree's base commit, '' if it has none."""
@@ -94,11 +146,13 @@ def base_subject(tree: str) -> str:
 	# even with -s, a tenth of a second per call.
 	return git(tree, 'log', '-1', '--format=%s', BASE_REF, '--', check=False).stdout.strip()
 
-def kernel_spec(tree: str) -> Optional[KernelSpec]:
-	"""The kernel @tree holds: its base commit's, else its Makefile's;
-	None if it is no tree of a known kernel."""
-	if os.path.isdir(os.path.join(tree, '.git')):
-		spec = kernels.parse_base_subject(base_subject(tree))
+def kernel_spec(tree: str, refs: Optional[Refs]=None) -> Optional[KernelSpec]:
+	"""The kernel @tree holds: its base commit's (that of @refs, if the
+	caller read them), else its Makefile's; None if it is no tree of a
+	known kernel."""
+	if refs is not None or os.path.isdir(os.path.join(tree, '.git')):
+		spec = kernels.parse_base_subject(base_subject(tree) if refs is None
+						   else refs.base_subject)
 		if spec is not None:
 			return spec
 	return kernels.from_makefile(tree)
@@ -240,29 +294,30 @@ def check_existing(tree: str, kernel: KernelSpec) -> None:
 	"""Refuses, before any work, a @tree that exists and that setup would
 	refuse: not one setup made, or of another kernel than @kernel."""
 	if os.path.lexists(tree):
-		_check_ours(tree)
-		_check_kernel(tree, kernel)
+		refs = refs_of(tree)
+		_check_ours(tree, refs)
+		_check_kernel(tree, kernel, refs)
 
-def _check_ours(tree: str) -> None:
+def _check_ours(tree: str, refs: Refs) -> None:
 	if os.path.isdir(tree) and not os.listdir(tree):
 		raise Error(f'the tree {tree} is an empty directory: setup extracts the kernel into '
 			    'a tree that does not exist yet, in a directory that does; remove it '
 			    f'(rmdir {tree}), or give --tree a path inside it')
-	if not os.path.isdir(os.path.join(tree, '.git')) or not rev(tree, BASE_REF):
+	if not os.path.isdir(os.path.join(tree, '.git')) or not refs.base:
 		raise Error(f'{tree} exists but is not a pan-kunit tree (no git repository with '
 			    f'{BASE_REF}); pan-kunit leaves it alone: move it away, or use another '
 			    'tree with --tree DIR or PAN_KUNIT_TREE')
 
-def _check_kernel(tree: str, kernel: KernelSpec) -> None:
-	held = kernel_spec(tree)
+def _check_kernel(tree: str, kernel: KernelSpec, refs: Refs) -> None:
+	held = kernel_spec(tree, refs)
 	if held != kernel:
 		raise Error(f'{tree} holds {held.package if held else "no known kernel"}, not '
 			    f'{kernel.package}: pan-kunit leaves it alone; give its kernel with '
 			    f'--kernel{" " + held.name if held else ""}, or another tree')
 
 def _warn_if_other_version(printer: Printer, tree: str, kernel: KernelSpec,
-			   version: str) -> None:
-	subject = base_subject(tree)
+			   version: str, refs: Refs) -> None:
+	subject = refs.base_subject
 	prefix = kernels.base_subject(kernel, '')
 	tree_version = subject[len(prefix):] if subject.startswith(prefix) else subject
 	if tree_version != version:
@@ -270,8 +325,7 @@ def _warn_if_other_version(printer: Printer, tree: str, kernel: KernelSpec,
 				     f'but {version} is installed; to use {version}, move {tree} away '
 				     'and run setup again')
 
-def _trailers(tree: str, rev: str) -> Dict[str, str]:
-	text = git(tree, 'show', '-s', '--format=%(trailers:only,unfold)', rev).stdout
+def _parse_trailers(text: str) -> Dict[str, str]:
 	return dict(line.split(': ', 1) for line in text.splitlines() if ': ' in line)
 
 def _is_ancestor(tree: str, ancestor: str, rev: str) -> bool:
@@ -379,25 +433,36 @@ def setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources, tar
 	again: its git am aborted, the suites it was writing not taken for
 	the user's edits."""
 	extracted = not os.path.lexists(tree)
+	refs = Refs()  # the extracted tree's: none yet
 	if extracted:
 		_extract(printer, tree, kernel, tarball, version)
 	else:
-		_check_ours(tree)
-		_check_kernel(tree, kernel)
-		_warn_if_other_version(printer, tree, kernel, version)
+		refs = refs_of(tree)
+		_check_ours(tree, refs)
+		_check_kernel(tree, kernel, refs)
+		_warn_if_other_version(printer, tree, kernel, version, refs)
 		exclude_outputs(tree)
 	with lockfile.held(printer, os.path.join(tree, '.git', SETUP_LOCK), f'sets up {tree}'):
-		_setup(printer, tree, kernel, sources, extracted)
+		_setup(printer, tree, kernel, sources, extracted, refs)
 	printer.print(f'{tree} is at {describe(tree)}')
 
 def _setup(printer: Printer, tree: str, kernel: KernelSpec, sources: Sources,
-	   extracted: bool) -> None:
+	   extracted: bool, before: Refs) -> None:
 	interrupted = _interrupted(printer, tree)
-	prepared = rev(tree, PREPARED_REF)
-	trailers = _trailers(tree, prepared) if prepared else {}
+	# Read again under the lock (another setup may have moved them), as
+	# HEAD reaches them, if the tree had a prepared ref @before: that of a
+	# tree that is set up, with its ancestry checked in the same git.
+	# Else all of them, and the prepared ref's ancestry asked alone, as
+	# its own error if it fails.
+	refs = refs_of(tree, reached_from='HEAD') if before.prepared else Refs()
+	reached = refs.prepared is not None
+	if not reached:
+		refs = refs_of(tree)
+	prepared, trailers = refs.prepared, refs.trailers
 	patches_current = trailers.get(PATCHES_TRAILER) == sources.patches_digest()
 	suites_current = trailers.get(SUITES_TRAILER) == sources.suites_digest()
-	if prepared and patches_current and suites_current and _is_ancestor(tree, prepared, 'HEAD'):
+	if prepared and patches_current and suites_current and (
+			reached or _is_ancestor(tree, prepared, 'HEAD')):
 		# Set up: what differs from HEAD is the user's (a setup moves the
 		# prepared ref last).
 		if interrupted:
