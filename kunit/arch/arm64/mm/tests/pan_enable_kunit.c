@@ -54,23 +54,25 @@ static void cpu_enable_pan_every_cpu(struct kunit *test)
 /*
  * An exception taken to EL1 sets PSTATE.PAN when SCTLR_EL1.SPAN is 0: with
  * PAN cleared, then set, in the test thread, the handler of a self-IPI
- * reads PSTATE.PAN 1, and after it PAN is as before.
+ * reads PSTATE.PAN 1, and after it PAN is as before. The thread's own PAN
+ * is put back after each probe.
  */
 static void el1_exception_sets_pan(struct kunit *test)
 {
 	static const bool before[] = { false, true };
 	struct pant_irq_probe probe;
-	u64 after;
+	u64 after, saved;
 	bool taken;
 	int i, cpu;
 
 	for (i = 0; i < ARRAY_SIZE(before); i++) {
 		preempt_disable();
 		cpu = smp_processor_id();
+		saved = pant_read_pan();
 		pant_write_pan(before[i]);
 		taken = pant_take_irq(&probe);
 		after = pant_read_pan();
-		pant_write_pan(true);
+		pant_write_pan(saved);
 		preempt_enable();
 
 		KUNIT_ASSERT_TRUE_MSG(test, taken && probe.has_regs,
