@@ -43,6 +43,10 @@ LOG_LINES = 25
 # pauth/pac, takes 31 s on an idle host (fp/fp-stress 23 s), so four
 # times that.
 LEAST_CAP = 120
+# What tells pan/asid's across_rollover how long it may take (asid.c): in
+# a boot whose binaries are capped, a third of the cap, so that it skips,
+# or gives up at twice that, before the cap cuts it off as a failure.
+ASID_BUDGET = 'ARM64_PAN_ASID_BUDGET'
 
 def binary_cap(timeout: int) -> int:
 	"""The cap on every binary's timeout in a boot whose kunit.py exec
@@ -59,12 +63,12 @@ def cmdline(config: QemuConfig, only: Sequence[str]=(), cap: int=0) -> str:
 	"""The whole kernel command line of a config's kselftest boot: the
 	config's own, KUnit disabled, the init's per-binary timeout and its
 	@cap (0: none), the collections to run (@only; none: all), and what
-	the pan tests are told of the CPU (unknown parameters reach init's
-	environment, and every test's)."""
+	the pan tests are told of the CPU and, under a cap, of their time
+	(unknown parameters reach init's environment, and every test's)."""
 	words = [config.cmdline, 'kunit.enable=0',
 		 f'ksft_timeout={kselftest_build.DEFAULT_TIMEOUT}']
 	if cap:
-		words.append(f'ksft_timeout_max={cap}')
+		words += [f'ksft_timeout_max={cap}', f'{ASID_BUDGET}={cap // 3}']
 	if only:
 		words.append('ksft_only=' + ','.join(only))
 	epan = CPU_HAS_EPAN.get(config.cpu.split(',')[0])
