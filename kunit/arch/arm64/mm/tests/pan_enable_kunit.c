@@ -4,7 +4,8 @@
  * with FEAT_PAN: cpu_enable_pan() clears SCTLR_EL1.SPAN and sets
  * PSTATE.PAN on every CPU, so that every exception taken to EL1 sets
  * PSTATE.PAN, and the kernel runs with it set; on a CPU with FEAT_PAN3,
- * the SCTLR_EL1 the kernel's MMU enable writes has EPAN set.
+ * the SCTLR_EL1 the kernel's MMU enable writes has EPAN set. With them,
+ * what else closes the kernel to EL0: TCR_EL1.E0PD1 with FEAT_E0PD.
  */
 
 #include <kunit/test.h>
@@ -126,10 +127,81 @@ static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
 			   num_online_cpus());
 }
 
+/* ID_AA64MMFR2_EL1.E0PD, bits [63:60] (DDI 0487 M.a.a, D24.2.90): 0b0001 FEAT_E0PD. */
+#define PANT_MMFR2_E0PD(mmfr2)	(((mmfr2) >> 60) & 0xf)
+/* TCR_EL1.E0PD1, bit [56] (D24.2.194): EL0 accesses to TTBR1_EL1's range fault. */
+#define PANT_TCR_E0PD1		BIT_ULL(56)
+
+struct pant_e0pd_state {
+	int cpu;
+	u64 mmfr2;
+	u64 tcr;
+};
+
+static long pant_e0pd_state_fn(void *arg)
+{
+	struct pant_e0pd_state *st = arg;
+
+	st->cpu = raw_smp_processor_id();
+	st->mmfr2 = read_sysreg_s(SYS_ID_AA64MMFR2_EL1);
+	st->tcr = read_sysreg(tcr_el1);
+	return 0;
+}
+
+/*
+ * When every CPU has FEAT_E0PD (its own ID_AA64MMFR2_EL1.E0PD is 1 or more)
+ * the enable pass sets TCR_EL1.E0PD1 on each: an EL0 access to the
+ * kernel's half of the address space then faults at level 0 whether or
+ * not the kernel maps something there, which is what lets E0PD stand in
+ * for KPTI against KASLR leaks. Nothing in the kernel reads the bit back,
+ * and user space cannot tell (the fault handler reports every fault on a
+ * kernel address as a level 0 translation fault), so only TCR_EL1 shows
+ * it. Needs CONFIG_ARM64_E0PD.
+ */
+static void cpu_enable_e0pd_every_cpu(struct kunit *test)
+{
+	struct pant_e0pd_state *st;
+	unsigned int cpu, lacking = 0, unread = 0;
+
+	if (!IS_ENABLED(CONFIG_ARM64_E0PD))
+		kunit_skip(test, "CONFIG_ARM64_E0PD is not set");
+	st = kunit_kcalloc(test, nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, st);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		st[cpu].cpu = -1;
+		/* No assertion here: it would end the thread with the lock held. */
+		if (work_on_cpu(cpu, pant_e0pd_state_fn, &st[cpu]) || st[cpu].cpu != (int)cpu) {
+			KUNIT_FAIL(test, "CPU%u: no work item ran there", cpu);
+			unread++;
+		} else if (PANT_MMFR2_E0PD(st[cpu].mmfr2) < 1) {
+			lacking++;
+		}
+	}
+	cpus_read_unlock();
+	if (unread)
+		return;
+	if (lacking)
+		kunit_skip(test,
+			   "%u of %u CPUs lack FEAT_E0PD (ID_AA64MMFR2_EL1.E0PD=0): the system does not use it",
+			   lacking, num_online_cpus());
+	for_each_online_cpu(cpu) {
+		const struct pant_e0pd_state *on = &st[cpu];
+
+		if (on->cpu != (int)cpu)
+			continue;	/* came online since */
+		KUNIT_EXPECT_TRUE_MSG(test, on->tcr & PANT_TCR_E0PD1,
+				      "CPU%u: ID_AA64MMFR2_EL1 %#llx (E0PD=%llu), TCR_EL1 %#llx has E0PD1 clear",
+				      cpu, on->mmfr2, PANT_MMFR2_E0PD(on->mmfr2), on->tcr);
+	}
+}
+
 static struct kunit_case arm64_pan_enable_cases[] = {
 	KUNIT_CASE(cpu_enable_pan_every_cpu),
 	KUNIT_CASE(el1_exception_sets_pan),
 	KUNIT_CASE(enable_mmu_sets_epan_every_cpu),
+	KUNIT_CASE(cpu_enable_e0pd_every_cpu),
 	{}
 };
 
