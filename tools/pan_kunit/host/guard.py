@@ -44,7 +44,7 @@ def start_time(pid: int) -> str:
 	return fields[19].decode() if len(fields) > 19 else ''
 
 # The guard (see the top of the file): $1 is the grace in tenths of a
-# second, $2 the value of GUARD_ENV in what its pan-kunit starts; each line
+# second, $2 GUARD_ENV=VALUE as what its pan-kunit starts has it; each line
 # of its stdin is "+ ID START SIGNAL" (ID: pPID, or gPGID for a process
 # group, which START, the start time of the process or of the group's
 # leader, tells from a later one of the same number), "- ID", or "." (the
@@ -115,17 +115,16 @@ class Guard:
 		self.grace = GRACE
 
 	def token(self) -> str:
-		"""GUARD_ENV=VALUE in the environment of what this pan-kunit
-		starts: VALUE its pid and start time."""
+		"""The value of GUARD_ENV in what this pan-kunit starts: its pid
+		and start time."""
 		if not self._token:
 			pid = os.getpid()
-			self._token = f'{GUARD_ENV}={pid}.{start_time(pid)}'
+			self._token = f'{pid}.{start_time(pid)}'
 		return self._token
 
 	def environ(self, env: Optional[Mapping[str, str]]=None) -> Dict[str, str]:
 		"""@env (default: pan-kunit's) for a child, with GUARD_ENV."""
-		name, value = self.token().split('=', 1)
-		return dict(os.environ if env is None else env, **{name: value})
+		return dict(os.environ if env is None else env, **{GUARD_ENV: self.token()})
 
 	def _start(self) -> None:
 		read, write = os.pipe()
@@ -133,7 +132,7 @@ class Guard:
 		try:
 			self._pid = os.posix_spawnp('sh', [
 				'sh', '-c', GUARD_SCRIPT, 'pan-kunit-guard', str(round(self.grace * 10)),
-				self.token()], env, setsid=True, file_actions=[
+				f'{GUARD_ENV}={self.token()}'], env, setsid=True, file_actions=[
 					(os.POSIX_SPAWN_DUP2, read, 0),
 					(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
 					(os.POSIX_SPAWN_DUP2, 1, 2)])

@@ -41,7 +41,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from types import FrameType
-from typing import IO, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import IO, Callable, Iterator, List, Mapping, Optional, Sequence, Union
 
 from pan_kunit import Error
 from pan_kunit.host.guard import GUARD, GRACE
