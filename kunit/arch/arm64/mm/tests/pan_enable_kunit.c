@@ -132,22 +132,6 @@ static void enable_mmu_sets_epan_every_cpu(struct kunit *test)
 /* TCR_EL1.E0PD1, bit [56] (D24.2.194): EL0 accesses to TTBR1_EL1's range fault. */
 #define PANT_TCR_E0PD1		BIT_ULL(56)
 
-struct pant_e0pd_state {
-	int cpu;
-	u64 mmfr2;
-	u64 tcr;
-};
-
-static long pant_e0pd_state_fn(void *arg)
-{
-	struct pant_e0pd_state *st = arg;
-
-	st->cpu = raw_smp_processor_id();
-	st->mmfr2 = read_sysreg_s(SYS_ID_AA64MMFR2_EL1);
-	st->tcr = read_sysreg(tcr_el1);
-	return 0;
-}
-
 /*
  * When every CPU has FEAT_E0PD (its own ID_AA64MMFR2_EL1.E0PD is 1 or more)
  * the enable pass sets TCR_EL1.E0PD1 on each: an EL0 access to the
@@ -160,7 +144,7 @@ static long pant_e0pd_state_fn(void *arg)
  */
 static void cpu_enable_e0pd_every_cpu(struct kunit *test)
 {
-	struct pant_e0pd_state *st;
+	struct pant_cpu_state *st;
 	unsigned int cpu, lacking = 0, unread = 0;
 
 	if (!IS_ENABLED(CONFIG_ARM64_E0PD))
@@ -172,7 +156,7 @@ static void cpu_enable_e0pd_every_cpu(struct kunit *test)
 	for_each_online_cpu(cpu) {
 		st[cpu].cpu = -1;
 		/* No assertion here: it would end the thread with the lock held. */
-		if (work_on_cpu(cpu, pant_e0pd_state_fn, &st[cpu]) || st[cpu].cpu != (int)cpu) {
+		if (work_on_cpu(cpu, pant_cpu_state_fn, &st[cpu]) || st[cpu].cpu != (int)cpu) {
 			KUNIT_FAIL(test, "CPU%u: no work item ran there", cpu);
 			unread++;
 		} else if (PANT_MMFR2_E0PD(st[cpu].mmfr2) < 1) {
@@ -187,7 +171,7 @@ static void cpu_enable_e0pd_every_cpu(struct kunit *test)
 			   "%u of %u CPUs lack FEAT_E0PD (ID_AA64MMFR2_EL1.E0PD=0): the system does not use it",
 			   lacking, num_online_cpus());
 	for_each_online_cpu(cpu) {
-		const struct pant_e0pd_state *on = &st[cpu];
+		const struct pant_cpu_state *on = &st[cpu];
 
 		if (on->cpu != (int)cpu)
 			continue;	/* came online since */

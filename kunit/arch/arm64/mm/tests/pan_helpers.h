@@ -232,6 +232,8 @@ struct pant_cpu_state {
 	u64 sctlr;
 	u64 pan;
 	u64 mmfr1;
+	u64 mmfr2;
+	u64 tcr;
 };
 
 static inline long pant_cpu_state_fn(void *arg)
@@ -243,6 +245,8 @@ static inline long pant_cpu_state_fn(void *arg)
 	st->sctlr = read_sysreg(sctlr_el1);
 	st->pan = pant_read_pan();
 	st->mmfr1 = read_sysreg_s(SYS_ID_AA64MMFR1_EL1);
+	st->mmfr2 = read_sysreg_s(SYS_ID_AA64MMFR2_EL1);
+	st->tcr = read_sysreg(tcr_el1);
 	return 0;
 }
 
