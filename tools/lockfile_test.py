@@ -20,7 +20,7 @@ from typing import Iterator
 from unittest import mock
 
 from pan_kunit import Error
-from pan_kunit.host import guard, lockfile, proc
+from pan_kunit.host import guard, lockfile, pids, proc
 from pan_kunit.host.printer import Printer
 from testlib import read, process_running, end_to_end, setUpModule, tearDownModule
 
@@ -43,7 +43,7 @@ class LockTest(unittest.TestCase):
 		with lockfile.held(self.printer, self.path, 'builds in b'):
 			holder = lockfile.Holder.parse(read(self.path))
 			assert holder is not None
-			self.assertEqual((holder.pid, holder.start), (os.getpid(), guard.start_time(os.getpid())))
+			self.assertEqual((holder.pid, holder.start), (os.getpid(), pids.start_time(os.getpid())))
 			self.assertTrue(holder.alive())
 		self.assertEqual(read(self.path), '')
 		self.assertEqual(self.out.getvalue(), '')

@@ -14,7 +14,7 @@ import time
 import unittest
 from typing import Callable, List
 
-from pan_kunit.host import guard, proc
+from pan_kunit.host import guard, pids, proc
 from pan_kunit.host.printer import Printer
 from testlib import read, process_running, end_to_end, setUpModule, tearDownModule
 
@@ -230,7 +230,7 @@ class GuardTest(unittest.TestCase):
 		log = os.path.join(self.tmp, 'log')
 		def call() -> int:
 			print(proc.run(['sh', '-c', f'echo ${guard.GUARD_ENV}']).stdout.strip(),
-			      guard.start_time(os.getpid()))
+			      pids.start_time(os.getpid()))
 			return 0
 		fork = in_a_copy(self, call, log)
 		self.assertEqual(fork.wait(), 0)

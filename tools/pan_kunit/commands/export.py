@@ -53,7 +53,7 @@ from pan_kunit.commands.export_mail import (BASE_MARK, NO_RESULTS, RESULTS_MARK,
 					    stable_list)
 from pan_kunit.commands.boot_request import BootRequest
 from pan_kunit.commands.session import Session
-from pan_kunit.host import gitcmd, guard, proc
+from pan_kunit.host import gitcmd, pids, proc
 from pan_kunit.host.files import write_text
 from pan_kunit.host.printer import Printer
 from pan_kunit.trees import series, sources, suites, tree
@@ -328,7 +328,7 @@ def _remove_stale_partials(printer: Printer, out: str) -> None:
 	prefix = partial_dir(out, 0)[:-1]
 	for path in glob.glob(glob.escape(prefix) + '*'):
 		pid = path[len(prefix):]
-		if pid.isdigit() and int(pid) != os.getpid() and not guard.start_time(int(pid)):
+		if pids.left_by_gone(pid):
 			printer.print(f'removing {path}, left by an export that was stopped')
 			shutil.rmtree(path, ignore_errors=True)
 

@@ -21,7 +21,7 @@ import os
 from typing import Any, Callable, Dict, IO, Iterator, Optional
 
 from pan_kunit import Error
-from pan_kunit.host import guard
+from pan_kunit.host import pids
 
 # A JSON object: kunit_tool's JSON, and pan-kunit's records.
 JsonObj = Dict[str, Any]
@@ -84,7 +84,7 @@ def _remove_stale(path: str) -> None:
 	prefix, suffix = _temporary(path, 0).split('-0.', 1)
 	for stale in glob.glob(glob.escape(prefix) + '-*.' + suffix):
 		pid = stale[len(prefix) + 1:-len(suffix) - 1]
-		if pid.isdigit() and int(pid) != os.getpid() and not guard.start_time(int(pid)):
+		if pids.left_by_gone(pid):
 			try:
 				os.unlink(stale)
 			except OSError:

@@ -26,22 +26,13 @@ import signal
 import threading
 from typing import Dict, Mapping, Optional
 
+from pan_kunit.host import pids
+
 # Seconds between the signal that stops a process (its group) and SIGKILL.
 GRACE = 5.0
 # The variable that names, in the environment of what pan-kunit starts, the
 # pan-kunit that started it: its pid and start time.
 GUARD_ENV = 'PAN_KUNIT_GUARD'
-
-def start_time(pid: int) -> str:
-	"""When @pid started, in clock ticks since boot (/proc/PID/stat's
-	22nd field): with the pid, what tells a process from a later one that
-	reuses its number; '' when it is gone."""
-	try:
-		with open(f'/proc/{pid}/stat', 'rb') as f:
-			fields = f.read().rsplit(b')', 1)[1].split()
-	except (OSError, IndexError):
-		return ''
-	return fields[19].decode() if len(fields) > 19 else ''
 
 # The guard (see the top of the file): $1 is the grace in tenths of a
 # second, $2 GUARD_ENV=VALUE as what its pan-kunit starts has it; each line
@@ -119,7 +110,7 @@ class Guard:
 		and start time."""
 		if not self._token:
 			pid = os.getpid()
-			self._token = f'{pid}.{start_time(pid)}'
+			self._token = f'{pid}.{pids.start_time(pid)}'
 		return self._token
 
 	def environ(self, env: Optional[Mapping[str, str]]=None) -> Dict[str, str]:
@@ -196,7 +187,7 @@ class Guard:
 		"""Has process @pid (with @group, its whole process group, which
 		it leads) stopped with @stop, then SIGKILL, if pan-kunit ends
 		before it forgot it."""
-		start = start_time(pid)
+		start = pids.start_time(pid)
 		if start:
 			kind = 'g' if group else 'p'
 			self._send(f'+ {kind}{pid} {start} {signal.Signals(stop).name[3:]}\n')

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
 from pan_kunit import Error
-from pan_kunit.host import guard
+from pan_kunit.host import guard, pids
 from pan_kunit.host.printer import Printer
 
 # How long a lock held by what a dead pan-kunit left is waited for: its
@@ -53,14 +53,14 @@ def command_line() -> str:
 class Holder:
 	"""Who holds (or held) a lock."""
 	pid: int
-	start: str      # guard.start_time() of the pid
+	start: str      # pids.start_time() of the pid
 	command: str
 	since: float    # time.time() when it took the lock
 
 	@classmethod
 	def me(cls) -> 'Holder':
 		pid = os.getpid()
-		return cls(pid, guard.start_time(pid), command_line(), time.time())
+		return cls(pid, pids.start_time(pid), command_line(), time.time())
 
 	@classmethod
 	def parse(cls, text: str) -> Optional['Holder']:
@@ -79,7 +79,7 @@ class Holder:
 				   'since': self.since}) + '\n'
 
 	def alive(self) -> bool:
-		now = guard.start_time(self.pid)
+		now = pids.start_time(self.pid)
 		return bool(now) and (now == self.start or not self.start)
 
 	def describe(self) -> str:
