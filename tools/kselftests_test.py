@@ -107,6 +107,23 @@ class RowsTest(unittest.TestCase):
 				self.assertEqual(found.status, CaseStatus.SKIP if known else CaseStatus.FAIL)
 				self.assertEqual(found.reason.startswith(kselftest_rows.KNOWN), known)
 
+	def test_a_signal_test_cut_short_by_its_alarm_is_known_and_no_other_failure(self) -> None:
+		# Every signal test's alarm() says "-- Timeout !" (test_signals_utils.c's
+		# default_handler()); a wrong frame or a stray signal says otherwise.
+		fpmr = [kselftest_rows.PREFIX + 'signal', 'signal/fpmr_siginfo']
+		cases: List[Tuple[List[str], bool]] = [
+			(['# Registered handlers for all signals.', '# -- Timeout !'], True),
+			(['# FPMR in frame is 1, was 0'], False),
+			(['# -- RX UNEXPECTED SIGNAL: 4 code 1 address 0x4005d0'], False),
+			([], False)]
+		for log, known in cases:
+			with self.subTest(log=log):
+				(found,) = kselftest_rows.rows([Case(fpmr, CaseStatus.FAIL, log)], {})
+				self.assertEqual(found.status, CaseStatus.SKIP if known else CaseStatus.FAIL)
+				self.assertEqual(found.reason.startswith(kselftest_rows.KNOWN), known)
+				if known:
+					self.assertIn('its own alarm', found.reason)
+
 	def test_a_failure_not_on_the_list_stays_a_failure(self) -> None:
 		console = read(CONSOLE).replace('        ok 1 Syscall successful with tagged address',
 						'        not ok 1 Syscall successful with tagged address')
