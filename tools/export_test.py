@@ -20,8 +20,8 @@ from pan_kunit.commands import (checkpatch, cli, export, export_check, export_ks
 				 series_bisect)
 from pan_kunit.host import gitcmd, packages
 from pan_kunit.trees import sources, suites, tree
-from testlib import (REPO, KERNEL, test_data_path, read, write, from_scratch, CheckTestCase,
-		     mailinfo, setUpModule, tearDownModule)
+from testlib import (REPO, KERNEL, test_data_path, read, write, edit_file, from_scratch,
+		     CheckTestCase, mailinfo, setUpModule, tearDownModule)
 
 ZOE = 'Zoë Ångström'
 ZOE_EMAIL = 'zoe@example.org'
@@ -274,6 +274,27 @@ class ExportTest(CheckTestCase):
 		self.assertEqual(subprocess.run(['git', '-C', wt, 'diff', 'HEAD', tree.PREPARED_REF],
 						check=True, stdout=subprocess.PIPE, text=True).stdout, '')
 		self.assertEqual(output.count('checkpatch --strict: clean'), 4)
+
+	def test_a_patch_of_hooks_and_suites_is_refused(self) -> None:
+		# The two suites' patch, with a line of cpufeature.c's own code
+		# beside the #include: hooks go in a patch of their own.
+		shutil.copytree(test_data_path('export_two_suites'), self.repo, dirs_exist_ok=True)
+		patch = os.path.join(self.repo, 'patches', '6.1',
+				     '0002-arm64-kernel-build-the-two-fake-KUnit-suites.patch')
+		edit_file(patch, '@@ -27,3 +27,7 @@ static void cpu_enable_pan',
+			  '@@ -27,3 +27,8 @@ static void cpu_enable_pan')
+		edit_file(patch, ' #endif /* CONFIG_ARM64_PAN */\n+\n',
+			  ' #endif /* CONFIG_ARM64_PAN */\n+\n+static int cpucap_fake_hook;\n')
+		status, output = self.run_cli('export', self.out, '--no-build')
+		self.assertEqual(status, 2, output)
+		self.assertIn('pan-kunit export: error: 0002-arm64-kernel-build-the-two-fake-KUnit-'
+			      'suites.patch both hooks into the code under test and adds the build of '
+			      'arm64_cpufeature_fake and arm64_cpucap_fake; upstream takes hooks in a '
+			      'patch of their own, before the patch that adds the tests that use them: '
+			      'split it there. Its hooks:\n'
+			      '    arch/arm64/kernel/cpufeature.c: static int cpucap_fake_hook;\n', output)
+		self.assertNotIn('Traceback', output)
+		self.assertEqual(os.listdir(self.out) if os.path.isdir(self.out) else [], [])
 
 	def test_kselftests_in_a_patch_of_their_own_with_their_subtarget(self) -> None:
 		shutil.copytree(test_data_path('export_kselftests'), self.repo, dirs_exist_ok=True)

@@ -61,6 +61,9 @@ def suite_paths(kernel: kernels.KernelSpec) -> Dict[str, List[str]]:
 	the older kernels' compat patches with git."""
 	return {s.name: s.paths for s in grouped(sources.load(REPO, kernel))}
 
+# export's kernel, whose series upstream gets.
+NEWEST = kernels.newest(kernels.supported(REPO))
+
 class HooksTest(unittest.TestCase):
 	"""What the patches of patches/VERSION/ hook in, and their cut per suite."""
 
@@ -81,14 +84,18 @@ class HooksTest(unittest.TestCase):
 				suites = {s.name for s in grouped(wanted)}
 				cuts = {name: hooks.hooked(self.changes(name, kernel), name, suites)
 					for name in wanted.patches}
+				# 7.3's hooks of cpufeature.c are a patch of their own, as
+				# upstream takes them; 6.12 and 6.1 add them with the suites.
+				own_hooks: List[List[str]] = [[]] if kernel == NEWEST else []
 				self.assertEqual([cut for _, cut in sorted(cuts.items())], [
 					[],   # the fix of the SW TTBR0 PAN exit
 					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
 					['arm64_alternative', 'arm64_alternative_apply'],
 					[],   # the refactor
-					# The ASID size check of a late CPU, in context.c,
-					# before the suite that redirects it.
-					['arm64_cpucap_passes'],
+					# The static stubs of the ASID size check of a late
+					# CPU, in context.c: hooks, whatever suite their
+					# comment names.
+					[]] + own_hooks + [
 					# In the order of their Kconfig entries.
 					['arm64_cpufeature_sanitise', 'arm64_cpucap_passes',
 					 'arm64_cpucap_table'],
@@ -124,7 +131,7 @@ class HooksTest(unittest.TestCase):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
 				wanted = sources.load(REPO, kernel)
-				(patch,) = [p for p in wanted.patches if os.path.basename(p).startswith('0007-')]
+				(patch,) = [p for p in wanted.patches if 'KUnit-hook-for-PAN-tests' in p]
 				changes = self.changes(os.path.basename(patch), kernel)
 				# A symbol each: each patch of the cut names its own.
 				self.assertEqual({name: symbols for name, symbols in
@@ -172,32 +179,44 @@ class HooksTest(unittest.TestCase):
 		self.assertEqual(self.first_cut(cpufeature, 'arm64_cpufeature_match'),
 				 (cpufeature.old or b'').decode())
 
-	def test_0006_hooks_go_with_their_suites(self) -> None:
-		# The hook of verify_local_cpu_caps(): two static helpers whose
-		# comment names the passes' file, then the lines they replace in
-		# the function below, each a hunk of its own that names no
-		# suite. The split
-		# of update_cpu_features(), whose comment names the sanitise
-		# suite's file, far from any #ifdef: a hunk for each half.
+	def test_hooks_of_the_code_under_test_are_no_suites(self) -> None:
+		# The static helpers of verify_local_cpu_caps() and the lines they
+		# replace, and the split of update_cpu_features(), whose comments
+		# name the passes' and the sanitise suite's files, are hooks; so
+		# is the ASID size check's, in context.c. Only an #include of a
+		# suite's file is a suite's.
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
-				changes = self.changes(
-					'0006-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch',
-					kernel)
-				def cut(text: bytes) -> List[List[str]]:
-					found = [c for c in changes if text in b''.join(
-						l for item in c.items() for l in item.lines)]
+				wanted = sources.load(REPO, kernel)
+				changes = {os.path.basename(p): self.changes(os.path.basename(p), kernel)
+					   for p in wanted.patches}
+				def items(text: bytes) -> List[hooks.Item]:
+					found = [i for c in changes.values() for f in c for i in f.items()
+						 if text in b''.join(i.lines)]
 					self.assertTrue(found, text)
-					return [sorted(i.suites) for c in found for i in c.items()]
-				passes = cut(b'late_cpu_refuse(')
-				self.assertEqual(passes, [['arm64_cpucap_passes']] * len(passes))
-				split = cut(b'__update_cpu_features(')
-				self.assertEqual(split, [['arm64_cpufeature_sanitise']] * len(split))
-				self.assertGreaterEqual(len(split), 4)
+					return found
+				for text in (b'late_cpu_refuse(', b'__update_cpu_features(',
+					     b'asid_bits_refuse(', b'asid_bits_kunit_hooks'):
+					self.assertEqual({(i.hook, frozenset(i.suites)) for i in items(text)},
+							 {(True, frozenset())}, text)
+				(include,) = items(b'#include "tests/cpucap_passes_kunit.c"')
+				self.assertEqual((include.hook, include.suites),
+						 (False, {'arm64_cpucap_passes'}))
+				with_hooks = sorted(name[:4] for name, found in changes.items()
+						    if hooks.hook_lines(found))
+				# What changes the code itself: the fix of entry.S, the
+				# refactor, the ASID stubs and the stubs of cpufeature.c,
+				# in 7.3 each a patch that adds no suite.
+				self.assertEqual(with_hooks, ['0001', '0004', '0005', '0006'])
+				mixed = [name[:4] for name, found in changes.items()
+					 if hooks.hook_lines(found) and hooks.hooked(found, name, {
+						 s.name for s in grouped(wanted)})]
+				self.assertEqual(mixed, [] if kernel == NEWEST else ['0006'])
 
-	def test_0006_cut_passes_then_table(self) -> None:
-		changes = self.changes('0006-arm64-cpufeature-add-KUnit-hooks-for-capability-pass.patch')
+	def test_0007_cut_passes_then_table(self) -> None:
+		changes = self.changes('0007-arm64-cpufeature-add-KUnit-tests-for-capability-pass.patch',
+				       NEWEST)
 		kconfig, cpufeature = changes[0], changes[-1]
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
 		# The blank line before each #ifdef goes with it: none is left at the end.

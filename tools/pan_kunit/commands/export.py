@@ -11,7 +11,8 @@
 # message read with git mailinfo), becomes:
 #
 #   a patch that hooks in no suite      itself, with its own message (the
-#                                       fix 0001, the refactor 0004): it
+#                                       fix 0001, the refactor 0004, the
+#                                       static stubs 0005 and 0006): it
 #                                       stays before the suites that need
 #                                       it
 #   a patch that hooks in one suite     one patch: its lines and the
@@ -30,8 +31,12 @@
 # ARM64_SUBTARGETS, as each of its directories was added upstream (the
 # prepared tree leaves that line alone: pan-kunit's kselftest build names
 # its ARM64_SUBTARGETS on make's command line), then one that adds the
-# .kunitconfig, and a cover letter from patches/cover-letter.  hooks.py tells which suites a patch hooks in:
-# those whose files its lines name, and whose symbols those lines name.
+# .kunitconfig, and a cover letter from patches/cover-letter.  hooks.py
+# tells which suites a patch hooks in: those whose files its Kconfig and
+# make lines name, or its C lines #include, and whose symbols those lines
+# name.  The rest of its C lines are hooks into the code under test: a
+# patch that has both is refused, as upstream reviews hooks in a patch of
+# their own, before the tests that use them.
 # AREA is "mm" for a suite in arch/arm64/mm/tests/, else the first word
 # of its C file's name.  So every prefix builds as the series did: a
 # suite comes with the lines that build it, and no line names a suite
@@ -241,6 +246,12 @@ def _export_patch(worktree: str, who: Identity, patch: str, waiting: List[suites
 	changes = hooks.changes(worktree, before, after)
 	hooks.assign(changes, {s.name: s.paths for s in waiting}, symbols)
 	cuts = [by_name[name] for name in hooks.hooked(changes, patch, set(by_name))]
+	hooked_in = hooks.hook_lines(changes)
+	if cuts and hooked_in:
+		raise Error(f'{os.path.basename(patch)} both hooks into the code under test and adds '
+			    f'the build of {_and([s.name for s in cuts])}; upstream takes hooks in a '
+			    'patch of their own, before the patch that adds the tests that use them: '
+			    'split it there. Its hooks:\n    ' + '\n    '.join(hooked_in))
 	tree.git(worktree, 'reset', '-q', '--soft', before)
 	if not cuts:
 		_commit(worktree, who, [], _message(mail, who.signed_off_by(), stable_list(worktree)))

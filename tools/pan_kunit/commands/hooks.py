@@ -18,12 +18,19 @@
 #                       next; #if..#endif and {..} whole
 #
 # with the blank lines between two items as their separator.  A hunk that
-# also removes lines is one item.  An item belongs to the suites whose
-# files it names, and to the suite of a symbol it names (CONFIG_X) or, in
-# a Kconfig file, defines (config X); a symbol is a suite's once an item
-# names it together with the files of that suite alone.  An item of no
-# suite goes with the nearest item of a suite in the same hunk (the next
-# one, else the one before); without one it belongs to no suite.
+# also removes lines is one item.  An item of a Kconfig file or a Makefile
+# belongs to the suites whose files it names, and to the suite of a symbol
+# it names (CONFIG_X) or, in a Kconfig file, defines (config X); a symbol
+# is a suite's once an item names it together with the files of that
+# suite alone.  An item of a C file the patch does not create belongs to
+# a suite only when it #includes one of its files (`#include
+# "tests/foo_kunit.c"`); any other code there is a change of the code
+# under test, a hook (Item.hook), whatever suite its comment or its
+# IS_ENABLED(CONFIG_X) names: upstream takes hooks in a patch of their
+# own, before the tests that use them.  An item that is
+# neither (a comment, a Kconfig or make line that names nothing) goes
+# with the nearest item that is, in the same hunk (the next one, else the
+# one before), else in the same file; without one it belongs to no suite.
 #
 # FileChange.render() writes a file with only some of the items: the
 # change of the first suite's cut keeps the items of no suite and of that
@@ -41,6 +48,9 @@ from pan_kunit.trees import tree
 
 _HUNK = re.compile(r'^@@ -([0-9]+)(?:,([0-9]+))? \+([0-9]+)(?:,([0-9]+))? @@', re.M)
 _CONFIG_REF = re.compile(r'\bCONFIG_([A-Za-z0-9_]+)')
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)
+# A line of a C comment, or a blank one.
+_COMMENT_LINE = re.compile(r'^\s*(/\*.*|\*.*|//.*)?$')
 _KCONFIG_DEF = re.compile(r'^[ \t]*(?:menu)?config[ \t]+([A-Za-z0-9_]+)', re.M)
 
 class FileKind(enum.Enum):
@@ -83,6 +93,7 @@ class Item:
 	lines: List[bytes]
 	separator: List[bytes] = field(default_factory=list)  # the blank lines after it
 	suites: Set[str] = field(default_factory=set)
+	hook: bool = False  # code of a C file that includes no suite's file
 
 def split_run(path: str, lines: List[bytes]) -> Tuple[List[bytes], List[Item]]:
 	"""Cuts a run of added lines into items; returns the blank lines
@@ -220,10 +231,16 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 	patterns = file_patterns(suites)
 	named: List[Tuple[Item, Set[str], Set[str]]] = []
 	for change in changes:
+		c_file = file_kind(change.path) == FileKind.C
 		for item in change.items():
 			text = text_of(item.lines)
-			files = {name for name, pattern in patterns.items() if pattern.search(text)}
-			named.append((item, files, symbols_of(change.path, text)))
+			# In C, only the #include of a suite's file hooks it in.
+			searched = '\n'.join(_INCLUDE.findall(text)) if c_file else text
+			files = {name for name, pattern in patterns.items() if pattern.search(searched)}
+			syms = symbols_of(change.path, text) if files or not c_file else set()
+			item.hook = (c_file and change.old is not None and not files and
+				     not _comment_only(text))
+			named.append((item, files, syms))
 	for item, files, syms in named:
 		if len(files) == 1:
 			for sym in syms:
@@ -246,16 +263,18 @@ def assign(changes: List[FileChange], suites: Dict[str, List[str]],
 		_adopt(ordered)
 
 def _adopt(ordered: List[Item]) -> None:
-	"""Gives each item of @ordered that names no suite the suites of the
-	nearest one that does (_nearest()), in order: an item adopted early
-	counts for those after it."""
+	"""Gives each item of @ordered that is neither a suite's nor a hook
+	what the nearest one that is is (_nearest()), in order: an item
+	adopted early counts for those after it."""
+	def placed(item: Item) -> bool:
+		return bool(item.suites) or item.hook
 	for i, item in enumerate(ordered):
-		if item.suites:
+		if placed(item):
 			continue
-		nearest = _nearest(item, [other for other in ordered[:i] if other.suites],
-				   [other for other in ordered[i + 1:] if other.suites])
+		nearest = _nearest(item, [other for other in ordered[:i] if placed(other)],
+				   [other for other in ordered[i + 1:] if placed(other)])
 		if nearest is not None:
-			item.suites = set(nearest.suites)
+			item.suites, item.hook = set(nearest.suites), nearest.hook
 
 def _nearest(item: Item, before: List[Item], after: List[Item]) -> Optional[Item]:
 	"""The item whose suites an item that names none takes: a comment or a
@@ -266,6 +285,15 @@ def _nearest(item: Item, before: List[Item], after: List[Item]) -> Optional[Item
 	first, second = (before[-1:], after[:1]) if inside else (after[:1], before[-1:])
 	found = first or second
 	return found[0] if found else None
+
+def _comment_only(text: str) -> bool:
+	return all(_COMMENT_LINE.match(line) for line in text.splitlines())
+
+def hook_lines(changes: List[FileChange]) -> List[str]:
+	"""Where @changes hook into the code under test: the first line of
+	each hook item, with its file."""
+	return [f'{change.path}: {text_of(item.lines[:1]).strip()}'
+		for change in changes for item in change.items() if item.hook]
 
 def changes(worktree: str, before: str, after: str) -> List[FileChange]:
 	"""What the commits @before..@after change, file by file, in
