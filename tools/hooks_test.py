@@ -84,9 +84,10 @@ class HooksTest(unittest.TestCase):
 				suites = {s.name for s in grouped(wanted)}
 				cuts = {name: hooks.hooked(self.changes(name, kernel), name, suites)
 					for name in wanted.patches}
-				# 7.3's hooks of cpufeature.c are a patch of their own, as
+				# 7.3's hooks of cpufeature.c and its split of
+				# update_cpu_features() are patches of their own, as
 				# upstream takes them; 6.12 and 6.1 add them with the suites.
-				own_hooks: List[List[str]] = [[]] if kernel == NEWEST else []
+				own_hooks: List[List[str]] = [[], []] if kernel == NEWEST else []
 				self.assertEqual([cut for _, cut in sorted(cuts.items())], [
 					[],   # the fix of the SW TTBR0 PAN exit
 					['arm64_cpufeature_field', 'arm64_cpufeature_match'],
@@ -206,16 +207,18 @@ class HooksTest(unittest.TestCase):
 				with_hooks = sorted(name[:4] for name, found in changes.items()
 						    if hooks.hook_lines(found))
 				# What changes the code itself: the fix of entry.S, the
-				# refactor, the ASID stubs and the stubs of cpufeature.c,
-				# in 7.3 each a patch that adds no suite.
-				self.assertEqual(with_hooks, ['0001', '0004', '0005', '0006'])
+				# refactor, the ASID stubs and the stubs of cpufeature.c
+				# and, in 7.3, the split of update_cpu_features(), there
+				# each a patch that adds no suite.
+				self.assertEqual(with_hooks, ['0001', '0004', '0005', '0006'] +
+						 (['0007'] if kernel == NEWEST else []))
 				mixed = [name[:4] for name, found in changes.items()
 					 if hooks.hook_lines(found) and hooks.hooked(found, name, {
 						 s.name for s in grouped(wanted)})]
 				self.assertEqual(mixed, [] if kernel == NEWEST else ['0006'])
 
-	def test_0007_cut_passes_then_table(self) -> None:
-		changes = self.changes('0007-arm64-cpufeature-add-KUnit-tests-for-capability-pass.patch',
+	def test_0008_cut_passes_then_table(self) -> None:
+		changes = self.changes('0008-arm64-cpufeature-Add-KUnit-tests-for-the-capability-.patch',
 				       NEWEST)
 		kconfig, cpufeature = changes[0], changes[-1]
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')

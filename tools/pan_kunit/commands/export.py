@@ -11,8 +11,9 @@
 # message read with git mailinfo), becomes:
 #
 #   a patch that hooks in no suite      itself, with its own message (the
-#                                       fix 0001, the refactor 0004, the
-#                                       static stubs 0005 and 0006): it
+#                                       fix 0001, the refactors 0004 and
+#                                       0007, the static stubs 0005 and
+#                                       0006): it
 #                                       stays before the suites that need
 #                                       it
 #   a patch that hooks in one suite     one patch: its lines and the
