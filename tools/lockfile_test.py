@@ -11,7 +11,6 @@ import fcntl
 import io
 import os
 import signal
-import subprocess
 import tempfile
 import threading
 import time
@@ -22,13 +21,7 @@ from unittest import mock
 from pan_kunit import Error
 from pan_kunit.host import guard, lockfile, pids, proc
 from pan_kunit.host.printer import Printer
-from testlib import read, process_running, end_to_end, setUpModule, tearDownModule
-
-def dead_pid() -> int:
-	"""The pid of a process that ended."""
-	child = subprocess.Popen(['true'])
-	child.wait()
-	return child.pid
+from testlib import read, ended_pid, process_running, end_to_end, setUpModule, tearDownModule
 
 class LockTest(unittest.TestCase):
 
@@ -49,7 +42,7 @@ class LockTest(unittest.TestCase):
 		self.assertEqual(self.out.getvalue(), '')
 
 	def test_a_stale_lock_is_named_and_cleared(self) -> None:
-		stale = lockfile.Holder(dead_pid(), '1', 'pan-kunit run --kernel 7.3', 0.0)
+		stale = lockfile.Holder(ended_pid(), '1', 'pan-kunit run --kernel 7.3', 0.0)
 		stale.since = time.mktime((2026, 12, 6, 10, 42, 3, 0, 0, -1))
 		with open(self.path, 'w') as f:
 			f.write(stale.text())
@@ -78,7 +71,7 @@ class LockTest(unittest.TestCase):
 					 '[-0-9]+ [:0-9]+\\) is using w; wait for it to finish, or stop it$')
 
 	def test_a_lock_that_no_live_holder_holds_is_waited_for_a_while_then_refused(self) -> None:
-		left = lockfile.Holder(dead_pid(), '1', 'pan-kunit run', 0.0)
+		left = lockfile.Holder(ended_pid(), '1', 'pan-kunit run', 0.0)
 		clock = iter(range(1000))
 		with self.hold_as(left):  # a make the dead pan-kunit left, that never ends
 			with mock.patch.object(lockfile, 'POLL_SECONDS', 0), self.assertRaises(Error) as e:

@@ -6,16 +6,10 @@
 # is gone lets what it left be removed.
 
 import os
-import subprocess
 import unittest
 
 from pan_kunit.host import pids
-
-def ended_pid() -> int:
-	"""The pid of a process that has ended and been reaped."""
-	child = subprocess.Popen(['true'])
-	child.wait()
-	return child.pid
+from testlib import ended_pid
 
 class PidsTest(unittest.TestCase):
 

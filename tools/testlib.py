@@ -286,6 +286,12 @@ def mtimes(directory: str) -> Dict[str, int]:
 			found[path] = os.lstat(path).st_mtime_ns
 	return found
 
+def ended_pid() -> int:
+	"""The pid of a process that has ended and been reaped."""
+	child = subprocess.Popen(['true'])
+	child.wait()
+	return child.pid
+
 def process_running(pid: int) -> bool:
 	"""False once pid has exited, even if nobody has reaped it yet."""
 	try:
