@@ -222,12 +222,14 @@ class HooksTest(unittest.TestCase):
 				       NEWEST)
 		kconfig, cpufeature = changes[0], changes[-1]
 		first = self.first_cut(cpufeature, 'arm64_cpucap_table')
-		# The blank line before each #ifdef goes with it: none is left at the end.
+		# The blank line before each #ifdef goes with it: none is left at
+		# the end. The #includes are in the order of the Kconfig entries,
+		# so that each suite's patch adds its own at the end of the file.
 		self.assertTrue(first.endswith('#include "tests/cpufeature_match_kunit.c"\n#endif\n'
-					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
-					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'
 					       '\n#ifdef CONFIG_ARM64_CPUFEATURE_SANITISE_KUNIT_TEST\n'
-					       '#include "tests/cpufeature_sanitise_kunit.c"\n#endif\n'),
+					       '#include "tests/cpufeature_sanitise_kunit.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
+					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'),
 				first)
 		first = self.first_cut(kconfig, 'arm64_cpucap_table')
 		self.assertIn('config ARM64_CPUCAP_PASSES_KUNIT_TEST', first)

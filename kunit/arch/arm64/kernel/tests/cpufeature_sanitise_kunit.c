@@ -4,8 +4,9 @@
  * values: init_cpu_ftr_reg(), which starts a register from the boot CPU's
  * value and an idreg override, check_update_ftr_reg(), which folds a
  * secondary CPU's value in and says whether it differs in a strict field,
- * and update_cpu_features(), which does so for every register a secondary
- * CPU's bring-up sanitises and taints the kernel on a strict difference.
+ * and __update_cpu_features(), which does so for every register a
+ * secondary CPU's bring-up sanitises and returns whether any differs (on
+ * which update_cpu_features() taints the kernel; the tests do not).
  * Every case checks whole 64-bit values: the field a rule writes, and
  * every other bit of the register.
  *
