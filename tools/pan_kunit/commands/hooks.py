@@ -27,10 +27,10 @@
 # "tests/foo_kunit.c"`); any other code there is a change of the code
 # under test, a hook (Item.hook), whatever suite its comment or its
 # IS_ENABLED(CONFIG_X) names: upstream takes hooks in a patch of their
-# own, before the tests that use them.  An item that is
-# neither (a comment, a Kconfig or make line that names nothing) goes
-# with the nearest item that is, in the same hunk (the next one, else the
-# one before), else in the same file; without one it belongs to no suite.
+# own, before the tests that use them.  An item that is neither (a
+# comment, a Kconfig or make line that names nothing) goes with the
+# nearest item that is, in the same hunk (the next one, else the one
+# before), else in the same file; without one it belongs to no suite.
 #
 # FileChange.render() writes a file with only some of the items: the
 # change of the first suite's cut keeps the items of no suite and of that
