@@ -11,16 +11,15 @@ import shutil
 import subprocess
 import unittest
 import xml.etree.ElementTree as ET
-from typing import Any
 from unittest import mock
 
-from pan_kunit.commands import cli, series_bisect, steps
+from pan_kunit.commands import cli, series_bisect
 from pan_kunit.host import summary
 from pan_kunit.results.config_result import Status
 from pan_kunit.trees import series, targets, worktree
 from testlib import (STALE_PATCH, test_data_path, read, write, TtyStringIO, without_status,
-		     from_scratch, CheckTestCase, synthetic_config, plain_printer, setUpModule,
-		     tearDownModule)
+		     from_scratch, CheckTestCase, fake_steps, plain_printer,
+		     setUpModule, tearDownModule)
 
 class BisectTest(CheckTestCase):
 
@@ -97,7 +96,7 @@ class BisectTest(CheckTestCase):
 
 	def test_junit_of_patches_dir_has_no_error_at_step_0(self) -> None:
 		xml = os.path.join(self.tmp, 'bisect.xml')
-		with self.fake_steps(Status.NO_TESTS, Status.PASS, Status.PASS):
+		with fake_steps(Status.NO_TESTS, Status.PASS, Status.PASS):
 			status, output = self.run_cli('bisect', '--junit', xml)
 		self.assertEqual(status, 0, output)
 		self.assertIn('step 0/2 start: ok (no_tests)', output)
@@ -283,18 +282,8 @@ class BisectTest(CheckTestCase):
 		self.assertEqual(steps[1].find('failure').get('message'),  # type: ignore[union-attr]
 				 'BUILD FAILED: pass_pan, skip_nopan')
 
-	def fake_steps(self, *statuses: Status) -> Any:
-		"""Checker.run_step as a stand-in giving step N one config of
-		@statuses[N] (with one passing case if PASS)."""
-		def run_step(checker: steps.Checker, wt: str, step: steps.Step, logs: str,
-			     configs: Any=None, fresh: bool=True) -> None:
-			status = statuses[step.number]
-			step.configs = [synthetic_config(status, {'a': 'PASS'} if status ==
-							 Status.PASS else {})]
-		return mock.patch.object(steps.Checker, 'run_step', run_step)
-
 	def test_broken_start_is_reported_exit_1(self) -> None:
-		with self.fake_steps(Status.BUILD_ERROR, Status.PASS,
+		with fake_steps(Status.BUILD_ERROR, Status.PASS,
 				     Status.PASS, Status.PASS):
 			status, output = self.run_cli('bisect', test_data_path('series_demo'))
 		self.assertEqual(status, 1, output)
@@ -305,31 +294,31 @@ class BisectTest(CheckTestCase):
 	def test_no_tests_is_not_all_good(self) -> None:
 		no = Status.NO_TESTS
 		# A given series whose start runs no test is refused at once.
-		with self.fake_steps(no, no, no, no):
+		with fake_steps(no, no, no, no):
 			status, output = self.run_cli('bisect', test_data_path('series_demo'))
 		self.assertEqual(status, 2, output)
 		self.assertIn('no case passed at the start (step 0, ok (no_tests))', output)
 		self.assertNotIn('step 1/3', output)
 		# A pass that becomes no tests is a regression.
-		with self.fake_steps(Status.PASS, no, no, no):
+		with fake_steps(Status.PASS, no, no, no):
 			status, output = self.run_cli('bisect', test_data_path('series_demo'))
 		self.assertEqual(status, 1, output)
 		self.assertIn('bisect: first bad patch: 1 ', output)
 		self.assertIn('    c: no_tests', output)
 		# --step N fails on no tests.
-		with self.fake_steps(no, no, no, no):
+		with fake_steps(no, no, no, no):
 			status, output = self.run_cli('bisect', test_data_path('series_demo'), '--step', '2')
 		self.assertEqual(status, 1, output)
 		# patches/ whose steps all run no test is refused; its step 0 alone is fine.
-		with self.fake_steps(no, no, no):
+		with fake_steps(no, no, no):
 			status, output = self.run_cli('bisect')
 		self.assertEqual(status, 2, output)
 		self.assertIn('no step passed any case', output)
-		with self.fake_steps(no, Status.PASS, Status.PASS):
+		with fake_steps(no, Status.PASS, Status.PASS):
 			status, output = self.run_cli('bisect')
 		self.assertEqual(status, 0, output)
 		self.assertIn('step 0/2 start: ok (no_tests)', output)
-		with self.fake_steps(no):
+		with fake_steps(no):
 			status, output = self.run_cli('bisect', '--step', '0')
 		self.assertEqual(status, 0, output)
 

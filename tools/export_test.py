@@ -19,9 +19,10 @@ from pan_kunit import Error
 from pan_kunit.commands import (checkpatch, cli, export, export_check, export_kselftests,
 				 series_bisect)
 from pan_kunit.host import gitcmd, packages
+from pan_kunit.results.config_result import Status
 from pan_kunit.trees import sources, suites, tree
 from testlib import (REPO, KERNEL, test_data_path, read, write, edit_file, from_scratch,
-		     CheckTestCase, mailinfo, setUpModule, tearDownModule)
+		     CheckTestCase, fake_steps, mailinfo, setUpModule, tearDownModule)
 
 ZOE = 'Zoë Ångström'
 ZOE_EMAIL = 'zoe@example.org'
@@ -185,6 +186,21 @@ class ExportTest(CheckTestCase):
 		self.assertIn('step 2/3 0002-arm64-cpufeature-Add-the-arm64_cpufeature_fake-KUnit.patch: '
 			      'ok', output)
 		self.assertIn('step 0/3 start: ok', output)
+
+	def test_the_bare_base_runs_no_case_the_whole_series_must(self) -> None:
+		no, ok = Status.NO_TESTS, Status.PASS
+		# The base has none of the suites: its step passes nothing and
+		# is no reason to stop, as it would be for bisect.
+		with fake_steps(no, ok, ok, ok):
+			status, output = self.run_cli('export', self.out)
+		self.assertEqual(status, 0, output)
+		self.assertIn('step 0/3 start: ok (no_tests)', output)
+		self.assertIn('step 3/3 0003-', output)
+		# A series whose suites run nothing is refused after its last step.
+		with fake_steps(no, no, no, no):
+			status, output = self.run_cli('export', os.path.join(self.tmp, 'out2'))
+		self.assertEqual(status, 2, output)
+		self.assertIn('no case passed after the whole series (step 3, ok (no_tests))', output)
 
 	def test_recipients_base_stable_and_results(self) -> None:
 		fix = os.path.join(self.repo, 'patches', '6.1',

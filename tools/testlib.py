@@ -40,7 +40,7 @@ from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pan_kunit.commands import cli, selftest, sharding
+from pan_kunit.commands import cli, selftest, sharding, steps
 from pan_kunit.host import packages
 from pan_kunit.host.printer import Printer
 from pan_kunit.host.progress import Progress
@@ -503,4 +503,14 @@ def synthetic_config(status: Status, leaves: Dict[str, str]) -> config_result.Co
 	return config_result.ConfigResult(name='c', cpu='max', qemu_config='c.py', build_dir='b',
 				    status=status, elapsed=1.0, skip_reasons={}, kunit=kunit,
 				    console_log='', exec_log='')
+
+def fake_steps(*statuses: Status) -> Any:
+	"""Checker.run_step as a stand-in giving step N one config of
+	@statuses[N] (with one passing case if PASS)."""
+	def run_step(checker: steps.Checker, wt: str, step: steps.Step, logs: str,
+		     configs: Any=None, fresh: bool=True) -> None:
+		status = statuses[step.number]
+		step.configs = [synthetic_config(status, {'a': 'PASS'} if status ==
+						 Status.PASS else {})]
+	return mock.patch.object(steps.Checker, 'run_step', run_step)
 

@@ -422,7 +422,7 @@ def _export(session: Session, request: ExportRequest, target: Target, repo: str)
 		if not request.no_build:
 			patches = [series.patch(p) for p in files[1:]]
 			checked = series_bisect.run(checker, patches, None, start=tree.BASE_REF,
-					     kernel=target.kernel.package)
+						    kernel=target.kernel.package, adds_suites=True)
 			fill_results(files[0], results_block(checked[-1].configs, qemu_version()))
 		publish(partial, request.out)
 	finally:

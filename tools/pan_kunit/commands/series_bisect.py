@@ -106,7 +106,8 @@ def check_applies(wt: str, patches: List[Patch], kernel: str) -> None:
 		worktree.reset(wt, start)
 
 def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
-	only: Optional[int]=None, start: str=tree.PREPARED_REF, kernel: str='the tree') -> List[Step]:
+	only: Optional[int]=None, start: str=tree.PREPARED_REF, kernel: str='the tree',
+	adds_suites: bool=False) -> List[Step]:
 	"""Checks the starting point, then each patch on top of the previous
 	ones: @start (the prepared tree) plus @patches, or, with @sources, the
 	base plus the suites' files plus @patches (a check of patches/ itself).
@@ -115,7 +116,9 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 	be judged against it.  Raises Error for a patch that does not apply,
 	after printing the steps checked so far, and for the start of a
 	given series (not @sources) where no case passed: a series whose
-	start tests nothing would be all good."""
+	start tests nothing would be all good.  A series that @adds_suites
+	(export's, on the bare base) starts with none: there the whole
+	series must pass a case instead."""
 	shown = checker.progress
 	wt = worktree.checkout(shown.printer, checker.tree, start)
 	if sources is not None:
@@ -147,12 +150,17 @@ def run(checker: Checker, patches: List[Patch], sources: Optional[Sources],
 		if number == 0 and only is None:
 			if broken(step):
 				break
-			if sources is None and not passed_any(step):
+			if sources is None and not adds_suites and not passed_any(step):
 				shown.task('')
 				raise Error('no case passed at the start (step 0, ' + step.verdict() +
 					    '): every patch would look good; check --filter_glob, '
 					    '--config and the kunitconfig')
 	shown.task('')
+	if adds_suites and only is None and len(steps) == last + 1 and not passed_any(steps[-1]):
+		shown.printer.print('\n'.join(table(steps)))
+		raise Error(f'no case passed after the whole series (step {last}, '
+			    f'{steps[-1].verdict()}): it adds suites that run nothing; check '
+			    '--config and its .kunitconfig')
 	return steps
 
 def first_bad(steps: List[Step]) -> Optional[Step]:
