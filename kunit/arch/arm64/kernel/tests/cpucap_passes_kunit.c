@@ -25,7 +25,10 @@
  * too, with a fake matches(), to show its type makes it a system feature.
  * The late CPU check that the CPU hotplug code runs,
  * check_local_cpu_capabilities(), is run over a fake table too: static
- * stubs give it the case's set and record how it refuses a CPU.
+ * stubs give it the case's set, record how it refuses a CPU, and stand in
+ * for the checks of the CPU's hwcaps, vector lengths, KVM limits and
+ * MPAM, which would park this CPU or rewrite its SVE and SME vector
+ * length for real. Nothing in a case parks or panics a CPU.
  *
  * __enable_cpu_capabilities() is __init, so this is an init section
  * suite.
@@ -97,8 +100,8 @@ struct passes_real {
 	DECLARE_BITMAP(caps, ARM64_NCAPS);
 	DECLARE_BITMAP(boot_caps, ARM64_NCAPS);
 	struct cpucap_set set;
-	struct kunit *test;
-	void (*check)(void);
+	u16 scope_mask;		/* the scopes the late CPU is checked for */
+	const struct arm64_cpu_capabilities *conflict;
 	struct passes_lend_reg lend[PASSES_LEND_REGS];
 	int nr_lend;
 	int strict[PASSES_LEND_REGS];	/* check_update_ftr_reg()'s verdict */
@@ -116,6 +119,8 @@ struct passes_ctx {
 	/* How the late CPU check refused a CPU, instead of doing it */
 	atomic_t parked;
 	atomic_t panicked;
+	/* Calls of the checks beyond the capability rows, not run */
+	atomic_t features;
 	/* The ASID size the late CPU has */
 	const struct passes_asid *asid;
 };
@@ -766,6 +771,17 @@ static void passes_late_cpu_refuse(bool panic)
 	atomic_inc(panic ? &passes_ctx->panicked : &passes_ctx->parked);
 }
 
+static void passes_local_cpu_features(void)
+{
+	atomic_inc(&passes_ctx->features);
+}
+
+/* The static stub of verify_cpu_asid_bits()'s refusal, a panic */
+static void passes_asid_refuse(void)
+{
+	atomic_inc(&passes_ctx->panicked);
+}
+
 /*
  * The same rules through check_local_cpu_capabilities(), which the CPU
  * hotplug code runs on a CPU that comes up late: it checks the boot CPU
@@ -775,7 +791,11 @@ static void passes_late_cpu_refuse(bool panic)
  * STRICT_BOOT_CPU_FEATURE. It runs on this CPU over the case's table,
  * whose row is the only one in conflict: the static stubs of
  * verify_local_cpu_caps() give it the case's set and record the refusal
- * instead of taking it, in this thread only. Exactly one refusal for a
+ * instead of taking it, in this thread only. Those of
+ * verify_local_cpu_capabilities() and verify_cpu_asid_bits() record the
+ * checks that are not the table's: the first is called once, whatever the
+ * table says (the stubbed refusal returns), and the second, which reads
+ * this CPU's own ASID size, refuses nothing. Exactly one refusal for a
  * refused CPU, of the kind its type asks for, none for one let in.
  */
 static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
@@ -789,9 +809,13 @@ static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
 		__set_bit(0, ctx->caps);
 	kunit_activate_static_stub(test, late_cpu_cpucap_set, passes_late_cpu_cpucap_set);
 	kunit_activate_static_stub(test, late_cpu_refuse, passes_late_cpu_refuse);
+	kunit_activate_static_stub(test, verify_local_cpu_features, passes_local_cpu_features);
+	kunit_activate_static_stub(test, asid_bits_kunit_hooks.refuse, passes_asid_refuse);
 	preempt_disable();
 	check_local_cpu_capabilities();
 	preempt_enable();
+	kunit_deactivate_static_stub(test, asid_bits_kunit_hooks.refuse);
+	kunit_deactivate_static_stub(test, verify_local_cpu_features);
 	kunit_deactivate_static_stub(test, late_cpu_refuse);
 	kunit_deactivate_static_stub(test, late_cpu_cpucap_set);
 	parked = atomic_read(&ctx->parked);
@@ -805,6 +829,9 @@ static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
 			      r->panics ? "a panic" : "the CPU parked");
 	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->log.enables[0]), r->enabled ? 1 : 0,
 			    "type %#x, system %s it, late CPU %s it: cpu_enable() calls",
+			    r->type, passes_has(r->system_has), passes_has(r->cpu_has));
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->features), 1,
+			    "type %#x, system %s it, late CPU %s it: verify_local_cpu_features() calls",
 			    r->type, passes_has(r->system_has), passes_has(r->cpu_has));
 }
 
@@ -820,12 +847,13 @@ static void check_local_cpu_capabilities_late_cpu_rules(struct kunit *test)
  * reads) on top of the command line's. As in the sanitise suite, that is
  * done inside stop_machine(), so that no other CPU reads the lent
  * registers meanwhile, and they are given back as they were. The check
- * runs there too: the stopper thread is given the case's struct kunit
- * for the call, so that the static stubs of verify_local_cpu_caps() give
- * the check the case's set and record a refusal instead of taking it.
- * The copies have no cpu_enable(): only the verdict is checked. On the
- * lent values, check_update_ftr_reg() also says whether the late CPU
- * differs from the boot CPU in a strict field, for which
+ * runs there too: __verify_local_cpu_caps() over the copies, for the
+ * scopes of the case's check, which returns the row in conflict and
+ * refuses nothing itself (how a conflict is acted on, and which check
+ * covers which scope, is check_local_cpu_capabilities_late_cpu_rules's
+ * question). The copies have no cpu_enable(): only the verdict is
+ * checked. On the lent values, check_update_ftr_reg() also says whether
+ * the late CPU differs from the boot CPU in a strict field, for which
  * update_cpu_features() taints the kernel (the case does not).
  */
 static const struct arm64_cpu_capabilities *passes_find_feature(u16 num);
@@ -869,7 +897,6 @@ static int passes_real_check_fn(void *data)
 	struct passes_real *real = data;
 	struct arm64_ftr_override ovr[PASSES_LEND_REGS];
 	struct arm64_ftr_reg saved[PASSES_LEND_REGS];
-	struct kunit *saved_test = current->kunit_test;
 	int i;
 
 	for (i = 0; i < real->nr_lend; i++) {
@@ -882,9 +909,7 @@ static int passes_real_check_fn(void *data)
 		reg->sys_val = (reg->sys_val & ~l->mask) | l->boot;
 		reg->override = &ovr[i];
 	}
-	current->kunit_test = real->test;
-	real->check();
-	current->kunit_test = saved_test;
+	real->conflict = __verify_local_cpu_caps(&real->set, real->scope_mask);
 	for (i = real->nr_lend - 1; i >= 0; i--) {
 		struct passes_lend_reg *l = &real->lend[i];
 		struct arm64_ftr_reg *reg = get_arm64_ftr_reg_nowarn(l->sys_id);
@@ -897,37 +922,31 @@ static int passes_real_check_fn(void *data)
 	return 0;
 }
 
-/* The late CPU check's stub of the set it checks against: the copies. */
-static const struct cpucap_set *passes_real_cpucap_set(void)
-{
-	return &passes_ctx->real.set;
-}
-
 /*
- * Runs @check, check_early_cpu_features() or
- * check_local_cpu_capabilities(), on the lent registers over the copies;
- * returns how many times it parked the CPU and panicked the kernel.
+ * Checks the late CPU, on the lent registers, against the copies for the
+ * scopes of @scope_mask; returns the row in conflict, NULL if none.
  */
-static void passes_real_check(struct kunit *test, void (*check)(void),
-			      int *parked, int *panicked)
+static const struct arm64_cpu_capabilities *
+passes_real_check(struct kunit *test, u16 scope_mask)
 {
-	struct passes_ctx *ctx = test->priv;
-	struct passes_real *real = &ctx->real;
+	struct passes_real *real = &((struct passes_ctx *)test->priv)->real;
 	int i;
 
 	for (i = 0; i < real->nr_lend; i++)
 		KUNIT_ASSERT_NOT_NULL_MSG(test, get_arm64_ftr_reg_nowarn(real->lend[i].sys_id),
 					  "%s: no arm64_ftr_regs[] entry to lend",
 					  real->lend[i].name);
-	real->test = test;
-	real->check = check;
-	kunit_activate_static_stub(test, late_cpu_cpucap_set, passes_real_cpucap_set);
-	kunit_activate_static_stub(test, late_cpu_refuse, passes_late_cpu_refuse);
+	real->scope_mask = scope_mask;
 	KUNIT_ASSERT_EQ(test, stop_machine(passes_real_check_fn, real, NULL), 0);
-	kunit_deactivate_static_stub(test, late_cpu_refuse);
-	kunit_deactivate_static_stub(test, late_cpu_cpucap_set);
-	*parked = atomic_read(&ctx->parked);
-	*panicked = atomic_read(&ctx->panicked);
+	return real->conflict;
+}
+
+/* What a refusal of @conflict is: the CPU parked or the kernel panicked */
+static const char *passes_refusal(const struct arm64_cpu_capabilities *conflict)
+{
+	if (!conflict)
+		return "neither";
+	return cpucap_panic_on_conflict(conflict) ? "a panic" : "the CPU parked";
 }
 
 /*
@@ -978,13 +997,11 @@ KUNIT_ARRAY_PARAM(passes_pauth, passes_pauths, passes_pauth_desc);
 
 /*
  * A late CPU whose pointer authentication differs from the boot CPU's in
- * level or algorithm is parked by check_early_cpu_features(), the check
- * of the boot CPU scope that check_local_cpu_capabilities() starts with;
- * one with the boot CPU's is let in. The rest of
- * check_local_cpu_capabilities() is not run: its hwcap check would park
- * this CPU for real (HWCAP_PACA reads the same fields).
+ * level or algorithm is in conflict with a row of the boot CPU scope,
+ * which check_early_cpu_features() checks, and parked; one with the boot
+ * CPU's is let in.
  */
-static void check_early_cpu_features_ptrauth_by_level(struct kunit *test)
+static void verify_local_cpu_caps_ptrauth_by_level(struct kunit *test)
 {
 	const struct passes_pauth *p = test->param_value;
 	struct passes_real *real = &((struct passes_ctx *)test->priv)->real;
@@ -992,7 +1009,7 @@ static void check_early_cpu_features_ptrauth_by_level(struct kunit *test)
 			 FIELD_PREP(PASSES_ISAR1_API, p->boot_api);
 	u64 isar1_cpu = FIELD_PREP(PASSES_ISAR1_APA, p->cpu_apa) |
 			FIELD_PREP(PASSES_ISAR1_API, p->cpu_api);
-	int parked, panicked;
+	const struct arm64_cpu_capabilities *conflict;
 
 	passes_real_add(test, ARM64_HAS_ADDRESS_AUTH_ARCH_QARMA5, p->boot_apa);
 	passes_real_add(test, ARM64_HAS_ADDRESS_AUTH_IMP_DEF, p->boot_api);
@@ -1002,12 +1019,14 @@ static void check_early_cpu_features_ptrauth_by_level(struct kunit *test)
 	passes_real_lend(real, SYS_ID_AA64ISAR2_EL1, "ID_AA64ISAR2_EL1", PASSES_ISAR2_APA3,
 			 FIELD_PREP(PASSES_ISAR2_APA3, p->boot_apa3),
 			 FIELD_PREP(PASSES_ISAR2_APA3, p->cpu_apa3));
-	passes_real_check(test, check_early_cpu_features, &parked, &panicked);
+	conflict = passes_real_check(test, SCOPE_BOOT_CPU);
 
-	KUNIT_EXPECT_TRUE_MSG(test, parked == p->refused && !panicked,
-			      "boot CPU APA=%u API=%u APA3=%u, late CPU APA=%u API=%u APA3=%u: parked %d, panicked %d times; expected %s",
+	KUNIT_EXPECT_TRUE_MSG(test, !!conflict == p->refused &&
+			      !(conflict && cpucap_panic_on_conflict(conflict)),
+			      "boot CPU APA=%u API=%u APA3=%u, late CPU APA=%u API=%u APA3=%u, scope mask %#x: %s (%s); expected %s",
 			      p->boot_apa, p->boot_api, p->boot_apa3, p->cpu_apa, p->cpu_api,
-			      p->cpu_apa3, parked, panicked,
+			      p->cpu_apa3, SCOPE_BOOT_CPU, passes_refusal(conflict),
+			      conflict ? conflict->desc : "no conflict",
 			      p->refused ? "the CPU parked" : "neither");
 }
 
@@ -1049,18 +1068,18 @@ static void passes_pan_cpu_desc(const struct passes_pan_cpu *p, char *desc)
 KUNIT_ARRAY_PARAM(passes_pan_cpu, passes_pan_cpus, passes_pan_cpu_desc);
 
 /*
- * A late CPU with less PAN than the system uses is parked by
- * check_local_cpu_capabilities(), what the CPU hotplug code runs; one
- * with more is let in; either way, a PAN that differs is a strict
- * difference, a taint.
+ * A late CPU with less PAN than the system uses is in conflict with a
+ * system scope row, which verify_local_cpu_capabilities() checks once the
+ * system is up, and parked; one with more is let in; either way, a PAN
+ * that differs is a strict difference, a taint.
  */
-static void check_local_cpu_capabilities_pan_by_cpu(struct kunit *test)
+static void verify_local_cpu_caps_pan_by_cpu(struct kunit *test)
 {
 	const struct passes_pan_cpu *p = test->param_value;
 	struct passes_real *real = &((struct passes_ctx *)test->priv)->real;
 	bool epan = passes_find_feature(ARM64_HAS_EPAN);
 	bool refused = p->refused && (epan || p->cpu < 1);
-	int parked, panicked;
+	const struct arm64_cpu_capabilities *conflict;
 
 	passes_real_add(test, ARM64_HAS_PAN, p->boot >= 1);
 	if (epan)
@@ -1068,11 +1087,13 @@ static void check_local_cpu_capabilities_pan_by_cpu(struct kunit *test)
 	passes_real_lend(real, SYS_ID_AA64MMFR1_EL1, "ID_AA64MMFR1_EL1", PASSES_MMFR1_PAN,
 			 FIELD_PREP(PASSES_MMFR1_PAN, p->boot),
 			 FIELD_PREP(PASSES_MMFR1_PAN, p->cpu));
-	passes_real_check(test, check_local_cpu_capabilities, &parked, &panicked);
+	conflict = passes_real_check(test, PASSES_NON_BOOT);
 
-	KUNIT_EXPECT_TRUE_MSG(test, parked == refused && !panicked,
-			      "system PAN=%u, late CPU PAN=%u (%s EPAN row): parked %d, panicked %d times; expected %s",
-			      p->boot, p->cpu, epan ? "with the" : "no", parked, panicked,
+	KUNIT_EXPECT_TRUE_MSG(test, !!conflict == refused &&
+			      !(conflict && cpucap_panic_on_conflict(conflict)),
+			      "system PAN=%u, late CPU PAN=%u (%s EPAN row), scope mask %#x: %s (%s); expected %s",
+			      p->boot, p->cpu, epan ? "with the" : "no", PASSES_NON_BOOT,
+			      passes_refusal(conflict), conflict ? conflict->desc : "no conflict",
 			      refused ? "the CPU parked" : "neither");
 	KUNIT_EXPECT_EQ_MSG(test, real->strict[0], p->boot != p->cpu,
 			    "system PAN=%u, late CPU PAN=%u: check_update_ftr_reg() says %d, want %d (1: a strict field differs, the kernel tainted)",
@@ -1107,18 +1128,13 @@ static void passes_asid_desc(const struct passes_asid *a, char *desc)
 
 KUNIT_ARRAY_PARAM(passes_asid, passes_asids, passes_asid_desc);
 
-/* The static stubs of verify_cpu_asid_bits(): the case's CPU, a record */
+/* verify_cpu_asid_bits()'s reading of ID_AA64MMFR0_EL1: the case's CPU */
 static u64 passes_asid_cpu_mmfr0(void)
 {
 	const struct passes_asid *a = passes_ctx->asid;
 
 	return (read_sysreg_s(SYS_ID_AA64MMFR0_EL1) & ~PASSES_MMFR0_ASIDBITS) |
 	       FIELD_PREP(PASSES_MMFR0_ASIDBITS, a->cpu);
-}
-
-static void passes_asid_refuse(void)
-{
-	atomic_inc(&passes_ctx->panicked);
 }
 
 /*
@@ -1372,8 +1388,8 @@ static struct kunit_case __refdata arm64_cpucap_passes_cases[] = {
 	KUNIT_CASE(verify_local_cpu_caps_enables_present),
 	KUNIT_CASE(verify_local_cpu_caps_refuses_missing),
 	KUNIT_CASE(verify_local_cpu_caps_permits_extra),
-	KUNIT_CASE_PARAM(check_early_cpu_features_ptrauth_by_level, passes_pauth_gen_params),
-	KUNIT_CASE_PARAM(check_local_cpu_capabilities_pan_by_cpu, passes_pan_cpu_gen_params),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_ptrauth_by_level, passes_pauth_gen_params),
+	KUNIT_CASE_PARAM(verify_local_cpu_caps_pan_by_cpu, passes_pan_cpu_gen_params),
 	KUNIT_CASE_PARAM(check_early_cpu_features_asid_by_bits, passes_asid_gen_params),
 	KUNIT_CASE_PARAM(verify_local_cpu_caps_late_cpu_rules, passes_late_rule_gen_params),
 	KUNIT_CASE_PARAM(check_local_cpu_capabilities_late_cpu_rules,
