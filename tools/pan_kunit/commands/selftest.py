@@ -10,7 +10,8 @@
 # them than most files spend testing; for the end-to-end layer it has
 # also made the fixtures the files share (FIXTURES: the fake tree, set up
 # with git), once for all.  Each worker takes the next file from a queue
-# they share, the biggest first, and runs it, then the next: not a copy
+# they share, the longest first (as the last run timed them:
+# selftest_times.py), and runs it, then the next: not a copy
 # of the process per file, which on a virtual machine costs 10-50 ms of
 # CPU to make and to end, more than most files spend testing.  A file
 # that kills its worker fails, alone: another worker takes the files
@@ -69,6 +70,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from pan_kunit import StrEnum
+from pan_kunit.commands import selftest_times
 from pan_kunit.host import gitcmd, proc, summary
 from pan_kunit.host.printer import Printer
 
@@ -425,11 +427,11 @@ def _preload_fixtures(files: str, layer: Layer) -> None:
 
 def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=True) -> int:
 	"""Runs the type check (unless not @typecheck) and every test file
-	of TOOLS_DIR, the biggest first (they take the longest), their tests
+	of TOOLS_DIR, the longest first (selftest_times.order()), their tests
 	of @layer and the layers before it, and closes with the tally, as the
 	other commands do, instead of unittest's `Ran N tests in T s`."""
-	paths = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
-		       key=lambda p: (-os.path.getsize(p), p))
+	paths = selftest_times.order(TOOLS_DIR, glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
+				     layer)
 	start = time.monotonic()
 	for name in PRELOAD:
 		importlib.import_module(name)
@@ -446,6 +448,7 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 			gc.unfreeze()
 	checks = [r for r in found if r.name == TYPECHECK]
 	found = [r for r in found if r.name != TYPECHECK]
+	selftest_times.record(TOOLS_DIR, layer, {r.name: r.elapsed for r in found})
 	for done in sorted(found, key=lambda r: r.name) + checks:
 		if done.failed:
 			printer.print_stderr(done.output, end='')
