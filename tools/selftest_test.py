@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import unittest
 from typing import List, Optional, Tuple
 from unittest import mock
@@ -168,6 +169,41 @@ class SelftestTest(unittest.TestCase):
 					self.assertEqual(selftest.selftest(plain_printer(), layer=layer,
 									   typecheck=False), status, layer)
 				self.assertEqual(make.call_count, int(layer != selftest.Layer.UNIT))
+
+	def test_the_type_check_is_stopped_when_the_fixtures_cannot_be_made(self) -> None:
+		# The type check starts before the fixtures, beside them: when they
+		# fail, selftest stops it (and what it started) before it raises.
+		with tempfile.TemporaryDirectory() as tmp:
+			os.symlink(os.path.join(selftest.TOOLS_DIR, 'testlib.py'),
+				   os.path.join(tmp, 'testlib.py'))
+			write(os.path.join(tmp, 'one_test.py'), 'import unittest\n')
+			pid_file = os.path.join(tmp, 'mypy.pid')
+			mypy = [sys.executable, '-c', 'import os, time\n'
+				f'open({pid_file!r}, "w").write(str(os.getpid()))\n'
+				'time.sleep(60)\n']
+
+			def broken() -> None:
+				for _ in range(200):  # till the type check has started
+					if os.path.exists(pid_file):
+						break
+					time.sleep(0.05)
+				raise RuntimeError('no fixtures')
+
+			began = time.monotonic()
+			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+			     mock.patch.object(selftest, 'MYPY', mypy), \
+			     mock.patch.object(testlib, 'make_fixtures', side_effect=broken), \
+			     contextlib.redirect_stderr(io.StringIO()), \
+			     contextlib.redirect_stdout(io.StringIO()), \
+			     self.assertRaisesRegex(RuntimeError, 'no fixtures'):
+				selftest.selftest(plain_printer())
+			self.assertLess(time.monotonic() - began, 30)
+			pid = int(testlib.read(pid_file))
+			for _ in range(100):  # its copy's guard stops it once the copy is gone
+				if not testlib.process_running(pid):
+					break
+				time.sleep(0.05)
+			self.assertFalse(testlib.process_running(pid))
 
 	def test_type_check_beside_the_tests(self) -> None:
 		# mypy's errors fail selftest, one failure each, and are printed;

@@ -32,7 +32,8 @@
 #
 # Beside the tests, in a copy of its own, selftest runs the type check:
 # Debian's mypy on the tool and its tests, as tools/mypy.ini says (its
-# cache, tools/.mypy_cache, makes a check after an edit take a second).
+# cache, tools/.mypy_cache, makes a check after an edit take a second),
+# started first, while selftest makes the end-to-end fixtures alone.
 # Its time is reported on a line of its own; it counts in the closing
 # tally as one passed check, or as one failure per error it finds.
 #
@@ -60,6 +61,7 @@ import json
 import os
 import re
 import select
+import signal
 import struct
 import sys
 import tempfile
@@ -309,6 +311,7 @@ class _Run:
 		self.begun = 0
 		self.workers = 0
 		self.at_once = 0  # workers at a time
+		self.checking = 0.0  # time.monotonic() when the type check began
 		self._events = b''
 		self.queue = self.events = self.tell = -1
 
@@ -344,18 +347,29 @@ class _Run:
 					self._done(_result(os.path.basename(self.paths[number]), self.files, 0,
 							   time.monotonic() - began))
 
-	def run(self, typecheck: bool) -> List[FileResult]:
+	def typecheck(self) -> None:
+		"""Starts the type check, before run(): it needs none of what
+		selftest makes for the files, and runs while it makes it."""
+		self.checking = time.monotonic()
+		self.forks[proc.Fork(functools.partial(
+			_typecheck, os.path.join(self.files, TYPECHECK + '.json')),
+				     os.path.join(self.files, TYPECHECK + '.log'))] = TYPECHECK
+
+	def abandon(self) -> None:
+		"""Stops and reaps what typecheck() started, when run() will not
+		(selftest could not make what the files share)."""
+		for fork in self.forks:
+			os.kill(fork.pid, signal.SIGTERM)
+			fork.wait()
+		self.forks.clear()
+
+	def run(self) -> List[FileResult]:
 		self.queue, feed = os.pipe()
 		self.events, self.tell = os.pipe()
 		try:
 			os.write(feed, b''.join(struct.pack(QUEUE_FORMAT, index)
 						for index in range(len(self.paths))))
 			os.close(feed)
-			started = time.monotonic()
-			if typecheck:
-				self.forks[proc.Fork(functools.partial(
-					_typecheck, os.path.join(self.files, TYPECHECK + '.json')),
-						     os.path.join(self.files, TYPECHECK + '.log'))] = TYPECHECK
 			self.at_once = min(max(_jobs() - len(self.forks), 1), len(self.paths))
 			for _ in range(self.at_once):
 				self._worker()
@@ -370,7 +384,7 @@ class _Run:
 					status = fork.wait()
 					if name:
 						self._done(_result(name, self.files, status,
-								   time.monotonic() - started))
+								   time.monotonic() - self.checking))
 						continue
 					if fork.pid in self.running:  # died in a file
 						number, began = self.running.pop(fork.pid)
@@ -436,7 +450,14 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 	for name in PRELOAD:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
-		_preload_fixtures(files, layer)
+		run = _Run(printer, paths, files, layer)
+		if typecheck:
+			run.typecheck()  # beside the fixtures, which this process alone makes
+		try:
+			_preload_fixtures(files, layer)
+		except BaseException:
+			run.abandon()
+			raise
 		# What the copies share stays out of their garbage collections,
 		# which would otherwise touch (and copy) all of it.  A selftest
 		# run in a copy (selftest_test.py's, a dozen) finds what its
@@ -447,8 +468,7 @@ def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=Tr
 		gc.collect()
 		gc.freeze()
 		try:
-			run = _Run(printer, paths, files, layer)
-			found = run.run(typecheck)
+			found = run.run()
 		finally:
 			if not frozen:
 				gc.unfreeze()
