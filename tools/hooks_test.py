@@ -56,10 +56,16 @@ def hunk_change(name: str, lines: List[str]) -> hooks.FileChange:
 	return hooks.FileChange(name, b''.join(old[:-1]), None, found)
 
 @functools.lru_cache(maxsize=None)
+def loaded(kernel: kernels.KernelSpec) -> sources.Sources:
+	"""What the repo puts into @kernel's tree: read once for every test,
+	as sources.load() applies the older kernels' compat patches with git
+	(the tests only read it)."""
+	return sources.load(REPO, kernel)
+
+@functools.lru_cache(maxsize=None)
 def suite_paths(kernel: kernels.KernelSpec) -> Dict[str, List[str]]:
-	"""Each suite's files on @kernel: read once, as sources.load() applies
-	the older kernels' compat patches with git."""
-	return {s.name: s.paths for s in grouped(sources.load(REPO, kernel))}
+	"""Each suite's files on @kernel."""
+	return {s.name: s.paths for s in grouped(loaded(kernel))}
 
 # export's kernel, whose series upstream gets.
 NEWEST = kernels.newest(kernels.supported(REPO))
@@ -80,7 +86,7 @@ class HooksTest(unittest.TestCase):
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
-				wanted = sources.load(REPO, kernel)
+				wanted = loaded(kernel)
 				suites = {s.name for s in grouped(wanted)}
 				cuts = {name: hooks.hooked(self.changes(name, kernel), name, suites)
 					for name in wanted.patches}
@@ -131,7 +137,7 @@ class HooksTest(unittest.TestCase):
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
-				wanted = sources.load(REPO, kernel)
+				wanted = loaded(kernel)
 				(patch,) = [p for p in wanted.patches if 'KUnit-hook-for-PAN-tests' in p]
 				changes = self.changes(os.path.basename(patch), kernel)
 				# A symbol each: each patch of the cut names its own.
@@ -189,7 +195,7 @@ class HooksTest(unittest.TestCase):
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):
 				self.symbols = {}
-				wanted = sources.load(REPO, kernel)
+				wanted = loaded(kernel)
 				changes = {os.path.basename(p): self.changes(os.path.basename(p), kernel)
 					   for p in wanted.patches}
 				def items(text: bytes) -> List[hooks.Item]:

@@ -10,6 +10,7 @@
 # (failure, skipped with its reason, error or nothing), and each suite's
 # counts.
 
+import functools
 import os
 import shutil
 import subprocess
@@ -42,9 +43,11 @@ def _outcome(testcase: ET.Element) -> Tuple[str, str]:
 			return tag, reason
 	return '', ''
 
+@functools.lru_cache(maxsize=None)
 def kunit_py_junit(console: str) -> Tuple[Leaves, Dict[str, Dict[str, str]], Optional[files.JsonObj]]:
 	"""The leaves and per-suite counts of 7.3's kunit.py parse --junit,
-	and its JSON."""
+	and its JSON: once per process for each console, which both tests
+	read (a kunit.py parse is 0.1-0.2 s of CPU)."""
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-junit-') as scratch:
 		xml, json_path = os.path.join(scratch, 'kunit.xml'), os.path.join(scratch, 'kunit.json')
 		# kunit.py finds its tree from its path: it must be TREE/tools/testing/kunit.

@@ -6,13 +6,15 @@
 import contextlib
 import io
 import os
+import shutil
 import sys
 import tempfile
+import time
 import unittest
 from typing import List, Optional, Tuple
 from unittest import mock
 
-from pan_kunit.commands import cli, selftest
+from pan_kunit.commands import cli, selftest, selftest_times
 import testlib
 from testlib import write, end_to_end, setUpModule, tearDownModule, plain_printer
 
@@ -168,6 +170,41 @@ class SelftestTest(unittest.TestCase):
 									   typecheck=False), status, layer)
 				self.assertEqual(make.call_count, int(layer != selftest.Layer.UNIT))
 
+	def test_the_type_check_is_stopped_when_the_fixtures_cannot_be_made(self) -> None:
+		# The type check starts before the fixtures, beside them: when they
+		# fail, selftest stops it (and what it started) before it raises.
+		with tempfile.TemporaryDirectory() as tmp:
+			os.symlink(os.path.join(selftest.TOOLS_DIR, 'testlib.py'),
+				   os.path.join(tmp, 'testlib.py'))
+			write(os.path.join(tmp, 'one_test.py'), 'import unittest\n')
+			pid_file = os.path.join(tmp, 'mypy.pid')
+			mypy = [sys.executable, '-c', 'import os, time\n'
+				f'open({pid_file!r}, "w").write(str(os.getpid()))\n'
+				'time.sleep(60)\n']
+
+			def broken() -> None:
+				for _ in range(200):  # till the type check has started
+					if os.path.exists(pid_file):
+						break
+					time.sleep(0.05)
+				raise RuntimeError('no fixtures')
+
+			began = time.monotonic()
+			with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+			     mock.patch.object(selftest, 'MYPY', mypy), \
+			     mock.patch.object(testlib, 'make_fixtures', side_effect=broken), \
+			     contextlib.redirect_stderr(io.StringIO()), \
+			     contextlib.redirect_stdout(io.StringIO()), \
+			     self.assertRaisesRegex(RuntimeError, 'no fixtures'):
+				selftest.selftest(plain_printer())
+			self.assertLess(time.monotonic() - began, 30)
+			pid = int(testlib.read(pid_file))
+			for _ in range(100):  # its copy's guard stops it once the copy is gone
+				if not testlib.process_running(pid):
+					break
+				time.sleep(0.05)
+			self.assertFalse(testlib.process_running(pid))
+
 	def test_type_check_beside_the_tests(self) -> None:
 		# mypy's errors fail selftest, one failure each, and are printed;
 		# a clean check counts once; a missing mypy is one failure that
@@ -198,6 +235,77 @@ class SelftestTest(unittest.TestCase):
 				self.assertTrue(out.getvalue().endswith(tally), out.getvalue())
 				self.assertRegex(out.getvalue(), f'(?m)^{line} \\(tools/mypy.ini\\)$')
 				self.assertIn(printed, err.getvalue())
+
+	def test_the_longest_file_of_the_last_run_starts_first(self) -> None:
+		# One worker: the files end in the order they start.
+		with tempfile.TemporaryDirectory() as tmp:
+			for name, size in (('big_test.py', 900), ('small_test.py', 100)):
+				write(os.path.join(tmp, name), 'import unittest\n'
+				      'class T(unittest.TestCase):\n'
+				      '\tdef test(self):\n\t\tpass\n' + '#' * size + '\n')
+			ended = []
+			for _ in range(2):
+				err = io.StringIO()
+				with mock.patch.object(selftest, 'TOOLS_DIR', tmp), \
+				     mock.patch.object(selftest, '_jobs', return_value=1), \
+				     contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+					self.assertEqual(selftest.selftest(plain_printer(), typecheck=False), 0)
+				ended.append([line.split(':')[0] for line in err.getvalue().splitlines()
+					      if line.endswith(' tests')])
+				# What the next run reads: the small file took longer.
+				times = testlib.read(os.path.join(tmp, selftest_times.TIMES))
+				self.assertIn('"big_test.py"', times)
+				selftest_times.record(tmp, selftest.Layer.END_TO_END,
+						      {'big_test.py': 0.1, 'small_test.py': 2.0})
+		self.assertEqual(ended, [['big_test.py', 'small_test.py'],
+					 ['small_test.py', 'big_test.py']])
+
+class OrderTest(unittest.TestCase):
+	"""The order in which selftest runs the files (selftest_times)."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp()
+		self.addCleanup(shutil.rmtree, self.tmp)
+		self.paths = []
+		for name, size in (('a_test.py', 300), ('b_test.py', 200), ('c_test.py', 100),
+				   ('d_test.py', 400)):
+			self.paths.append(os.path.join(self.tmp, name))
+			write(self.paths[-1], '#' * size)
+
+	def order(self, layer: str='unit') -> List[str]:
+		return [os.path.basename(p) for p in selftest_times.order(self.tmp, self.paths, layer)]
+
+	def test_the_biggest_first_without_times(self) -> None:
+		self.assertEqual(self.order(), ['d_test.py', 'a_test.py', 'b_test.py', 'c_test.py'])
+		for broken in ('{', '[1, 2]', '{"unit": 3}', '{"unit": {"c_test.py": "x"}}'):
+			write(os.path.join(self.tmp, selftest_times.TIMES), broken)
+			self.assertEqual(self.order(), ['d_test.py', 'a_test.py', 'b_test.py', 'c_test.py'],
+					 broken)
+
+	def test_the_untimed_then_the_longest_of_the_last_run_of_the_layer(self) -> None:
+		selftest_times.record(self.tmp, 'unit', {'c_test.py': 0.5, 'b_test.py': 0.25})
+		selftest_times.record(self.tmp, 'end-to-end', {'a_test.py': 9.0, 'b_test.py': 1.0,
+							       'c_test.py': 2.0, 'd_test.py': 0.0})
+		self.assertEqual(self.order('unit'), ['d_test.py', 'a_test.py', 'c_test.py', 'b_test.py'])
+		self.assertEqual(self.order('end-to-end'),
+				 ['a_test.py', 'c_test.py', 'b_test.py', 'd_test.py'])
+		# A run of a layer replaces its times, and only its own.
+		selftest_times.record(self.tmp, 'unit', {'a_test.py': 1.0})
+		self.assertEqual(self.order('unit'), ['d_test.py', 'b_test.py', 'c_test.py', 'a_test.py'])
+		self.assertEqual(self.order('end-to-end'),
+				 ['a_test.py', 'c_test.py', 'b_test.py', 'd_test.py'])
+		self.assertEqual(sorted(os.listdir(self.tmp)),
+				 [selftest_times.TIMES, 'a_test.py', 'b_test.py', 'c_test.py', 'd_test.py'])
+
+	def test_times_that_cannot_be_written_are_left_out(self) -> None:
+		missing = os.path.join(self.tmp, 'missing')
+		selftest_times.record(missing, 'unit', {'a_test.py': 1.0})
+		self.assertFalse(os.path.exists(missing))
+		os.mkdir(os.path.join(self.tmp, selftest_times.TIMES))  # not a file: os.replace fails
+		selftest_times.record(self.tmp, 'unit', {'a_test.py': 1.0})
+		self.assertEqual(sorted(os.listdir(self.tmp)),
+				 [selftest_times.TIMES, 'a_test.py', 'b_test.py', 'c_test.py', 'd_test.py'])
+		self.assertEqual(self.order(), ['d_test.py', 'a_test.py', 'b_test.py', 'c_test.py'])
 
 class ScratchDirTest(unittest.TestCase):
 	"""Where the test files' temporary directories go."""

@@ -87,8 +87,9 @@ class SplitTest(unittest.TestCase):
 			self.assertEqual(len(shards), total)
 			keys = [u.key for s in shards for u in s]
 			self.assertEqual(sorted(keys), sorted(u.key for u in units))  # each once
-			for s in shards:  # in the order of the list
-				self.assertEqual(s, [u for u in units if u in s])
+			for s in shards:  # in the order of the list (its keys are unique)
+				held = {u.key for u in s}
+				self.assertEqual(s, [u for u in units if u.key in held])
 			shuffled = list(units)
 			rng.shuffle(shuffled)
 			self.assertEqual([{u.key for u in s} for s in shard.split(shuffled, total, setup)],

@@ -10,7 +10,8 @@
 # them than most files spend testing; for the end-to-end layer it has
 # also made the fixtures the files share (FIXTURES: the fake tree, set up
 # with git), once for all.  Each worker takes the next file from a queue
-# they share, the biggest first, and runs it, then the next: not a copy
+# they share, the longest first (as the last run timed them:
+# selftest_times.py), and runs it, then the next: not a copy
 # of the process per file, which on a virtual machine costs 10-50 ms of
 # CPU to make and to end, more than most files spend testing.  A file
 # that kills its worker fails, alone: another worker takes the files
@@ -31,7 +32,8 @@
 #
 # Beside the tests, in a copy of its own, selftest runs the type check:
 # Debian's mypy on the tool and its tests, as tools/mypy.ini says (its
-# cache, tools/.mypy_cache, makes a check after an edit take a second).
+# cache, tools/.mypy_cache, makes a check after an edit take a second),
+# started first, while selftest makes the end-to-end fixtures alone.
 # Its time is reported on a line of its own; it counts in the closing
 # tally as one passed check, or as one failure per error it finds.
 #
@@ -59,6 +61,7 @@ import json
 import os
 import re
 import select
+import signal
 import struct
 import sys
 import tempfile
@@ -69,6 +72,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from pan_kunit import StrEnum
+from pan_kunit.commands import selftest_times
 from pan_kunit.host import gitcmd, proc, summary
 from pan_kunit.host.printer import Printer
 
@@ -307,6 +311,7 @@ class _Run:
 		self.begun = 0
 		self.workers = 0
 		self.at_once = 0  # workers at a time
+		self.checking = 0.0  # time.monotonic() when the type check began
 		self._events = b''
 		self.queue = self.events = self.tell = -1
 
@@ -342,18 +347,29 @@ class _Run:
 					self._done(_result(os.path.basename(self.paths[number]), self.files, 0,
 							   time.monotonic() - began))
 
-	def run(self, typecheck: bool) -> List[FileResult]:
+	def typecheck(self) -> None:
+		"""Starts the type check, before run(): it needs none of what
+		selftest makes for the files, and runs while it makes it."""
+		self.checking = time.monotonic()
+		self.forks[proc.Fork(functools.partial(
+			_typecheck, os.path.join(self.files, TYPECHECK + '.json')),
+				     os.path.join(self.files, TYPECHECK + '.log'))] = TYPECHECK
+
+	def abandon(self) -> None:
+		"""Stops and reaps what typecheck() started, when run() will not
+		(selftest could not make what the files share)."""
+		for fork in self.forks:
+			os.kill(fork.pid, signal.SIGTERM)
+			fork.wait()
+		self.forks.clear()
+
+	def run(self) -> List[FileResult]:
 		self.queue, feed = os.pipe()
 		self.events, self.tell = os.pipe()
 		try:
 			os.write(feed, b''.join(struct.pack(QUEUE_FORMAT, index)
 						for index in range(len(self.paths))))
 			os.close(feed)
-			started = time.monotonic()
-			if typecheck:
-				self.forks[proc.Fork(functools.partial(
-					_typecheck, os.path.join(self.files, TYPECHECK + '.json')),
-						     os.path.join(self.files, TYPECHECK + '.log'))] = TYPECHECK
 			self.at_once = min(max(_jobs() - len(self.forks), 1), len(self.paths))
 			for _ in range(self.at_once):
 				self._worker()
@@ -368,7 +384,7 @@ class _Run:
 					status = fork.wait()
 					if name:
 						self._done(_result(name, self.files, status,
-								   time.monotonic() - started))
+								   time.monotonic() - self.checking))
 						continue
 					if fork.pid in self.running:  # died in a file
 						number, began = self.running.pop(fork.pid)
@@ -425,27 +441,40 @@ def _preload_fixtures(files: str, layer: Layer) -> None:
 
 def selftest(printer: Printer, layer: Layer=Layer.END_TO_END, typecheck: bool=True) -> int:
 	"""Runs the type check (unless not @typecheck) and every test file
-	of TOOLS_DIR, the biggest first (they take the longest), their tests
+	of TOOLS_DIR, the longest first (selftest_times.order()), their tests
 	of @layer and the layers before it, and closes with the tally, as the
 	other commands do, instead of unittest's `Ran N tests in T s`."""
-	paths = sorted(glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
-		       key=lambda p: (-os.path.getsize(p), p))
+	paths = selftest_times.order(TOOLS_DIR, glob.glob(os.path.join(TOOLS_DIR, '*_test.py')),
+				     layer)
 	start = time.monotonic()
 	for name in PRELOAD:
 		importlib.import_module(name)
 	with tempfile.TemporaryDirectory(prefix='pan-kunit-selftest-', dir=scratch_dir()) as files:
-		_preload_fixtures(files, layer)
+		run = _Run(printer, paths, files, layer)
+		if typecheck:
+			run.typecheck()  # beside the fixtures, which this process alone makes
+		try:
+			_preload_fixtures(files, layer)
+		except BaseException:
+			run.abandon()
+			raise
 		# What the copies share stays out of their garbage collections,
-		# which would otherwise touch (and copy) all of it.
+		# which would otherwise touch (and copy) all of it.  A selftest
+		# run in a copy (selftest_test.py's, a dozen) finds what its
+		# parent froze still frozen, and leaves it so: unfrozen, it
+		# would be walked by each collection after, each of these runs'
+		# too (75 ms each, most of what such a run cost).
+		frozen = gc.get_freeze_count() > 0
 		gc.collect()
 		gc.freeze()
 		try:
-			run = _Run(printer, paths, files, layer)
-			found = run.run(typecheck)
+			found = run.run()
 		finally:
-			gc.unfreeze()
+			if not frozen:
+				gc.unfreeze()
 	checks = [r for r in found if r.name == TYPECHECK]
 	found = [r for r in found if r.name != TYPECHECK]
+	selftest_times.record(TOOLS_DIR, layer, {r.name: r.elapsed for r in found})
 	for done in sorted(found, key=lambda r: r.name) + checks:
 		if done.failed:
 			printer.print_stderr(done.output, end='')

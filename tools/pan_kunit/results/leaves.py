@@ -57,15 +57,21 @@ def resolve(cases: List[Case], tallies: Dict[str, int], reasons: Dict[str, str])
 	i = 0
 	while i < len(cases):
 		leaf = cases[i]
-		key = '.'.join(leaf.path[:-1])
 		group = [leaf]
+		skipped = 0
 		if len(leaf.path) == 3:
-			while i + len(group) < len(cases) and cases[i + len(group)].path[:-1] == leaf.path[:-1]:
+			case = leaf.path[:-1]
+			while i + len(group) < len(cases) and cases[i + len(group)].path[:-1] == case:
 				group.append(cases[i + len(group)])
+			key = '.'.join(case)
+			# Counted only for a case with a tally (6.1's): the others'
+			# leaves are most of a boot's.
+			tally = tallies.get(key, 0)
+			if tally > 0:
+				marked = sum(c.status == CaseStatus.SKIP for c in group)
+				unsure = sum(c.status == CaseStatus.PASS for c in group)
+				skipped = max(0, min(tally - marked, unsure))
 		i += len(group)
-		marked = sum(c.status == CaseStatus.SKIP for c in group)
-		unsure = sum(c.status == CaseStatus.PASS for c in group)
-		skipped = max(0, min(tallies.get(key, 0) - marked, unsure)) if len(leaf.path) == 3 else 0
 		if skipped:
 			found += _said(group, skipped, reasons.get(key))
 			continue

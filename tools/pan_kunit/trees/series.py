@@ -102,36 +102,40 @@ def _git_tool(args: List[str], stdin: proc.Stream=proc.To.TERMINAL) -> proc.Resu
 	"""git outside any repository: mailsplit and mailinfo."""
 	return gitcmd.run(None, *args, stdin=stdin)
 
-def mail_problem(path: str) -> Optional[str]:
-	"""Why git am cannot take the file at @path as one patch, read with
-	git mailinfo, as git am reads it; None when it can."""
-	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
-		message, diff = os.path.join(scratch, 'message'), os.path.join(scratch, 'diff')
-		try:
-			with open(path, 'rb') as mail:
-				result = _git_tool(['mailinfo', message, diff], stdin=mail)
-		except OSError as e:
-			return f'cannot read it: {e.strerror}'
-		if result.returncode != 0:
-			return f'git mailinfo cannot read it: {result.stderr.strip()}'
-		headers = dict(line.split(': ', 1) for line in result.stdout.splitlines()
-			       if ': ' in line)
-		if not headers.get('Email', '').strip():
-			return ('no From: line with an e-mail address: git am takes a mail, not a '
-				'plain diff (git format-patch makes one)')
-		if os.path.getsize(diff) == 0:
-			return 'a mail with no diff: git am would stop at it ("Patch is empty")'
-	return None
+def _read_mail(path: str, scratch: str) -> Tuple[Optional[str], str]:
+	"""Why git am cannot take the file at @path as one patch (None when
+	it can), and its subject, as subject() reads it: one git mailinfo, as
+	git am reads it, its message and diff written into @scratch."""
+	message, diff = os.path.join(scratch, 'message'), os.path.join(scratch, 'diff')
+	try:
+		with open(path, 'rb') as mail:
+			result = _git_tool(['mailinfo', '-u', message, diff], stdin=mail)
+	except OSError as e:
+		return f'cannot read it: {e.strerror}', ''
+	if result.returncode != 0:
+		return f'git mailinfo cannot read it: {result.stderr.strip()}', ''
+	headers = dict(line.split(': ', 1) for line in result.stdout.splitlines() if ': ' in line)
+	subject = headers.get('Subject', '').strip()
+	if not headers.get('Email', '').strip():
+		return ('no From: line with an e-mail address: git am takes a mail, not a plain diff '
+			'(git format-patch makes one)', subject)
+	if os.path.getsize(diff) == 0:
+		return 'a mail with no diff: git am would stop at it ("Patch is empty")', subject
+	return None, subject
 
-def _refuse_unusable(spec: str, labelled: List[Tuple[str, str]]) -> None:
-	"""Refuses the series when git am cannot take one of its (path, label)."""
-	problems = [f'{label}: {why}' for path, label in labelled
-		    for why in [mail_problem(path)] if why is not None]
+def _subjects(spec: str, labelled: List[Tuple[str, str]]) -> List[str]:
+	"""The subject of each patch of @labelled (path, label), with one git
+	mailinfo each; refuses the series @spec when git am cannot take one
+	of them."""
+	with tempfile.TemporaryDirectory(prefix='pan-kunit-mailinfo-') as scratch:
+		read = [(label, *_read_mail(path, scratch)) for path, label in labelled]
+	problems = [f'{label}: {why}' for label, why, _ in read if why is not None]
 	if problems:
 		more = [f'... and {len(problems) - MAX_LISTED} more'] if len(problems) > MAX_LISTED else []
 		raise Error(f'SERIES {spec}: git am cannot take ' +
 			    ('this patch' if len(problems) == 1 else 'these patches') + ':\n' +
 			    '\n'.join('  ' + p for p in problems[:MAX_LISTED] + more))
+	return [subject for _, _, subject in read]
 
 def _from_directory(directory: str) -> List[str]:
 	series = os.path.join(directory, 'series')
@@ -163,14 +167,15 @@ def _from_mbox(mbox: str, work: str) -> List[str]:
 	if result.returncode != 0:
 		# A plain diff is a "corrupt mailbox" to mailsplit: say why.
 		if os.path.getsize(mbox) > 0:
-			_refuse_unusable(mbox, [(mbox, mbox)])
+			_subjects(mbox, [(mbox, mbox)])
 		raise Error(f'git mailsplit {mbox} failed:\n{result.stderr.strip()}')
 	paths = [os.path.join(out, n) for n in sorted(os.listdir(out))]
 	if not paths:
 		raise Error(f'no mail in the mbox {mbox}')
 	return paths
 
-def _from_range(tree_dir: str, rev_range: str, work: str) -> List[str]:
+def _from_range(tree_dir: str, rev_range: str, work: str) -> List[Tuple[str, str]]:
+	"""A patch file of each commit of @rev_range, in @work, with its label."""
 	commits = range_commits(tree_dir, rev_range)
 	out = os.path.join(work, 'range')
 	shutil.rmtree(out, ignore_errors=True)
@@ -189,21 +194,20 @@ def _from_range(tree_dir: str, rev_range: str, work: str) -> List[str]:
 		raise Error(f'SERIES {rev_range}: git am cannot take ' +
 			    ('this commit' if len(empty) == 1 else 'these commits') + ':\n' +
 			    '\n'.join(empty))
-	_refuse_unusable(rev_range, [(p, f'commit {c}') for p, c in zip(paths, commits)])
-	return paths
+	return list(zip(paths, (f'commit {c}' for c in commits)))
 
 def load(spec: str, tree_dir: str, work: str) -> List[Patch]:
 	"""SERIES: a directory of patches (in its `series` file's order, else
 	by name), an mbox, or a git range BASE..TIP of the tree; each patch
-	one that git am can take.  A directory or an mbox needs no tree."""
+	one that git am can take (one git mailinfo each tells that and its
+	subject).  A directory or an mbox needs no tree."""
 	what = kind(spec)
 	if what == Kind.DIRECTORY:
-		paths = _from_directory(spec)
-		_refuse_unusable(spec, [(p, p) for p in paths])
+		labelled = [(p, p) for p in _from_directory(spec)]
 	elif what == Kind.MBOX:
-		paths = _from_mbox(spec, work)
-		_refuse_unusable(spec, [(p, f'mail {i} of {spec}') for i, p in enumerate(paths, 1)])
+		labelled = [(p, f'mail {i} of {spec}') for i, p in enumerate(_from_mbox(spec, work), 1)]
 	else:
-		paths = _from_range(tree_dir, spec, work)
+		labelled = _from_range(tree_dir, spec, work)
+	subjects = _subjects(spec, labelled)
 	return [Patch(path=p, name=os.path.basename(p) if what != Kind.MBOX else f'{what} #{i}',
-		      subject=subject(p)) for i, p in enumerate(paths, 1)]
+		      subject=subject) for i, ((p, _), subject) in enumerate(zip(labelled, subjects), 1)]
