@@ -141,6 +141,59 @@ class StopTest(unittest.TestCase):
 		self.assertEqual(fork.wait(), 128 + signal.SIGHUP, read(log))
 		self.assertEqual(read(marker), 'TERM\n')
 
+	def test_a_signal_another_thread_took_stops_the_child_at_once(self) -> None:
+		# Linux may give a signal sent to the process to any of its
+		# threads (the one that sends it, often); Python notes it there
+		# and handles it in the main thread, once that looks: a wait for
+		# the child must not hold it until the child ends.
+		pid_file = os.path.join(self.tmp, 'pid')
+		def send() -> None:
+			wait_for(pid_file)
+			signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+		def call() -> int:
+			with proc.stopping_on_signals():
+				threading.Thread(target=send, daemon=True).start()
+				try:
+					proc.run(['sh', '-c', f'echo $$ > {pid_file}; exec sleep 30'])
+				except proc.Stopped as e:
+					return e.status
+			return 0
+		start = time.monotonic()
+		fork = in_a_copy(self, call, os.path.join(self.tmp, 'log'))
+		self.assertEqual(fork.wait(), 128 + signal.SIGTERM)
+		self.assertLess(time.monotonic() - start, 10)
+		self.assertEqual(gone([int(read(pid_file))], 1), [])
+
+	def test_a_signal_another_thread_took_stops_a_session_at_once(self) -> None:
+		pid_file = os.path.join(self.tmp, 'pid')
+		def send() -> None:
+			wait_for(pid_file)
+			signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+		def call() -> int:
+			with proc.stopping_on_signals(), open(os.path.join(self.tmp, 'out'), 'w') as out:
+				threading.Thread(target=send, daemon=True).start()
+				session = proc.Session(['sh', '-c', f'echo $$ > {pid_file}; exec sleep 30'],
+						       out, {})
+				try:
+					session.wait_to_end()
+				except proc.Stopped as e:
+					return e.status
+			return 0
+		start = time.monotonic()
+		fork = in_a_copy(self, call, os.path.join(self.tmp, 'log'))
+		self.assertEqual(fork.wait(), 128 + signal.SIGTERM)
+		self.assertLess(time.monotonic() - start, 10)
+		self.assertEqual(gone([int(read(pid_file))], 1), [])
+
+	def test_a_session_is_waited_for_past_the_signal_checks(self) -> None:
+		with open(os.path.join(self.tmp, 'out'), 'w') as out:
+			long = 3 * proc.SIGNAL_CHECK
+			session = proc.Session(['sh', '-c', f'sleep {long}; exit 3'], out, {})
+			self.assertFalse(session.wait(proc.SIGNAL_CHECK / 2))
+			self.assertEqual(session.wait_to_end(), 3)
+			session = proc.Session(['sh', '-c', f'sleep {long}'], out, {})
+			self.assertTrue(session.wait(10 * long))
+
 	def test_a_child_that_ignores_its_signal_is_killed_after_the_grace(self) -> None:
 		pid_file = os.path.join(self.tmp, 'pid')
 		def call() -> int:

@@ -41,7 +41,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from types import FrameType
-from typing import IO, Callable, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import IO, Callable, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from pan_kunit import Error
 from pan_kunit.host.guard import GUARD, GRACE
@@ -173,6 +173,22 @@ def stop(child: 'subprocess.Popen[bytes]', signum: int, grace: float) -> None:
 		child.kill()
 		child.wait()
 
+# How long a wait for a child blocks before Python looks at its signals
+# again: a stop signal that comes just before the wait blocks (Python has
+# noted it, and checks again only when the wait ends) is raised after at
+# most this long, not when the child ends.
+SIGNAL_CHECK = 0.25
+
+def _communicate(child: 'subprocess.Popen[bytes]',
+		 data: Optional[bytes]) -> Tuple[Optional[bytes], Optional[bytes]]:
+	"""child.communicate(@data), its output whole, in waits of
+	SIGNAL_CHECK seconds."""
+	while True:
+		try:
+			return child.communicate(data, timeout=SIGNAL_CHECK)
+		except subprocess.TimeoutExpired:
+			data = None  # Popen keeps what it has not written yet
+
 def run(cmd: Sequence[str], *, cwd: Optional[str]=None, env: Optional[Mapping[str, str]]=None,
 	input: Union[str, bytes, None]=None, stdin: Stream=To.TERMINAL,
 	stdout: Stream=To.CAPTURE, stderr: To=To.CAPTURE, decoding: Decoding=Decoding.TEXT,
@@ -198,7 +214,7 @@ def run(cmd: Sequence[str], *, cwd: Optional[str]=None, env: Optional[Mapping[st
 		raise Error(missing) from None
 	try:
 		_resume()
-		out, err = child.communicate(data)
+		out, err = _communicate(child, data)
 	except BaseException:
 		stop(child, stop_signal, GRACE if grace is None else grace)
 		raise
@@ -239,12 +255,17 @@ class Session:
 		return self._proc.returncode
 
 	def wait(self, timeout: Optional[float]) -> bool:
-		"""Waits for the process, at most @timeout seconds: whether it ended."""
-		try:
-			self._proc.wait(timeout=timeout)
-		except subprocess.TimeoutExpired:
-			return False
-		return True
+		"""Waits for the process, at most @timeout seconds (in waits of
+		SIGNAL_CHECK seconds): whether it ended."""
+		deadline = None if timeout is None else time.monotonic() + timeout
+		while True:
+			left = SIGNAL_CHECK if deadline is None else deadline - time.monotonic()
+			try:
+				self._proc.wait(timeout=max(0.0, min(SIGNAL_CHECK, left)))
+				return True
+			except subprocess.TimeoutExpired:
+				if deadline is not None and left <= SIGNAL_CHECK:
+					return False
 
 	def wait_to_end(self, grace: float=GRACE) -> int:
 		"""Waits for the process to end, and returns its exit status; an
