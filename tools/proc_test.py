@@ -12,7 +12,7 @@ import tempfile
 import threading
 import time
 import unittest
-from typing import Callable, List
+from typing import IO, Callable, List
 
 from pan_kunit.host import guard, pids, proc
 from pan_kunit.host.printer import Printer
@@ -141,20 +141,22 @@ class StopTest(unittest.TestCase):
 		self.assertEqual(fork.wait(), 128 + signal.SIGHUP, read(log))
 		self.assertEqual(read(marker), 'TERM\n')
 
-	def test_a_signal_another_thread_took_stops_the_child_at_once(self) -> None:
-		# Linux may give a signal sent to the process to any of its
-		# threads (the one that sends it, often); Python notes it there
-		# and handles it in the main thread, once that looks: a wait for
-		# the child must not hold it until the child ends.
+	def assert_a_signal_another_thread_took_stops(
+		self, wait_for_child: Callable[[List[str], IO[str]], object]) -> None:
+		"""Linux may give a signal sent to the process to any of its
+		threads (the one that sends it, often); Python notes it there and
+		handles it in the main thread, once that looks: @wait_for_child
+		(a child's command, a file for its output) must not hold it until
+		the child ends."""
 		pid_file = os.path.join(self.tmp, 'pid')
 		def send() -> None:
 			wait_for(pid_file)
 			signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
 		def call() -> int:
-			with proc.stopping_on_signals():
+			with proc.stopping_on_signals(), open(os.path.join(self.tmp, 'out'), 'w') as out:
 				threading.Thread(target=send, daemon=True).start()
 				try:
-					proc.run(['sh', '-c', f'echo $$ > {pid_file}; exec sleep 30'])
+					wait_for_child(['sh', '-c', f'echo $$ > {pid_file}; exec sleep 30'], out)
 				except proc.Stopped as e:
 					return e.status
 			return 0
@@ -164,26 +166,12 @@ class StopTest(unittest.TestCase):
 		self.assertLess(time.monotonic() - start, 10)
 		self.assertEqual(gone([int(read(pid_file))], 1), [])
 
+	def test_a_signal_another_thread_took_stops_the_child_at_once(self) -> None:
+		self.assert_a_signal_another_thread_took_stops(lambda cmd, out: proc.run(cmd))
+
 	def test_a_signal_another_thread_took_stops_a_session_at_once(self) -> None:
-		pid_file = os.path.join(self.tmp, 'pid')
-		def send() -> None:
-			wait_for(pid_file)
-			signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
-		def call() -> int:
-			with proc.stopping_on_signals(), open(os.path.join(self.tmp, 'out'), 'w') as out:
-				threading.Thread(target=send, daemon=True).start()
-				session = proc.Session(['sh', '-c', f'echo $$ > {pid_file}; exec sleep 30'],
-						       out, {})
-				try:
-					session.wait_to_end()
-				except proc.Stopped as e:
-					return e.status
-			return 0
-		start = time.monotonic()
-		fork = in_a_copy(self, call, os.path.join(self.tmp, 'log'))
-		self.assertEqual(fork.wait(), 128 + signal.SIGTERM)
-		self.assertLess(time.monotonic() - start, 10)
-		self.assertEqual(gone([int(read(pid_file))], 1), [])
+		self.assert_a_signal_another_thread_took_stops(
+			lambda cmd, out: proc.Session(cmd, out, {}).wait_to_end())
 
 	def test_a_session_is_waited_for_past_the_signal_checks(self) -> None:
 		with open(os.path.join(self.tmp, 'out'), 'w') as out:
