@@ -14,17 +14,14 @@ import json
 import os
 from typing import Dict, List, Mapping, Tuple
 
+from pan_kunit.host import files
+
 # In the directory of the test files: {layer: {file name: seconds}}.
 TIMES = '.selftest-times.json'
 
 def _read(directory: str) -> Dict[str, Dict[str, float]]:
 	"""TIMES of @directory; {} when there is none or it cannot be read."""
-	try:
-		with open(os.path.join(directory, TIMES)) as f:
-			times = json.load(f)
-	except (OSError, ValueError):
-		return {}
-	return times if isinstance(times, dict) else {}
+	return files.read_json(os.path.join(directory, TIMES)) or {}
 
 def order(directory: str, paths: List[str], layer: str) -> List[str]:
 	"""@paths, test files of @directory, in the order to run them for

@@ -13,7 +13,6 @@
 # machine splits a request the same way.
 
 import glob
-import json
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -66,12 +65,7 @@ def write_record(build_dir: str, seconds: float, objects: int, scratch: bool) ->
 		pass  # only an estimate is lost
 
 def read_record(build_dir: str) -> Dict[str, float]:
-	try:
-		with open(os.path.join(build_dir, RECORD)) as f:
-			data = json.load(f)
-	except (OSError, ValueError):
-		return {}
-	return data if isinstance(data, dict) else {}
+	return files.read_json(os.path.join(build_dir, RECORD)) or {}
 
 def last_scratch(trees: Sequence[str]) -> Dict[str, float]:
 	"""The record of a build from scratch in the build directories of
