@@ -173,6 +173,12 @@ class StopTest(unittest.TestCase):
 		self.assert_a_signal_another_thread_took_stops(
 			lambda cmd, out: proc.Session(cmd, out, {}).wait_to_end())
 
+	def test_a_signal_another_thread_took_stops_a_wait_for_copies_at_once(self) -> None:
+		def wait_for_copy(cmd: List[str], out: IO[str]) -> object:
+			fork = proc.Fork(lambda: proc.run(cmd).returncode, os.path.join(self.tmp, 'copy'))
+			return proc.ended([fork])
+		self.assert_a_signal_another_thread_took_stops(wait_for_copy)
+
 	def test_a_session_is_waited_for_past_the_signal_checks(self) -> None:
 		with open(os.path.join(self.tmp, 'out'), 'w') as out:
 			long = 3 * proc.SIGNAL_CHECK

@@ -348,6 +348,9 @@ class Fork:
 		return os.waitstatus_to_exitcode(status)
 
 def ended(forks: Sequence[Fork]) -> List[Fork]:
-	"""Waits until one of @forks ended at least: those that did."""
-	ready, _, _ = select.select(list(forks), [], [])
-	return ready
+	"""Waits until one of @forks ended at least, in waits of SIGNAL_CHECK
+	seconds: those that did."""
+	while True:
+		ready, _, _ = select.select(list(forks), [], [], SIGNAL_CHECK)
+		if ready:
+			return ready
