@@ -92,6 +92,45 @@ static void el1_exception_sets_pan(struct kunit *test)
 }
 
 /*
+ * Until apply_alternatives_all() patches it out for ARM64_HAS_PAN, a kernel
+ * with SW TTBR0 PAN returns from every exception taken from EL1 through
+ * __swpan_exit_el1, also on a CPU with PAN, where cpu_enable_pan() has
+ * already run: once SCTLR_EL1.SPAN (bit [23], DDI 0487 M.a.a, D24.2.175) is
+ * 0, the PAN bit of the saved SPSR_EL1 (bit [22], C5.2, SPSR_EL1) must be
+ * kept, or the interrupted context resumes with PAN off. No interrupt is
+ * taken in that window at every boot: the exit code is called here on
+ * SPSR values with PAN set, on a CPU with SPAN 0, and must return them as
+ * they were.
+ */
+static void swpan_exit_el1_keeps_pan_once_enabled(struct kunit *test)
+{
+	static const u64 spsrs[] = {
+		PSR_MODE_EL1h | PSR_PAN_BIT,
+		PSR_MODE_EL1h | PSR_PAN_BIT | PSR_D_BIT | PSR_A_BIT | PSR_I_BIT |
+			PSR_F_BIT,
+		PSR_MODE_EL1t | PSR_PAN_BIT | PSR_N_BIT | PSR_C_BIT,
+	};
+	u64 sctlr, out;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_ARM64_SW_TTBR0_PAN))
+		kunit_skip(test, "CONFIG_ARM64_SW_TTBR0_PAN is not set: no SW TTBR0 PAN exit code");
+
+	for (i = 0; i < ARRAY_SIZE(spsrs); i++) {
+		preempt_disable();
+		sctlr = read_sysreg(sctlr_el1);
+		out = swpan_exit_el1_kunit(spsrs[i]);
+		preempt_enable();
+
+		KUNIT_ASSERT_FALSE_MSG(test, sctlr & SCTLR_EL1_SPAN,
+				       "SCTLR_EL1 %#llx: SPAN is set on a CPU with PAN", sctlr);
+		KUNIT_EXPECT_EQ_MSG(test, out, spsrs[i],
+				    "SPSR_EL1 %#llx returned as %#llx, SCTLR_EL1 %#llx",
+				    spsrs[i], out, sctlr);
+	}
+}
+
+/*
  * The SCTLR_EL1 value __enable_mmu() writes (INIT_SCTLR_EL1_MMU_ON, on the
  * boot CPU and on each secondary) sets EPAN, so that PAN also stops
  * privileged accesses to user memory that is executable at EL0: without
@@ -184,6 +223,7 @@ static void cpu_enable_e0pd_every_cpu(struct kunit *test)
 static struct kunit_case arm64_pan_enable_cases[] = {
 	KUNIT_CASE(cpu_enable_pan_every_cpu),
 	KUNIT_CASE(el1_exception_sets_pan),
+	KUNIT_CASE(swpan_exit_el1_keeps_pan_once_enabled),
 	KUNIT_CASE(enable_mmu_sets_epan_every_cpu),
 	KUNIT_CASE(cpu_enable_e0pd_every_cpu),
 	{}

@@ -493,4 +493,11 @@ static inline void pant_exit_closed(struct kunit *test)
 	pant_expect_closed(test, NULL, "the case, in .exit");
 }
 
+/*
+ * __swpan_exit_el1 run on @spsr with its PAN bit set, as a return to EL1
+ * runs it: the SPSR_EL1 value it leaves. Built in entry.S with
+ * CONFIG_ARM64_SW_TTBR0_PAN and CONFIG_ARM64_PAN_ENABLE_KUNIT_TEST.
+ */
+u64 swpan_exit_el1_kunit(u64 spsr);
+
 #endif /* _ARM64_MM_TESTS_PAN_HELPERS_H */
