@@ -13,7 +13,7 @@
 #   a patch that hooks in no suite      itself, with its own message (the
 #                                       fix 0001, the refactors 0004 and
 #                                       0007, the static stubs 0005 and
-#                                       0006, entry.S's wrapper 0009): it
+#                                       0006): it
 #                                       stays before the suites that need
 #                                       it
 #   a patch that hooks in one suite     one patch: its lines and the

@@ -123,7 +123,8 @@ static void swpan_exit_el1_keeps_pan_once_enabled(struct kunit *test)
 		preempt_enable();
 
 		KUNIT_ASSERT_FALSE_MSG(test, sctlr & SCTLR_EL1_SPAN,
-				       "SCTLR_EL1 %#llx: SPAN is set on a CPU with PAN", sctlr);
+				       "SCTLR_EL1 %#llx: SPAN set, PAN not enabled on this CPU (see cpu_enable_pan_every_cpu)",
+				       sctlr);
 		KUNIT_EXPECT_EQ_MSG(test, out, spsrs[i],
 				    "SPSR_EL1 %#llx returned as %#llx, SCTLR_EL1 %#llx",
 				    spsrs[i], out, sctlr);
