@@ -108,6 +108,23 @@ class UserTreeTest(FakeKunitTestCase):
 		after = snapshot(self.user)
 		self.assertEqual({k: v for k, v in after.items() if before.get(k) != v}, {})
 
+	def test_a_tree_that_holds_some_of_the_suites_is_told_which_it_lacks(self) -> None:
+		self.user = self.tree  # a copy of a prepared tree, less one suite file
+		for ref in (tree.BASE_REF, tree.PREPARED_REF):
+			self.ugit('update-ref', '-d', ref)
+		lacking = 'arch/arm64/kernel/cpufeature_fake_test.h'
+		self.ugit('rm', '-q', lacking)
+		self.ugit('commit', '-q', '-m', 'lose a suite file')
+		before = snapshot(self.user)
+		status, output = self.run_cli('run', '--config', 'pass_pan')
+		self.assertEqual(status, 2, output)
+		self.assertIn('does not apply to', output)
+		self.assertRegex(output, r'your tree holds ([0-9]+) of the [0-9]+ files of the suites, '
+				 f'not {lacking}: a tree that holds them all is taken as it is')
+		self.assertNotIn('Traceback', output)
+		self.assertEqual(self.traced('build'), [])
+		self.assertEqual(snapshot(self.user), before)
+
 	def test_a_series_that_does_not_apply_is_named_before_any_build(self) -> None:
 		self.make_user_tree()
 		self.edit('arch/arm64/kernel/cpufeature.c', 'u64 val = read_sanitised_ftr_reg',

@@ -284,9 +284,14 @@ class Clone:
 		return self.commit(EDITS_SUBJECT.format(state.path), state.head,
 				   'Files: ' + ', '.join(state.edited))
 
+	def held(self, rev: str, paths: Sequence[str]) -> List[str]:
+		"""Those of @paths that @rev holds."""
+		listed = set(self.git('ls-tree', '-r', '--name-only', '-z', rev, '--',
+				      *paths).split('\0'))
+		return [p for p in paths if p in listed]
+
 	def holds(self, rev: str, paths: Sequence[str]) -> bool:
-		listed = self.git('ls-tree', '-r', '--name-only', '-z', rev, '--', *paths)
-		return set(paths) <= set(listed.split('\0'))
+		return len(self.held(rev, paths)) == len(paths)
 
 	def apply_series(self, base: str, sources: Sources, kernel: KernelSpec) -> str:
 		"""@base plus each patch of the series, a commit each, with the
@@ -380,9 +385,20 @@ def prepare(printer: Printer, user: str, clone_path: str, kernel: KernelSpec, so
 		else:
 			base = clone.git('rev-parse', '--verify', at + '^{commit}').strip()
 			clone.git('read-tree', base, index=True)
-		carried = clone.holds(base, sorted(sources.suites))
-		prepared = base if carried else clone.add_suites(
-			clone.apply_series(base, sources, kernel), sources)
+		paths = sorted(sources.suites)
+		held = clone.held(base, paths)
+		carried = len(held) == len(paths)
+		try:
+			prepared = base if carried else clone.add_suites(
+				clone.apply_series(base, sources, kernel), sources)
+		except Error as e:
+			if not held:
+				raise
+			lacking = ', '.join(p for p in paths if p not in held)[:400]
+			raise Error(f'{e}\nyour tree holds {len(held)} of the {len(paths)} files '
+				    f'of the suites, not {lacking}: a tree that holds them all is '
+				    'taken as it is (a file .gitignore hides is not in it: git add -f)'
+				    ) from None
 		tree.git(clone_path, 'update-ref', tree.BASE_REF, base)
 		tree.git(clone_path, 'update-ref', tree.PREPARED_REF, prepared)
 		tree.git(clone_path, 'checkout', '-q', '-f', '--detach', prepared)
