@@ -516,6 +516,29 @@ class ExportCheckTest(unittest.TestCase):
 		self.assertEqual(export_check.changed_functions(base, series), ['a', 'c', 'd'])
 		self.assertEqual(export_check.changed_functions(base, base), [])
 
+	def test_objects_are_built_again_after_the_patches_that_may_change_them(self) -> None:
+		touched = [['arch/arm64/kernel/entry.S'],                      # a source
+			   ['arch/arm64/Kconfig.debug', 'arch/arm64/kernel/tests/x_kunit.c'],
+			   ['arch/arm64/include/asm/cpufeature.h'],            # a header
+			   ['arch/arm64/mm/tests/pan.h',                       # a test's header
+			    'tools/testing/selftests/arm64/pan/pan_util.h'],   # user space's
+			   ['arch/arm64/kernel/.kunitconfig']]
+		sources = ['arch/arm64/kernel/entry.S', 'arch/arm64/mm/fault.c']
+		# The last, whatever it touches, gives the series' objects.
+		self.assertEqual(export_check.object_steps(touched, sources), [0, 2, 4])
+		self.assertEqual(export_check.object_steps(touched[:3], sources), [0, 2])
+		self.assertEqual(export_check.object_steps([], sources), [])
+
+	def test_an_object_is_changed_by_the_steps_after_which_it_differs(self) -> None:
+		built = [('base', {'a.o': ['x'], 'b.o': ['y']}),
+			 ('0001', {'a.o': ['x'], 'b.o': ['y']}),
+			 ('0002', {'a.o': ['x2'], 'b.o': ['y']}),
+			 ('0003', {'a.o': ['x2'], 'b.o': ['y']}),
+			 ('0004', {'a.o': ['x'], 'b.o': ['y'], 'c.o': ['z']})]
+		self.assertEqual(export_check.changed_by(built, 'a.o'), ['0002', '0004'])
+		self.assertEqual(export_check.changed_by(built, 'b.o'), [])
+		self.assertEqual(export_check.changed_by(built, 'c.o'), ['0004'])
+
 	def test_sparse_that_the_kernel_turned_off_is_named(self) -> None:
 		log = ('$ make W=1 C=1 CHECK=sparse arch/arm64/kernel/\n'
 		       '/t/plain/Makefile:1311: C=1 specified, but no-such-sparse is not available '

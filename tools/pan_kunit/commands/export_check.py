@@ -14,8 +14,9 @@
 #                 with the suites' own .kunitconfig passes in that tree;
 #                 and with the test options off (CONFIG_KUNIT=n), the
 #                 object code of each file the series touches is that of
-#                 the base, or named with the patches and the functions
-#                 that change it, in each of OBJECT_CONFIGS.
+#                 the base, or named with the patches after which it
+#                 changes and the functions whose code differs, in each of
+#                 OBJECT_CONFIGS.
 #
 # `export` builds and boots every prefix of the series on the matrix too
 # (bisect's steps): together, the proof per patch that export --check
@@ -98,6 +99,7 @@ class ObjectCheck:
 	changed_lines: int = 0
 	config: str = ''
 	functions: List[str] = field(default_factory=list)   # those that differ
+	changed_by: List[str] = field(default_factory=list)  # the patches after which it changes
 
 @dataclass
 class SeriesCheck:
@@ -238,6 +240,24 @@ def functions(disassembly: List[str]) -> Dict[str, List[str]]:
 			body.append(re.sub(r'\b[0-9a-f]+ <', '<', line))
 	return found
 
+def object_steps(touched: List[List[str]], sources: Sequence[str]) -> List[int]:
+	"""The patches (indexes into @touched, the files each patch touches)
+	after which the objects of @sources are built again: those that touch
+	one of @sources, or a header that is not a test's (any of them may
+	include it), and the last."""
+	wanted = set(sources)
+	steps = [i for i, paths in enumerate(touched)
+		 if any(p in wanted or (p.endswith('.h') and '/tests/' not in p and
+					  not p.startswith(USER_SPACE)) for p in paths)]
+	last = len(touched) - 1
+	return steps if last < 0 or last in steps else steps + [last]
+
+def changed_by(built: Sequence[Tuple[str, Dict[str, List[str]]]], obj: str) -> List[str]:
+	"""The steps of @built (each a label and its disassembly of each
+	object) whose disassembly of @obj differs from the step's before."""
+	return [label for (_, before), (label, after) in zip(built, built[1:])
+		if before.get(obj) != after.get(obj)]
+
 def changed_functions(base: List[str], series: List[str]) -> List[str]:
 	"""The functions whose code differs between two disassemblies of an
 	object, or that only one has."""
@@ -333,35 +353,39 @@ def check_series(printer: Printer, tree_dir: str, patch_files: List[str], jobs: 
 		printer.print(f'    {check.name}: {check.verdict()}')
 		for line in (check.warnings + check.kerneldoc)[:20]:
 			printer.print(f'        {line}')
-	# The object code of what the series touches, with the test options off.
+	# The object code of what the series touches, with the test options off:
+	# built at the base and again after each patch that may change it.
+	touched = [_touched(wt, commit) for commit in commits]
 	touched_by: Dict[str, List[str]] = {}
-	for check, commit in zip(result.patches, commits):
-		for path in _touched(wt, commit):
+	for check, paths in zip(result.patches, touched):
+		for path in paths:
 			touched_by.setdefault(path, []).append(check.name)
 	objs = _objects(wt, series_files)
+	sources = {obj: next((p for p in series_files if os.path.splitext(p)[0] + '.o' == obj), obj)
+		   for obj in objs}
+	steps = [('base', tree.BASE_REF)] + [(result.patches[i].name, commits[i]) for i in
+					    object_steps(touched, list(sources.values()))]
 	for name, enable in OBJECT_CONFIGS.items() if objs else ():
-		disasm: Dict[str, Dict[str, List[str]]] = {}
-		for label, rev in (('base', tree.BASE_REF), ('series', final)):
+		out = os.path.join(state, f'objects-{name}')
+		printer.print(f'    the object code without KUnit ({name}), at the base and after '
+			      f'{len(steps) - 1} of the patches ...')
+		built: List[Tuple[str, Dict[str, List[str]]]] = []
+		for label, rev in steps:
 			tree.git(wt, 'checkout', '-q', '--detach', rev)
-			out = os.path.join(state, f'objects-{name}-{label}')
-			present = [o for o in objs if os.path.exists(
-				os.path.join(wt, os.path.splitext(o)[0] + '.c')) or os.path.exists(
-				os.path.join(wt, os.path.splitext(o)[0] + '.S'))]
-			printer.print(f'    the object code without KUnit ({name}), {label} ...')
+			present = [o for o in objs if os.path.exists(os.path.join(wt, sources[o]))]
 			if _config(wt, out, log, full, jobs, disable=['KUNIT'], enable=enable) != 0 or \
 			   _make(wt, out, log, present, jobs) != 0:
 				raise Error(f'the build of {", ".join(present)} without KUnit failed '
 					    f'({name}, {label}; log: {log}):\n{_tail(log)}')
-			disasm[label] = {o: _disassembly(out, o) for o in present}
+			built.append((label, {o: _disassembly(out, o) for o in present}))
 		for obj in objs:
-			base, series = disasm['base'].get(obj), disasm['series'].get(obj)
-			source = next((p for p in series_files if os.path.splitext(p)[0] + '.o' == obj), obj)
+			base, series = built[0][1].get(obj), built[-1][1].get(obj)
 			changed = 0 if base == series else sum(
 				1 for a, b in zip(base or [], series or []) if a != b) + abs(
 				len(base or []) - len(series or []))
 			result.objects.append(ObjectCheck(
-				source, base == series, touched_by.get(source, []), changed, name,
-				changed_functions(base or [], series or [])))
+				sources[obj], base == series, touched_by.get(sources[obj], []), changed,
+				name, changed_functions(base or [], series or []), changed_by(built, obj)))
 	# The plain kunit.py run, in the tree of the series.
 	tree.git(wt, 'checkout', '-q', '--detach', final)
 	result.kunit_log = os.path.join(state, 'kunit.log')
@@ -398,7 +422,8 @@ def report(printer: Printer, result: SeriesCheck) -> None:
 		else:
 			printer.print(f'    {obj.source}, without KUnit ({obj.config}): object code '
 				      f'differs from the base ({obj.changed_lines} lines of disassembly, '
-				      f'in {", ".join(obj.functions) or "no function"}; touched by '
+				      f'in {", ".join(obj.functions) or "no function"}; changed by '
+				      f'{", ".join(obj.changed_by) or "no patch"}; touched by '
 				      f'{", ".join(obj.patches) or "no patch"})')
 	if result.sparse_off:
 		printer.print(f'    sparse: NOT RUN, the W=1 builds ran without it: {result.sparse_off}')
