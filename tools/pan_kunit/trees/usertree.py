@@ -290,9 +290,6 @@ class Clone:
 				      *paths).split('\0'))
 		return [p for p in paths if p in listed]
 
-	def holds(self, rev: str, paths: Sequence[str]) -> bool:
-		return len(self.held(rev, paths)) == len(paths)
-
 	def apply_series(self, base: str, sources: Sources, kernel: KernelSpec) -> str:
 		"""@base plus each patch of the series, a commit each, with the
 		patch's author, date and message (git mailinfo)."""
