@@ -61,7 +61,8 @@ class ExportMessageTest(unittest.TestCase):
 			'arm64_cpucap_table': 'cpucap',
 			'arm64_cpufeature_field': 'cpufeature', 'arm64_cpufeature_match': 'cpufeature',
 			'arm64_cpufeature_sanitise': 'cpufeature', 'arm64_pan_detect': 'mm',
-			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_uaccess': 'mm',
+			'arm64_pan_enable': 'mm', 'arm64_pan_hotplug': 'mm', 'arm64_pan_resume': 'mm',
+			'arm64_pan_uaccess': 'mm',
 			'arm64_pan_uaccess_fault': 'mm', 'arm64_pan_exec_only': 'mm',
 			'arm64_pan_saved_ttbr0': 'mm', 'arm64_pan_fault': 'mm'})
 		pan = [s for s in found if s.name == 'arm64_pan_detect'][0]
@@ -73,7 +74,8 @@ class ExportMessageTest(unittest.TestCase):
 		self.assertEqual([(s.name, s.shared) for s in found if s.shared], [
 			('arm64_pan_detect', [helpers]), ('arm64_pan_enable', [helpers]),
 			('arm64_pan_exec_only', [helpers, uaccess]), ('arm64_pan_fault', [helpers]),
-			('arm64_pan_hotplug', [helpers]), ('arm64_pan_saved_ttbr0', [helpers, uaccess]),
+			('arm64_pan_hotplug', [helpers]), ('arm64_pan_resume', [helpers, uaccess]),
+			('arm64_pan_saved_ttbr0', [helpers, uaccess]),
 			('arm64_pan_uaccess_fault', [helpers, uaccess]),
 			('arm64_pan_uaccess', [helpers, uaccess])])
 		self.assertEqual(export.suite_message(pan, ['ARM64_PAN_DETECT_KUNIT_TEST'], ['Why.'],

@@ -108,7 +108,7 @@ class HooksTest(unittest.TestCase):
 					 'arm64_cpucap_table'],
 					# In the order of their Kconfig entries.
 					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
-					 'arm64_pan_uaccess', 'arm64_pan_uaccess_fault',
+					 'arm64_pan_resume', 'arm64_pan_uaccess', 'arm64_pan_uaccess_fault',
 					 'arm64_pan_exec_only', 'arm64_pan_saved_ttbr0',
 					 'arm64_pan_fault'],
 					['arm64_cpucap_hwcaps']])
@@ -123,6 +123,7 @@ class HooksTest(unittest.TestCase):
 					'ARM64_PAN_DETECT_KUNIT_TEST': 'arm64_pan_detect',
 					'ARM64_PAN_ENABLE_KUNIT_TEST': 'arm64_pan_enable',
 					'ARM64_PAN_HOTPLUG_KUNIT_TEST': 'arm64_pan_hotplug',
+					'ARM64_PAN_RESUME_KUNIT_TEST': 'arm64_pan_resume',
 					'ARM64_PAN_UACCESS_KUNIT_TEST': 'arm64_pan_uaccess',
 					'ARM64_PAN_UACCESS_FAULT_KUNIT_TEST': 'arm64_pan_uaccess_fault',
 					'ARM64_PAN_EXEC_ONLY_KUNIT_TEST': 'arm64_pan_exec_only',
@@ -132,7 +133,7 @@ class HooksTest(unittest.TestCase):
 
 	def test_0007_gives_each_pan_suite_its_paragraph_and_symbol(self) -> None:
 		pan = ['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
-		       'arm64_pan_uaccess', 'arm64_pan_uaccess_fault', 'arm64_pan_exec_only',
+		       'arm64_pan_resume', 'arm64_pan_uaccess', 'arm64_pan_uaccess_fault', 'arm64_pan_exec_only',
 		       'arm64_pan_saved_ttbr0', 'arm64_pan_fault']
 		for kernel in kernels.supported(REPO):
 			with self.subTest(kernel=kernel.name):

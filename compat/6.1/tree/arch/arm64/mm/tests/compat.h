@@ -10,7 +10,10 @@
  *   calling kernel thread, which drops it as it exits, and a mapping in
  *   it. The resource kunit_vm_mmap() records frees nothing (the mapping
  *   goes with the mm), so none is recorded here;
- * - KUnit's deferred actions, from 6.5 (<kunit/deferred_actions.h>).
+ * - KUnit's deferred actions, from 6.5 (<kunit/deferred_actions.h>);
+ * - KUNIT_EXPECT_MEMEQ_MSG(), from 6.2: here a memcmp() under
+ *   KUNIT_EXPECT_TRUE_MSG(), whose message says what differs but not
+ *   the bytes.
  */
 #ifndef _ARM64_MM_TESTS_COMPAT_H
 #define _ARM64_MM_TESTS_COMPAT_H
@@ -27,6 +30,9 @@
 #define SYS_PSTATE_PAN	sys_reg(3, 0, 4, 2, 3)
 
 #define TCR_EL1_A1	TCR_A1
+
+#define KUNIT_EXPECT_MEMEQ_MSG(test, left, right, size, fmt, ...)		\
+	KUNIT_EXPECT_TRUE_MSG(test, !memcmp(left, right, size), fmt, ##__VA_ARGS__)
 
 static inline int kunit_attach_mm(void)
 {
