@@ -950,6 +950,16 @@ static const char *passes_refusal(const struct arm64_cpu_capabilities *conflict)
 }
 
 /*
+ * Whether @conflict is what the check of a late CPU must give: a conflict,
+ * which parks the CPU, when @refused, none otherwise; never a conflict
+ * whose row makes the kernel panic.
+ */
+static bool passes_parked(const struct arm64_cpu_capabilities *conflict, bool refused)
+{
+	return !!conflict == refused && !(conflict && cpucap_panic_on_conflict(conflict));
+}
+
+/*
  * Pointer authentication: ID_AA64ISAR1_EL1.APA [7:4] (QARMA5) and API
  * [11:8] (an IMPLEMENTATION DEFINED algorithm), ID_AA64ISAR2_EL1.APA3
  * [15:12] (QARMA3); 0b0000 none, 0b0001 FEAT_PAuth, 0b0010 FEAT_EPAC,
@@ -1021,8 +1031,7 @@ static void verify_local_cpu_caps_ptrauth_by_level(struct kunit *test)
 			 FIELD_PREP(PASSES_ISAR2_APA3, p->cpu_apa3));
 	conflict = passes_real_check(test, SCOPE_BOOT_CPU);
 
-	KUNIT_EXPECT_TRUE_MSG(test, !!conflict == p->refused &&
-			      !(conflict && cpucap_panic_on_conflict(conflict)),
+	KUNIT_EXPECT_TRUE_MSG(test, passes_parked(conflict, p->refused),
 			      "boot CPU APA=%u API=%u APA3=%u, late CPU APA=%u API=%u APA3=%u, scope mask %#x: %s (%s); expected %s",
 			      p->boot_apa, p->boot_api, p->boot_apa3, p->cpu_apa, p->cpu_api,
 			      p->cpu_apa3, SCOPE_BOOT_CPU, passes_refusal(conflict),
@@ -1089,8 +1098,7 @@ static void verify_local_cpu_caps_pan_by_cpu(struct kunit *test)
 			 FIELD_PREP(PASSES_MMFR1_PAN, p->cpu));
 	conflict = passes_real_check(test, PASSES_NON_BOOT);
 
-	KUNIT_EXPECT_TRUE_MSG(test, !!conflict == refused &&
-			      !(conflict && cpucap_panic_on_conflict(conflict)),
+	KUNIT_EXPECT_TRUE_MSG(test, passes_parked(conflict, refused),
 			      "system PAN=%u, late CPU PAN=%u (%s EPAN row), scope mask %#x: %s (%s); expected %s",
 			      p->boot, p->cpu, epan ? "with the" : "no", PASSES_NON_BOOT,
 			      passes_refusal(conflict), conflict ? conflict->desc : "no conflict",
