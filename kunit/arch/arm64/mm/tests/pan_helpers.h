@@ -107,6 +107,7 @@ static inline u64 pant_read_pan(void)
 #define PANT_TTBR_CNP		BIT_ULL(0)
 /* DDI 0487 M.a.a, D24.2.209 and D24.2.212, TTBR0_EL1 and TTBR1_EL1: ASID, bits [63:48]. */
 #define PANT_TTBR_ASID_SHIFT	48
+#define PANT_TTBR_ASID		GENMASK_ULL(63, PANT_TTBR_ASID_SHIFT)
 /* The ASID that SW TTBR0 PAN installs while user access is closed. */
 #define PANT_RESERVED_ASID	0
 

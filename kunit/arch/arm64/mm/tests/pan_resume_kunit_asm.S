@@ -8,7 +8,7 @@
 #include <asm/assembler.h>
 #include <asm/sysreg.h>
 
-	.pushsection .idmap.text, "a"
+	.pushsection .idmap.text, "ax"
 
 /*
  * void pan_resume_kunit_wake(void): turns the MMU off and branches to
