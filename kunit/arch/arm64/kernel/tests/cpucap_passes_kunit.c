@@ -766,9 +766,9 @@ static const struct cpucap_set *passes_late_cpu_cpucap_set(void)
 	return &passes_ctx->set;
 }
 
-static void passes_late_cpu_refuse(bool panic)
+static void passes_late_cpu_refuse(bool fatal)
 {
-	atomic_inc(panic ? &passes_ctx->panicked : &passes_ctx->parked);
+	atomic_inc(fatal ? &passes_ctx->panicked : &passes_ctx->parked);
 }
 
 static void passes_local_cpu_features(void)
