@@ -38,7 +38,7 @@
  * checks the other way: a kernel row with no row here fails, named.
  *
  * Where the Arm ARM does not settle a row, the kernel's choice is checked
- * as the kernel documents it, and the case says which choice and why:
+ * as the kernel documents it, and a failure says which choice and why:
  *  - HWCAP_AFTER_MAA: a value of an Armv9.7 feature that M.a.a does not
  *    list yet (its field's table stops below it): the value of
  *    Documentation/arch/arm64/elf_hwcaps.rst;
@@ -686,7 +686,8 @@ static void elf_hwcaps_row_matches_armarm(struct kunit *test)
 	const struct hwcaps_row *row = test->param_value;
 	hwcaps_matches_fn want = hwcaps_matcher(row->match);
 	const struct arm64_cpu_capabilities *caps, *cap, *mine = NULL;
-	char hwcap[KUNIT_PARAM_DESC_SIZE], where[64];
+	/* where: a row, its desc and its choice (the longest choice is 69 bytes) */
+	char hwcap[KUNIT_PARAM_DESC_SIZE], where[192];
 	const char *table;
 	int n = 0;
 
@@ -703,11 +704,10 @@ static void elf_hwcaps_row_matches_armarm(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL_MSG(test, mine, "%s: no row in %s[] (%s=y)", hwcap, table,
 				  row->config ?: "always built");
 	KUNIT_EXPECT_EQ_MSG(test, n, 1, "%s: %d rows in %s[]", hwcap, n, table);
-	snprintf(where, sizeof(where), "%s[%td] \"%s\"", table, mine - caps,
-		 mine->desc ?: "(no desc)");
-	if (row->choice)
-		kunit_info(test, "%s: a kernel choice the Arm ARM does not settle: %s",
-			   hwcap, row->choice);
+	snprintf(where, sizeof(where), "%s[%td] \"%s\"%s%s%s", table, mine - caps,
+		 mine->desc ?: "(no desc)",
+		 row->choice ? " (a kernel choice the Arm ARM does not settle: " : "",
+		 row->choice ?: "", row->choice ? ")" : "");
 
 	KUNIT_EXPECT_PTR_EQ_MSG(test, (const void *)mine->matches, (const void *)want,
 				"%s: %s is matched by %ps, not %s (%ps)", hwcap, where,

@@ -109,6 +109,8 @@ struct passes_real {
 
 struct passes_ctx {
 	struct arm64_cpu_capabilities rows[PASSES_NCAPS];
+	/* Each row's desc, which the kernel prints: "KUnit fake <name>" */
+	char descs[PASSES_NCAPS][KUNIT_PARAM_DESC_SIZE + 16];
 	const struct arm64_cpu_capabilities *ptrs[PASSES_NCAPS];
 	DECLARE_BITMAP(caps, PASSES_NCAPS);
 	DECLARE_BITMAP(boot_caps, PASSES_NCAPS);
@@ -163,7 +165,8 @@ static void passes_add_row(struct passes_ctx *ctx, unsigned int num, u16 type,
 {
 	struct arm64_cpu_capabilities *row = &ctx->rows[num];
 
-	row->desc = desc;
+	snprintf(ctx->descs[num], sizeof(ctx->descs[num]), "KUnit fake %s", desc);
+	row->desc = ctx->descs[num];
 	row->capability = num;
 	row->type = type;
 	row->matches = passes_matches;
@@ -259,12 +262,12 @@ KUNIT_ARRAY_PARAM(passes_scope, passes_scopes, passes_scope_desc);
  */
 static void passes_one_scope_table(struct passes_ctx *ctx, u16 type)
 {
-	passes_add_row(ctx, 0, type, "fake first, present", true);
-	passes_add_row(ctx, 1, type, "fake absent", false);
-	passes_add_row(ctx, 2, type, "fake present", true);
-	passes_add_row(ctx, 3, type, "fake present", true);
-	passes_add_row(ctx, 4, type, "fake absent", false);
-	passes_add_row(ctx, 5, type, "fake last, present", true);
+	passes_add_row(ctx, 0, type, "first, present", true);
+	passes_add_row(ctx, 1, type, "absent", false);
+	passes_add_row(ctx, 2, type, "present", true);
+	passes_add_row(ctx, 3, type, "present", true);
+	passes_add_row(ctx, 4, type, "absent", false);
+	passes_add_row(ctx, 5, type, "last, present", true);
 }
 
 static void __init passes_run(struct kunit *test, const struct passes_scope *s)
@@ -372,12 +375,12 @@ static void __init enable_cpu_capabilities_honours_scope(struct kunit *test)
 	unsigned int cpus;
 	int i;
 
-	passes_add_row(ctx, 0, ARM64_CPUCAP_BOOT_CPU_FEATURE, "fake boot, present", true);
-	passes_add_row(ctx, 1, ARM64_CPUCAP_BOOT_CPU_FEATURE, "fake boot, absent", false);
-	passes_add_row(ctx, 2, ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, "fake local, present", true);
-	passes_add_row(ctx, 3, ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, "fake local, absent", false);
-	passes_add_row(ctx, 4, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system, present", true);
-	passes_add_row(ctx, 5, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system, absent", false);
+	passes_add_row(ctx, 0, ARM64_CPUCAP_BOOT_CPU_FEATURE, "boot, present", true);
+	passes_add_row(ctx, 1, ARM64_CPUCAP_BOOT_CPU_FEATURE, "boot, absent", false);
+	passes_add_row(ctx, 2, ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, "local, present", true);
+	passes_add_row(ctx, 3, ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, "local, absent", false);
+	passes_add_row(ctx, 4, ARM64_CPUCAP_SYSTEM_FEATURE, "system, present", true);
+	passes_add_row(ctx, 5, ARM64_CPUCAP_SYSTEM_FEATURE, "system, absent", false);
 
 	cpus = num_online_cpus();
 
@@ -553,9 +556,9 @@ passes_late_cpu(struct kunit *test, bool has0, bool has2, bool has4)
 	const struct arm64_cpu_capabilities *conflict;
 	int i;
 
-	passes_add_row(ctx, 0, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system feature 0", true);
-	passes_add_row(ctx, 2, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system feature 2", true);
-	passes_add_row(ctx, 4, ARM64_CPUCAP_SYSTEM_FEATURE, "fake system feature 4", false);
+	passes_add_row(ctx, 0, ARM64_CPUCAP_SYSTEM_FEATURE, "system feature 0", true);
+	passes_add_row(ctx, 2, ARM64_CPUCAP_SYSTEM_FEATURE, "system feature 2", true);
+	passes_add_row(ctx, 4, ARM64_CPUCAP_SYSTEM_FEATURE, "system feature 4", false);
 	__update_cpu_capabilities(&ctx->set, SCOPE_SYSTEM);
 	KUNIT_ASSERT_EQ_MSG(test, ctx->caps[0], BIT(0) | BIT(2),
 			    "system detected %*pb", PASSES_NCAPS, ctx->caps);

@@ -398,6 +398,9 @@ static void cpus_have_cap_agrees_with_id_registers(struct kunit *test)
 	const struct match_row *row = test->param_value;
 	struct match_cpu_read r = { .reg = row->reg };
 	bool want = true, have;
+	char values[128] = "";	/* " CPUn 0x...", while they fit */
+	size_t len = 0;
+	bool cut = false;
 	int cpu;
 
 	match_get_row(test, row);
@@ -406,17 +409,21 @@ static void cpus_have_cap_agrees_with_id_registers(struct kunit *test)
 		smp_call_function_single(cpu, match_read_on_cpu, &r, 1);
 		if (match_decode(r.val, row->shift, row->sign) < row->min)
 			want = false;
-		kunit_info(test, "%s: CPU%d %s = %#018llx\n", row->name, cpu,
-			   match_id_regs[row->reg].name, r.val);
+		if (len < sizeof(values) - 32)
+			len += scnprintf(values + len, sizeof(values) - len, " CPU%d %#llx",
+					 cpu, r.val);
+		else
+			cut = true;
 	}
 	cpus_read_unlock();
 
 	have = row->hwcap ? cpu_have_feature(row->id) : cpus_have_cap(row->id);
 	KUNIT_EXPECT_EQ_MSG(test, have, want,
-			    "%s: the kernel %s it, %s field [%d:%d] %s %d on every CPU",
+			    "%s: the kernel %s it, %s field [%d:%d] %s %d on every CPU (%s:%s%s)",
 			    row->name, have ? "reports" : "does not report",
 			    match_id_regs[row->reg].name, row->shift + 3, row->shift,
-			    want ? "is at least" : "is not at least", row->min);
+			    want ? "is at least" : "is not at least", row->min,
+			    match_id_regs[row->reg].name, values, cut ? " ..." : "");
 }
 
 /*
