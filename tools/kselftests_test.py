@@ -18,6 +18,7 @@ import time
 import re
 import tempfile
 import unittest
+from unittest import mock
 from typing import Dict, List, Tuple
 
 from pan_kunit.commands import cli, mutants, run
@@ -33,7 +34,7 @@ from pan_kunit.trees import worktree
 from pan_kunit.trees import kernels
 from pan_kunit.trees.targets import Target
 from pan_kunit.trees.tree import state_dir
-from testlib import (end_to_end, kunit_tool_of, process_running, qemu_config, read,
+from testlib import (REPO, end_to_end, kunit_tool_of, process_running, qemu_config, read,
 		     test_data_path, write)
 
 CONSOLE = test_data_path('console', 'kselftest_7.3_cortex-a57.log')
@@ -317,7 +318,18 @@ class BuildTest(unittest.TestCase):
 			self.assertIn(b'abc\n', data)
 		self.assertEqual(kselftest_build.list_file([('abi', 'hwcap'), ('pan', 'asid')]),
 				 f'abi hwcap {kselftest_build.DEFAULT_TIMEOUT}\n'
-				 f'pan asid {kselftest_build.TIMEOUTS["asid"]}\n')
+				 f'pan asid {kselftest_build.DEFAULT_TIMEOUT}\n')
+		# A test given more time than the others gets it.
+		with mock.patch.dict(kselftest_build.TIMEOUTS, {'asid': 900}):
+			self.assertEqual(kselftest_build.list_file([('abi', 'hwcap'), ('pan', 'asid')]),
+					 f'abi hwcap {kselftest_build.DEFAULT_TIMEOUT}\npan asid 900\n')
+
+	def test_the_init_gives_the_pan_tests_their_settings_time(self) -> None:
+		# Upstream's runner reads the directory's settings file; the
+		# init reads none, so its limit must be the same.
+		settings = os.path.join(REPO, 'kunit/tools/testing/selftests/arm64/pan/settings')
+		with open(settings) as f:
+			self.assertEqual(f.read(), f'timeout={kselftest_build.DEFAULT_TIMEOUT}\n')
 
 class MutantJudgeTest(unittest.TestCase):
 

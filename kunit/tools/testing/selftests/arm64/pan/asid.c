@@ -26,11 +26,12 @@
  * "Mitigation: PTI" for meltdown (kpti). ARM64_PAN_ASID_ALLOCS=N changes
  * the count. Under emulation this takes minutes: the test measures how
  * long an address space takes here and skips, saying so, when the whole
- * would exceed ARM64_PAN_ASID_BUDGET seconds (default 300); it gives up,
+ * would exceed ARM64_PAN_ASID_BUDGET seconds (default 60); it gives up,
  * skipping, as soon as the storm's own rate says the same, and at twice
- * the budget at the latest. The settings file gives each program of
- * this directory 900 s, which covers twice the default budget and the
- * short runs before it; with a larger budget, raise run_kselftest.sh's
+ * the budget at the latest. The two short storms before it (256 address
+ * spaces each, a few seconds under emulation) skip after CALIBRATION_S.
+ * The settings file gives each program of this directory 300 s, which
+ * covers the three; with a larger budget, raise run_kselftest.sh's
  * timeout with it (--override-timeout). With one CPU the residents take
  * turns with the test instead of running beside it: the test says how
  * many CPUs it had.
@@ -49,6 +50,8 @@
 /* Address spaces between two looks at the storm's rate: a multiple of 256. */
 #define STORM_STEP	2048
 #define WORDS		64
+/* The most a short storm of 256 address spaces may take, in seconds. */
+#define CALIBRATION_S	60
 
 struct shared {
 	atomic_int stop;
@@ -232,7 +235,10 @@ FIXTURE_TEARDOWN(asid)
 		waitpid(self->residents[i], NULL, 0);
 }
 
-/* The storm: @n address spaces; false if it ran out of time. */
+/*
+ * The storm: @n address spaces; false if it ran out of time (the deadline
+ * is looked at after every one: a clock read is nothing beside a fork).
+ */
 static bool storm(struct __test_metadata *_metadata, long n, double deadline,
 		  long *done)
 {
@@ -265,14 +271,12 @@ static bool storm(struct __test_metadata *_metadata, long n, double deadline,
 			       WIFEXITED(status) ? WEXITSTATUS(status) :
 			       WTERMSIG(status));
 		}
-		if (check("parent", me))
+		if (check("parent", me) || atomic_load(&sh->failures))
 			return true;
 		fill(me);
-		if (*done % 4096 == 0) {
-			if (now() > deadline)
-				return false;
-			if (atomic_load(&sh->failures))
-				return true;
+		if (now() > deadline) {
+			(*done)++;
+			return false;
 		}
 	}
 	return true;
@@ -295,28 +299,41 @@ static void check_residents(struct __test_metadata *_metadata,
 }
 
 /* A short run that cannot claim a rollover: the checks themselves work. */
-TEST_F_TIMEOUT(asid, isolation_short, 300)
+TEST_F_TIMEOUT(asid, isolation_short, CALIBRATION_S + 30)
 {
 	long done;
 
-	ASSERT_TRUE(storm(_metadata, 256, now() + 240, &done));
+	if (!storm(_metadata, 256, now() + CALIBRATION_S, &done)) {
+		check_residents(_metadata, self);
+		SKIP(return, "%ld of 256 address spaces in %d s here: too slow to check",
+		     done, CALIBRATION_S);
+	}
 	EXPECT_EQ(256, done);
 	EXPECT_EQ(255, atomic_load(&sh->children_ok));
 	check_residents(_metadata, self);
 }
 
+/*
+ * The harness's own limit covers a budget raised to 1500 s; the runner's
+ * (the settings file's 300 s) covers the default one: a larger budget
+ * needs run_kselftest.sh's --override-timeout too.
+ */
 TEST_F_TIMEOUT(asid, across_rollover, 3600)
 {
 	bool pti = kpti();
 	long n = env_long("ARM64_PAN_ASID_ALLOCS",
 			  (pti ? 1L << 15 : 1L << 16) + 1024);
-	long budget = env_long("ARM64_PAN_ASID_BUDGET", 300);
+	long budget = env_long("ARM64_PAN_ASID_BUDGET", 60);
 	double t0, per, estimate;
 	long done;
 
 	/* what one address space costs here */
 	t0 = now();
-	ASSERT_TRUE(storm(_metadata, 256, t0 + 600, &done));
+	if (!storm(_metadata, 256, t0 + CALIBRATION_S, &done)) {
+		check_residents(_metadata, self);
+		SKIP(return, "%ld of 256 address spaces in %d s here: a rollover is out of reach",
+		     done, CALIBRATION_S);
+	}
 	per = (now() - t0) / 256;
 	estimate = per * n;
 	TH_LOG("%ld address spaces (%s), %.2f ms each here: ~%.0f s; %d residents on %ld CPUs",
