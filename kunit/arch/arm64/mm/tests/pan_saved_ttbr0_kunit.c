@@ -96,6 +96,7 @@ struct pant_other_mm {
 	struct pant_user user;
 	int ret;
 	u64 baddr;		/* its pgd, for the message */
+	u64 ctx_id;		/* its mm's context.id (generation, ASID), as it ran */
 	struct completion attached, go, ran, finished;
 };
 
@@ -113,6 +114,7 @@ static int pant_run_with_other_mm(void *data)
 	for (i = 0; i < PANT_SWITCH_ROUNDS; i++) {
 		wait_for_completion(&o->go);
 		/* Runs with this mm attached, the case's thread waiting. */
+		o->ctx_id = atomic64_read(&o->user.mm->context.id);
 		complete(&o->ran);
 	}
 	vm_munmap(o->user.addr, PAGE_SIZE);
@@ -143,12 +145,15 @@ static void pant_other_mm_finish(void *data)
  * mm of its own run on its CPU, PANT_SWITCH_ROUNDS times, and each time a
  * window it opens once it is back must show its own mm's pgd and ASID,
  * never the other's. Read with IRQs off; nothing is accessed through the
- * window.
+ * window. The two mms, both live, never have one ASID of one generation
+ * (mm->context.id): one ASID names one address space, and TLB entries of
+ * one would translate for the other.
  */
 static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 {
 	struct pant_user *u = test->priv;
 	struct pant_window w[PANT_SWITCH_ROUNDS];
+	u64 ctx_id[PANT_SWITCH_ROUNDS], other_ctx_id[PANT_SWITCH_ROUNDS];
 	struct pant_other_mm *o;
 	struct task_struct *other;
 	u64 want_baddr;
@@ -185,7 +190,9 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 	for (i = 0; !o->ret && i < PANT_SWITCH_ROUNDS; i++) {
 		complete(&o->go);
 		wait_for_completion(&o->ran);
+		other_ctx_id[i] = o->ctx_id;
 		pant_read_window(&w[i], u->mm);
+		ctx_id[i] = atomic64_read(&u->mm->context.id);
 	}
 	kunit_release_action(test, pant_other_mm_finish, o);
 	migrate_enable();
@@ -198,6 +205,10 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 				      "a window opened after another thread with an mm ran on this CPU (round %d): TTBR0_EL1.BADDR=%#llx ASID=%#llx; want the case's mm's, %#llx %#llx (the other's pgd: %#llx)",
 				      i, w[i].ttbr0_baddr, w[i].asid, want_baddr, w[i].mm_asid,
 				      o->baddr);
+	for (i = 0; i < PANT_SWITCH_ROUNDS; i++)
+		KUNIT_EXPECT_NE_MSG(test, ctx_id[i], other_ctx_id[i],
+				    "round %d: the case's mm (pgd %#llx) and the other thread's (pgd %#llx), both live, share ASID %#llx of one generation (context.id %#llx)",
+				    i, want_baddr, o->baddr, ctx_id[i] & 0xffff, ctx_id[i]);
 	pant_user_put(test, u);
 }
 
