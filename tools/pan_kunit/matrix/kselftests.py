@@ -44,9 +44,11 @@ LOG_LINES = 25
 # times that.
 LEAST_CAP = 120
 # What tells pan/asid's across_rollover how long it may take (asid.c): in
-# a boot whose binaries are capped, a third of the cap, so that it skips,
-# or gives up at twice that, before the cap cuts it off as a failure.
+# a boot whose binaries are capped, a third of the cap and never more than
+# its default, so that it skips, or gives up at twice that, before the cap
+# cuts it off as a failure.
 ASID_BUDGET = 'ARM64_PAN_ASID_BUDGET'
+ASID_DEFAULT_BUDGET = 60
 
 def binary_cap(timeout: int) -> int:
 	"""The cap on every binary's timeout in a boot whose kunit.py exec
@@ -54,7 +56,7 @@ def binary_cap(timeout: int) -> int:
 	per-binary timeout is the user's bound on a stalled test, so a
 	mutant that hangs a binary costs that (never less than LEAST_CAP),
 	not 300 s a binary; 0 (no cap) otherwise, so that asid.c keeps its
-	longer budget."""
+	default budget."""
 	if 0 < timeout < kselftest_build.DEFAULT_TIMEOUT:
 		return max(timeout, LEAST_CAP)
 	return 0
@@ -68,7 +70,8 @@ def cmdline(config: QemuConfig, only: Sequence[str]=(), cap: int=0) -> str:
 	words = [config.cmdline, 'kunit.enable=0',
 		 f'ksft_timeout={kselftest_build.DEFAULT_TIMEOUT}']
 	if cap:
-		words += [f'ksft_timeout_max={cap}', f'{ASID_BUDGET}={cap // 3}']
+		words += [f'ksft_timeout_max={cap}',
+			  f'{ASID_BUDGET}={min(cap // 3, ASID_DEFAULT_BUDGET)}']
 	if only:
 		words.append('ksft_only=' + ','.join(only))
 	epan = CPU_HAS_EPAN.get(config.cpu.split(',')[0])
