@@ -18,7 +18,6 @@ import time
 import re
 import tempfile
 import unittest
-from unittest import mock
 from typing import Dict, List, Tuple
 
 from pan_kunit.commands import cli, mutants, run
@@ -322,10 +321,6 @@ class BuildTest(unittest.TestCase):
 		self.assertEqual(kselftest_build.list_file([('abi', 'hwcap'), ('pan', 'asid')]),
 				 f'abi hwcap {kselftest_build.DEFAULT_TIMEOUT}\n'
 				 f'pan asid {kselftest_build.DEFAULT_TIMEOUT}\n')
-		# A test given more time than the others gets it.
-		with mock.patch.dict(kselftest_build.TIMEOUTS, {'asid': 900}):
-			self.assertEqual(kselftest_build.list_file([('abi', 'hwcap'), ('pan', 'asid')]),
-					 f'abi hwcap {kselftest_build.DEFAULT_TIMEOUT}\npan asid 900\n')
 
 	def test_the_init_gives_the_pan_tests_their_settings_time(self) -> None:
 		# Upstream's runner reads the directory's settings file; the

@@ -43,11 +43,9 @@ HASHED = COPIED[1:] + ('include/uapi', 'arch/arm64/include/uapi', 'Makefile')
 SELFTESTS_HASHED = ('Makefile', 'lib.mk', 'kselftest.h', 'kselftest_harness.h',
 		    'kselftest', 'arm64')
 # The per-binary timeout of the init (guest seconds), as the pan tests'
-# settings file gives each of them, and the tests that need more (none:
-# asid.c's two short storms and twice its default rollover budget of 60 s
-# fit in it, as do hotplug.c's waits).
+# settings file gives each of them: asid.c's two short storms and twice
+# its default rollover budget of 60 s fit in it, as do hotplug.c's waits.
 DEFAULT_TIMEOUT = 300
-TIMEOUTS: Dict[str, int] = {}
 # The cpio's name in a KEY directory; its presence means the build is done.
 CPIO = 'ksft.cpio'
 
@@ -109,7 +107,7 @@ def listed_tests(ksft_list: str) -> List[str]:
 
 def list_file(tests: Sequence[Tuple[str, str]]) -> str:
 	"""/ksft/list of the init: "COLLECTION BINARY TIMEOUT" per test."""
-	return ''.join(f'{c} {b} {TIMEOUTS.get(b, DEFAULT_TIMEOUT)}\n' for c, b in tests)
+	return ''.join(f'{c} {b} {DEFAULT_TIMEOUT}\n' for c, b in tests)
 
 def cpio_newc(entries: Sequence[Tuple[str, int, bytes, int, int]], out: str) -> None:
 	"""A cpio newc archive of @entries (name, mode, data, device major,
