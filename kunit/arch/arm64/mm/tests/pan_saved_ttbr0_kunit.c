@@ -24,6 +24,7 @@ struct pant_window {
 	u64 ttbr0_baddr;
 	u64 asid;
 	u64 mm_asid;
+	u64 mm_ctx_id;	/* its context.id: generation and ASID */
 };
 
 /*
@@ -31,7 +32,7 @@ struct pant_window {
  * entry and exit of an IRQ in the window would take what the window holds
  * for closed when its ASID is the reserved one, and a task that ran in
  * between could leave other tables behind. With @mm (the thread's), its
- * ASID, read with them.
+ * ASID and context.id, read with them.
  */
 static void pant_read_window(struct pant_window *w, struct mm_struct *mm)
 {
@@ -43,6 +44,7 @@ static void pant_read_window(struct pant_window *w, struct mm_struct *mm)
 	w->asid = pant_asid();
 	uaccess_disable_privileged();
 	w->mm_asid = mm ? ASID(mm) : 0;
+	w->mm_ctx_id = mm ? atomic64_read(&mm->context.id) : 0;
 	local_irq_restore(flags);
 }
 
@@ -153,7 +155,7 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 {
 	struct pant_user *u = test->priv;
 	struct pant_window w[PANT_SWITCH_ROUNDS];
-	u64 ctx_id[PANT_SWITCH_ROUNDS], other_ctx_id[PANT_SWITCH_ROUNDS];
+	u64 other_ctx_id[PANT_SWITCH_ROUNDS];
 	struct pant_other_mm *o;
 	struct task_struct *other;
 	u64 want_baddr;
@@ -192,7 +194,6 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 		wait_for_completion(&o->ran);
 		other_ctx_id[i] = o->ctx_id;
 		pant_read_window(&w[i], u->mm);
-		ctx_id[i] = atomic64_read(&u->mm->context.id);
 	}
 	kunit_release_action(test, pant_other_mm_finish, o);
 	migrate_enable();
@@ -206,9 +207,9 @@ static void switch_mm_saved_ttbr0_of_next_task(struct kunit *test)
 				      i, w[i].ttbr0_baddr, w[i].asid, want_baddr, w[i].mm_asid,
 				      o->baddr);
 	for (i = 0; i < PANT_SWITCH_ROUNDS; i++)
-		KUNIT_EXPECT_NE_MSG(test, ctx_id[i], other_ctx_id[i],
+		KUNIT_EXPECT_NE_MSG(test, w[i].mm_ctx_id, other_ctx_id[i],
 				    "round %d: the case's mm (pgd %#llx) and the other thread's (pgd %#llx), both live, share ASID %#llx of one generation (context.id %#llx)",
-				    i, want_baddr, o->baddr, ctx_id[i] & 0xffff, ctx_id[i]);
+				    i, want_baddr, o->baddr, w[i].mm_asid, w[i].mm_ctx_id);
 	pant_user_put(test, u);
 }
 
