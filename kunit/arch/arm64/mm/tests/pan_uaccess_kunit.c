@@ -53,12 +53,17 @@ static void uaccess_privileged_toggles_pan(struct kunit *test)
 
 	pant_expect_closed(test, u->mm, "attaching a user mm");
 	/*
-	 * Preemptible, as a real window is: the state must survive an IRQ.
-	 * Only sampled while open; checked once closed.
+	 * With IRQs on, as in a real window: the state must survive an IRQ.
+	 * Not preemptible, as no real window is: cpu_switch_to() saves
+	 * neither PSTATE.PAN nor TTBR0_EL1, so a schedule() in the window
+	 * would leave user access open for the next task on this CPU. Only
+	 * sampled while open; checked once closed.
 	 */
+	preempt_disable();
 	uaccess_enable_privileged();
 	pant_sample_state(&open, u->mm, true);
 	uaccess_disable_privileged();
+	preempt_enable();
 	pant_check_state(test, &open, "uaccess_enable_privileged()");
 	pant_expect_closed(test, u->mm, "uaccess_disable_privileged()");
 
