@@ -104,7 +104,8 @@ class HooksTest(unittest.TestCase):
 					# comment names.
 					[]] + own_hooks + [
 					# In the order of their Kconfig entries.
-					['arm64_cpufeature_sanitise', 'arm64_cpucap_passes',
+					['arm64_cpufeature_sanitise', 'arm64_cpufeature_ftr_bits',
+					 'arm64_cpufeature_override', 'arm64_cpucap_passes',
 					 'arm64_cpucap_table'],
 					# In the order of their Kconfig entries.
 					['arm64_pan_detect', 'arm64_pan_enable', 'arm64_pan_hotplug',
@@ -118,6 +119,8 @@ class HooksTest(unittest.TestCase):
 					'ARM64_ALTERNATIVE_KUNIT_TEST': 'arm64_alternative',
 					'ARM64_ALTERNATIVE_APPLY_KUNIT_TEST': 'arm64_alternative_apply',
 					'ARM64_CPUFEATURE_SANITISE_KUNIT_TEST': 'arm64_cpufeature_sanitise',
+					'ARM64_CPUFEATURE_FTR_BITS_KUNIT_TEST': 'arm64_cpufeature_ftr_bits',
+					'ARM64_CPUFEATURE_OVERRIDE_KUNIT_TEST': 'arm64_cpufeature_override',
 					'ARM64_CPUCAP_PASSES_KUNIT_TEST': 'arm64_cpucap_passes',
 					'ARM64_CPUCAP_TABLE_KUNIT_TEST': 'arm64_cpucap_table',
 					'ARM64_PAN_DETECT_KUNIT_TEST': 'arm64_pan_detect',
@@ -236,6 +239,10 @@ class HooksTest(unittest.TestCase):
 		self.assertTrue(first.endswith('#include "tests/cpufeature_match_kunit.c"\n#endif\n'
 					       '\n#ifdef CONFIG_ARM64_CPUFEATURE_SANITISE_KUNIT_TEST\n'
 					       '#include "tests/cpufeature_sanitise_kunit.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUFEATURE_FTR_BITS_KUNIT_TEST\n'
+					       '#include "tests/cpufeature_ftr_bits_kunit.c"\n#endif\n'
+					       '\n#ifdef CONFIG_ARM64_CPUFEATURE_OVERRIDE_KUNIT_TEST\n'
+					       '#include "tests/cpufeature_override_kunit.c"\n#endif\n'
 					       '\n#ifdef CONFIG_ARM64_CPUCAP_PASSES_KUNIT_TEST\n'
 					       '#include "tests/cpucap_passes_kunit.c"\n#endif\n'),
 				first)
