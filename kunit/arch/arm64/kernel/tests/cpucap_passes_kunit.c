@@ -1051,9 +1051,9 @@ static void verify_local_cpu_caps_ptrauth_by_level(struct kunit *test)
  * then every late CPU must have it", the CPU parked otherwise, and "It is
  * safe for a late CPU to have this feature even though the system hasn't
  * enabled it"). PAN is a strict field of ID_AA64MMFR1_EL1 in
- * arm64_ftr_regs[] (whether it should be is the sanitise suite's
- * question): a late CPU whose PAN differs taints the kernel, which
- * refuses no CPU by itself.
+ * arm64_ftr_regs[] (arm64_cpufeature_ftr_bits records the choice): a
+ * late CPU whose PAN differs taints the kernel, which refuses no CPU by
+ * itself.
  */
 #define PASSES_MMFR1_PAN	GENMASK_ULL(23, 20)
 

@@ -473,7 +473,7 @@ static void match_local_on_cpu(void *info)
  * CPU's own value, and for SCOPE_SYSTEM, against the lowest. The
  * thresholds are taken around the first online CPU's value; where the
  * CPUs differ in the field, its sanitised value follows the field's own
- * rule, which the sanitise suite checks, and the case skips.
+ * rule, which arm64_cpufeature_ftr_bits checks, and the case skips.
  */
 static void has_cpuid_feature_live_thresholds(struct kunit *test)
 {
